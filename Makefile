@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make          build the module, the card model, the tools and the tests
+# make check    run every test: model unit tests on the host, then the
+#               kselftest suites in a guest with two emulated cards
+# make run      the main job: boot a guest with emulated cards and use them
+#
+# Missing Debian packages are installed first (tools/deps).
+
+BUILD		:= build
+KREL		 = $(shell cat $(BUILD)/kernel-release 2>/dev/null || cat tools/kernel-release)
+KDIR		 = /lib/modules/$(KREL)/build
+KSFT		:= $(BUILD)/ksrc/linux-source-6.12/tools/testing/selftests
+CC		:= gcc
+USER_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 -pthread
+DRM_CFLAGS	 = $(shell pkg-config --cflags libdrm)
+DRM_LIBS	 = $(shell pkg-config --libs libdrm)
+
+MODEL_SRCS	:= $(wildcard tools/npu-model/*.c)
+MODEL_HDRS	:= $(wildcard tools/npu-model/*.h) driver/npu_hw.h
+MODEL_TEST_SRCS	:= $(wildcard tests/model/*.c)
+DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
+
+.PHONY: all deps module model tests check run sparse checkpatch clean
+
+all: module model tests
+
+deps:
+	@tools/deps
+
+module: deps
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+model: $(BUILD)/npu-model
+
+tests: $(BUILD)/tests/model_test $(DRIVER_TESTS)
+
+$(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Idriver -o $@ $(MODEL_SRCS)
+
+$(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) driver/npu_hw.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -o $@ $(MODEL_TEST_SRCS)
+
+$(BUILD)/tests/driver/%: tests/driver/%.c tests/driver/npu_test.h driver/npu_hw.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi $(DRM_CFLAGS) -o $@ $< $(DRM_LIBS)
+
+check: all
+	tools/check
+
+run: all
+	tools/vm-run --cards 2 -- tools/npu-smi
+
+sparse: deps
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules
+
+checkpatch: deps
+	$(BUILD)/ksrc/linux-source-6.12/scripts/checkpatch.pl --no-tree --strict \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f driver/*.[ch] $(wildcard uapi/*.h)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(BUILD)

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Card-wide registers: identity, global reset and control handshakes.
+ */
+
+#include <linux/iopoll.h>
+
+#include "npu_drv.h"
+
+static int npu_card_check_identity(struct npu_device *ndev)
+{
+	struct npu_identity *id = &ndev->id;
+	resource_size_t bar_len = pci_resource_len(npu_pdev(ndev), NPU_BAR_CARD);
+
+	if (id->version >> 16 != NPU_VERSION_MAJOR) {
+		drm_err(&ndev->drm, "unsupported interface version %u.%u\n",
+			id->version >> 16, id->version & 0xffff);
+		return -ENODEV;
+	}
+	if (!id->num_rings || id->num_rings > NPU_MAX_RINGS ||
+	    id->num_vectors < 2 || id->num_vectors > 0xffff ||
+	    id->max_ring_entries < 2 || !is_power_of_2(id->max_ring_entries)) {
+		drm_err(&ndev->drm, "inconsistent capabilities: %u rings, %u vectors\n",
+			id->num_rings, id->num_vectors);
+		return -ENODEV;
+	}
+	if (id->devmem_offset < NPU_REG_WINDOW_SIZE ||
+	    id->devmem_offset > bar_len ||
+	    id->devmem_size > bar_len - id->devmem_offset) {
+		drm_err(&ndev->drm, "device memory outside BAR2\n");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/**
+ * npu_card_probe_identity - read and check the card's identity registers
+ * @ndev: the card, with BAR2 mapped
+ *
+ * Return: 0, or -ENODEV when BAR2 does not hold a card this driver knows.
+ */
+int npu_card_probe_identity(struct npu_device *ndev)
+{
+	struct npu_identity *id = &ndev->id;
+
+	if (npu_rd32(ndev, NPU_ID_MAGIC) != NPU_MAGIC)
+		return -ENODEV;
+
+	id->version = npu_rd32(ndev, NPU_ID_VERSION);
+	id->fw_version = npu_rd32(ndev, NPU_ID_FW_VERSION);
+	id->serial = npu_rd64(ndev, NPU_ID_SERIAL);
+	id->num_rings = npu_rd32(ndev, NPU_ID_NUM_RINGS);
+	id->num_copy_engines = npu_rd32(ndev, NPU_ID_NUM_COPY_ENGINES);
+	id->num_vectors = npu_rd32(ndev, NPU_ID_NUM_VECTORS);
+	id->doorbell_id = npu_rd32(ndev, NPU_ID_DOORBELL_ID);
+	id->max_ring_entries = npu_rd32(ndev, NPU_ID_MAX_RING_ENTRIES);
+	id->heartbeat_period_us = npu_rd32(ndev, NPU_ID_HEARTBEAT_PERIOD_US);
+	id->devmem_offset = npu_rd64(ndev, NPU_ID_DEVMEM_OFFSET);
+	id->devmem_size = npu_rd64(ndev, NPU_ID_DEVMEM_SIZE);
+
+	if (npu_rd32(ndev, NPU_ID_CMD_SIZE) != sizeof(struct npu_cmd)) {
+		drm_err(&ndev->drm, "unsupported command size\n");
+		return -ENODEV;
+	}
+	return npu_card_check_identity(ndev);
+}
+
+/**
+ * npu_card_wait_ctrl_clear - wait for the card to clear self-clearing bits
+ * @ndev: the card
+ * @reg: control register
+ * @bits: bits written to @reg that the card clears once done
+ *
+ * Return: 0, or -ETIMEDOUT if the card did not answer.
+ */
+int npu_card_wait_ctrl_clear(struct npu_device *ndev, u32 reg, u32 bits)
+{
+	u32 val;
+
+	return read_poll_timeout(npu_rd32, val, !(val & bits), 20,
+				 NPU_CONTROL_TIMEOUT_US, false, ndev, reg);
+}
+
+/**
+ * npu_card_reset - reset the whole card
+ * @ndev: the card
+ *
+ * Stops and disables every ring, so the card no longer touches host memory,
+ * and disarms injected faults.
+ *
+ * Return: 0, or -ETIMEDOUT if the card did not complete the reset.
+ */
+int npu_card_reset(struct npu_device *ndev)
+{
+	int ret;
+
+	npu_wr32(ndev, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET);
+	npu_ring_doorbell(ndev, 0);
+	ret = npu_card_wait_ctrl_clear(ndev, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET);
+	if (ret)
+		drm_err(&ndev->drm, "card did not complete reset\n");
+	return ret;
+}

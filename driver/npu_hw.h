@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * Register and command interface of the NPU card.
+ *
+ * This header is the card's published programming interface.  The kernel
+ * driver and the card's device model both include it, so it uses only the
+ * fixed-width types of <linux/types.h>.  docs/hardware.md explains the
+ * protocol in prose; this file is the authoritative table.
+ *
+ * BAR0: doorbell.  Writing (NPU_ID_DOORBELL_ID << 16 | vector) to
+ *       NPU_BAR0_DOORBELL wakes the card's engine that serves that vector.
+ * BAR2: a 64 KiB register window followed by the card's device memory.
+ * MSI-X: vector 0 signals global events, vectors 1..N-1 serve rings.
+ *
+ * Every multi-byte register and command field is little endian.
+ */
+#ifndef NPU_HW_H
+#define NPU_HW_H
+
+#include <linux/types.h>
+
+#define NPU_PCI_VENDOR_ID		0x1af4
+#define NPU_PCI_DEVICE_ID		0x1110
+
+#define NPU_BAR_DOORBELL		0
+#define NPU_BAR_CARD			2
+
+/* BAR0 */
+#define NPU_BAR0_DOORBELL		0x0c
+#define NPU_DOORBELL(id, vector)	(((__u32)(id) << 16) | ((vector) & 0xffff))
+
+#define NPU_MAGIC			0x3155504e	/* "NPU1" */
+#define NPU_VERSION_MAJOR		1
+#define NPU_VERSION_MINOR		0
+#define NPU_VERSION			((NPU_VERSION_MAJOR << 16) | NPU_VERSION_MINOR)
+
+/* BAR2 window layout */
+#define NPU_REG_WINDOW_SIZE		0x10000
+#define NPU_RING_REGS_BASE		0x1000
+#define NPU_RING_REGS_STRIDE		0x40
+#define NPU_MAX_RINGS			((NPU_REG_WINDOW_SIZE - NPU_RING_REGS_BASE) / \
+					 NPU_RING_REGS_STRIDE)
+
+/* Identity, read-only */
+#define NPU_ID_MAGIC			0x000	/* u32: NPU_MAGIC */
+#define NPU_ID_VERSION			0x004	/* u32: major << 16 | minor */
+#define NPU_ID_NUM_RINGS		0x008	/* u32 */
+#define NPU_ID_NUM_COPY_ENGINES		0x00c	/* u32: DMA transfers in flight at once */
+#define NPU_ID_NUM_VECTORS		0x010	/* u32: MSI-X vectors, vector 0 included */
+#define NPU_ID_DOORBELL_ID		0x014	/* u32: upper half of a doorbell write */
+#define NPU_ID_DEVMEM_OFFSET		0x018	/* u64: device memory offset in BAR2 */
+#define NPU_ID_DEVMEM_SIZE		0x020	/* u64: bytes of device memory */
+#define NPU_ID_MAX_RING_ENTRIES		0x028	/* u32: largest NPU_RING_SIZE */
+#define NPU_ID_CMD_SIZE			0x02c	/* u32: sizeof(struct npu_cmd) */
+#define NPU_ID_HEARTBEAT_PERIOD_US	0x030	/* u32: HEARTBEAT advances this often */
+#define NPU_ID_FW_VERSION		0x034	/* u32: major << 16 | minor */
+#define NPU_ID_SERIAL			0x038	/* u64 */
+
+/* Global control and status */
+#define NPU_GLB_CTRL			0x040	/* u32, RW */
+#define   NPU_GLB_CTRL_RESET		0x1	/* self-clearing, via control doorbell */
+#define NPU_GLB_STATUS			0x044	/* u32, RO */
+#define   NPU_GLB_STATUS_READY		0x1
+#define NPU_GLB_ERROR			0x048	/* u32, RO: NPU_GLB_ERR_*, cleared by reset */
+#define   NPU_GLB_ERR_INTERNAL		0x1	/* the card failed an internal check */
+#define NPU_GLB_HEARTBEAT		0x050	/* u64, RO: advances while the card is alive */
+#define NPU_GLB_CLOCK_NS		0x058	/* u64, RO: device clock, refreshed each heartbeat */
+
+/*
+ * Fault injection (a debug feature of the card, used to test error paths).
+ * Write RING, KIND and ARG, then NPU_INJ_CTRL_GO and ring the control
+ * doorbell; the card clears GO when the fault is armed.
+ */
+#define NPU_INJ_RING			0x100	/* u32 */
+#define NPU_INJ_KIND			0x104	/* u32: enum npu_fault */
+#define NPU_INJ_ARG			0x108	/* u32 */
+#define NPU_INJ_CTRL			0x10c	/* u32 */
+#define   NPU_INJ_CTRL_GO		0x1
+
+enum npu_fault {
+	NPU_FAULT_CLEAR = 0,		/* disarm every fault of the ring */
+	NPU_FAULT_HANG_RING = 1,	/* the ring stops fetching until reset */
+	NPU_FAULT_FAIL_DMA = 2,		/* the ring's next transfer fails */
+	NPU_FAULT_DELAY = 3,		/* ARG microseconds before each command */
+	NPU_FAULT_DROP_IRQ = 4,		/* drop the ring's next ARG interrupts */
+	NPU_FAULT_STOP_HEARTBEAT = 5,	/* the whole card dies until global reset */
+};
+
+/* Per-ring registers, at NPU_RING_REGS_BASE + ring * NPU_RING_REGS_STRIDE */
+#define NPU_RING_BASE			0x00	/* u64, RW: DMA address, 64-byte aligned */
+#define NPU_RING_SIZE			0x08	/* u32, RW: entries, power of two >= 2 */
+#define NPU_RING_VECTOR			0x0c	/* u32, RW: 1..NUM_VECTORS-1 */
+#define NPU_RING_TAIL			0x10	/* u32, RW: free-running, driver-owned */
+#define NPU_RING_HEAD			0x14	/* u32, RO: free-running, card-owned */
+#define NPU_RING_CTRL			0x18	/* u32, RW, via control doorbell */
+#define   NPU_RING_CTRL_ENABLE		0x1
+#define   NPU_RING_CTRL_RESET		0x2	/* self-clearing; clears ENABLE too */
+#define NPU_RING_STATUS			0x1c	/* u32, RO: enum npu_ring_state */
+#define NPU_RING_ERROR			0x20	/* u32, RO: enum npu_error */
+#define NPU_RING_ERROR_INDEX		0x24	/* u32, RO: ring index of the failed command */
+#define NPU_RING_CMDS_DONE		0x28	/* u64, RO: commands executed */
+#define NPU_RING_BYTES_DONE		0x30	/* u64, RO: bytes copied or filled */
+
+enum npu_ring_state {
+	NPU_RING_DISABLED = 0,
+	NPU_RING_IDLE = 1,		/* HEAD == TAIL */
+	NPU_RING_RUNNING = 2,
+	NPU_RING_WAITING = 3,		/* stalled on a WAIT command */
+	NPU_RING_STOPPED = 4,		/* ERROR says why; only RESET restarts */
+};
+
+enum npu_error {
+	NPU_ERR_NONE = 0,
+	NPU_ERR_OPCODE = 1,		/* unknown opcode */
+	NPU_ERR_RESERVED = 2,		/* unknown flag or non-zero reserved field */
+	NPU_ERR_HOST_ADDR = 3,		/* host range outside host memory */
+	NPU_ERR_DEV_ADDR = 4,		/* device range outside device memory */
+	NPU_ERR_ALIGN = 5,		/* fence, wait or timestamp address not 8-byte aligned */
+	NPU_ERR_SGL = 6,		/* malformed scatter-gather list */
+	NPU_ERR_DMA = 7,		/* transfer failed */
+	NPU_ERR_RING_CONFIG = 8,	/* BASE, SIZE or VECTOR invalid at enable */
+};
+
+/*
+ * Commands: 64 bytes each.  A ring is SIZE consecutive commands at BASE;
+ * the card executes the command at HEAD % SIZE while HEAD != TAIL.
+ * Addresses are device-memory offsets unless the command's flag marks them
+ * as host (bus) addresses.
+ */
+enum npu_opcode {
+	NPU_OP_NOP = 0,
+	NPU_OP_COPY = 1,
+	NPU_OP_FILL = 2,
+	NPU_OP_FENCE = 3,
+	NPU_OP_WAIT = 4,
+	NPU_OP_TIMESTAMP = 5,
+};
+
+#define NPU_CMD_IRQ			0x0001	/* raise the ring's vector when done */
+#define NPU_CMD_SRC_HOST		0x0002	/* src is a host address */
+#define NPU_CMD_DST_HOST		0x0004	/* dst is a host address */
+#define NPU_CMD_SRC_SGL			0x0008	/* src is a host npu_sg_entry table */
+#define NPU_CMD_DST_SGL			0x0010	/* dst is a host npu_sg_entry table */
+#define NPU_CMD_FENCE_TIME		0x0020	/* FENCE also writes CLOCK_NS at addr + 8 */
+
+enum npu_wait_cond {
+	NPU_WAIT_GEQ = 0,		/* (__s64)(*addr - value) >= 0 */
+	NPU_WAIT_EQ = 1,		/* *addr == value */
+	NPU_WAIT_AND = 2,		/* (*addr & value) != 0 */
+	NPU_WAIT_NOR = 3,		/* ~(*addr | value) != 0 */
+};
+
+struct npu_cmd {
+	__le16 opcode;
+	__le16 flags;
+	__le32 arg;	/* FILL: byte value; WAIT: npu_wait_cond; else 0 */
+	__le64 dst;	/* COPY, FILL; FENCE, TIMESTAMP, WAIT: the 8-byte word */
+	__le64 src;	/* COPY */
+	__le64 size;	/* COPY, FILL: bytes */
+	__le64 value;	/* FENCE: value written; WAIT: operand */
+	__le32 src_sg_count;	/* entries of a SRC_SGL table */
+	__le32 dst_sg_count;	/* entries of a DST_SGL table */
+	__le64 rsvd[2];
+};
+
+/* A scatter-gather table entry; tables lie in host memory, 16-byte aligned. */
+struct npu_sg_entry {
+	__le64 addr;
+	__le64 len;
+};
+
+#define NPU_SG_MAX_ENTRIES		65536
+
+#endif /* NPU_HW_H */

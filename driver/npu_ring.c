@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Hardware command rings: setup, teardown, command submission, interrupts.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/iopoll.h>
+
+#include "npu_drv.h"
+
+static u32 npu_ring_reg(const struct npu_ring *ring, u32 reg)
+{
+	return NPU_RING_REGS_BASE + ring->index * NPU_RING_REGS_STRIDE + reg;
+}
+
+static u32 npu_ring_rd32(struct npu_ring *ring, u32 reg)
+{
+	return npu_rd32(ring->ndev, npu_ring_reg(ring, reg));
+}
+
+static void npu_ring_wr32(struct npu_ring *ring, u32 reg, u32 val)
+{
+	npu_wr32(ring->ndev, npu_ring_reg(ring, reg), val);
+}
+
+u32 npu_ring_status(struct npu_ring *ring)
+{
+	return npu_ring_rd32(ring, NPU_RING_STATUS);
+}
+
+u32 npu_ring_error(struct npu_ring *ring)
+{
+	return npu_ring_rd32(ring, NPU_RING_ERROR);
+}
+
+/**
+ * npu_rings_init - set up the driver's view of the card's rings
+ * @ndev: the card
+ *
+ * Spreads the rings over the ring vectors; no ring memory is allocated
+ * until a ring is started.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int npu_rings_init(struct npu_device *ndev)
+{
+	u32 ring_vectors = ndev->num_irqs - 1;
+	u32 i;
+
+	ndev->rings = drmm_kcalloc(&ndev->drm, ndev->id.num_rings,
+				   sizeof(*ndev->rings), GFP_KERNEL);
+	if (!ndev->rings)
+		return -ENOMEM;
+
+	for (i = 0; i < ndev->id.num_rings; i++) {
+		struct npu_ring *ring = &ndev->rings[i];
+
+		ring->ndev = ndev;
+		ring->index = i;
+		ring->vector = 1 + i % ring_vectors;
+		init_waitqueue_head(&ring->wq);
+	}
+	return 0;
+}
+
+static int npu_ring_reset(struct npu_ring *ring)
+{
+	npu_ring_wr32(ring, NPU_RING_CTRL, NPU_RING_CTRL_RESET);
+	npu_ring_doorbell(ring->ndev, 0);
+	return npu_card_wait_ctrl_clear(ring->ndev, npu_ring_reg(ring, NPU_RING_CTRL),
+					NPU_RING_CTRL_RESET);
+}
+
+static int npu_ring_enable(struct npu_ring *ring)
+{
+	u32 status;
+	int ret;
+
+	npu_wr32(ring->ndev, npu_ring_reg(ring, NPU_RING_BASE),
+		 lower_32_bits(ring->cmds_dma));
+	npu_wr32(ring->ndev, npu_ring_reg(ring, NPU_RING_BASE) + 4,
+		 upper_32_bits(ring->cmds_dma));
+	npu_ring_wr32(ring, NPU_RING_SIZE, ring->entries);
+	npu_ring_wr32(ring, NPU_RING_VECTOR, ring->vector);
+	npu_ring_wr32(ring, NPU_RING_TAIL, 0);
+	ring->tail = 0;
+	npu_ring_wr32(ring, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
+	npu_ring_doorbell(ring->ndev, 0);
+
+	ret = read_poll_timeout(npu_ring_status, status,
+				status != NPU_RING_DISABLED, 20,
+				NPU_CONTROL_TIMEOUT_US, false, ring);
+	if (ret)
+		return ret;
+	if (status != NPU_RING_IDLE) {
+		drm_err(&ring->ndev->drm, "ring %u refused its configuration: error %u\n",
+			ring->index, npu_ring_error(ring));
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * npu_ring_start - give a ring memory and enable it on the card
+ * @ring: a stopped ring
+ * @entries: ring size in commands, a power of two the card supports
+ *
+ * Return: 0, -ENOMEM, or -ETIMEDOUT/-EIO when the card does not accept it.
+ */
+int npu_ring_start(struct npu_ring *ring, u32 entries)
+{
+	struct device *dev = ring->ndev->drm.dev;
+	int ret;
+
+	if (WARN_ON(ring->cmds))
+		return -EBUSY;
+
+	ring->entries = entries;
+	ring->cmds = dma_alloc_coherent(dev, entries * sizeof(*ring->cmds),
+					&ring->cmds_dma, GFP_KERNEL);
+	if (!ring->cmds)
+		return -ENOMEM;
+
+	ret = npu_ring_reset(ring);
+	if (ret)
+		goto err_free;
+	ret = npu_ring_enable(ring);
+	if (ret)
+		goto err_reset;
+	return 0;
+
+err_reset:
+	npu_ring_reset(ring);
+err_free:
+	dma_free_coherent(dev, entries * sizeof(*ring->cmds), ring->cmds,
+			  ring->cmds_dma);
+	ring->cmds = NULL;
+	return ret;
+}
+
+/**
+ * npu_ring_stop - stop a ring and release its memory
+ * @ring: a started ring
+ *
+ * The ring's memory is released only once the card confirms the reset;
+ * a card that does not answer keeps it, since it might still read it.
+ *
+ * Return: 0, or -ETIMEDOUT when the card did not confirm.
+ */
+int npu_ring_stop(struct npu_ring *ring)
+{
+	int ret = npu_ring_reset(ring);
+
+	if (ret)
+		drm_err(&ring->ndev->drm, "ring %u did not stop, leaking its memory\n",
+			ring->index);
+	else
+		dma_free_coherent(ring->ndev->drm.dev,
+				  ring->entries * sizeof(*ring->cmds),
+				  ring->cmds, ring->cmds_dma);
+	ring->cmds = NULL;
+	return ret;
+}
+
+/**
+ * npu_ring_push - append commands to a ring and ring its doorbell
+ * @ring: a started ring
+ * @cmds: commands
+ * @count: number of @cmds; the caller made sure that many slots are free
+ */
+void npu_ring_push(struct npu_ring *ring, const struct npu_cmd *cmds,
+		   unsigned int count)
+{
+	unsigned int i;
+
+	for (i = 0; i < count; i++)
+		ring->cmds[(ring->tail + i) & (ring->entries - 1)] = cmds[i];
+	ring->tail += count;
+	/* writel orders the commands in coherent memory before the TAIL */
+	npu_ring_wr32(ring, NPU_RING_TAIL, ring->tail);
+	npu_ring_doorbell(ring->ndev, ring->vector);
+}
+
+/**
+ * npu_ring_irq - handle an interrupt of a ring vector
+ * @ndev: the card
+ * @vector: the vector that fired
+ */
+void npu_ring_irq(struct npu_device *ndev, u32 vector)
+{
+	u32 ring_vectors = ndev->num_irqs - 1;
+	u32 i;
+
+	for (i = vector - 1; i < ndev->id.num_rings; i += ring_vectors)
+		wake_up_all(&ndev->rings[i].wq);
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The driver binds every card and only cards, exposes one accel node and the
+ * identity of each, and survives unbind/rebind, also with the node open.
+ *
+ * NPU_EXPECT_CARDS and NPU_EXPECT_FOREIGN, when set, give the number of
+ * cards and of foreign functions with the same PCI ID the guest was given.
+ */
+
+#include <sys/ioctl.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <xf86drm.h>
+
+#include "kselftest_harness.h"
+#include "npu_test.h"
+
+FIXTURE(card) {
+	struct npu_pci devs[NPU_MAX_DEVS];
+	int ndevs;
+};
+
+FIXTURE_SETUP(card)
+{
+	self->ndevs = npu_list_pci(self->devs, NPU_MAX_DEVS);
+	ASSERT_GE(self->ndevs, 0);
+}
+
+FIXTURE_TEARDOWN(card)
+{
+}
+
+static int count_cards(struct _test_data_card *self, bool bound)
+{
+	int i, n = 0;
+
+	for (i = 0; i < self->ndevs; i++)
+		n += self->devs[i].is_card && self->devs[i].bound == bound;
+	return n;
+}
+
+TEST_F(card, binds_every_card)
+{
+	int expected = npu_expected("NPU_EXPECT_CARDS");
+
+	ASSERT_GT(count_cards(self, true), 0);
+	EXPECT_EQ(0, count_cards(self, false));
+	if (expected >= 0)
+		EXPECT_EQ(expected, count_cards(self, true));
+}
+
+TEST_F(card, leaves_foreign_ivshmem_alone)
+{
+	int expected = npu_expected("NPU_EXPECT_FOREIGN");
+	int i, foreign = 0;
+
+	for (i = 0; i < self->ndevs; i++) {
+		if (self->devs[i].is_card)
+			continue;
+		foreign++;
+		EXPECT_FALSE(self->devs[i].bound) TH_LOG("%s", self->devs[i].bdf);
+	}
+	if (expected >= 0)
+		EXPECT_EQ(expected, foreign);
+}
+
+TEST_F(card, accel_node_per_card)
+{
+	char name[32], path[64], devnum[32], other[32] = "";
+	unsigned int maj, min;
+	struct stat st;
+	int i;
+
+	for (i = 0; i < self->ndevs; i++) {
+		if (!self->devs[i].bound)
+			continue;
+		ASSERT_EQ(0, npu_accel_name(self->devs[i].bdf, name, sizeof(name)));
+		EXPECT_STRNE(other, name);
+		strcpy(other, name);
+
+		snprintf(path, sizeof(path), "accel/%s/dev", name);
+		ASSERT_EQ(0, npu_pci_attr(self->devs[i].bdf, path, devnum, sizeof(devnum)));
+		ASSERT_EQ(2, sscanf(devnum, "%u:%u", &maj, &min));
+
+		snprintf(path, sizeof(path), "/dev/accel/%s", name);
+		ASSERT_EQ(0, stat(path, &st)) TH_LOG("%s: %s", path, strerror(errno));
+		EXPECT_TRUE(S_ISCHR(st.st_mode));
+		EXPECT_EQ(maj, major(st.st_rdev));
+		EXPECT_EQ(min, minor(st.st_rdev));
+	}
+}
+
+TEST_F(card, drm_version)
+{
+	char name[32], path[64];
+	drmVersionPtr ver;
+	int i, fd;
+
+	for (i = 0; i < self->ndevs; i++) {
+		if (!self->devs[i].bound)
+			continue;
+		ASSERT_EQ(0, npu_accel_name(self->devs[i].bdf, name, sizeof(name)));
+		snprintf(path, sizeof(path), "/dev/accel/%s", name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		ASSERT_GE(fd, 0);
+		ver = drmGetVersion(fd);
+		ASSERT_NE(NULL, ver);
+		EXPECT_STREQ("npu", ver->name);
+		EXPECT_EQ(1, ver->version_major);
+		drmFreeVersion(ver);
+		close(fd);
+	}
+}
+
+TEST_F(card, identity_matches_registers)
+{
+	volatile uint8_t *bar;
+	char buf[64];
+	int i;
+
+	for (i = 0; i < self->ndevs; i++) {
+		const char *bdf = self->devs[i].bdf;
+
+		if (!self->devs[i].bound)
+			continue;
+		bar = npu_map_bar2(bdf);
+		ASSERT_NE(NULL, bar);
+
+		ASSERT_EQ(0, npu_pci_attr(bdf, "npu/version", buf, sizeof(buf)));
+		EXPECT_STREQ("1.0", buf);
+		EXPECT_EQ(npu_bar_rd32(bar, NPU_ID_NUM_RINGS), npu_card_attr(bdf, "num_rings"));
+		EXPECT_EQ(npu_bar_rd32(bar, NPU_ID_NUM_COPY_ENGINES),
+			  npu_card_attr(bdf, "num_copy_engines"));
+		EXPECT_EQ(npu_bar_rd32(bar, NPU_ID_NUM_VECTORS), npu_card_attr(bdf, "num_vectors"));
+		EXPECT_EQ(npu_bar_rd32(bar, NPU_ID_MAX_RING_ENTRIES),
+			  npu_card_attr(bdf, "max_ring_entries"));
+		EXPECT_EQ(npu_bar_rd64(bar, NPU_ID_DEVMEM_SIZE), npu_card_attr(bdf, "devmem_size"));
+		ASSERT_EQ(0, npu_pci_attr(bdf, "npu/serial", buf, sizeof(buf)));
+		EXPECT_EQ(npu_bar_rd64(bar, NPU_ID_SERIAL), strtoull(buf, NULL, 16));
+		EXPECT_GT(npu_card_attr(bdf, "devmem_size"), 0);
+		munmap((void *)bar, NPU_REG_WINDOW_SIZE);
+	}
+}
+
+TEST_F(card, serials_are_distinct)
+{
+	unsigned long long seen[NPU_MAX_DEVS];
+	int i, j, n = 0;
+
+	for (i = 0; i < self->ndevs; i++) {
+		if (!self->devs[i].bound)
+			continue;
+		seen[n] = npu_card_attr(self->devs[i].bdf, "serial");
+		for (j = 0; j < n; j++)
+			EXPECT_NE(seen[j], seen[n]);
+		n++;
+	}
+}
+
+TEST_F(card, heartbeat_advances)
+{
+	int i;
+
+	for (i = 0; i < self->ndevs; i++) {
+		unsigned long long before;
+
+		if (!self->devs[i].bound)
+			continue;
+		before = npu_card_attr(self->devs[i].bdf, "heartbeat");
+		usleep(50 * 1000);
+		EXPECT_GT(npu_card_attr(self->devs[i].bdf, "heartbeat"), before);
+	}
+}
+
+TEST_F(card, selftest_passed)
+{
+	char buf[32];
+	int i;
+
+	for (i = 0; i < self->ndevs; i++) {
+		if (!self->devs[i].bound)
+			continue;
+		ASSERT_EQ(0, npu_pci_attr(self->devs[i].bdf, "npu/selftest", buf, sizeof(buf)));
+		EXPECT_STREQ("pass", buf);
+		EXPECT_GT(npu_card_attr(self->devs[i].bdf, "selftest_ns"), 0);
+	}
+}
+
+static int bind_op(const char *op, const char *bdf)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NPU_DRIVER_DIR "/%s", op);
+	return npu_write_file(path, bdf);
+}
+
+TEST_F(card, unbind_rebind)
+{
+	char name[32], buf[32];
+	int i;
+
+	for (i = 0; i < self->ndevs; i++) {
+		const char *bdf = self->devs[i].bdf;
+
+		if (!self->devs[i].bound)
+			continue;
+		ASSERT_EQ(0, bind_op("unbind", bdf));
+		EXPECT_FALSE(npu_pci_is_bound(bdf));
+		EXPECT_NE(0, npu_accel_name(bdf, name, sizeof(name)));
+
+		ASSERT_EQ(0, bind_op("bind", bdf));
+		ASSERT_TRUE(npu_pci_is_bound(bdf));
+		EXPECT_EQ(0, npu_accel_name(bdf, name, sizeof(name)));
+		ASSERT_EQ(0, npu_pci_attr(bdf, "npu/selftest", buf, sizeof(buf)));
+		EXPECT_STREQ("pass", buf);
+	}
+}
+
+TEST_F(card, unbind_with_node_open)
+{
+	char name[32], path[64];
+	drmVersionPtr ver;
+	int i, fd;
+
+	for (i = 0; i < self->ndevs; i++) {
+		const char *bdf = self->devs[i].bdf;
+
+		if (!self->devs[i].bound)
+			continue;
+		ASSERT_EQ(0, npu_accel_name(bdf, name, sizeof(name)));
+		snprintf(path, sizeof(path), "/dev/accel/%s", name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		ASSERT_GE(fd, 0);
+
+		ASSERT_EQ(0, bind_op("unbind", bdf));
+		/* The file outlives the device; calls on it fail cleanly. */
+		ver = drmGetVersion(fd);
+		EXPECT_EQ(NULL, ver);
+		EXPECT_EQ(ENODEV, errno);
+		EXPECT_EQ(0, close(fd));
+
+		ASSERT_EQ(0, bind_op("bind", bdf));
+		EXPECT_TRUE(npu_pci_is_bound(bdf));
+	}
+}
+
+TEST_F(card, bind_refuses_foreign)
+{
+	int i;
+
+	for (i = 0; i < self->ndevs; i++) {
+		if (self->devs[i].is_card)
+			continue;
+		EXPECT_EQ(-ENODEV, bind_op("bind", self->devs[i].bdf));
+		EXPECT_FALSE(npu_pci_is_bound(self->devs[i].bdf));
+	}
+}
+
+TEST_HARNESS_MAIN
