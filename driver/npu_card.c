@@ -101,3 +101,82 @@ int npu_card_reset(struct npu_device *ndev)
 		drm_err(&ndev->drm, "card did not complete reset\n");
 	return ret;
 }
+
+/**
+ * npu_card_inject_fault - arm one of the card's debug faults
+ * @ndev: the card
+ * @ring: ring the fault applies to
+ * @kind: enum npu_fault
+ * @arg: argument of the fault
+ *
+ * Return: 0, -EINVAL for a bad ring or kind, -ETIMEDOUT.
+ */
+int npu_card_inject_fault(struct npu_device *ndev, u32 ring, u32 kind, u32 arg)
+{
+	if (ring >= ndev->id.num_rings || kind > NPU_FAULT_STOP_HEARTBEAT)
+		return -EINVAL;
+	npu_wr32(ndev, NPU_INJ_RING, ring);
+	npu_wr32(ndev, NPU_INJ_KIND, kind);
+	npu_wr32(ndev, NPU_INJ_ARG, arg);
+	npu_wr32(ndev, NPU_INJ_CTRL, NPU_INJ_CTRL_GO);
+	npu_ring_doorbell(ndev, 0);
+	return npu_card_wait_ctrl_clear(ndev, NPU_INJ_CTRL, NPU_INJ_CTRL_GO);
+}
+
+/**
+ * npu_card_fail_all - fail every stream of every context
+ * @ndev: the card
+ * @error: enum drm_npu_error given to the streams' waiters
+ */
+void npu_card_fail_all(struct npu_device *ndev, u32 error)
+{
+	struct npu_stream *stream;
+	struct npu_ctx *ctx;
+	unsigned long id;
+
+	mutex_lock(&ndev->contexts_lock);
+	list_for_each_entry(ctx, &ndev->contexts, link) {
+		mutex_lock(&ctx->lock);
+		xa_for_each(&ctx->streams, id, stream)
+			npu_stream_fail(stream, error);
+		mutex_unlock(&ctx->lock);
+		wake_up_all(&ctx->wq);
+	}
+	mutex_unlock(&ndev->contexts_lock);
+}
+
+#define NPU_HEARTBEAT_CHECK	msecs_to_jiffies(100)
+
+static void npu_heartbeat_work(struct work_struct *work)
+{
+	struct npu_device *ndev = container_of(to_delayed_work(work),
+					       struct npu_device, heartbeat_work);
+	u64 beat;
+	int idx;
+
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return;
+	beat = npu_rd64(ndev, NPU_GLB_HEARTBEAT);
+	drm_dev_exit(idx);
+
+	if (beat != ndev->heartbeat) {
+		ndev->heartbeat = beat;
+		ndev->heartbeat_seen = jiffies;
+	} else if (time_after(jiffies, ndev->heartbeat_seen +
+			      msecs_to_jiffies(npu_heartbeat_timeout_ms))) {
+		drm_err(&ndev->drm, "heartbeat stopped for %u ms: card is dead\n",
+			npu_heartbeat_timeout_ms);
+		WRITE_ONCE(ndev->dead, true);
+		npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
+		return;
+	}
+	schedule_delayed_work(&ndev->heartbeat_work, NPU_HEARTBEAT_CHECK);
+}
+
+void npu_heartbeat_start(struct npu_device *ndev)
+{
+	ndev->heartbeat = npu_rd64(ndev, NPU_GLB_HEARTBEAT);
+	ndev->heartbeat_seen = jiffies;
+	INIT_DELAYED_WORK(&ndev->heartbeat_work, npu_heartbeat_work);
+	schedule_delayed_work(&ndev->heartbeat_work, NPU_HEARTBEAT_CHECK);
+}

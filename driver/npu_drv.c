@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * NPU PCIe accelerator card: PCI and DRM accel registration.
+ * NPU PCIe accelerator card: PCI and DRM accel registration, ioctl table.
  */
 
 #include <linux/dma-mapping.h>
@@ -14,10 +14,84 @@
 
 #include "npu_drv.h"
 
-DEFINE_DRM_ACCEL_FOPS(npu_fops);
+unsigned int npu_hang_timeout_ms = 10000;
+module_param_named(hang_timeout_ms, npu_hang_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(hang_timeout_ms, "a stream with work that makes no progress this long is hung");
+
+unsigned int npu_heartbeat_timeout_ms = 3000;
+module_param_named(heartbeat_timeout_ms, npu_heartbeat_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(heartbeat_timeout_ms, "a card whose heartbeat stops this long is dead");
+
+static const struct drm_ioctl_desc npu_drm_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(NPU_GET_PARAM, npu_get_param_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_BO_CREATE, npu_bo_create_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_STREAM_CREATE, npu_stream_create_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_STREAM_DESTROY, npu_stream_destroy_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_SUBMIT, npu_submit_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_WAIT, npu_wait_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_SLOT_ALLOC, npu_slot_alloc_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_SLOT_FREE, npu_slot_free_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_SLOT_SIGNAL, npu_slot_signal_ioctl, 0),
+};
+
+/*
+ * drm_ioctl() pads or truncates an argument whose size differs from the
+ * kernel's struct; this driver has one size per ioctl and refuses others.
+ */
+static long npu_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	unsigned int nr = _IOC_NR(cmd);
+
+	if (_IOC_TYPE(cmd) == DRM_IOCTL_BASE && nr >= DRM_COMMAND_BASE &&
+	    nr < DRM_COMMAND_BASE + ARRAY_SIZE(npu_drm_ioctls) &&
+	    cmd != npu_drm_ioctls[nr - DRM_COMMAND_BASE].cmd)
+		return -EINVAL;
+	return drm_ioctl(filp, cmd, arg);
+}
+
+static const struct file_operations npu_fops = {
+	.owner = THIS_MODULE,
+	.open = accel_open,
+	.release = drm_release,
+	.unlocked_ioctl = npu_ioctl,
+	.compat_ioctl = npu_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	.fop_flags = FOP_UNSIGNED_OFFSET,
+};
+
+static void npu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct npu_ctx *ctx = file->driver_priv;
+	struct drm_gem_object *obj;
+	u64 host = 0, device = 0;
+	int id;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		if (npu_bo_is_host(obj))
+			host += obj->size;
+		else
+			device += obj->size;
+	}
+	spin_unlock(&file->table_lock);
+
+	drm_printf(p, "drm-engine-npu:\t%lld ns\n", atomic64_read(&ctx->busy_ns));
+	drm_printf(p, "drm-total-device:\t%llu KiB\n", device >> 10);
+	drm_printf(p, "drm-total-host:\t%llu KiB\n", host >> 10);
+	drm_printf(p, "npu-bytes-moved:\t%lld\n", atomic64_read(&ctx->bytes_moved));
+}
 
 static const struct drm_driver npu_drm_driver = {
-	.driver_features = DRIVER_COMPUTE_ACCEL,
+	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL,
+	.open = npu_open,
+	.postclose = npu_postclose,
+	.gem_create_object = npu_gem_create_object,
+	.show_fdinfo = npu_show_fdinfo,
+	.ioctls = npu_drm_ioctls,
+	.num_ioctls = ARRAY_SIZE(npu_drm_ioctls),
 	.fops = &npu_fops,
 	.name = DRIVER_NAME,
 	.desc = DRIVER_DESC,
@@ -39,6 +113,20 @@ static int npu_map_bars(struct npu_device *ndev)
 
 	ndev->doorbell = pcim_iomap_region(pdev, NPU_BAR_DOORBELL, DRIVER_NAME);
 	return PTR_ERR_OR_ZERO(ndev->doorbell);
+}
+
+static int npu_sw_init(struct npu_device *ndev)
+{
+	int ret;
+
+	spin_lock_init(&ndev->rings_lock);
+	INIT_LIST_HEAD(&ndev->contexts);
+	ret = drmm_mutex_init(&ndev->drm, &ndev->mm_lock);
+	if (!ret)
+		ret = drmm_mutex_init(&ndev->drm, &ndev->contexts_lock);
+	if (!ret)
+		ret = drmm_mutex_init(&ndev->drm, &ndev->sysfs_lock);
+	return ret;
 }
 
 static int npu_hw_init(struct npu_device *ndev)
@@ -84,24 +172,40 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	ret = npu_sw_init(ndev);
+	if (ret)
+		return ret;
+	drm_mm_init(&ndev->mm, 0, ndev->id.devmem_size);
+
 	ret = npu_hw_init(ndev);
 	if (ret)
-		goto err_reset;
+		goto err_mm;
 
 	if (npu_selftest(ndev))
 		drm_err(&ndev->drm, "self-test failed\n");
 
-	ret = drm_dev_register(&ndev->drm, 0);
+	ret = npu_sysfs_init(ndev);
 	if (ret)
 		goto err_reset;
+	npu_debugfs_init(ndev);
+	npu_heartbeat_start(ndev);
+
+	ret = drm_dev_register(&ndev->drm, 0);
+	if (ret)
+		goto err_heartbeat;
 
 	drm_info(&ndev->drm, "card %016llx: %u rings, %llu MiB device memory, self-test %s\n",
 		 ndev->id.serial, ndev->id.num_rings, ndev->id.devmem_size >> 20,
 		 ndev->selftest_ok ? "passed" : "FAILED");
 	return 0;
 
+err_heartbeat:
+	cancel_delayed_work_sync(&ndev->heartbeat_work);
+	npu_sysfs_fini(ndev);
 err_reset:
 	npu_card_reset(ndev);
+err_mm:
+	drm_mm_takedown(&ndev->mm);
 	return ret;
 }
 
@@ -109,9 +213,14 @@ static void npu_remove(struct pci_dev *pdev)
 {
 	struct npu_device *ndev = pci_get_drvdata(pdev);
 
+	/* No ioctl nor work touches the card once this returns. */
 	drm_dev_unplug(&ndev->drm);
-	/* Stop every ring before devres frees the memory the card may use. */
+	cancel_delayed_work_sync(&ndev->heartbeat_work);
+
+	/* Stop every ring, then let waiters go and give pinned pages back. */
 	npu_card_reset(ndev);
+	npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
+	npu_sysfs_fini(ndev);
 }
 
 static const struct pci_device_id npu_pci_ids[] = {
@@ -131,3 +240,4 @@ module_pci_driver(npu_pci_driver);
 
 MODULE_DESCRIPTION(DRIVER_DESC);
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);

@@ -8,10 +8,15 @@
 #include <linux/wait.h>
 
 #include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_mm.h>
 #include <drm/drm_print.h>
 
 #include "npu_hw.h"
+#include "npu_accel.h"
 
 #define DRIVER_NAME	"npu"
 #define DRIVER_DESC	"Driver for the NPU PCIe accelerator card"
@@ -20,6 +25,7 @@
 #define NPU_CONTROL_TIMEOUT_US	1000000
 
 struct npu_device;
+struct npu_stream;
 
 /**
  * struct npu_ring - one hardware command ring of the card
@@ -31,6 +37,8 @@ struct npu_device;
  * @cmds_dma: bus address of @cmds
  * @tail: next free slot counter, a copy of the TAIL register
  * @wq: woken by the ring's interrupt
+ * @owned: a stream owns the ring, under npu_device.rings_lock
+ * @stream: the stream to notify of interrupts, under npu_device.rings_lock
  */
 struct npu_ring {
 	struct npu_device *ndev;
@@ -41,6 +49,8 @@ struct npu_ring {
 	dma_addr_t cmds_dma;
 	u32 tail;
 	wait_queue_head_t wq;
+	bool owned;
+	struct npu_stream *stream;
 };
 
 /**
@@ -68,6 +78,20 @@ struct npu_identity {
  * @id: identity read at probe
  * @num_irqs: MSI-X vectors allocated; ring vectors are 1..num_irqs-1
  * @rings: per-ring state, @id.num_rings of them
+ * @rings_lock: protects ring ownership; taken in interrupt context
+ * @rings_used: rings owned by streams
+ * @mm_lock: protects @mm and @devmem_used
+ * @mm: allocator of device memory, all contexts
+ * @devmem_used: bytes of device memory allocated
+ * @sysfs_lock: protects @streams_kobj and the entries in it
+ * @contexts_lock: protects @contexts
+ * @contexts: open contexts, for card-wide failure
+ * @next_ctx_id: context numbers, for sysfs and fdinfo
+ * @dead: the heartbeat stopped; no work is accepted any more
+ * @heartbeat_work: watches the heartbeat
+ * @heartbeat: last heartbeat value seen
+ * @heartbeat_seen: jiffies when @heartbeat last changed
+ * @streams_kobj: sysfs directory with one entry per live stream
  * @selftest_ok: the probe-time self-test completed a fence
  * @selftest_ns: round trip of the self-test, doorbell to interrupt
  */
@@ -78,8 +102,186 @@ struct npu_device {
 	struct npu_identity id;
 	unsigned int num_irqs;
 	struct npu_ring *rings;
+	spinlock_t rings_lock;
+	u32 rings_used;
+	struct mutex mm_lock;
+	struct drm_mm mm;
+	u64 devmem_used;
+	struct mutex sysfs_lock;
+	struct mutex contexts_lock;
+	struct list_head contexts;
+	u32 next_ctx_id;
+	bool dead;
+	struct delayed_work heartbeat_work;
+	u64 heartbeat;
+	unsigned long heartbeat_seen;
+	struct kobject *streams_kobj;
 	bool selftest_ok;
 	u64 selftest_ns;
+};
+
+/**
+ * struct npu_fence_area - a context's fence slots, mapped read-only
+ * @gem: GEM object through which userspace maps the area
+ * @slots: the slots in coherent memory
+ * @dma: bus address of @slots
+ * @count: number of slots
+ */
+struct npu_fence_area {
+	struct drm_gem_object gem;
+	struct drm_npu_fence_slot *slots;
+	dma_addr_t dma;
+	u32 count;
+};
+
+/**
+ * struct npu_ctx - what one open file of the accel node owns
+ * @ndev: the card
+ * @file: the DRM file
+ * @link: in npu_device.contexts
+ * @id: number of the context on the card
+ * @pid: process that opened it
+ * @fence: the fence area
+ * @lock: protects @streams, @slots_used, @event_slots
+ * @streams: stream id -> struct npu_stream
+ * @slots_used: allocated fence slots
+ * @event_slots: slots allocated as events (the others belong to streams)
+ * @wq: woken by every interrupt of the context's rings and every signal
+ * @bytes_moved: bytes copied or filled by completed work
+ * @busy_ns: time the context's streams had work queued
+ * @host_mem: bytes of pinned host buffers
+ * @dev_mem: bytes of device buffers
+ */
+struct npu_ctx {
+	struct npu_device *ndev;
+	struct drm_file *file;
+	struct list_head link;
+	u32 id;
+	pid_t pid;
+	struct npu_fence_area *fence;
+	struct mutex lock;
+	struct xarray streams;
+	unsigned long *slots_used;
+	unsigned long *event_slots;
+	wait_queue_head_t wq;
+	atomic64_t bytes_moved;
+	atomic64_t busy_ns;
+	atomic64_t host_mem;
+	atomic64_t dev_mem;
+};
+
+enum npu_stream_state {
+	NPU_STREAM_ACTIVE,
+	NPU_STREAM_FAILED,	/* npu_stream.error says why */
+	NPU_STREAM_DESTROYED,
+};
+
+/**
+ * struct npu_stream - an in-order queue of work on one ring
+ * @ref: held by the context's table and by every ioctl using the stream
+ * @ctx: owning context
+ * @ring: the ring it owns
+ * @id: number in the context
+ * @slot: its fence slot
+ * @priority: 0 (highest) .. 7
+ * @submit_lock: serializes submissions and teardown
+ * @lock: protects @jobs, @state, @error (taken in interrupt context)
+ * @jobs: submitted jobs not yet retired, oldest first
+ * @state: enum npu_stream_state
+ * @error: enum drm_npu_error once failed
+ * @submitted: sequence number of the last submission
+ * @completed: sequence number of the last retired job
+ * @bytes: bytes moved by retired jobs
+ * @busy_since: when the stream last went from idle to busy
+ * @space_wq: woken when ring slots are freed or the stream fails
+ * @retire_work: retires completed jobs and notices ring errors
+ * @hang_work: declares the stream hung when it makes no progress
+ * @progress: ring HEAD and command count at the last hang check
+ * @sysfs_attr: its entry in the card's streams/ directory
+ * @sysfs_name: name of that entry
+ * @sysfs_added: the entry exists
+ */
+struct npu_stream {
+	struct kref ref;
+	struct npu_ctx *ctx;
+	struct npu_ring *ring;
+	u32 id;
+	u32 slot;
+	u32 priority;
+	struct mutex submit_lock;
+	spinlock_t lock;
+	struct list_head jobs;
+	enum npu_stream_state state;
+	u32 error;
+	u64 submitted;
+	u64 completed;
+	atomic64_t bytes;
+	ktime_t busy_since;
+	wait_queue_head_t space_wq;
+	struct work_struct retire_work;
+	struct delayed_work hang_work;
+	u64 progress;
+	struct kobj_attribute sysfs_attr;
+	char sysfs_name[16];
+	bool sysfs_added;
+};
+
+/**
+ * struct npu_pin - ordinary user memory pinned for one command
+ * @pages: the pinned pages
+ * @npages: number of @pages
+ * @sgt: their DMA mapping
+ * @dir: direction of the mapping
+ */
+struct npu_pin {
+	struct page **pages;
+	unsigned int npages;
+	struct sg_table sgt;
+	enum dma_data_direction dir;
+};
+
+/**
+ * struct npu_job - one submitted batch, alive until the card completes it
+ * @link: in npu_stream.jobs
+ * @seqno: value of the stream's slot once the batch is done
+ * @bytes: bytes the batch copies or fills
+ * @bos: buffers the batch uses, referenced
+ * @nbos: number of @bos
+ * @pins: user memory the batch uses, pinned
+ * @npins: number of @pins
+ * @sg: scatter-gather tables of the batch, in coherent memory
+ * @sg_dma: bus address of @sg
+ * @sg_count: entries of @sg
+ * @event_slots: slots the batch writes, failed with the stream
+ * @nevents: number of @event_slots
+ */
+struct npu_job {
+	struct list_head link;
+	u64 seqno;
+	u64 bytes;
+	struct drm_gem_object **bos;
+	unsigned int nbos;
+	struct npu_pin *pins;
+	unsigned int npins;
+	struct npu_sg_entry *sg;
+	dma_addr_t sg_dma;
+	unsigned int sg_count;
+	u32 *event_slots;
+	unsigned int nevents;
+};
+
+/**
+ * struct npu_bo - a buffer: device memory, or pinned host memory
+ * @base: the shmem object for host buffers; only its GEM part for device
+ * @ctx: the context that created it, the only one that may use it
+ * @node: place in device memory (device buffers)
+ * @sgt: DMA mapping of the pages (host buffers)
+ */
+struct npu_bo {
+	struct drm_gem_shmem_object base;
+	struct npu_ctx *ctx;
+	struct drm_mm_node node;
+	struct sg_table *sgt;
 };
 
 static inline struct npu_device *to_npu_device(struct drm_device *drm)
@@ -113,20 +315,71 @@ static inline void npu_ring_doorbell(struct npu_device *ndev, u32 vector)
 	       ndev->doorbell + NPU_BAR0_DOORBELL);
 }
 
+extern unsigned int npu_hang_timeout_ms;
+extern unsigned int npu_heartbeat_timeout_ms;
+
 /* npu_card.c */
 int npu_card_probe_identity(struct npu_device *ndev);
 int npu_card_reset(struct npu_device *ndev);
 int npu_card_wait_ctrl_clear(struct npu_device *ndev, u32 reg, u32 bits);
+int npu_card_inject_fault(struct npu_device *ndev, u32 ring, u32 kind, u32 arg);
+void npu_heartbeat_start(struct npu_device *ndev);
+void npu_card_fail_all(struct npu_device *ndev, u32 error);
 
 /* npu_ring.c */
 int npu_rings_init(struct npu_device *ndev);
+struct npu_ring *npu_ring_claim(struct npu_device *ndev);
+void npu_ring_release(struct npu_ring *ring);
+void npu_ring_attach(struct npu_ring *ring, struct npu_stream *stream);
 int npu_ring_start(struct npu_ring *ring, u32 entries);
+int npu_ring_reset(struct npu_ring *ring);
 int npu_ring_stop(struct npu_ring *ring);
+u32 npu_ring_space(struct npu_ring *ring);
 void npu_ring_push(struct npu_ring *ring, const struct npu_cmd *cmds,
 		   unsigned int count);
+u32 npu_ring_rd32(struct npu_ring *ring, u32 reg);
+u64 npu_ring_rd64(struct npu_ring *ring, u32 reg);
 u32 npu_ring_status(struct npu_ring *ring);
 u32 npu_ring_error(struct npu_ring *ring);
 void npu_ring_irq(struct npu_device *ndev, u32 vector);
+
+/* npu_gem.c */
+struct drm_gem_object *npu_gem_create_object(struct drm_device *dev, size_t size);
+bool npu_bo_is_host(struct drm_gem_object *obj);
+struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
+					    u64 size, u64 *offset);
+struct drm_gem_object *npu_host_bo_lookup(struct npu_ctx *ctx, u32 handle);
+struct sg_table *npu_host_bo_sgt(struct drm_gem_object *obj);
+int npu_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+
+/* npu_ctx.c */
+int npu_open(struct drm_device *dev, struct drm_file *file);
+void npu_postclose(struct drm_device *dev, struct drm_file *file);
+struct drm_npu_fence_slot *npu_ctx_slot(struct npu_ctx *ctx, u32 slot);
+dma_addr_t npu_ctx_slot_dma(struct npu_ctx *ctx, u32 slot);
+int npu_ctx_slot_alloc(struct npu_ctx *ctx, bool event);
+void npu_ctx_slot_free(struct npu_ctx *ctx, u32 slot);
+bool npu_ctx_slot_valid(struct npu_ctx *ctx, u32 slot, bool event_only);
+int npu_get_param_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int npu_slot_alloc_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int npu_slot_free_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int npu_slot_signal_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+
+/* npu_stream.c */
+struct npu_stream *npu_stream_get(struct npu_ctx *ctx, u32 id);
+void npu_stream_put(struct npu_stream *stream);
+void npu_stream_destroy(struct npu_stream *stream, bool abort);
+void npu_stream_fail(struct npu_stream *stream, u32 error);
+void npu_stream_irq(struct npu_stream *stream);
+void npu_stream_add_job(struct npu_stream *stream, struct npu_job *job);
+const char *npu_stream_state_name(struct npu_stream *stream);
+int npu_stream_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int npu_stream_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+
+/* npu_job.c */
+void npu_job_free(struct npu_device *ndev, struct npu_job *job);
+int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* npu_irq.c */
 int npu_irq_init(struct npu_device *ndev);
@@ -136,5 +389,12 @@ int npu_selftest(struct npu_device *ndev);
 
 /* npu_sysfs.c */
 extern const struct attribute_group *npu_card_groups[];
+int npu_sysfs_init(struct npu_device *ndev);
+void npu_sysfs_fini(struct npu_device *ndev);
+void npu_sysfs_stream_add(struct npu_stream *stream);
+void npu_sysfs_stream_remove(struct npu_stream *stream);
+
+/* npu_debugfs.c */
+void npu_debugfs_init(struct npu_device *ndev);
 
 #endif /* __NPU_DRV_H__ */

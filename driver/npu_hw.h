@@ -64,7 +64,7 @@
 #define NPU_GLB_ERROR			0x048	/* u32, RO: NPU_GLB_ERR_*, cleared by reset */
 #define   NPU_GLB_ERR_INTERNAL		0x1	/* the card failed an internal check */
 #define NPU_GLB_HEARTBEAT		0x050	/* u64, RO: advances while the card is alive */
-#define NPU_GLB_CLOCK_NS		0x058	/* u64, RO: device clock, refreshed each heartbeat */
+#define NPU_GLB_CLOCK_NS		0x058	/* u64, RO: ns, refreshed each heartbeat */
 
 /*
  * Fault injection (a debug feature of the card, used to test error paths).

@@ -13,9 +13,14 @@ static u32 npu_ring_reg(const struct npu_ring *ring, u32 reg)
 	return NPU_RING_REGS_BASE + ring->index * NPU_RING_REGS_STRIDE + reg;
 }
 
-static u32 npu_ring_rd32(struct npu_ring *ring, u32 reg)
+u32 npu_ring_rd32(struct npu_ring *ring, u32 reg)
 {
 	return npu_rd32(ring->ndev, npu_ring_reg(ring, reg));
+}
+
+u64 npu_ring_rd64(struct npu_ring *ring, u32 reg)
+{
+	return npu_rd64(ring->ndev, npu_ring_reg(ring, reg));
 }
 
 static void npu_ring_wr32(struct npu_ring *ring, u32 reg, u32 val)
@@ -63,12 +68,81 @@ int npu_rings_init(struct npu_device *ndev)
 	return 0;
 }
 
-static int npu_ring_reset(struct npu_ring *ring)
+/**
+ * npu_ring_claim - take a ring no stream owns
+ * @ndev: the card
+ *
+ * Rings are not shared: a stream's order would be lost on a shared ring.
+ * Ring 0 is left for last so that a lone stream does not take it.
+ *
+ * Return: the ring, or NULL when every ring is owned.
+ */
+struct npu_ring *npu_ring_claim(struct npu_device *ndev)
+{
+	struct npu_ring *ring = NULL;
+	u32 i, n = ndev->id.num_rings;
+
+	spin_lock_irq(&ndev->rings_lock);
+	for (i = 1; i <= n; i++) {
+		struct npu_ring *candidate = &ndev->rings[i % n];
+
+		/* A ring whose memory was kept after a failed stop stays out. */
+		if (!candidate->owned && !candidate->cmds) {
+			ring = candidate;
+			ring->owned = true;
+			ndev->rings_used++;
+			break;
+		}
+	}
+	spin_unlock_irq(&ndev->rings_lock);
+	return ring;
+}
+
+void npu_ring_release(struct npu_ring *ring)
+{
+	struct npu_device *ndev = ring->ndev;
+
+	spin_lock_irq(&ndev->rings_lock);
+	ring->owned = false;
+	ring->stream = NULL;
+	ndev->rings_used--;
+	spin_unlock_irq(&ndev->rings_lock);
+}
+
+/* Routes the ring's interrupts to @stream, or nowhere when NULL. */
+void npu_ring_attach(struct npu_ring *ring, struct npu_stream *stream)
+{
+	spin_lock_irq(&ring->ndev->rings_lock);
+	ring->stream = stream;
+	spin_unlock_irq(&ring->ndev->rings_lock);
+}
+
+static int npu_ring_reset_hw(struct npu_ring *ring)
 {
 	npu_ring_wr32(ring, NPU_RING_CTRL, NPU_RING_CTRL_RESET);
 	npu_ring_doorbell(ring->ndev, 0);
 	return npu_card_wait_ctrl_clear(ring->ndev, npu_ring_reg(ring, NPU_RING_CTRL),
 					NPU_RING_CTRL_RESET);
+}
+
+/**
+ * npu_ring_reset - stop a ring on the card
+ * @ring: the ring
+ *
+ * Once it returns 0 the card no longer reads the ring nor runs its
+ * commands. A card that is gone was reset when it went.
+ *
+ * Return: 0, or -ETIMEDOUT when the card did not confirm.
+ */
+int npu_ring_reset(struct npu_ring *ring)
+{
+	int ret, idx;
+
+	if (!drm_dev_enter(&ring->ndev->drm, &idx))
+		return 0;
+	ret = npu_ring_reset_hw(ring);
+	drm_dev_exit(idx);
+	return ret;
 }
 
 static int npu_ring_enable(struct npu_ring *ring)
@@ -121,7 +195,7 @@ int npu_ring_start(struct npu_ring *ring, u32 entries)
 	if (!ring->cmds)
 		return -ENOMEM;
 
-	ret = npu_ring_reset(ring);
+	ret = npu_ring_reset_hw(ring);
 	if (ret)
 		goto err_free;
 	ret = npu_ring_enable(ring);
@@ -130,7 +204,7 @@ int npu_ring_start(struct npu_ring *ring, u32 entries)
 	return 0;
 
 err_reset:
-	npu_ring_reset(ring);
+	npu_ring_reset_hw(ring);
 err_free:
 	dma_free_coherent(dev, entries * sizeof(*ring->cmds), ring->cmds,
 			  ring->cmds_dma);
@@ -149,17 +223,30 @@ err_free:
  */
 int npu_ring_stop(struct npu_ring *ring)
 {
-	int ret = npu_ring_reset(ring);
+	int ret = ring->ndev->dead ? 0 : npu_ring_reset(ring);
 
-	if (ret)
-		drm_err(&ring->ndev->drm, "ring %u did not stop, leaking its memory\n",
+	if (ret) {
+		drm_err(&ring->ndev->drm, "ring %u did not stop, keeping it out of use\n",
 			ring->index);
-	else
-		dma_free_coherent(ring->ndev->drm.dev,
-				  ring->entries * sizeof(*ring->cmds),
-				  ring->cmds, ring->cmds_dma);
+		return ret;
+	}
+	dma_free_coherent(ring->ndev->drm.dev, ring->entries * sizeof(*ring->cmds),
+			  ring->cmds, ring->cmds_dma);
 	ring->cmds = NULL;
-	return ret;
+	return 0;
+}
+
+/**
+ * npu_ring_space - free command slots of a ring
+ * @ring: a started ring; the caller holds drm_dev_enter()
+ *
+ * Return: slots the driver may fill before the card catches up.
+ */
+u32 npu_ring_space(struct npu_ring *ring)
+{
+	u32 head = npu_ring_rd32(ring, NPU_RING_HEAD);
+
+	return ring->entries - (ring->tail - head);
 }
 
 /**
@@ -191,6 +278,14 @@ void npu_ring_irq(struct npu_device *ndev, u32 vector)
 	u32 ring_vectors = ndev->num_irqs - 1;
 	u32 i;
 
-	for (i = vector - 1; i < ndev->id.num_rings; i += ring_vectors)
-		wake_up_all(&ndev->rings[i].wq);
+	spin_lock(&ndev->rings_lock);
+	for (i = vector - 1; i < ndev->id.num_rings; i += ring_vectors) {
+		struct npu_ring *ring = &ndev->rings[i];
+
+		if (ring->stream)
+			npu_stream_irq(ring->stream);
+		else
+			wake_up_all(&ring->wq);
+	}
+	spin_unlock(&ndev->rings_lock);
 }

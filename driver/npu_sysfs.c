@@ -55,6 +55,20 @@ static ssize_t heartbeat_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(heartbeat);
 
+static ssize_t devmem_used_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(dev_to_npu(dev)->devmem_used));
+}
+static DEVICE_ATTR_RO(devmem_used);
+
+static ssize_t rings_used_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(dev_to_npu(dev)->rings_used));
+}
+static DEVICE_ATTR_RO(rings_used);
+
 static ssize_t selftest_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
@@ -78,6 +92,8 @@ static struct attribute *npu_card_attrs[] = {
 	&dev_attr_num_vectors.attr,
 	&dev_attr_max_ring_entries.attr,
 	&dev_attr_devmem_size.attr,
+	&dev_attr_devmem_used.attr,
+	&dev_attr_rings_used.attr,
 	&dev_attr_heartbeat.attr,
 	&dev_attr_selftest.attr,
 	&dev_attr_selftest_ns.attr,
@@ -93,3 +109,68 @@ const struct attribute_group *npu_card_groups[] = {
 	&npu_card_group,
 	NULL
 };
+
+/*
+ * streams/: one read-only file per live stream, named after its ring (a
+ * ring has one stream at most), with one "key: value" line per property.
+ */
+static ssize_t npu_stream_show(struct kobject *kobj, struct kobj_attribute *attr,
+			       char *buf)
+{
+	struct npu_stream *stream = container_of(attr, struct npu_stream, sysfs_attr);
+	u64 completed = READ_ONCE(npu_ctx_slot(stream->ctx, stream->slot)->value);
+	u64 submitted = READ_ONCE(stream->submitted);
+
+	return sysfs_emit(buf,
+			  "pid: %d\ncontext: %u\nid: %u\nring: %u\npriority: %u\n"
+			  "submitted: %llu\ncompleted: %llu\npending: %llu\n"
+			  "state: %s\nbytes: %lld\n",
+			  stream->ctx->pid, stream->ctx->id, stream->id,
+			  stream->ring->index, stream->priority, submitted, completed,
+			  submitted - completed, npu_stream_state_name(stream),
+			  atomic64_read(&stream->bytes));
+}
+
+void npu_sysfs_stream_add(struct npu_stream *stream)
+{
+	struct npu_device *ndev = stream->ctx->ndev;
+
+	snprintf(stream->sysfs_name, sizeof(stream->sysfs_name), "%u",
+		 stream->ring->index);
+	sysfs_attr_init(&stream->sysfs_attr.attr);
+	stream->sysfs_attr.attr.name = stream->sysfs_name;
+	stream->sysfs_attr.attr.mode = 0444;
+	stream->sysfs_attr.show = npu_stream_show;
+
+	mutex_lock(&ndev->sysfs_lock);
+	if (ndev->streams_kobj &&
+	    !sysfs_create_file(ndev->streams_kobj, &stream->sysfs_attr.attr))
+		stream->sysfs_added = true;
+	mutex_unlock(&ndev->sysfs_lock);
+}
+
+void npu_sysfs_stream_remove(struct npu_stream *stream)
+{
+	struct npu_device *ndev = stream->ctx->ndev;
+
+	mutex_lock(&ndev->sysfs_lock);
+	/* Without streams_kobj the directory, entries included, is gone. */
+	if (ndev->streams_kobj && stream->sysfs_added)
+		sysfs_remove_file(ndev->streams_kobj, &stream->sysfs_attr.attr);
+	stream->sysfs_added = false;
+	mutex_unlock(&ndev->sysfs_lock);
+}
+
+int npu_sysfs_init(struct npu_device *ndev)
+{
+	ndev->streams_kobj = kobject_create_and_add("streams", &ndev->drm.dev->kobj);
+	return ndev->streams_kobj ? 0 : -ENOMEM;
+}
+
+void npu_sysfs_fini(struct npu_device *ndev)
+{
+	mutex_lock(&ndev->sysfs_lock);
+	kobject_put(ndev->streams_kobj);
+	ndev->streams_kobj = NULL;
+	mutex_unlock(&ndev->sysfs_lock);
+}

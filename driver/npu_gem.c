@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Buffers: device memory carved from the card with drm_mm, and pinned host
+ * memory (shmem pages, DMA-mapped for their whole life). Both are GEM
+ * objects owned by the context that created them.
+ */
+
+#include <linux/dma-buf.h>
+
+#include "npu_drv.h"
+
+static struct npu_bo *to_npu_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct npu_bo, base.base);
+}
+
+static struct dma_buf *npu_bo_export(struct drm_gem_object *obj, int flags)
+{
+	/* A buffer belongs to one context; there is nothing to share. */
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static void npu_device_bo_free(struct drm_gem_object *obj)
+{
+	struct npu_bo *bo = to_npu_bo(obj);
+	struct npu_device *ndev = to_npu_device(obj->dev);
+
+	mutex_lock(&ndev->mm_lock);
+	drm_mm_remove_node(&bo->node);
+	ndev->devmem_used -= bo->node.size;
+	mutex_unlock(&ndev->mm_lock);
+
+	drm_gem_object_release(obj);
+	kfree(bo);
+}
+
+static const struct drm_gem_object_funcs npu_device_bo_funcs = {
+	.free = npu_device_bo_free,
+	.export = npu_bo_export,
+};
+
+static const struct drm_gem_object_funcs npu_host_bo_funcs = {
+	.free = drm_gem_shmem_object_free,
+	.print_info = drm_gem_shmem_object_print_info,
+	.pin = drm_gem_shmem_object_pin,
+	.unpin = drm_gem_shmem_object_unpin,
+	.get_sg_table = drm_gem_shmem_object_get_sg_table,
+	.vmap = drm_gem_shmem_object_vmap,
+	.vunmap = drm_gem_shmem_object_vunmap,
+	.mmap = drm_gem_shmem_object_mmap,
+	.export = npu_bo_export,
+	.vm_ops = &drm_gem_shmem_vm_ops,
+};
+
+bool npu_bo_is_host(struct drm_gem_object *obj)
+{
+	return obj->funcs == &npu_host_bo_funcs;
+}
+
+/* drm_driver.gem_create_object: every shmem object is a host buffer. */
+struct drm_gem_object *npu_gem_create_object(struct drm_device *dev, size_t size)
+{
+	struct npu_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->base.base.funcs = &npu_host_bo_funcs;
+	return &bo->base.base;
+}
+
+static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
+{
+	struct npu_device *ndev = ctx->ndev;
+	struct npu_bo *bo;
+	int ret;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->ctx = ctx;
+	bo->base.base.funcs = &npu_device_bo_funcs;
+	drm_gem_private_object_init(&ndev->drm, &bo->base.base, size);
+
+	mutex_lock(&ndev->mm_lock);
+	ret = drm_mm_insert_node_generic(&ndev->mm, &bo->node, size,
+					 DRM_NPU_BO_ALIGN, 0, DRM_MM_INSERT_BEST);
+	if (!ret)
+		ndev->devmem_used += size;
+	mutex_unlock(&ndev->mm_lock);
+	if (ret) {
+		drm_gem_object_release(&bo->base.base);
+		kfree(bo);
+		return ERR_PTR(-ENOMEM);
+	}
+	return bo;
+}
+
+static struct npu_bo *npu_host_bo_create(struct npu_ctx *ctx, u64 size)
+{
+	struct drm_gem_shmem_object *shmem;
+	struct npu_bo *bo;
+	struct sg_table *sgt;
+	int ret;
+
+	shmem = drm_gem_shmem_create(&ctx->ndev->drm, size);
+	if (IS_ERR(shmem))
+		return ERR_CAST(shmem);
+	bo = container_of(shmem, struct npu_bo, base);
+	bo->ctx = ctx;
+
+	/* Pins the pages and maps them for the card until the buffer dies. */
+	sgt = drm_gem_shmem_get_pages_sgt(shmem);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		drm_gem_object_put(&shmem->base);
+		return ERR_PTR(ret);
+	}
+	bo->sgt = sgt;
+
+	ret = drm_gem_create_mmap_offset(&shmem->base);
+	if (ret) {
+		drm_gem_object_put(&shmem->base);
+		return ERR_PTR(ret);
+	}
+	return bo;
+}
+
+int npu_bo_create_ioctl(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct drm_npu_bo_create *args = data;
+	struct npu_ctx *ctx = file->driver_priv;
+	struct npu_bo *bo;
+	u64 size;
+	int ret;
+
+	if (!args->size || args->flags & ~DRM_NPU_BO_HOST || args->handle ||
+	    args->addr || args->mmap_offset)
+		return -EINVAL;
+	if (args->size > ctx->ndev->id.devmem_size &&
+	    args->flags == DRM_NPU_BO_DEVICE)
+		return -ENOMEM;
+	if (args->size > SZ_16G)
+		return -ENOMEM;
+
+	if (args->flags & DRM_NPU_BO_HOST) {
+		size = PAGE_ALIGN(args->size);
+		bo = npu_host_bo_create(ctx, size);
+	} else {
+		size = ALIGN(args->size, DRM_NPU_BO_ALIGN);
+		bo = npu_device_bo_create(ctx, size);
+	}
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+
+	ret = drm_gem_handle_create(file, &bo->base.base, &args->handle);
+	if (!ret) {
+		if (args->flags & DRM_NPU_BO_HOST)
+			args->mmap_offset = drm_vma_node_offset_addr(&bo->base.base.vma_node);
+		else
+			args->addr = DRM_NPU_DEVICE_ADDR_BASE + bo->node.start;
+	}
+	/* The handle holds the buffer now, or nothing does. */
+	drm_gem_object_put(&bo->base.base);
+	return ret;
+}
+
+/**
+ * npu_device_bo_lookup - find the context's device buffer holding a range
+ * @ctx: the context using the range
+ * @addr: device address, as userspace names it
+ * @size: bytes from @addr, at least one
+ * @offset: out: card memory offset of @addr
+ *
+ * Return: the buffer with a reference the caller puts, or NULL when the
+ * range is not wholly inside one device buffer of @ctx.
+ */
+struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
+					    u64 size, u64 *offset)
+{
+	struct npu_device *ndev = ctx->ndev;
+	struct drm_gem_object *found = NULL;
+	struct drm_mm_node *node;
+	u64 start, end;
+
+	if (addr < DRM_NPU_DEVICE_ADDR_BASE ||
+	    check_add_overflow(addr - DRM_NPU_DEVICE_ADDR_BASE, size, &end))
+		return NULL;
+	start = addr - DRM_NPU_DEVICE_ADDR_BASE;
+
+	mutex_lock(&ndev->mm_lock);
+	drm_mm_for_each_node_in_range(node, &ndev->mm, start, start + 1) {
+		struct npu_bo *bo = container_of(node, struct npu_bo, node);
+
+		if (bo->ctx == ctx && end <= node->start + node->size &&
+		    kref_get_unless_zero(&bo->base.base.refcount))
+			found = &bo->base.base;
+		break;
+	}
+	mutex_unlock(&ndev->mm_lock);
+
+	if (found)
+		*offset = start;
+	return found;
+}
+
+/**
+ * npu_host_bo_lookup - find a host buffer of the context by handle
+ * @ctx: the context
+ * @handle: GEM handle in the context's file
+ *
+ * Return: the buffer with a reference, or NULL if @handle is not a host
+ * buffer of @ctx.
+ */
+struct drm_gem_object *npu_host_bo_lookup(struct npu_ctx *ctx, u32 handle)
+{
+	struct drm_gem_object *obj = drm_gem_object_lookup(ctx->file, handle);
+
+	if (obj && (!npu_bo_is_host(obj) || to_npu_bo(obj)->ctx != ctx)) {
+		drm_gem_object_put(obj);
+		obj = NULL;
+	}
+	return obj;
+}
+
+struct sg_table *npu_host_bo_sgt(struct drm_gem_object *obj)
+{
+	return to_npu_bo(obj)->sgt;
+}

@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Submission: userspace commands are checked against the submitter's own
+ * memory and slots, turned into card commands, and queued on the stream's
+ * ring as one job that holds what the card uses until it completes.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/uaccess.h>
+
+#include "npu_drv.h"
+
+/* Bounds the pages one command pins from ordinary user memory. */
+#define NPU_MAX_USER_BYTES	SZ_1G
+
+/* A host operand whose pages are not contiguous for the card. */
+struct npu_sg_fixup {
+	unsigned int cmd;
+	bool dst;
+	struct sg_table *sgt;
+	u64 offset;
+	u64 len;
+	unsigned int entries;
+};
+
+struct npu_submit {
+	struct npu_ctx *ctx;
+	struct npu_job *job;
+	struct npu_cmd *hw;
+	struct npu_sg_fixup *fixups;
+	unsigned int nfixups;
+};
+
+static void npu_pin_release(struct device *dev, struct npu_pin *pin)
+{
+	dma_unmap_sgtable(dev, &pin->sgt, pin->dir, 0);
+	sg_free_table(&pin->sgt);
+	unpin_user_pages_dirty_lock(pin->pages, pin->npages,
+				    pin->dir == DMA_FROM_DEVICE);
+	kvfree(pin->pages);
+}
+
+void npu_job_free(struct npu_device *ndev, struct npu_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->npins; i++)
+		npu_pin_release(ndev->drm.dev, &job->pins[i]);
+	for (i = 0; i < job->nbos; i++)
+		drm_gem_object_put(job->bos[i]);
+	if (job->sg)
+		dma_free_coherent(ndev->drm.dev, job->sg_count * sizeof(*job->sg),
+				  job->sg, job->sg_dma);
+	kvfree(job->pins);
+	kvfree(job->bos);
+	kvfree(job->event_slots);
+	kfree(job);
+}
+
+static struct npu_job *npu_job_alloc(unsigned int count)
+{
+	struct npu_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+
+	if (!job)
+		return NULL;
+	job->bos = kvcalloc(2 * count, sizeof(*job->bos), GFP_KERNEL);
+	job->pins = kvcalloc(2 * count, sizeof(*job->pins), GFP_KERNEL);
+	job->event_slots = kvcalloc(count, sizeof(*job->event_slots), GFP_KERNEL);
+	if (!job->bos || !job->pins || !job->event_slots) {
+		kvfree(job->pins);
+		kvfree(job->bos);
+		kvfree(job->event_slots);
+		kfree(job);
+		return NULL;
+	}
+	return job;
+}
+
+static int npu_pin_user(struct npu_submit *sub, u64 uaddr, u64 size, bool write)
+{
+	struct device *dev = sub->ctx->ndev->drm.dev;
+	struct npu_pin *pin = &sub->job->pins[sub->job->npins];
+	unsigned long first, last;
+	int pinned, ret;
+
+	if (size > NPU_MAX_USER_BYTES)
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(uaddr), size))
+		return -EFAULT;
+
+	first = uaddr >> PAGE_SHIFT;
+	last = (uaddr + size - 1) >> PAGE_SHIFT;
+	pin->npages = last - first + 1;
+	pin->dir = write ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	pin->pages = kvmalloc_array(pin->npages, sizeof(*pin->pages), GFP_KERNEL);
+	if (!pin->pages)
+		return -ENOMEM;
+
+	pinned = pin_user_pages_fast(uaddr & PAGE_MASK, pin->npages,
+				     write ? FOLL_WRITE : 0, pin->pages);
+	if (pinned != pin->npages) {
+		ret = pinned < 0 ? pinned : -EFAULT;
+		if (pinned > 0)
+			unpin_user_pages(pin->pages, pinned);
+		goto err_free;
+	}
+	ret = sg_alloc_table_from_pages(&pin->sgt, pin->pages, pin->npages,
+					offset_in_page(uaddr), size, GFP_KERNEL);
+	if (ret)
+		goto err_unpin;
+	ret = dma_map_sgtable(dev, &pin->sgt, pin->dir, 0);
+	if (ret)
+		goto err_table;
+	sub->job->npins++;
+	return 0;
+
+err_table:
+	sg_free_table(&pin->sgt);
+err_unpin:
+	unpin_user_pages(pin->pages, pin->npages);
+err_free:
+	kvfree(pin->pages);
+	return ret;
+}
+
+/* Counts the DMA segments of @sgt that [offset, offset + len) touches. */
+static unsigned int npu_sg_count(struct sg_table *sgt, u64 offset, u64 len)
+{
+	struct scatterlist *sg;
+	unsigned int i, n = 0;
+	u64 pos = 0;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		u64 seg_end = pos + sg_dma_len(sg);
+
+		if (seg_end > offset && pos < offset + len)
+			n++;
+		pos = seg_end;
+	}
+	return n;
+}
+
+/* Writes the card's entries for [offset, offset + len) of @sgt. */
+static void npu_sg_fill(struct npu_sg_entry *out, struct sg_table *sgt,
+			u64 offset, u64 len)
+{
+	struct scatterlist *sg;
+	u64 pos = 0, end = offset + len;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		u64 seg_end = pos + sg_dma_len(sg);
+		u64 from = max(pos, offset), to = min(seg_end, end);
+
+		if (from < to) {
+			out->addr = cpu_to_le64(sg_dma_address(sg) + (from - pos));
+			out->len = cpu_to_le64(to - from);
+			out++;
+		}
+		pos = seg_end;
+	}
+}
+
+/*
+ * Resolves a host operand: one contiguous stretch becomes a plain bus
+ * address, anything else a scatter-gather table filled in later.
+ */
+static void npu_host_operand(struct npu_submit *sub, unsigned int cmd, bool dst,
+			     struct sg_table *sgt, u64 offset, u64 len)
+{
+	struct npu_cmd *hw = &sub->hw[cmd];
+	u16 flags = le16_to_cpu(hw->flags);
+	unsigned int entries = npu_sg_count(sgt, offset, len);
+	struct npu_sg_entry single;
+
+	if (entries == 1) {
+		npu_sg_fill(&single, sgt, offset, len);
+		if (dst)
+			hw->dst = single.addr;
+		else
+			hw->src = single.addr;
+		hw->flags = cpu_to_le16(flags | (dst ? NPU_CMD_DST_HOST : NPU_CMD_SRC_HOST));
+		return;
+	}
+	sub->fixups[sub->nfixups++] = (struct npu_sg_fixup) {
+		.cmd = cmd, .dst = dst, .sgt = sgt, .offset = offset, .len = len,
+		.entries = entries,
+	};
+	hw->flags = cpu_to_le16(flags | (dst ? NPU_CMD_DST_HOST | NPU_CMD_DST_SGL :
+					       NPU_CMD_SRC_HOST | NPU_CMD_SRC_SGL));
+}
+
+static void npu_job_hold(struct npu_job *job, struct drm_gem_object *obj)
+{
+	job->bos[job->nbos++] = obj;
+}
+
+/* Resolves one side of a COPY or FILL into sub->hw[cmd]. */
+static int npu_operand(struct npu_submit *sub, unsigned int cmd, bool dst,
+		       u32 flags, u32 handle, u64 addr, u64 size)
+{
+	u32 host = dst ? DRM_NPU_CMD_DST_HOST : DRM_NPU_CMD_SRC_HOST;
+	u32 user = dst ? DRM_NPU_CMD_DST_USER : DRM_NPU_CMD_SRC_USER;
+	struct drm_gem_object *obj;
+	u64 offset, end;
+	int ret;
+
+	if ((flags & host) && (flags & user))
+		return -EINVAL;
+	if (!(flags & host) && handle)
+		return -EINVAL;
+
+	if (flags & user) {
+		ret = npu_pin_user(sub, addr, size, dst);
+		if (ret)
+			return ret;
+		npu_host_operand(sub, cmd, dst, &sub->job->pins[sub->job->npins - 1].sgt,
+				 0, size);
+		return 0;
+	}
+	if (flags & host) {
+		obj = npu_host_bo_lookup(sub->ctx, handle);
+		if (!obj)
+			return -ENOENT;
+		npu_job_hold(sub->job, obj);
+		if (check_add_overflow(addr, size, &end) || end > obj->size)
+			return -EINVAL;
+		npu_host_operand(sub, cmd, dst, npu_host_bo_sgt(obj), addr, size);
+		return 0;
+	}
+	obj = npu_device_bo_lookup(sub->ctx, addr, size, &offset);
+	if (!obj)
+		return -EPERM;
+	npu_job_hold(sub->job, obj);
+	if (dst)
+		sub->hw[cmd].dst = cpu_to_le64(offset);
+	else
+		sub->hw[cmd].src = cpu_to_le64(offset);
+	return 0;
+}
+
+static int npu_build_copy(struct npu_submit *sub, unsigned int i,
+			  const struct drm_npu_cmd *uc)
+{
+	const u32 valid = DRM_NPU_CMD_DST_HOST | DRM_NPU_CMD_SRC_HOST |
+			  DRM_NPU_CMD_DST_USER | DRM_NPU_CMD_SRC_USER;
+	int ret;
+
+	if (uc->flags & ~valid || !uc->size || uc->value || uc->slot || uc->cond)
+		return -EINVAL;
+	sub->hw[i].opcode = cpu_to_le16(NPU_OP_COPY);
+	sub->hw[i].size = cpu_to_le64(uc->size);
+	ret = npu_operand(sub, i, true, uc->flags, uc->dst_handle, uc->dst, uc->size);
+	if (ret)
+		return ret;
+	sub->job->bytes += uc->size;
+	return npu_operand(sub, i, false, uc->flags, uc->src_handle, uc->src, uc->size);
+}
+
+static int npu_build_fill(struct npu_submit *sub, unsigned int i,
+			  const struct drm_npu_cmd *uc)
+{
+	if (uc->flags & ~(DRM_NPU_CMD_DST_HOST | DRM_NPU_CMD_DST_USER) ||
+	    !uc->size || uc->value > 0xff || uc->src || uc->src_handle ||
+	    uc->slot || uc->cond)
+		return -EINVAL;
+	sub->hw[i].opcode = cpu_to_le16(NPU_OP_FILL);
+	sub->hw[i].size = cpu_to_le64(uc->size);
+	sub->hw[i].arg = cpu_to_le32(uc->value);
+	sub->job->bytes += uc->size;
+	return npu_operand(sub, i, true, uc->flags, uc->dst_handle, uc->dst, uc->size);
+}
+
+/* SLOT_WRITE, SLOT_WAIT and TIMESTAMP: a word of the context's fence area. */
+static int npu_build_slot(struct npu_submit *sub, unsigned int i,
+			  const struct drm_npu_cmd *uc)
+{
+	struct npu_cmd *hw = &sub->hw[i];
+	bool event_only = uc->op != DRM_NPU_OP_SLOT_WAIT;
+	dma_addr_t slot_dma;
+
+	if (uc->flags || uc->dst || uc->src || uc->size || uc->dst_handle ||
+	    uc->src_handle || uc->cond || (uc->op == DRM_NPU_OP_TIMESTAMP && uc->value))
+		return -EINVAL;
+	if (!npu_ctx_slot_valid(sub->ctx, uc->slot, event_only))
+		return -EPERM;
+
+	slot_dma = npu_ctx_slot_dma(sub->ctx, uc->slot);
+	hw->flags = cpu_to_le16(NPU_CMD_DST_HOST);
+	hw->dst = cpu_to_le64(slot_dma);
+	hw->value = cpu_to_le64(uc->value);
+	switch (uc->op) {
+	case DRM_NPU_OP_SLOT_WRITE:
+		hw->opcode = cpu_to_le16(NPU_OP_FENCE);
+		/* Waiters sleep in DRM_IOCTL_NPU_WAIT until this interrupt. */
+		hw->flags |= cpu_to_le16(NPU_CMD_FENCE_TIME | NPU_CMD_IRQ);
+		sub->job->event_slots[sub->job->nevents++] = uc->slot;
+		break;
+	case DRM_NPU_OP_SLOT_WAIT:
+		hw->opcode = cpu_to_le16(NPU_OP_WAIT);
+		hw->arg = cpu_to_le32(NPU_WAIT_GEQ);
+		break;
+	default:
+		hw->opcode = cpu_to_le16(NPU_OP_TIMESTAMP);
+		hw->dst = cpu_to_le64(slot_dma +
+				      offsetof(struct drm_npu_fence_slot, timestamp));
+		break;
+	}
+	return 0;
+}
+
+/* VALUE_WRITE and VALUE_WAIT: an aligned 64-bit word of device memory. */
+static int npu_build_value(struct npu_submit *sub, unsigned int i,
+			   const struct drm_npu_cmd *uc)
+{
+	struct drm_gem_object *obj;
+	bool wait = uc->op == DRM_NPU_OP_VALUE_WAIT;
+	u64 offset;
+
+	if (uc->flags || uc->src || uc->size || uc->dst_handle || uc->src_handle ||
+	    uc->slot || (!wait && uc->cond) || uc->cond > DRM_NPU_WAIT_NOR ||
+	    !IS_ALIGNED(uc->dst, 8))
+		return -EINVAL;
+	obj = npu_device_bo_lookup(sub->ctx, uc->dst, 8, &offset);
+	if (!obj)
+		return -EPERM;
+	npu_job_hold(sub->job, obj);
+
+	sub->hw[i].opcode = cpu_to_le16(wait ? NPU_OP_WAIT : NPU_OP_FENCE);
+	sub->hw[i].dst = cpu_to_le64(offset);
+	sub->hw[i].value = cpu_to_le64(uc->value);
+	sub->hw[i].arg = cpu_to_le32(wait ? uc->cond : 0);
+	return 0;
+}
+
+static int npu_build_cmd(struct npu_submit *sub, unsigned int i,
+			 const struct drm_npu_cmd *uc)
+{
+	if (uc->pad)
+		return -EINVAL;
+
+	switch (uc->op) {
+	case DRM_NPU_OP_NOP:
+		if (uc->flags || uc->dst || uc->src || uc->size || uc->value ||
+		    uc->dst_handle || uc->src_handle || uc->slot || uc->cond)
+			return -EINVAL;
+		sub->hw[i].opcode = cpu_to_le16(NPU_OP_NOP);
+		return 0;
+	case DRM_NPU_OP_COPY:
+		return npu_build_copy(sub, i, uc);
+	case DRM_NPU_OP_FILL:
+		return npu_build_fill(sub, i, uc);
+	case DRM_NPU_OP_SLOT_WRITE:
+	case DRM_NPU_OP_SLOT_WAIT:
+	case DRM_NPU_OP_TIMESTAMP:
+		return npu_build_slot(sub, i, uc);
+	case DRM_NPU_OP_VALUE_WRITE:
+	case DRM_NPU_OP_VALUE_WAIT:
+		return npu_build_value(sub, i, uc);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Gives the scatter-gather operands their tables, in one coherent block. */
+static int npu_build_sg_tables(struct npu_submit *sub)
+{
+	struct npu_job *job = sub->job;
+	unsigned int i, next = 0;
+
+	for (i = 0; i < sub->nfixups; i++)
+		job->sg_count += sub->fixups[i].entries;
+	if (!job->sg_count)
+		return 0;
+
+	job->sg = dma_alloc_coherent(sub->ctx->ndev->drm.dev,
+				     job->sg_count * sizeof(*job->sg),
+				     &job->sg_dma, GFP_KERNEL);
+	if (!job->sg)
+		return -ENOMEM;
+
+	for (i = 0; i < sub->nfixups; i++) {
+		struct npu_sg_fixup *fix = &sub->fixups[i];
+		struct npu_cmd *hw = &sub->hw[fix->cmd];
+		u64 table = job->sg_dma + next * sizeof(*job->sg);
+
+		npu_sg_fill(&job->sg[next], fix->sgt, fix->offset, fix->len);
+		if (fix->dst) {
+			hw->dst = cpu_to_le64(table);
+			hw->dst_sg_count = cpu_to_le32(fix->entries);
+		} else {
+			hw->src = cpu_to_le64(table);
+			hw->src_sg_count = cpu_to_le32(fix->entries);
+		}
+		next += fix->entries;
+	}
+	return 0;
+}
+
+static void npu_build_done_fence(struct npu_submit *sub, unsigned int i,
+				 struct npu_stream *stream, u64 seqno)
+{
+	struct npu_cmd *hw = &sub->hw[i];
+
+	hw->opcode = cpu_to_le16(NPU_OP_FENCE);
+	hw->flags = cpu_to_le16(NPU_CMD_DST_HOST | NPU_CMD_FENCE_TIME | NPU_CMD_IRQ);
+	hw->dst = cpu_to_le64(npu_ctx_slot_dma(sub->ctx, stream->slot));
+	hw->value = cpu_to_le64(seqno);
+}
+
+static bool npu_stream_has_space(struct npu_stream *stream, u32 needed)
+{
+	bool ok = true;
+	int idx;
+
+	if (READ_ONCE(stream->state) != NPU_STREAM_ACTIVE)
+		return true;
+	if (drm_dev_enter(&stream->ctx->ndev->drm, &idx)) {
+		ok = npu_ring_space(stream->ring) >= needed;
+		drm_dev_exit(idx);
+	}
+	return ok;
+}
+
+static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
+			 unsigned int nhw, bool nonblock, u64 *seqno)
+{
+	struct npu_device *ndev = sub->ctx->ndev;
+	int idx, ret;
+
+	if (nonblock) {
+		if (!npu_stream_has_space(stream, nhw))
+			return -EAGAIN;
+	} else {
+		ret = wait_event_interruptible(stream->space_wq,
+					       npu_stream_has_space(stream, nhw));
+		if (ret)
+			return ret;
+	}
+
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return -ENODEV;
+	if (READ_ONCE(stream->state) != NPU_STREAM_ACTIVE || ndev->dead) {
+		ret = ndev->dead ? -ENODEV : -EIO;
+		goto out_exit;
+	}
+	ret = -EAGAIN;
+	if (npu_ring_space(stream->ring) < nhw)
+		goto out_exit;	/* only a NONBLOCK race can get here */
+
+	sub->job->seqno = stream->submitted + 1;
+	npu_build_done_fence(sub, nhw - 1, stream, sub->job->seqno);
+	npu_stream_add_job(stream, sub->job);
+	stream->submitted = sub->job->seqno;
+	npu_ring_push(stream->ring, sub->hw, nhw);
+	*seqno = sub->job->seqno;
+	ret = 0;
+out_exit:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static int npu_submit_check_args(struct npu_stream *stream,
+				 const struct drm_npu_submit *args)
+{
+	if (args->flags & ~DRM_NPU_SUBMIT_NONBLOCK || args->seqno ||
+	    args->cmd_size != sizeof(struct drm_npu_cmd))
+		return -EINVAL;
+	if (!args->count || args->count > DRM_NPU_MAX_BATCH ||
+	    args->count + 1 > stream->ring->entries)
+		return -EINVAL;
+	return 0;
+}
+
+static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
+		      const struct drm_npu_cmd *ucmds)
+{
+	struct npu_submit sub = { .ctx = stream->ctx };
+	unsigned int i, nhw = args->count + 1;
+	int ret = -ENOMEM;
+
+	sub.job = npu_job_alloc(args->count);
+	sub.hw = kvcalloc(nhw, sizeof(*sub.hw), GFP_KERNEL);
+	sub.fixups = kvcalloc(2 * args->count, sizeof(*sub.fixups), GFP_KERNEL);
+	if (!sub.job || !sub.hw || !sub.fixups)
+		goto out;
+
+	for (i = 0; i < args->count; i++) {
+		ret = npu_build_cmd(&sub, i, &ucmds[i]);
+		if (ret)
+			goto out;
+	}
+	ret = npu_build_sg_tables(&sub);
+	if (ret)
+		goto out;
+
+	mutex_lock(&stream->submit_lock);
+	ret = npu_queue_job(&sub, stream, nhw, args->flags & DRM_NPU_SUBMIT_NONBLOCK,
+			    &args->seqno);
+	mutex_unlock(&stream->submit_lock);
+	if (!ret)
+		sub.job = NULL;	/* the stream owns it now */
+out:
+	if (sub.job)
+		npu_job_free(stream->ctx->ndev, sub.job);
+	kvfree(sub.fixups);
+	kvfree(sub.hw);
+	return ret;
+}
+
+int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
+{
+	struct drm_npu_submit *args = data;
+	struct npu_ctx *ctx = file->driver_priv;
+	struct npu_stream *stream;
+	struct drm_npu_cmd *ucmds;
+	int ret;
+
+	stream = npu_stream_get(ctx, args->stream);
+	if (!stream)
+		return -ENOENT;
+	ret = npu_submit_check_args(stream, args);
+	if (ret)
+		goto out_put;
+	ret = READ_ONCE(stream->state) == NPU_STREAM_ACTIVE ? 0 : -EIO;
+	if (ret)
+		goto out_put;
+
+	ucmds = vmemdup_array_user(u64_to_user_ptr(args->cmds), args->count,
+				   sizeof(*ucmds));
+	if (IS_ERR(ucmds)) {
+		ret = PTR_ERR(ucmds);
+		goto out_put;
+	}
+	ret = npu_submit(stream, args, ucmds);
+	kvfree(ucmds);
+out_put:
+	npu_stream_put(stream);
+	return ret;
+}

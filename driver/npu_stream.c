@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Streams: in-order queues of work, each on a ring of its own. A stream
+ * retires its jobs as the card completes them, and fails as a whole when
+ * the card reports an error, when it stops making progress, or when the
+ * card dies: its waiters then see the error instead of hanging.
+ */
+
+#include "npu_drv.h"
+
+static void npu_stream_release(struct kref *ref)
+{
+	struct npu_stream *stream = container_of(ref, struct npu_stream, ref);
+
+	mutex_destroy(&stream->submit_lock);
+	kfree(stream);
+}
+
+void npu_stream_put(struct npu_stream *stream)
+{
+	kref_put(&stream->ref, npu_stream_release);
+}
+
+/**
+ * npu_stream_get - look up a stream of a context
+ * @ctx: the context
+ * @id: stream number
+ *
+ * Return: the stream with a reference, or NULL.
+ */
+struct npu_stream *npu_stream_get(struct npu_ctx *ctx, u32 id)
+{
+	struct npu_stream *stream;
+
+	mutex_lock(&ctx->lock);
+	stream = xa_load(&ctx->streams, id);
+	if (stream)
+		kref_get(&stream->ref);
+	mutex_unlock(&ctx->lock);
+	return stream;
+}
+
+static struct drm_npu_fence_slot *npu_stream_slot(struct npu_stream *stream)
+{
+	return npu_ctx_slot(stream->ctx, stream->slot);
+}
+
+static bool npu_job_done(struct npu_stream *stream, struct npu_job *job)
+{
+	return (s64)(READ_ONCE(npu_stream_slot(stream)->value) - job->seqno) >= 0;
+}
+
+static void npu_job_fail_events(struct npu_stream *stream, struct npu_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nevents; i++)
+		WRITE_ONCE(npu_ctx_slot(stream->ctx, job->event_slots[i])->error,
+			   stream->error);
+}
+
+/*
+ * Frees the jobs the card completed, or every job when @all; the caller
+ * guarantees that the card no longer runs the ring in that case.
+ */
+static void npu_stream_retire(struct npu_stream *stream, bool all)
+{
+	struct npu_job *job, *next;
+	LIST_HEAD(done);
+
+	spin_lock_irq(&stream->lock);
+	list_for_each_entry_safe(job, next, &stream->jobs, link) {
+		if (!all && !npu_job_done(stream, job))
+			break;
+		list_move_tail(&job->link, &done);
+	}
+	if (!list_empty(&done) && list_empty(&stream->jobs))
+		atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), stream->busy_since)),
+			     &stream->ctx->busy_ns);
+	spin_unlock_irq(&stream->lock);
+
+	list_for_each_entry_safe(job, next, &done, link) {
+		if (npu_job_done(stream, job)) {
+			stream->completed = job->seqno;
+			atomic64_add(job->bytes, &stream->bytes);
+			atomic64_add(job->bytes, &stream->ctx->bytes_moved);
+		} else {
+			npu_job_fail_events(stream, job);
+		}
+		npu_job_free(stream->ctx->ndev, job);
+	}
+	wake_up_all(&stream->space_wq);
+}
+
+/**
+ * npu_stream_fail - fail a stream and all its queued work
+ * @stream: the stream
+ * @error: enum drm_npu_error
+ *
+ * Stops the ring, then releases what the queued jobs held and marks their
+ * slots failed. The stream accepts no work afterwards.
+ */
+void npu_stream_fail(struct npu_stream *stream, u32 error)
+{
+	struct npu_ctx *ctx = stream->ctx;
+	bool stopped;
+
+	spin_lock_irq(&stream->lock);
+	if (stream->state != NPU_STREAM_ACTIVE) {
+		spin_unlock_irq(&stream->lock);
+		return;
+	}
+	stream->state = NPU_STREAM_FAILED;
+	stream->error = error;
+	spin_unlock_irq(&stream->lock);
+	/* A submitter waiting for ring space gives up its lock. */
+	wake_up_all(&stream->space_wq);
+
+	mutex_lock(&stream->submit_lock);
+	stopped = ctx->ndev->dead || !npu_ring_reset(stream->ring);
+	WRITE_ONCE(npu_stream_slot(stream)->error, error);
+	if (stopped)
+		npu_stream_retire(stream, true);
+	else
+		drm_err(&ctx->ndev->drm, "ring %u did not stop; its pages stay pinned\n",
+			stream->ring->index);
+	mutex_unlock(&stream->submit_lock);
+	wake_up_all(&ctx->wq);
+}
+
+static u32 npu_ring_error_to_uapi(u32 error)
+{
+	return error == NPU_ERR_DMA ? DRM_NPU_ERR_DMA : DRM_NPU_ERR_REJECTED;
+}
+
+static void npu_stream_retire_work(struct work_struct *work)
+{
+	struct npu_stream *stream = container_of(work, struct npu_stream, retire_work);
+	struct npu_device *ndev = stream->ctx->ndev;
+	u32 status = NPU_RING_IDLE, error = 0;
+	int idx;
+
+	if (drm_dev_enter(&ndev->drm, &idx)) {
+		status = npu_ring_status(stream->ring);
+		error = npu_ring_error(stream->ring);
+		drm_dev_exit(idx);
+	}
+	if (status == NPU_RING_STOPPED && READ_ONCE(stream->state) == NPU_STREAM_ACTIVE) {
+		drm_dbg_driver(&ndev->drm, "ring %u stopped with error %u\n",
+			       stream->ring->index, error);
+		npu_stream_fail(stream, npu_ring_error_to_uapi(error));
+		return;
+	}
+	npu_stream_retire(stream, false);
+}
+
+static u64 npu_stream_progress(struct npu_stream *stream)
+{
+	u64 progress = 0;
+	int idx;
+
+	if (drm_dev_enter(&stream->ctx->ndev->drm, &idx)) {
+		progress = npu_ring_rd64(stream->ring, NPU_RING_CMDS_DONE);
+		drm_dev_exit(idx);
+	}
+	return progress;
+}
+
+static void npu_stream_hang_work(struct work_struct *work)
+{
+	struct npu_stream *stream = container_of(to_delayed_work(work),
+						 struct npu_stream, hang_work);
+	u64 progress;
+
+	npu_stream_retire(stream, false);
+	if (list_empty(&stream->jobs) || READ_ONCE(stream->state) != NPU_STREAM_ACTIVE)
+		return;
+
+	progress = npu_stream_progress(stream);
+	if (progress == stream->progress) {
+		drm_warn(&stream->ctx->ndev->drm, "ring %u made no progress for %u ms, declared hung\n",
+			 stream->ring->index, npu_hang_timeout_ms);
+		npu_stream_fail(stream, DRM_NPU_ERR_HANG);
+		return;
+	}
+	stream->progress = progress;
+	schedule_delayed_work(&stream->hang_work, msecs_to_jiffies(npu_hang_timeout_ms));
+}
+
+/* Called under npu_device.rings_lock from the ring's interrupt. */
+void npu_stream_irq(struct npu_stream *stream)
+{
+	wake_up_all(&stream->ctx->wq);
+	wake_up_all(&stream->space_wq);
+	queue_work(system_highpri_wq, &stream->retire_work);
+}
+
+/**
+ * npu_stream_add_job - account a job that is about to reach the ring
+ * @stream: the stream, with submit_lock held
+ * @job: the job
+ */
+void npu_stream_add_job(struct npu_stream *stream, struct npu_job *job)
+{
+	spin_lock_irq(&stream->lock);
+	if (list_empty(&stream->jobs))
+		stream->busy_since = ktime_get();
+	list_add_tail(&job->link, &stream->jobs);
+	spin_unlock_irq(&stream->lock);
+	schedule_delayed_work(&stream->hang_work, msecs_to_jiffies(npu_hang_timeout_ms));
+}
+
+const char *npu_stream_state_name(struct npu_stream *stream)
+{
+	switch (READ_ONCE(stream->state)) {
+	case NPU_STREAM_FAILED:
+		return stream->error == DRM_NPU_ERR_HANG ? "hung" : "failed";
+	case NPU_STREAM_DESTROYED:
+		return "destroyed";
+	default:
+		return list_empty(&stream->jobs) ? "idle" : "busy";
+	}
+}
+
+static bool npu_stream_idle(struct npu_stream *stream)
+{
+	bool idle;
+
+	npu_stream_retire(stream, false);
+	spin_lock_irq(&stream->lock);
+	idle = list_empty(&stream->jobs) || stream->state != NPU_STREAM_ACTIVE;
+	spin_unlock_irq(&stream->lock);
+	return idle;
+}
+
+/**
+ * npu_stream_destroy - tear down a stream taken out of its context's table
+ * @stream: the stream; the caller gives up the table's reference
+ * @abort: fail queued work instead of waiting for it
+ */
+void npu_stream_destroy(struct npu_stream *stream, bool abort)
+{
+	struct npu_ctx *ctx = stream->ctx;
+
+	if (!abort)
+		wait_event(stream->space_wq, npu_stream_idle(stream));
+	npu_stream_fail(stream, DRM_NPU_ERR_ABORTED);
+	stream->state = NPU_STREAM_DESTROYED;
+
+	npu_sysfs_stream_remove(stream);
+	npu_ring_attach(stream->ring, NULL);
+	cancel_work_sync(&stream->retire_work);
+	cancel_delayed_work_sync(&stream->hang_work);
+
+	if (stream->ring->cmds)
+		npu_ring_stop(stream->ring);
+	npu_ring_release(stream->ring);
+	npu_ctx_slot_free(ctx, stream->slot);
+	npu_stream_put(stream);
+}
+
+static int npu_stream_check_args(struct npu_device *ndev,
+				 struct drm_npu_stream_create *args)
+{
+	if (args->flags || args->pad || args->id || args->slot)
+		return -EINVAL;
+	if (args->priority > DRM_NPU_PRIORITY_LOWEST)
+		return -EINVAL;
+	if (args->ring_entries &&
+	    (args->ring_entries < 4 || !is_power_of_2(args->ring_entries) ||
+	     args->ring_entries > ndev->id.max_ring_entries))
+		return -EINVAL;
+	return 0;
+}
+
+static struct npu_stream *npu_stream_alloc(struct npu_ctx *ctx, u32 priority)
+{
+	struct npu_stream *stream = kzalloc(sizeof(*stream), GFP_KERNEL);
+
+	if (!stream)
+		return NULL;
+	kref_init(&stream->ref);
+	stream->ctx = ctx;
+	stream->priority = priority;
+	stream->state = NPU_STREAM_ACTIVE;
+	mutex_init(&stream->submit_lock);
+	spin_lock_init(&stream->lock);
+	INIT_LIST_HEAD(&stream->jobs);
+	init_waitqueue_head(&stream->space_wq);
+	INIT_WORK(&stream->retire_work, npu_stream_retire_work);
+	INIT_DELAYED_WORK(&stream->hang_work, npu_stream_hang_work);
+	return stream;
+}
+
+int npu_stream_create_ioctl(struct drm_device *dev, void *data,
+			    struct drm_file *file)
+{
+	struct drm_npu_stream_create *args = data;
+	struct npu_ctx *ctx = file->driver_priv;
+	struct npu_device *ndev = ctx->ndev;
+	struct npu_stream *stream;
+	u32 entries;
+	int ret, slot, idx;
+
+	ret = npu_stream_check_args(ndev, args);
+	if (ret)
+		return ret;
+	entries = args->ring_entries ?:
+		  min(DRM_NPU_RING_ENTRIES_DEFAULT, ndev->id.max_ring_entries);
+
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+	ret = -ENODEV;
+	if (ndev->dead)
+		goto out_exit;
+
+	ret = -ENOMEM;
+	stream = npu_stream_alloc(ctx, args->priority);
+	if (!stream)
+		goto out_exit;
+
+	slot = npu_ctx_slot_alloc(ctx, false);
+	if (slot < 0) {
+		ret = slot;
+		goto err_free;
+	}
+	stream->slot = slot;
+
+	ret = -EBUSY;
+	stream->ring = npu_ring_claim(ndev);
+	if (!stream->ring)
+		goto err_slot;
+	ret = npu_ring_start(stream->ring, entries);
+	if (ret)
+		goto err_ring;
+
+	mutex_lock(&ctx->lock);
+	ret = xa_alloc(&ctx->streams, &stream->id, stream, xa_limit_31b, GFP_KERNEL);
+	mutex_unlock(&ctx->lock);
+	if (ret)
+		goto err_stop;
+
+	npu_ring_attach(stream->ring, stream);
+	npu_sysfs_stream_add(stream);
+	args->id = stream->id;
+	args->slot = stream->slot;
+	drm_dev_exit(idx);
+	return 0;
+
+err_stop:
+	npu_ring_stop(stream->ring);
+err_ring:
+	npu_ring_release(stream->ring);
+err_slot:
+	npu_ctx_slot_free(ctx, slot);
+err_free:
+	npu_stream_put(stream);
+out_exit:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+int npu_stream_destroy_ioctl(struct drm_device *dev, void *data,
+			     struct drm_file *file)
+{
+	struct drm_npu_stream_destroy *args = data;
+	struct npu_ctx *ctx = file->driver_priv;
+	struct npu_stream *stream;
+	bool abort = args->flags & DRM_NPU_STREAM_DESTROY_ABORT;
+	int ret = 0;
+
+	if (args->flags & ~DRM_NPU_STREAM_DESTROY_ABORT)
+		return -EINVAL;
+	stream = npu_stream_get(ctx, args->id);
+	if (!stream)
+		return -ENOENT;
+
+	if (!abort && wait_event_interruptible(stream->space_wq, npu_stream_idle(stream))) {
+		npu_stream_put(stream);
+		return -ERESTARTSYS;
+	}
+
+	mutex_lock(&ctx->lock);
+	if (xa_load(&ctx->streams, args->id) == stream)
+		xa_erase(&ctx->streams, args->id);
+	else
+		ret = -ENOENT;	/* another thread destroyed it meanwhile */
+	mutex_unlock(&ctx->lock);
+
+	if (!ret)
+		npu_stream_destroy(stream, abort);
+	npu_stream_put(stream);
+	return ret;
+}

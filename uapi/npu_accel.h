@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT */
+/*
+ * Userspace interface of the NPU accel driver (/dev/accel/accelN).
+ *
+ * An open file is a context: it owns device-memory buffers, pinned host
+ * buffers, streams and fence slots, and nothing of it is reachable from
+ * another context. Closing the file (or the process dying) stops the
+ * context's streams and gives everything back.
+ *
+ * Completion is learnt without a syscall: each context has a fence area,
+ * an array of struct drm_npu_fence_slot that the card writes and that
+ * userspace maps read-only (DRM_NPU_PARAM_FENCE_MMAP_OFFSET, _FENCE_SIZE).
+ * Every stream and every event owns one slot. DRM_IOCTL_NPU_WAIT sleeps
+ * until a slot reaches a value.
+ *
+ * Rules for every ioctl: the argument's size must be exactly the size of its
+ * struct (-EINVAL otherwise), fields named pad must be zero, unknown flags
+ * are rejected with -EINVAL, and a failed call changes nothing.
+ */
+#ifndef _UAPI_NPU_ACCEL_H_
+#define _UAPI_NPU_ACCEL_H_
+
+#include "drm.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define DRM_NPU_GET_PARAM	0x00
+#define DRM_NPU_BO_CREATE	0x01
+#define DRM_NPU_STREAM_CREATE	0x02
+#define DRM_NPU_STREAM_DESTROY	0x03
+#define DRM_NPU_SUBMIT		0x04
+#define DRM_NPU_WAIT		0x05
+#define DRM_NPU_SLOT_ALLOC	0x06
+#define DRM_NPU_SLOT_FREE	0x07
+#define DRM_NPU_SLOT_SIGNAL	0x08
+
+/**
+ * DRM_IOCTL_NPU_GET_PARAM - read one property of the card or the context
+ *
+ * Errors: -EINVAL for an unknown @param or non-zero @pad.
+ */
+#define DRM_IOCTL_NPU_GET_PARAM \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_GET_PARAM, struct drm_npu_get_param)
+
+/**
+ * DRM_IOCTL_NPU_BO_CREATE - allocate a buffer
+ *
+ * Device memory (DRM_NPU_BO_DEVICE) is taken from the card and has a device
+ * address that commands name. Host memory (DRM_NPU_BO_HOST) is pinned
+ * system memory the card reaches without pinning on every copy; userspace
+ * maps it at @mmap_offset and names it in commands by handle and offset.
+ * Freed with DRM_IOCTL_GEM_CLOSE; memory that queued commands still use
+ * is released when they complete.
+ *
+ * Errors: -EINVAL for size 0, unknown flags or non-zero outputs/pad;
+ * -ENOMEM when the card (or the host) has no room: nothing is allocated.
+ */
+#define DRM_IOCTL_NPU_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_BO_CREATE, struct drm_npu_bo_create)
+
+/**
+ * DRM_IOCTL_NPU_STREAM_CREATE - create a stream on a hardware ring
+ *
+ * A stream owns one of the card's rings while it exists: its commands run
+ * in order, concurrently with other streams. Its fence slot's value is the
+ * sequence number of the last completed submission.
+ *
+ * Errors: -EINVAL for bad priority, ring size, flags or pad; -EBUSY when
+ * every ring of the card is taken; -ENOSPC when the context has no free
+ * fence slot; -ENOMEM.
+ */
+#define DRM_IOCTL_NPU_STREAM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_STREAM_CREATE, struct drm_npu_stream_create)
+
+/**
+ * DRM_IOCTL_NPU_STREAM_DESTROY - destroy a stream and free its ring
+ *
+ * Waits (interruptibly) for the stream's submitted work, or with
+ * DRM_NPU_STREAM_DESTROY_ABORT stops the ring at once and fails that work.
+ *
+ * Errors: -ENOENT for an unknown stream; -EINVAL for flags or pad;
+ * -EINTR/-ERESTARTSYS when a signal interrupts the wait (the stream stays).
+ */
+#define DRM_IOCTL_NPU_STREAM_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_STREAM_DESTROY, struct drm_npu_stream_destroy)
+
+/**
+ * DRM_IOCTL_NPU_SUBMIT - queue a batch of commands on a stream
+ *
+ * All commands are checked before any reaches the ring: every device
+ * address must lie in a device buffer of this context, every host range in
+ * a host buffer of this context or in the caller's own memory, every slot
+ * must belong to this context. The batch then runs in order after the
+ * stream's earlier batches, and @seqno is the value the stream's fence slot
+ * takes when it is done. Ordinary user memory named by
+ * DRM_NPU_CMD_*_USER is pinned until the batch completes.
+ *
+ * When the ring is full the call sleeps (interruptibly) for room, or fails
+ * with -EAGAIN under DRM_NPU_SUBMIT_NONBLOCK.
+ *
+ * Errors: -ENOENT (stream), -EINVAL (command, flags, pad, count 0 or over
+ * DRM_NPU_MAX_BATCH, @cmd_size not sizeof(struct drm_npu_cmd)), -EFAULT
+ * (unreadable commands or user memory), -EPERM (an address or slot not of
+ * this context), -EAGAIN, -EIO (the stream has failed; it accepts nothing
+ * until destroyed), -ENODEV (the card is gone or dead).
+ */
+#define DRM_IOCTL_NPU_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_SUBMIT, struct drm_npu_submit)
+
+/**
+ * DRM_IOCTL_NPU_WAIT - sleep until a fence slot reaches a value
+ *
+ * Returns 0 once the slot's value is at or past @value (wrap-aware), woken
+ * by the card's interrupt. The deadline @timeout_ns is absolute
+ * CLOCK_MONOTONIC; DRM_NPU_WAIT_FOREVER waits without one.
+ *
+ * Errors: -ETIME at the deadline; -EINTR/-ERESTARTSYS on a signal; -EIO
+ * when the slot carries an error (its error field says which); -ENOENT for
+ * a slot not allocated in this context; -EINVAL for flags or pad.
+ */
+#define DRM_IOCTL_NPU_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_WAIT, struct drm_npu_wait)
+
+/**
+ * DRM_IOCTL_NPU_SLOT_ALLOC - allocate a fence slot for an event
+ *
+ * The slot starts with value 0, timestamp 0 and no error.
+ * Errors: -ENOSPC when all of the context's slots are taken.
+ */
+#define DRM_IOCTL_NPU_SLOT_ALLOC \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_SLOT_ALLOC, struct drm_npu_slot)
+
+/**
+ * DRM_IOCTL_NPU_SLOT_FREE - free an event's fence slot
+ *
+ * Errors: -ENOENT for a slot that is not an allocated event slot.
+ */
+#define DRM_IOCTL_NPU_SLOT_FREE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_SLOT_FREE, struct drm_npu_slot)
+
+/**
+ * DRM_IOCTL_NPU_SLOT_SIGNAL - set an event slot's value from the CPU
+ *
+ * Releases streams whose DRM_NPU_OP_SLOT_WAIT waits on the slot; this is
+ * how a stream waits on the card for a host callback to return.
+ * Errors: -ENOENT for a slot that is not an allocated event slot.
+ */
+#define DRM_IOCTL_NPU_SLOT_SIGNAL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_SLOT_SIGNAL, struct drm_npu_slot)
+
+enum drm_npu_param {
+	DRM_NPU_PARAM_DEVMEM_SIZE = 0,		/* bytes of device memory */
+	DRM_NPU_PARAM_DEVMEM_FREE = 1,		/* bytes not allocated, all contexts */
+	DRM_NPU_PARAM_NUM_RINGS = 2,
+	DRM_NPU_PARAM_FREE_RINGS = 3,		/* rings no stream owns */
+	DRM_NPU_PARAM_MAX_RING_ENTRIES = 4,
+	DRM_NPU_PARAM_SERIAL = 5,
+	DRM_NPU_PARAM_CLOCK_NS = 6,		/* the card's clock now */
+	DRM_NPU_PARAM_FENCE_MMAP_OFFSET = 7,	/* mmap offset of the fence area */
+	DRM_NPU_PARAM_FENCE_SIZE = 8,		/* bytes of the fence area */
+	DRM_NPU_PARAM_NUM_SLOTS = 9,		/* slots in the fence area */
+	DRM_NPU_PARAM_FREE_SLOTS = 10,
+	DRM_NPU_PARAM_VERSION = 11,		/* card interface, major << 16 | minor */
+};
+
+struct drm_npu_get_param {
+	__u32 param;	/* in: enum drm_npu_param */
+	__u32 pad;
+	__u64 value;	/* out */
+};
+
+/* Device addresses: the card's memory as commands and userspace name it. */
+#define DRM_NPU_DEVICE_ADDR_BASE	(1ULL << 56)
+#define DRM_NPU_BO_ALIGN		64
+
+#define DRM_NPU_BO_DEVICE	0x0		/* card memory */
+#define DRM_NPU_BO_HOST		0x1		/* pinned host memory, mappable */
+
+struct drm_npu_bo_create {
+	__u64 size;		/* in: bytes, rounded up to DRM_NPU_BO_ALIGN */
+	__u32 flags;		/* in: DRM_NPU_BO_* */
+	__u32 handle;		/* out */
+	__u64 addr;		/* out: device address; 0 for host buffers */
+	__u64 mmap_offset;	/* out: host buffers only; 0 for device */
+};
+
+#define DRM_NPU_PRIORITY_HIGHEST	0
+#define DRM_NPU_PRIORITY_LOWEST		7
+#define DRM_NPU_RING_ENTRIES_DEFAULT	1024
+
+struct drm_npu_stream_create {
+	__u32 flags;		/* in: none defined, must be 0 */
+	__u32 priority;		/* in: 0 (highest) .. 7 (lowest) */
+	__u32 ring_entries;	/* in: power of two, 0 for the default */
+	__u32 id;		/* out: the stream, for SUBMIT and DESTROY */
+	__u32 slot;		/* out: its fence slot */
+	__u32 pad;
+};
+
+#define DRM_NPU_STREAM_DESTROY_ABORT	0x1
+
+struct drm_npu_stream_destroy {
+	__u32 id;
+	__u32 flags;		/* DRM_NPU_STREAM_DESTROY_* */
+};
+
+/*
+ * Commands. Operands of COPY and FILL are device addresses by default; with
+ * a DRM_NPU_CMD_*_HOST flag the operand is an offset into the host buffer
+ * whose handle is in *_handle; with DRM_NPU_CMD_*_USER it is a pointer into
+ * the caller's own memory. Fields a command does not use must be zero.
+ */
+enum drm_npu_op {
+	DRM_NPU_OP_NOP = 0,
+	DRM_NPU_OP_COPY = 1,		/* dst, src, size */
+	DRM_NPU_OP_FILL = 2,		/* dst, size, value: the byte */
+	DRM_NPU_OP_SLOT_WRITE = 3,	/* slot: value and the card's clock */
+	DRM_NPU_OP_SLOT_WAIT = 4,	/* slot: until its value >= value (wrap-aware) */
+	DRM_NPU_OP_VALUE_WRITE = 5,	/* dst (device, 8-byte aligned) = value */
+	DRM_NPU_OP_VALUE_WAIT = 6,	/* dst (device, 8-byte aligned), value, cond */
+	DRM_NPU_OP_TIMESTAMP = 7,	/* slot: its timestamp only */
+};
+
+#define DRM_NPU_CMD_DST_HOST	0x1
+#define DRM_NPU_CMD_SRC_HOST	0x2
+#define DRM_NPU_CMD_DST_USER	0x4
+#define DRM_NPU_CMD_SRC_USER	0x8
+
+enum drm_npu_wait_cond {
+	DRM_NPU_WAIT_GEQ = 0,	/* (__s64)(*dst - value) >= 0 */
+	DRM_NPU_WAIT_EQ = 1,	/* *dst == value */
+	DRM_NPU_WAIT_AND = 2,	/* (*dst & value) != 0 */
+	DRM_NPU_WAIT_NOR = 3,	/* ~(*dst | value) != 0 */
+};
+
+struct drm_npu_cmd {
+	__u32 op;		/* enum drm_npu_op */
+	__u32 flags;		/* DRM_NPU_CMD_* */
+	__u64 dst;
+	__u64 src;
+	__u64 size;
+	__u64 value;
+	__u32 dst_handle;
+	__u32 src_handle;
+	__u32 slot;		/* SLOT_WRITE, SLOT_WAIT, TIMESTAMP */
+	__u32 cond;		/* VALUE_WAIT: enum drm_npu_wait_cond */
+	__u64 pad;
+};
+
+#define DRM_NPU_MAX_BATCH	256
+#define DRM_NPU_SUBMIT_NONBLOCK	0x1
+
+struct drm_npu_submit {
+	__u32 stream;		/* in */
+	__u32 flags;		/* in: DRM_NPU_SUBMIT_* */
+	__u64 cmds;		/* in: pointer to count struct drm_npu_cmd */
+	__u32 count;		/* in: 1 .. DRM_NPU_MAX_BATCH */
+	__u32 cmd_size;		/* in: sizeof(struct drm_npu_cmd) */
+	__u64 seqno;		/* out */
+};
+
+#define DRM_NPU_WAIT_FOREVER	0x7fffffffffffffffLL
+
+struct drm_npu_wait {
+	__u32 slot;
+	__u32 flags;		/* none defined, must be 0 */
+	__u64 value;
+	__s64 timeout_ns;	/* absolute CLOCK_MONOTONIC, or _FOREVER */
+};
+
+struct drm_npu_slot {
+	__u32 slot;		/* out for ALLOC, in otherwise */
+	__u32 pad;
+	__u64 value;		/* SIGNAL: the value; else 0 */
+};
+
+/* Why a slot failed; its value then no longer advances. */
+enum drm_npu_error {
+	DRM_NPU_ERR_NONE = 0,
+	DRM_NPU_ERR_REJECTED = 1,	/* the card refused a command */
+	DRM_NPU_ERR_DMA = 2,		/* a transfer failed */
+	DRM_NPU_ERR_HANG = 3,		/* no progress within the hang timeout */
+	DRM_NPU_ERR_DEAD = 4,		/* the card stopped its heartbeat */
+	DRM_NPU_ERR_ABORTED = 5,	/* the stream was destroyed with ABORT */
+};
+
+/*
+ * One slot of the fence area. A stream's slot holds the sequence number of
+ * its last completed submission; an event's slot the last value written by
+ * SLOT_WRITE or SLOT_SIGNAL. error becomes non-zero when the stream that
+ * would advance the slot fails.
+ */
+struct drm_npu_fence_slot {
+	__u64 value;
+	__u64 timestamp;	/* card clock, ns, at the last write */
+	__u32 error;		/* enum drm_npu_error */
+	__u32 pad0;
+	__u64 pad1;
+};
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_NPU_ACCEL_H_ */
