@@ -234,7 +234,7 @@ static struct pci_driver npu_pci_driver = {
 	.id_table = npu_pci_ids,
 	.probe = npu_probe,
 	.remove = npu_remove,
-	.driver.dev_groups = npu_card_groups,
+	.dev_groups = npu_card_groups,
 };
 module_pci_driver(npu_pci_driver);
 

@@ -112,10 +112,20 @@ TEST_F(card, drm_version)
 	}
 }
 
+static int bind_op(const char *op, const char *bdf)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), NPU_DRIVER_DIR "/%s", op);
+	return npu_write_file(path, bdf);
+}
+
+/* Compares the sysfs identity with BAR2, read with the driver unbound. */
 TEST_F(card, identity_matches_registers)
 {
+	unsigned long long rings, engines, vectors, entries, devmem, serial;
 	volatile uint8_t *bar;
-	char buf[64];
+	char buf[64], enable[PATH_MAX];
 	int i;
 
 	for (i = 0; i < self->ndevs; i++) {
@@ -123,22 +133,33 @@ TEST_F(card, identity_matches_registers)
 
 		if (!self->devs[i].bound)
 			continue;
-		bar = npu_map_bar2(bdf);
-		ASSERT_NE(NULL, bar);
-
 		ASSERT_EQ(0, npu_pci_attr(bdf, "npu/version", buf, sizeof(buf)));
 		EXPECT_STREQ("1.0", buf);
-		EXPECT_EQ(npu_bar_rd32(bar, NPU_ID_NUM_RINGS), npu_card_attr(bdf, "num_rings"));
-		EXPECT_EQ(npu_bar_rd32(bar, NPU_ID_NUM_COPY_ENGINES),
-			  npu_card_attr(bdf, "num_copy_engines"));
-		EXPECT_EQ(npu_bar_rd32(bar, NPU_ID_NUM_VECTORS), npu_card_attr(bdf, "num_vectors"));
-		EXPECT_EQ(npu_bar_rd32(bar, NPU_ID_MAX_RING_ENTRIES),
-			  npu_card_attr(bdf, "max_ring_entries"));
-		EXPECT_EQ(npu_bar_rd64(bar, NPU_ID_DEVMEM_SIZE), npu_card_attr(bdf, "devmem_size"));
+		rings = npu_card_attr(bdf, "num_rings");
+		engines = npu_card_attr(bdf, "num_copy_engines");
+		vectors = npu_card_attr(bdf, "num_vectors");
+		entries = npu_card_attr(bdf, "max_ring_entries");
+		devmem = npu_card_attr(bdf, "devmem_size");
 		ASSERT_EQ(0, npu_pci_attr(bdf, "npu/serial", buf, sizeof(buf)));
-		EXPECT_EQ(npu_bar_rd64(bar, NPU_ID_SERIAL), strtoull(buf, NULL, 16));
-		EXPECT_GT(npu_card_attr(bdf, "devmem_size"), 0);
+		serial = strtoull(buf, NULL, 16);
+		EXPECT_GT(devmem, 0);
+
+		ASSERT_EQ(0, bind_op("unbind", bdf));
+		snprintf(enable, sizeof(enable), PCI_DEVICES "/%s/enable", bdf);
+		ASSERT_EQ(0, npu_write_file(enable, "1"));
+		bar = npu_map_bar2(bdf);
+		ASSERT_NE(NULL, bar);
+		EXPECT_EQ(NPU_MAGIC, npu_bar_rd32(bar, NPU_ID_MAGIC));
+		EXPECT_EQ(rings, npu_bar_rd32(bar, NPU_ID_NUM_RINGS));
+		EXPECT_EQ(engines, npu_bar_rd32(bar, NPU_ID_NUM_COPY_ENGINES));
+		EXPECT_EQ(vectors, npu_bar_rd32(bar, NPU_ID_NUM_VECTORS));
+		EXPECT_EQ(entries, npu_bar_rd32(bar, NPU_ID_MAX_RING_ENTRIES));
+		EXPECT_EQ(devmem, npu_bar_rd64(bar, NPU_ID_DEVMEM_SIZE));
+		EXPECT_EQ(serial, npu_bar_rd64(bar, NPU_ID_SERIAL));
 		munmap((void *)bar, NPU_REG_WINDOW_SIZE);
+		ASSERT_EQ(0, npu_write_file(enable, "0"));
+		ASSERT_EQ(0, bind_op("bind", bdf));
+		EXPECT_TRUE(npu_pci_is_bound(bdf));
 	}
 }
 
@@ -184,14 +205,6 @@ TEST_F(card, selftest_passed)
 		EXPECT_STREQ("pass", buf);
 		EXPECT_GT(npu_card_attr(self->devs[i].bdf, "selftest_ns"), 0);
 	}
-}
-
-static int bind_op(const char *op, const char *bdf)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), NPU_DRIVER_DIR "/%s", op);
-	return npu_write_file(path, bdf);
 }
 
 TEST_F(card, unbind_rebind)

@@ -130,7 +130,10 @@ static inline bool npu_pci_is_bound(const char *bdf)
 	return !strcmp(strrchr(link, '/') + 1, "npu");
 }
 
-/* Reads the magic with memory decoding on, whoever drives the function. */
+/*
+ * Reads the magic of a function no driver holds, with memory decoding on.
+ * (A claimed BAR cannot be mapped from userspace: CONFIG_IO_STRICT_DEVMEM.)
+ */
 static inline bool npu_pci_has_magic(const char *bdf)
 {
 	char path[PATH_MAX], enabled[8] = "";
@@ -173,7 +176,7 @@ static inline int npu_list_pci(struct npu_pci *devs, int max)
 		if (!npu_copy_name(devs[n].bdf, sizeof(devs[n].bdf), de->d_name))
 			continue;
 		devs[n].bound = npu_pci_is_bound(de->d_name);
-		devs[n].is_card = npu_pci_has_magic(de->d_name);
+		devs[n].is_card = devs[n].bound || npu_pci_has_magic(de->d_name);
 		n++;
 	}
 	closedir(dir);
