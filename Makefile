@@ -21,9 +21,12 @@ MODEL_HDRS	:= $(wildcard tools/npu-model/*.h) driver/npu_hw.h
 MODEL_TEST_SRCS	:= $(wildcard tests/model/*.c)
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
-.PHONY: all deps module model tests check run sparse checkpatch clean
+.PHONY: all deps module model tests check run sparse checkpatch clean install
 
 all: module model tests
+
+# The runtime library, its tests, examples and benchmarks.
+-include libacl/libacl.mk
 
 deps:
 	@tools/deps
@@ -43,7 +46,7 @@ $(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) driver/npu_hw.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -o $@ $(MODEL_TEST_SRCS)
 
-$(BUILD)/tests/driver/%: tests/driver/%.c tests/driver/npu_test.h driver/npu_hw.h | deps
+$(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h) driver/npu_hw.h uapi/npu_accel.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi $(DRM_CFLAGS) -o $@ $< $(DRM_LIBS)
 
@@ -58,7 +61,7 @@ sparse: deps
 
 checkpatch: deps
 	$(BUILD)/ksrc/linux-source-6.12/scripts/checkpatch.pl --no-tree --strict \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f driver/*.[ch] $(wildcard uapi/*.h)
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $(filter-out %.mod.c,$(wildcard driver/*.[ch] uapi/*.h))
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -265,9 +265,12 @@ static int npu_wait_slot(struct npu_ctx *ctx, struct drm_npu_fence_slot *slot,
 	ktime_t timeout = KTIME_MAX;
 	int ret;
 
-	if (deadline_ns != DRM_NPU_WAIT_FOREVER)
+	if (deadline_ns != DRM_NPU_WAIT_FOREVER) {
 		timeout = ktime_sub(ns_to_ktime(deadline_ns), ktime_get());
-
+		/* A relative hrtimer treats a negative time as never. */
+		if (timeout <= 0)
+			return -ETIME;
+	}
 	ret = wait_event_interruptible_hrtimeout(ctx->wq,
 						 npu_slot_reached(slot, value) ||
 						 READ_ONCE(slot->error),

@@ -72,9 +72,9 @@ static void npu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, id) {
 		if (npu_bo_is_host(obj))
-			host += obj->size;
+			host += npu_bo_size(obj);
 		else
-			device += obj->size;
+			device += npu_bo_size(obj);
 	}
 	spin_unlock(&file->table_lock);
 

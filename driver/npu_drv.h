@@ -346,6 +346,7 @@ void npu_ring_irq(struct npu_device *ndev, u32 vector);
 /* npu_gem.c */
 struct drm_gem_object *npu_gem_create_object(struct drm_device *dev, size_t size);
 bool npu_bo_is_host(struct drm_gem_object *obj);
+u64 npu_bo_size(struct drm_gem_object *obj);
 struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
 					    u64 size, u64 *offset);
 struct drm_gem_object *npu_host_bo_lookup(struct npu_ctx *ctx, u32 handle);

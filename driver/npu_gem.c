@@ -57,6 +57,12 @@ bool npu_bo_is_host(struct drm_gem_object *obj)
 	return obj->funcs == &npu_host_bo_funcs;
 }
 
+/* Bytes of memory the buffer takes, on the card or in the host. */
+u64 npu_bo_size(struct drm_gem_object *obj)
+{
+	return npu_bo_is_host(obj) ? obj->size : to_npu_bo(obj)->node.size;
+}
+
 /* drm_driver.gem_create_object: every shmem object is a host buffer. */
 struct drm_gem_object *npu_gem_create_object(struct drm_device *dev, size_t size)
 {
@@ -79,7 +85,8 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 		return ERR_PTR(-ENOMEM);
 	bo->ctx = ctx;
 	bo->base.base.funcs = &npu_device_bo_funcs;
-	drm_gem_private_object_init(&ndev->drm, &bo->base.base, size);
+	/* GEM sizes are in pages; the allocation itself is bo->node.size. */
+	drm_gem_private_object_init(&ndev->drm, &bo->base.base, PAGE_ALIGN(size));
 
 	mutex_lock(&ndev->mm_lock);
 	ret = drm_mm_insert_node_generic(&ndev->mm, &bo->node, size,
