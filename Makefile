@@ -42,7 +42,7 @@ $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -o $@ $(MODEL_SRCS)
 
-$(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) driver/npu_hw.h | deps
+$(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) $(wildcard tests/model/*.h) driver/npu_hw.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -o $@ $(MODEL_TEST_SRCS)
 

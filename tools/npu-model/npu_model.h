@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../../driver/npu_hw.h"
 
@@ -84,7 +85,10 @@ struct npu_ring {
 	uint32_t size;
 	uint32_t vector;
 
-	/* card-owned counters, mirrored into the registers */
+	/*
+	 * Card-owned counters, mirrored into the registers.  The ring
+	 * thread owns them while busy, the lock holder otherwise.
+	 */
 	uint32_t head;
 	uint64_t cmds_done;
 	uint64_t bytes_done;
@@ -113,10 +117,14 @@ struct npu_card {
 	bool dead;		/* STOP_HEARTBEAT fired; atomic */
 	bool quit;		/* shutting down; atomic */
 	uint64_t fence_seq;	/* bumped by every FENCE; atomic */
-	uint64_t heartbeat;	/* only the heartbeat thread writes it */
 	pthread_t heartbeat_thread;
+	bool heartbeat_started;
+	uint32_t rings_started;
+	/* serialises heartbeat ticks against the card dying or reviving */
+	pthread_mutex_t heartbeat_lock;
+	uint64_t heartbeat;
 
-	/* copy engines: a counting semaphore that also honours shutdown */
+	/* copy engines: a counting semaphore over NUM_COPY_ENGINES */
 	pthread_mutex_t engine_lock;
 	pthread_cond_t engine_free;
 	uint32_t engines_free;
@@ -184,6 +192,24 @@ static inline void ring_write64(struct npu_ring *r, uint32_t off, uint64_t v)
 	reg_write64(r->card, ring_reg(r, off), v);
 }
 
+static inline uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline struct timespec ns_to_timespec(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000ULL,
+		.tv_nsec = ns % 1000000000ULL,
+	};
+
+	return ts;
+}
+
 static inline bool card_is_dead(struct npu_card *card)
 {
 	return __atomic_load_n(&card->dead, __ATOMIC_ACQUIRE);
@@ -207,7 +233,7 @@ void ring_stop_thread(struct npu_ring *r);
 void ring_destroy(struct npu_ring *r);
 void ring_reset(struct npu_ring *r);
 void ring_enable(struct npu_ring *r);
-void ring_kick(struct npu_ring *r);
+void ring_doorbell(struct npu_ring *r, uint32_t vector);
 void ring_poke(struct npu_ring *r);
 void ring_inject(struct npu_ring *r, uint32_t kind, uint32_t arg);
 void ring_raise_irq(struct npu_ring *r);

@@ -1,0 +1,1351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of npu-model, without QEMU: the test plays QEMU (and the
+ * driver), talks to the model over its ivshmem socket and checks the card
+ * against docs/hardware.md through registers, doorbells and interrupts.
+ *
+ * Every test starts its own model, so a test that breaks the card cannot
+ * break the next one.  NPU_MODEL names the binary (default build/npu-model),
+ * NPU_MODEL_VERBOSE=1 makes it log, NPU_TEST_SEED varies the random data.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/*
+ * The harness and the code its macros expand to are not -Wextra clean
+ * (unused parameters, setjmp clobbering), and ASSERT_EQ(3, reg) compares an
+ * int literal with an unsigned value by design.
+ */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wclobbered"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include "kselftest_harness.h"
+#include "npu_client.h"
+
+#define T_MS		2000	/* "should happen": generous, for slow hosts */
+#define QUIET_MS	30	/* "must not happen": how long we watch */
+
+#define SLOT_BYTES	sizeof(struct npu_cmd)
+
+static uint64_t test_seed(uint64_t salt)
+{
+	const char *env = getenv("NPU_TEST_SEED");
+	uint64_t seed = env ? strtoull(env, NULL, 0) : 0x9e3779b97f4a7c15ULL;
+
+	return (seed ^ (salt * 0xbf58476d1ce4e5b9ULL)) | 1;
+}
+
+/* Poll a 64-bit register until it passes v. */
+static bool reg_wait_above64(struct npu_client *c, uint32_t off, uint64_t v,
+			     int timeout_ms)
+{
+	uint64_t t0 = now_us();
+
+	while (reg_rd64(c, off) <= v) {
+		if (now_us() - t0 > timeout_ms * 1000ULL)
+			return false;
+		usleep(100);
+	}
+	return true;
+}
+
+static bool model_exited_cleanly(struct npu_client *c)
+{
+	return WIFEXITED(c->exit_status) && WEXITSTATUS(c->exit_status) == 0;
+}
+
+static bool socket_gone(struct npu_client *c)
+{
+	return access(c->sock_path, F_OK) != 0 && errno == ENOENT;
+}
+
+FIXTURE(npu) {
+	struct npu_client c;
+	const char *step;	/* the case a table-driven test is on */
+	char step_buf[96];
+};
+
+FIXTURE_SETUP(npu)
+{
+	struct npu_client_opts o;
+	int ret;
+
+	npu_client_default_opts(&o);
+	ret = npu_client_start(&self->c, &o);
+	if (ret)
+		npu_client_cleanup(&self->c);
+	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", npu_model_path());
+}
+
+FIXTURE_TEARDOWN(npu)
+{
+	struct npu_client *c = &self->c;
+	bool running = c->pid != 0;
+
+	if (_metadata->exit_code && self->step)
+		TH_LOG("failed in case: %s", self->step);
+	/* Every test also checks that the card goes away cleanly. */
+	EXPECT_EQ(0, npu_client_disconnect(c, T_MS));
+	if (running)
+		EXPECT_TRUE(model_exited_cleanly(c));
+	EXPECT_TRUE(socket_gone(c));
+	npu_client_cleanup(c);
+}
+
+TEST_F(npu, identity)
+{
+	struct npu_client *c = &self->c;
+	unsigned int i;
+
+	ASSERT_EQ(NPU_MAGIC, reg_rd32(c, NPU_ID_MAGIC));
+	ASSERT_EQ(1, reg_rd32(c, NPU_ID_VERSION) >> 16);
+	ASSERT_EQ(16, reg_rd32(c, NPU_ID_NUM_RINGS));
+	ASSERT_EQ(2, reg_rd32(c, NPU_ID_NUM_COPY_ENGINES));
+	ASSERT_EQ(9, reg_rd32(c, NPU_ID_NUM_VECTORS));
+	ASSERT_EQ(1, reg_rd32(c, NPU_ID_DOORBELL_ID));
+	ASSERT_EQ(NPU_REG_WINDOW_SIZE, reg_rd64(c, NPU_ID_DEVMEM_OFFSET));
+	ASSERT_EQ(64 * MiB - NPU_REG_WINDOW_SIZE, reg_rd64(c, NPU_ID_DEVMEM_SIZE));
+	ASSERT_EQ(c->bar_size, reg_rd64(c, NPU_ID_DEVMEM_OFFSET) +
+			       reg_rd64(c, NPU_ID_DEVMEM_SIZE));
+	ASSERT_EQ(65536, reg_rd32(c, NPU_ID_MAX_RING_ENTRIES));
+	ASSERT_EQ(sizeof(struct npu_cmd), reg_rd32(c, NPU_ID_CMD_SIZE));
+	ASSERT_EQ(64, sizeof(struct npu_cmd));
+	ASSERT_EQ(16, sizeof(struct npu_sg_entry));
+	ASSERT_EQ(1000, reg_rd32(c, NPU_ID_HEARTBEAT_PERIOD_US));
+	ASSERT_NE(0, reg_rd32(c, NPU_ID_FW_VERSION));
+	ASSERT_EQ(0x5e41a1, reg_rd64(c, NPU_ID_SERIAL));
+	ASSERT_EQ(NPU_GLB_STATUS_READY, reg_rd32(c, NPU_GLB_STATUS));
+	ASSERT_EQ(0, reg_rd32(c, NPU_GLB_ERROR));
+	for (i = 0; i < 16; i++) {
+		ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, i, NPU_RING_STATUS));
+		ASSERT_EQ(0, ring_rd32(c, i, NPU_RING_HEAD));
+	}
+}
+
+TEST_F(npu, heartbeat_and_clock)
+{
+	struct npu_client *c = &self->c;
+	uint64_t hb0, hb1, clk0, clk1, t0, ms;
+
+	t0 = now_us();
+	hb0 = reg_rd64(c, NPU_GLB_HEARTBEAT);
+	clk0 = reg_rd64(c, NPU_GLB_CLOCK_NS);
+	usleep(50 * 1000);
+	hb1 = reg_rd64(c, NPU_GLB_HEARTBEAT);
+	clk1 = reg_rd64(c, NPU_GLB_CLOCK_NS);
+	ms = (now_us() - t0) / 1000;
+
+	/* one tick a millisecond: never faster, a busy host may lag */
+	ASSERT_GE(hb1 - hb0, ms / 5);
+	ASSERT_LE(hb1 - hb0, ms + 2);
+	ASSERT_GT(clk1, clk0);
+	/* nanoseconds since the card started, as of the last tick */
+	ASSERT_GE(clk1 - clk0, ms / 5 * 1000 * 1000);
+	ASSERT_LE(clk1, (now_us() - c->spawn_us) * 1000);
+}
+
+TEST_F(npu, ring_enable_doorbell_reset)
+{
+	struct npu_client *c = &self->c;
+	struct npu_cmd nop = cmd_nop(0);
+	struct test_ring r;
+	int i;
+
+	ASSERT_TRUE(ring_setup(c, &r, 3, 8, 1));
+	ASSERT_EQ(NPU_RING_CTRL_ENABLE, ring_rd32(c, 3, NPU_RING_CTRL));
+	ASSERT_EQ(NPU_ERR_NONE, ring_rd32(c, 3, NPU_RING_ERROR));
+	for (i = 0; i < 5; i++)
+		ring_push(c, &r, &nop);
+	ring_submit(c, &r);
+	ASSERT_TRUE(ring_wait_head(c, &r, 5, T_MS));
+	ASSERT_TRUE(ring_wait_status(c, 3, NPU_RING_IDLE, T_MS));
+	ASSERT_EQ(5, ring_rd64(c, 3, NPU_RING_CMDS_DONE));
+	ASSERT_EQ(0, ring_rd64(c, 3, NPU_RING_BYTES_DONE));
+
+	/*
+	 * A doorbell on another vector does not wake the ring.  Give the
+	 * card time to finish any rescan it still had pending: it may look
+	 * at TAIL whenever it likes, the doorbell only makes it look.
+	 */
+	usleep(100 * 1000);
+	ring_push(c, &r, &nop);
+	ring_wr32(c, 3, NPU_RING_TAIL, r.tail);
+	doorbell(c, 2);
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(5, ring_rd32(c, 3, NPU_RING_HEAD));
+	doorbell(c, 1);
+	ASSERT_TRUE(ring_wait_head(c, &r, 6, T_MS));
+
+	/* Reset: HEAD 0, disabled, CTRL 0; the ring ignores doorbells. */
+	ASSERT_TRUE(ctrl_ring_reset(c, 3));
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 3, NPU_RING_STATUS));
+	ASSERT_EQ(0, ring_rd32(c, 3, NPU_RING_HEAD));
+	ASSERT_EQ(0, ring_rd32(c, 3, NPU_RING_CTRL));
+	ASSERT_EQ(0, ring_rd64(c, 3, NPU_RING_CMDS_DONE));
+	ring_wr32(c, 3, NPU_RING_TAIL, 2);
+	doorbell(c, 1);
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(0, ring_rd32(c, 3, NPU_RING_HEAD));
+
+	/* Commands already queued at ENABLE run without a doorbell. */
+	ASSERT_TRUE(ctrl_ring_reset(c, 3));
+	ring_wr32(c, 3, NPU_RING_TAIL, 0);
+	r.tail = 0;
+	for (i = 0; i < 3; i++)
+		ring_push(c, &r, &nop);
+	ring_wr32(c, 3, NPU_RING_TAIL, 3);
+	ring_wr32(c, 3, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
+	doorbell(c, 0);
+	ASSERT_TRUE(ring_wait_head(c, &r, 3, T_MS));
+	ASSERT_TRUE(ring_wait_status(c, 3, NPU_RING_IDLE, T_MS));
+}
+
+TEST_F(npu, ring_config_errors)
+{
+	struct npu_client *c = &self->c;
+	uint64_t good = host_alloc(c, 4 * MiB, 64);
+	uint64_t low = c->opts.lowmem;
+	const struct {
+		const char *what;
+		uint64_t base;
+		uint32_t size;
+		uint32_t vector;
+		bool ok;
+	} cases[] = {
+		{ "smallest ring", good, 2, 1, true },
+		{ "largest ring", good, 65536, 8, true },
+		{ "high memory", HIGHMEM_BASE + 4096, 64, 2, true },
+		{ "base not 64-byte aligned", good + 8, 8, 1, false },
+		{ "base past lowmem", low - 2 * SLOT_BYTES, 4, 1, false },
+		{ "base in the PCI hole", 3 * GiB, 4, 1, false },
+		{ "base past high memory", HIGHMEM_BASE + 16 * MiB, 4, 1, false },
+		{ "base wraps", ~0ULL - 63, 4, 1, false },
+		{ "size 0", good, 0, 1, false },
+		{ "size 1", good, 1, 1, false },
+		{ "size 3", good, 3, 1, false },
+		{ "size 131072", good, 131072, 1, false },
+		{ "vector 0", good, 8, 0, false },
+		{ "vector NUM_VECTORS", good, 8, 9, false },
+		{ "vector huge", good, 8, 0x10001, false },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		self->step = cases[i].what;
+		ASSERT_TRUE(ctrl_ring_reset(c, 1));
+		ring_wr64(c, 1, NPU_RING_BASE, cases[i].base);
+		ring_wr32(c, 1, NPU_RING_SIZE, cases[i].size);
+		ring_wr32(c, 1, NPU_RING_VECTOR, cases[i].vector);
+		ring_wr32(c, 1, NPU_RING_TAIL, 0);
+		ring_wr32(c, 1, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
+		doorbell(c, 0);
+		if (cases[i].ok) {
+			ASSERT_TRUE(ring_wait_status(c, 1, NPU_RING_IDLE, T_MS));
+			continue;
+		}
+		ASSERT_TRUE(ring_wait_status(c, 1, NPU_RING_STOPPED, T_MS));
+		ASSERT_EQ(NPU_ERR_RING_CONFIG, ring_rd32(c, 1, NPU_RING_ERROR));
+		/* ENABLE again does not revive it; only reset does */
+		doorbell(c, 0);
+		usleep(2000);
+		ASSERT_EQ(NPU_RING_STOPPED, ring_rd32(c, 1, NPU_RING_STATUS));
+		ASSERT_TRUE(ctrl_ring_reset(c, 1));
+		ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 1, NPU_RING_STATUS));
+		ASSERT_EQ(NPU_ERR_NONE, ring_rd32(c, 1, NPU_RING_ERROR));
+	}
+}
+
+TEST_F(npu, fence_irq_on_ring_vector)
+{
+	struct npu_client *c = &self->c;
+	uint64_t words = host_alloc(c, 64, 64);
+	struct test_ring r0, r1, r2;
+	struct npu_cmd cmd;
+	unsigned int v;
+
+	ASSERT_TRUE(ring_setup(c, &r0, 0, 16, 1));
+	ASSERT_TRUE(ring_setup(c, &r1, 1, 16, 2));
+	ASSERT_TRUE(ring_setup(c, &r2, 2, 16, 2));	/* shares vector 2 */
+	for (v = 0; v < 9; v++)
+		irq_take(c, v);
+
+	cmd = cmd_fence(words, 0x1111, NPU_CMD_DST_HOST | NPU_CMD_IRQ);
+	ASSERT_TRUE(ring_run(c, &r1, &cmd, T_MS));
+	ASSERT_EQ(1, irq_wait(c, 2, T_MS));
+	ASSERT_EQ(0x1111, word_rd(gpa_ptr(c, words)));
+
+	cmd = cmd_fence(words + 8, 0x2222, NPU_CMD_DST_HOST | NPU_CMD_IRQ);
+	ASSERT_TRUE(ring_run(c, &r0, &cmd, T_MS));
+	ASSERT_EQ(1, irq_wait(c, 1, T_MS));
+	ASSERT_EQ(0x2222, word_rd(gpa_ptr(c, words + 8)));
+
+	/* Device memory fence, and no IRQ flag means no interrupt. */
+	cmd = cmd_fence(4096, 0xdeadbeefcafef00dULL, 0);
+	ASSERT_TRUE(ring_run(c, &r2, &cmd, T_MS));
+	ASSERT_EQ(0xdeadbeefcafef00dULL, word_rd(dev_ptr(c, 4096)));
+	cmd = cmd_nop(0);
+	ASSERT_TRUE(ring_run(c, &r0, &cmd, T_MS));
+	cmd = cmd_nop(NPU_CMD_IRQ);
+	ASSERT_TRUE(ring_run(c, &r2, &cmd, T_MS));
+	ASSERT_EQ(1, irq_wait(c, 2, T_MS));
+
+	usleep(QUIET_MS * 1000);
+	for (v = 0; v < 9; v++)
+		ASSERT_EQ(0, irq_take(c, v)) TH_LOG("stray irq on vector %u", v);
+}
+
+/* Random host -> device -> host round trips at odd sizes and offsets. */
+TEST_F(npu, copy_h2d_d2h_random)
+{
+	struct npu_client *c = &self->c;
+	uint64_t seed = test_seed(1), bytes = 0;
+	uint64_t src = host_alloc(c, 1 * MiB, 4096);
+	uint64_t dst = host_alloc(c, 1 * MiB, 4096);
+	uint64_t devsz = devmem_size(c);
+	struct test_ring r;
+	int i;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 64, 1));
+	for (i = 0; i < 200; i++) {
+		uint64_t len = 1 + rnd_next(&seed) % (i < 100 ? 300 : 200000);
+		uint64_t so = rnd_next(&seed) % (1 * MiB - len);
+		uint64_t doff = rnd_next(&seed) % (1 * MiB - len - 16) + 8;
+		uint64_t dev = rnd_next(&seed) % (devsz - len);
+		struct npu_cmd h2d = cmd_copy(dev, src + so, len,
+					      NPU_CMD_SRC_HOST);
+		struct npu_cmd d2h = cmd_copy(dst + doff, dev, len,
+					      NPU_CMD_DST_HOST);
+		uint8_t *d = gpa_ptr(c, dst + doff);
+
+		rnd_fill(&seed, gpa_ptr(c, src + so), len);
+		memset(d - 8, 0x5a, len + 16);
+		ring_push(c, &r, &h2d);
+		ring_push(c, &r, &d2h);
+		ring_submit(c, &r);
+		ASSERT_TRUE(ring_wait_head(c, &r, r.tail, T_MS));
+		ASSERT_EQ(0, memcmp(gpa_ptr(c, src + so), dev_ptr(c, dev), len));
+		ASSERT_EQ(0, memcmp(gpa_ptr(c, src + so), d, len));
+		/* not a byte outside the range */
+		ASSERT_EQ(0x5a5a5a5a5a5a5a5aULL, word_rd(d - 8));
+		ASSERT_EQ(0x5a, d[len]);
+		ASSERT_EQ(0x5a, d[len + 7]);
+		bytes += 2 * len;
+	}
+	ASSERT_EQ(bytes, ring_rd64(c, 0, NPU_RING_BYTES_DONE));
+	ASSERT_EQ(400, ring_rd64(c, 0, NPU_RING_CMDS_DONE));
+}
+
+TEST_F(npu, copy_d2d_and_h2h)
+{
+	struct npu_client *c = &self->c;
+	uint64_t seed = test_seed(2);
+	uint64_t low = host_alloc(c, 1 * MiB, 64);
+	uint64_t high = host_alloc_high(c, 1 * MiB, 64);
+	struct npu_cmd cmd;
+	struct test_ring r;
+	int i;
+
+	ASSERT_TRUE(ring_setup(c, &r, 5, 32, 4));
+	for (i = 0; i < 50; i++) {
+		uint64_t len = 1 + rnd_next(&seed) % 70000;
+		uint64_t a = rnd_next(&seed) % (8 * MiB);
+		uint64_t b = 8 * MiB + rnd_next(&seed) % (8 * MiB);
+		uint64_t lo = low + rnd_next(&seed) % (1 * MiB - len);
+		uint64_t hi = high + rnd_next(&seed) % (1 * MiB - len);
+
+		/* device -> device */
+		rnd_fill(&seed, dev_ptr(c, a), len);
+		cmd = cmd_copy(b, a, len, 0);
+		ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+		ASSERT_EQ(0, memcmp(dev_ptr(c, a), dev_ptr(c, b), len));
+
+		/* host low -> host high -> host low */
+		rnd_fill(&seed, gpa_ptr(c, lo), len);
+		cmd = cmd_copy(hi, lo, len, NPU_CMD_SRC_HOST | NPU_CMD_DST_HOST);
+		ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+		ASSERT_EQ(0, memcmp(gpa_ptr(c, lo), gpa_ptr(c, hi), len));
+	}
+	/* size 0 is a valid, empty transfer */
+	cmd = cmd_copy(0, 0, 0, 0);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+}
+
+TEST_F(npu, copy_large)
+{
+	struct npu_client *c = &self->c;
+	uint64_t seed = test_seed(3), len = 32 * MiB;
+	uint64_t buf = host_alloc(c, len + 64, 4096) + 3;	/* unaligned */
+	uint8_t *copy = malloc(len);
+	struct npu_cmd cmd;
+	struct test_ring r;
+
+	ASSERT_NE(NULL, copy);
+	ASSERT_TRUE(ring_setup(c, &r, 7, 4, 3));
+	irq_take(c, 3);
+	rnd_fill(&seed, gpa_ptr(c, buf), len);
+	memcpy(copy, gpa_ptr(c, buf), len);
+
+	cmd = cmd_copy(1 * MiB + 5, buf, len, NPU_CMD_SRC_HOST | NPU_CMD_IRQ);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, 10 * T_MS));
+	ASSERT_EQ(1, irq_wait(c, 3, T_MS));
+	memset(gpa_ptr(c, buf), 0, len);
+	cmd = cmd_copy(buf, 1 * MiB + 5, len, NPU_CMD_DST_HOST);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, 10 * T_MS));
+	ASSERT_EQ(0, memcmp(copy, gpa_ptr(c, buf), len));
+	ASSERT_EQ(2 * len, ring_rd64(c, 7, NPU_RING_BYTES_DONE));
+	free(copy);
+}
+
+/* Many rings copying at once, through two copy engines. */
+TEST_F(npu, copy_concurrent_rings)
+{
+	struct npu_client *c = &self->c;
+	uint64_t seed = test_seed(4), len = 3 * MiB + 17;
+	struct test_ring r[6];
+	uint64_t src[6], dst[6];
+	struct npu_cmd cmd;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		ASSERT_TRUE(ring_setup(c, &r[i], 8 + i, 4, 1 + i % 8));
+		src[i] = host_alloc(c, len, 64);
+		dst[i] = host_alloc(c, len, 64);
+		rnd_fill(&seed, gpa_ptr(c, src[i]), len);
+		cmd = cmd_copy(i * 8 * MiB, src[i], len, NPU_CMD_SRC_HOST);
+		ring_push(c, &r[i], &cmd);
+		cmd = cmd_copy(dst[i], i * 8 * MiB, len, NPU_CMD_DST_HOST);
+		ring_push(c, &r[i], &cmd);
+	}
+	for (i = 0; i < 6; i++)
+		ring_submit(c, &r[i]);
+	for (i = 0; i < 6; i++) {
+		ASSERT_TRUE(ring_wait_head(c, &r[i], 2, 5 * T_MS));
+		ASSERT_EQ(0, memcmp(gpa_ptr(c, src[i]), gpa_ptr(c, dst[i]),
+				    len));
+	}
+}
+
+/* Write an SGL table describing the pieces at gpa[] of len[]. */
+static void sgl_write(struct npu_client *c, uint64_t table,
+		      const uint64_t *gpa, const uint64_t *len, unsigned int n)
+{
+	struct npu_sg_entry *e = (struct npu_sg_entry *)gpa_ptr(c, table);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		e[i].addr = htole64(gpa[i]);
+		e[i].len = htole64(len[i]);
+	}
+}
+
+/* Cut size bytes into n random pieces scattered over [area, area+span). */
+static void sgl_scatter(uint64_t *seed, uint64_t area, uint64_t span,
+			uint64_t size, unsigned int n, uint64_t *gpa,
+			uint64_t *len)
+{
+	uint64_t left = size, slot = span / n;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		len[i] = i == n - 1 ? left :
+			 rnd_next(seed) % (left / (n - i) * 2 + 1);
+		if (len[i] > left)
+			len[i] = left;
+		if (len[i] > slot - 8)
+			len[i] = slot - 8;
+		left -= len[i];
+		gpa[i] = area + i * slot + rnd_next(seed) % (slot - len[i]);
+	}
+	/* whatever the last piece could not take goes in the first slots */
+	for (i = 0; left && i < n; i++) {
+		uint64_t room = slot - 8 - len[i], add = left < room ? left : room;
+
+		gpa[i] = area + i * slot;
+		len[i] += add;
+		left -= add;
+	}
+}
+
+static void sgl_gather(struct npu_client *c, const uint64_t *gpa,
+		       const uint64_t *len, unsigned int n, uint8_t *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(out, gpa_ptr(c, gpa[i]), len[i]);
+		out += len[i];
+	}
+}
+
+TEST_F(npu, sgl_copy_both_directions)
+{
+	struct npu_client *c = &self->c;
+	uint64_t seed = test_seed(5);
+	uint64_t area_a = host_alloc(c, 8 * MiB, 4096);
+	uint64_t area_b = host_alloc_high(c, 8 * MiB, 4096);	/* above 4G */
+	uint64_t tab_a = host_alloc(c, 512 * 16, 16);
+	uint64_t tab_b = host_alloc(c, 512 * 16, 16);
+	uint64_t ga[512], la[512], gb[512], lb[512];
+	uint8_t *want = malloc(2 * MiB), *got = malloc(2 * MiB);
+	struct npu_cmd cmd;
+	struct test_ring r;
+	int i;
+
+	ASSERT_NE(NULL, want);
+	ASSERT_NE(NULL, got);
+	ASSERT_TRUE(ring_setup(c, &r, 4, 8, 5));
+	for (i = 0; i < 20; i++) {
+		unsigned int na = 1 + rnd_next(&seed) % 512;
+		unsigned int nb = 1 + rnd_next(&seed) % 512;
+		uint64_t size = rnd_next(&seed) % (i & 1 ? 2 * MiB : 5000);
+		uint16_t host_too = i & 2 ? NPU_CMD_SRC_HOST : 0;
+
+		sgl_scatter(&seed, area_a, 8 * MiB, size, na, ga, la);
+		sgl_scatter(&seed, area_b, 8 * MiB, size, nb, gb, lb);
+		sgl_write(c, tab_a, ga, la, na);
+		sgl_write(c, tab_b, gb, lb, nb);
+		for (unsigned int k = 0; k < na; k++)
+			rnd_fill(&seed, gpa_ptr(c, ga[k]), la[k]);
+		sgl_gather(c, ga, la, na, want);
+
+		/* SGL -> device (SRC_HOST alongside SRC_SGL is allowed) */
+		cmd = cmd_copy(12345, tab_a, size, NPU_CMD_SRC_SGL | host_too);
+		cmd.src_sg_count = htole32(na);
+		ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+		ASSERT_EQ(0, memcmp(want, dev_ptr(c, 12345), size));
+
+		/* device -> SGL */
+		cmd = cmd_copy(tab_b, 12345, size, NPU_CMD_DST_SGL);
+		cmd.dst_sg_count = htole32(nb);
+		ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+		sgl_gather(c, gb, lb, nb, got);
+		ASSERT_EQ(0, memcmp(want, got, size));
+
+		/* SGL -> SGL, after scrubbing the destination */
+		for (unsigned int k = 0; k < nb; k++)
+			memset(gpa_ptr(c, gb[k]), 0, lb[k]);
+		cmd = cmd_copy(tab_b, tab_a, size,
+			       NPU_CMD_SRC_SGL | NPU_CMD_DST_SGL);
+		cmd.src_sg_count = htole32(na);
+		cmd.dst_sg_count = htole32(nb);
+		ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+		sgl_gather(c, gb, lb, nb, got);
+		ASSERT_EQ(0, memcmp(want, got, size));
+	}
+	free(want);
+	free(got);
+}
+
+TEST_F(npu, fill_host_and_device)
+{
+	struct npu_client *c = &self->c;
+	uint64_t buf = host_alloc(c, 3 * MiB, 64);
+	uint64_t hi = host_alloc_high(c, 64 * KiB, 64);
+	struct npu_cmd cmd;
+	struct test_ring r;
+	uint64_t i;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	memset(gpa_ptr(c, buf), 0x11, 3 * MiB);
+	cmd = cmd_fill(buf + 3, 2 * MiB + 1, 0xc3, NPU_CMD_DST_HOST);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+	ASSERT_EQ(0x11, gpa_ptr(c, buf)[2]);
+	for (i = 3; i < 2 * MiB + 4; i++)
+		ASSERT_EQ(0xc3, gpa_ptr(c, buf)[i]);
+	ASSERT_EQ(0x11, gpa_ptr(c, buf)[2 * MiB + 4]);
+
+	cmd = cmd_fill(hi + 1, 100, 0xff, NPU_CMD_DST_HOST);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+	ASSERT_EQ(0xff, gpa_ptr(c, hi)[100]);
+	ASSERT_EQ(0, gpa_ptr(c, hi)[101]);
+
+	memset(dev_ptr(c, 0), 0x22, 1 * MiB);
+	cmd = cmd_fill(7, 777777, 0x00, 0);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+	ASSERT_EQ(0x22, dev_ptr(c, 0)[6]);
+	for (i = 7; i < 7 + 777777; i++)
+		ASSERT_EQ(0, dev_ptr(c, 0)[i]);
+	ASSERT_EQ(0x22, dev_ptr(c, 0)[7 + 777777]);
+
+	/* the very end of device memory */
+	cmd = cmd_fill(devmem_size(c) - 10, 10, 0x77, 0);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+	ASSERT_EQ(0x77, dev_ptr(c, devmem_size(c) - 1)[0]);
+	ASSERT_EQ(2 * MiB + 1 + 100 + 777777 + 10,
+		  ring_rd64(c, 0, NPU_RING_BYTES_DONE));
+}
+
+TEST_F(npu, timestamp_and_fence_time)
+{
+	struct npu_client *c = &self->c;
+	uint64_t w = host_alloc(c, 64, 64);
+	uint64_t clk, t1, t2, t3, t4;
+	struct npu_cmd cmd;
+	struct test_ring r;
+
+	ASSERT_TRUE(ring_setup(c, &r, 2, 8, 3));
+	clk = reg_rd64(c, NPU_GLB_CLOCK_NS);
+	cmd = cmd_timestamp(w, NPU_CMD_DST_HOST);
+	ring_push(c, &r, &cmd);
+	cmd = cmd_fence(w + 16, 42, NPU_CMD_DST_HOST | NPU_CMD_FENCE_TIME);
+	ring_push(c, &r, &cmd);
+	cmd = cmd_timestamp(256, 0);	/* into device memory */
+	ring_push(c, &r, &cmd);
+	cmd = cmd_fence(512, 43, NPU_CMD_FENCE_TIME);
+	ring_push(c, &r, &cmd);
+	ring_submit(c, &r);
+	ASSERT_TRUE(ring_wait_head(c, &r, 4, T_MS));
+
+	t1 = word_rd(gpa_ptr(c, w));
+	t2 = word_rd(gpa_ptr(c, w + 24));
+	t3 = word_rd(dev_ptr(c, 256));
+	t4 = word_rd(dev_ptr(c, 520));
+	ASSERT_EQ(42, word_rd(gpa_ptr(c, w + 16)));
+	ASSERT_EQ(43, word_rd(dev_ptr(c, 512)));
+	ASSERT_LE(clk, t1);
+	ASSERT_LE(t1, t2);
+	ASSERT_LE(t2, t3);
+	ASSERT_LE(t3, t4);
+	/* exact clock, not the stale register: ahead of it by < 1 s */
+	ASSERT_LT(t4 - clk, 1000 * 1000 * 1000ULL);
+	/* the register catches up with the next heartbeats */
+	ASSERT_TRUE(reg_wait_above64(c, NPU_GLB_CLOCK_NS, t4, T_MS));
+}
+
+struct wait_case {
+	const char *what;
+	enum npu_wait_cond cond;
+	uint64_t init;		/* the word before the WAIT */
+	uint64_t value;		/* the WAIT's operand */
+	uint64_t not_yet;	/* a fence that must not release it */
+	uint64_t release;	/* a fence that must */
+};
+
+static const struct wait_case wait_cases[] = {
+	{ "GEQ", NPU_WAIT_GEQ, 5, 10, 9, 10 },
+	{ "GEQ across wrap", NPU_WAIT_GEQ, 0xfffffffffffffff0ULL, 0x8,
+	  0xfffffffffffffff8ULL, 0x10 },
+	{ "GEQ far behind", NPU_WAIT_GEQ, 0x8000000000000010ULL, 0x10,
+	  0x8000000000000011ULL, 0x11 },
+	{ "EQ", NPU_WAIT_EQ, 0, 7, 8, 7 },
+	{ "AND", NPU_WAIT_AND, 0, 0x30, 0x0f, 0x10 },
+	{ "NOR", NPU_WAIT_NOR, 0x0f, 0xfffffffffffffff0ULL, 0x0f, 0x0e },
+};
+
+/*
+ * A WAIT on ring W released by a FENCE from ring F while ring R keeps
+ * executing: for each condition, in host and in device memory.
+ */
+TEST_F(npu, wait_conditions)
+{
+	struct npu_client *c = &self->c;
+	uint64_t hw = host_alloc(c, 64, 64);
+	struct test_ring w, f, rr;
+	unsigned int i, k;
+
+	ASSERT_TRUE(ring_setup(c, &w, 0, 16, 1));
+	ASSERT_TRUE(ring_setup(c, &f, 1, 16, 2));
+	ASSERT_TRUE(ring_setup(c, &rr, 2, 16, 3));
+
+	for (i = 0; i < 2 * ARRAY_SIZE(wait_cases); i++) {
+		const struct wait_case *wc = &wait_cases[i / 2];
+		bool host = i & 1;
+		uint16_t hf = host ? NPU_CMD_DST_HOST : 0;
+		uint64_t addr = host ? hw : 4096;
+		uint8_t *word = host ? gpa_ptr(c, hw) : dev_ptr(c, 4096);
+		uint32_t whead = w.tail;
+		struct npu_cmd cmd;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "%s in %s memory",
+			 wc->what, host ? "host" : "device");
+		self->step = self->step_buf;
+		irq_take(c, 1);
+		word_wr(word, wc->init);
+		cmd = cmd_wait(addr, wc->value, wc->cond, hf | NPU_CMD_IRQ);
+		ring_push(c, &w, &cmd);
+		ring_submit(c, &w);
+		ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_WAITING, T_MS));
+
+		/* an unrelated ring is not held up */
+		for (k = 0; k < 8; k++) {
+			cmd = cmd_nop(0);
+			ASSERT_TRUE(ring_run(c, &rr, &cmd, T_MS));
+		}
+		cmd = cmd_fence(addr, wc->not_yet, hf);
+		ASSERT_TRUE(ring_run(c, &f, &cmd, T_MS));
+		usleep(2000);
+		ASSERT_EQ(NPU_RING_WAITING, ring_rd32(c, 0, NPU_RING_STATUS));
+		ASSERT_EQ(whead, ring_rd32(c, 0, NPU_RING_HEAD));
+		ASSERT_EQ(0, irq_take(c, 1));
+
+		cmd = cmd_fence(addr, wc->release, hf);
+		ASSERT_TRUE(ring_run(c, &f, &cmd, T_MS));
+		ASSERT_TRUE(ring_wait_head(c, &w, whead + 1, T_MS));
+		ASSERT_EQ(1, irq_wait(c, 1, T_MS));
+		ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_IDLE, T_MS));
+	}
+}
+
+TEST_F(npu, wait_already_true_and_host_write)
+{
+	struct npu_client *c = &self->c;
+	uint64_t hw = host_alloc(c, 64, 64);
+	struct npu_cmd cmd;
+	struct test_ring w;
+
+	ASSERT_TRUE(ring_setup(c, &w, 0, 16, 1));
+	/* GEQ wrap-aware: 0x10 is "after" 0xff..f0 */
+	word_wr(gpa_ptr(c, hw), 0x10);
+	cmd = cmd_wait(hw, 0xfffffffffffffff0ULL, NPU_WAIT_GEQ,
+		       NPU_CMD_DST_HOST);
+	ASSERT_TRUE(ring_run(c, &w, &cmd, T_MS));
+
+	/* released by the CPU writing the word: the card polls */
+	word_wr(gpa_ptr(c, hw), 1);
+	cmd = cmd_wait(hw, 2, NPU_WAIT_EQ, NPU_CMD_DST_HOST);
+	ring_push(c, &w, &cmd);
+	ring_submit(c, &w);
+	ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_WAITING, T_MS));
+	word_wr(gpa_ptr(c, hw), 2);
+	ASSERT_TRUE(ring_wait_head(c, &w, 2, 100));
+}
+
+TEST_F(npu, reset_aborts_wait)
+{
+	struct npu_client *c = &self->c;
+	uint64_t hw = host_alloc(c, 64, 64);
+	struct npu_cmd cmd;
+	struct test_ring w;
+
+	ASSERT_TRUE(ring_setup(c, &w, 6, 16, 7));
+	cmd = cmd_wait(hw, 1, NPU_WAIT_EQ, NPU_CMD_DST_HOST);
+	ring_push(c, &w, &cmd);
+	ring_submit(c, &w);
+	ASSERT_TRUE(ring_wait_status(c, 6, NPU_RING_WAITING, T_MS));
+
+	ASSERT_TRUE(ctrl_ring_reset(c, 6));
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 6, NPU_RING_STATUS));
+	ASSERT_EQ(0, ring_rd32(c, 6, NPU_RING_HEAD));
+
+	ASSERT_TRUE(ring_setup(c, &w, 6, 16, 7));
+	cmd = cmd_nop(0);
+	ASSERT_TRUE(ring_run(c, &w, &cmd, T_MS));
+}
+
+/* A reset is answered promptly even with big transfers queued. */
+TEST_F(npu, reset_during_copy)
+{
+	struct npu_client *c = &self->c;
+	uint64_t buf = host_alloc(c, 32 * MiB, 4096);
+	struct npu_cmd cmd = cmd_copy(0, buf, 32 * MiB, NPU_CMD_SRC_HOST);
+	struct test_ring r, o;
+	uint64_t t0;
+	int i;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ASSERT_TRUE(ring_setup(c, &o, 1, 8, 2));
+	for (i = 0; i < 8; i++)
+		ring_push(c, &r, &cmd);
+	ring_submit(c, &r);
+	ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_RUNNING, T_MS));
+	t0 = now_us();
+	ASSERT_TRUE(ctrl_ring_reset(c, 0));
+	ASSERT_LT(now_us() - t0, 500000);
+	ASSERT_EQ(0, ring_rd32(c, 0, NPU_RING_HEAD));
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 0, NPU_RING_STATUS));
+
+	/* nothing of the old queue runs on after the reset */
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(0, ring_rd32(c, 0, NPU_RING_HEAD));
+	cmd = cmd_nop(0);
+	ASSERT_TRUE(ring_run(c, &o, &cmd, T_MS));
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+}
+
+TEST_F(npu, ring_wraparound)
+{
+	struct npu_client *c = &self->c;
+	uint64_t hw = host_alloc(c, 64, 64);
+	struct npu_cmd cmd;
+	struct test_ring r;
+	uint32_t i;
+
+	ASSERT_TRUE(ring_setup(c, &r, 9, 2, 8));
+	for (i = 1; i <= 301; i++) {
+		cmd = cmd_fence(hw, i, NPU_CMD_DST_HOST);
+		ring_push(c, &r, &cmd);
+		if (r.tail - ring_rd32(c, 9, NPU_RING_HEAD) == r.size || i == 301) {
+			ring_submit(c, &r);
+			ASSERT_TRUE(ring_wait_head(c, &r, r.tail, T_MS));
+		}
+	}
+	ASSERT_EQ(301, word_rd(gpa_ptr(c, hw)));
+	ASSERT_EQ(301, ring_rd64(c, 9, NPU_RING_CMDS_DONE));
+}
+
+/* One bad command: what it is and the error it must raise. */
+struct bad_case {
+	const char *what;
+	int err;
+	struct npu_cmd cmd;
+};
+
+static struct npu_cmd with_sg(struct npu_cmd cmd, uint32_t src_n,
+			      uint32_t dst_n)
+{
+	cmd.src_sg_count = htole32(src_n);
+	cmd.dst_sg_count = htole32(dst_n);
+	return cmd;
+}
+
+static struct npu_cmd with_arg(struct npu_cmd cmd, uint32_t arg)
+{
+	cmd.arg = htole32(arg);
+	return cmd;
+}
+
+/*
+ * Every way a command can be bad stops only its ring, with the right
+ * error, HEAD and ERROR_INDEX on it, an interrupt, and not a byte written;
+ * other rings, even on the same vector, go on.
+ */
+TEST_F(npu, bad_commands)
+{
+	struct npu_client *c = &self->c;
+	uint64_t devsz = devmem_size(c), low = c->opts.lowmem;
+	uint64_t high_end = HIGHMEM_BASE + c->opts.ram_size - low;
+	uint64_t hbuf = host_alloc(c, 64 * KiB, 4096);	/* must stay 0xaa */
+	uint64_t good = host_alloc(c, 64 * KiB, 4096);	/* valid source */
+	uint64_t tab = host_alloc(c, 4096, 16);
+	uint64_t fw = host_alloc(c, 64, 64);
+	struct npu_sg_entry *t = (struct npu_sg_entry *)gpa_ptr(c, tab);
+	struct npu_cmd nop = cmd_nop(0), cmd;
+	struct test_ring r, other, same_vec;
+	uint64_t fence_val = 0;
+	unsigned int i, n;
+
+	/*
+	 * tab[0..1]: valid, 4096 bytes into hbuf; tab[2..3]: the second
+	 * entry is in the PCI hole; tab[4..5]: sum short; tab[6..7]: wraps;
+	 * tab[8..9]: lengths that overflow a 64-bit sum
+	 */
+	t[0] = (struct npu_sg_entry){ htole64(hbuf), htole64(1000) };
+	t[1] = (struct npu_sg_entry){ htole64(hbuf + 2000), htole64(3096) };
+	t[2] = (struct npu_sg_entry){ htole64(hbuf), htole64(1000) };
+	t[3] = (struct npu_sg_entry){ htole64(3 * GiB), htole64(3096) };
+	t[4] = (struct npu_sg_entry){ htole64(hbuf), htole64(1000) };
+	t[5] = (struct npu_sg_entry){ htole64(hbuf + 2000), htole64(3095) };
+	t[6] = (struct npu_sg_entry){ htole64(hbuf), htole64(1000) };
+	t[7] = (struct npu_sg_entry){ htole64(~0ULL - 99), htole64(3096) };
+	t[8] = (struct npu_sg_entry){ htole64(hbuf), htole64(1ULL << 63) };
+	t[9] = (struct npu_sg_entry){ htole64(hbuf), htole64((1ULL << 63) + 4096) };
+
+	struct bad_case cases[] = {
+		{ "opcode 6", NPU_ERR_OPCODE, { .opcode = htole16(6) } },
+		{ "opcode 0xffff", NPU_ERR_OPCODE, { .opcode = htole16(0xffff) } },
+		{ "unknown flag 0x40", NPU_ERR_RESERVED, cmd_nop(0x40) },
+		{ "unknown flag 0x8000", NPU_ERR_RESERVED, cmd_nop(0x8000) },
+		{ "COPY with FENCE_TIME", NPU_ERR_RESERVED,
+		  cmd_copy(0, good, 16, NPU_CMD_SRC_HOST | NPU_CMD_FENCE_TIME) },
+		{ "FILL with SRC_HOST", NPU_ERR_RESERVED,
+		  cmd_fill(hbuf, 16, 1, NPU_CMD_DST_HOST | NPU_CMD_SRC_HOST) },
+		{ "FENCE with DST_SGL", NPU_ERR_RESERVED,
+		  cmd_fence(fw, 1, NPU_CMD_DST_HOST | NPU_CMD_DST_SGL) },
+		{ "TIMESTAMP with FENCE_TIME", NPU_ERR_RESERVED,
+		  cmd_timestamp(fw, NPU_CMD_DST_HOST | NPU_CMD_FENCE_TIME) },
+		{ "NOP with size", NPU_ERR_RESERVED,
+		  { .opcode = htole16(NPU_OP_NOP), .size = htole64(1) } },
+		{ "NOP with dst", NPU_ERR_RESERVED,
+		  { .opcode = htole16(NPU_OP_NOP), .dst = htole64(8) } },
+		{ "rsvd[0]", NPU_ERR_RESERVED,
+		  { .opcode = htole16(NPU_OP_NOP), .rsvd = { htole64(1), 0 } } },
+		{ "rsvd[1]", NPU_ERR_RESERVED,
+		  { .opcode = htole16(NPU_OP_NOP), .rsvd = { 0, htole64(1) } } },
+		{ "FENCE with src", NPU_ERR_RESERVED,
+		  { .opcode = htole16(NPU_OP_FENCE), .src = htole64(8) } },
+		{ "TIMESTAMP with value", NPU_ERR_RESERVED,
+		  { .opcode = htole16(NPU_OP_TIMESTAMP), .value = htole64(8) } },
+		{ "COPY with arg", NPU_ERR_RESERVED,
+		  with_arg(cmd_copy(hbuf, good, 16, NPU_CMD_SRC_HOST |
+				    NPU_CMD_DST_HOST), 1) },
+		{ "COPY with value", NPU_ERR_RESERVED,
+		  { .opcode = htole16(NPU_OP_COPY), .value = htole64(1) } },
+		{ "sg count without SGL", NPU_ERR_RESERVED,
+		  with_sg(cmd_copy(hbuf, good, 16, NPU_CMD_SRC_HOST |
+				   NPU_CMD_DST_HOST), 1, 0) },
+		{ "FILL byte 0x100", NPU_ERR_RESERVED,
+		  with_arg(cmd_fill(hbuf, 16, 0, NPU_CMD_DST_HOST), 0x1aa) },
+		{ "WAIT condition 4", NPU_ERR_RESERVED,
+		  cmd_wait(fw, 0, 4, NPU_CMD_DST_HOST) },
+		{ "device dst past end", NPU_ERR_DEV_ADDR,
+		  cmd_copy(devsz - 8, good, 16, NPU_CMD_SRC_HOST) },
+		{ "device dst at end", NPU_ERR_DEV_ADDR, cmd_fill(devsz, 1, 0, 0) },
+		{ "device src wraps", NPU_ERR_DEV_ADDR,
+		  cmd_copy(hbuf, ~0ULL - 15, 32, NPU_CMD_DST_HOST) },
+		{ "device fence time past end", NPU_ERR_DEV_ADDR,
+		  cmd_fence(devsz - 8, 1, NPU_CMD_FENCE_TIME) },
+		{ "device wait past end", NPU_ERR_DEV_ADDR,
+		  cmd_wait(devsz, 0, NPU_WAIT_EQ, 0) },
+		{ "host src in PCI hole", NPU_ERR_HOST_ADDR,
+		  cmd_copy(0, 3 * GiB, 16, NPU_CMD_SRC_HOST) },
+		{ "host dst across lowmem end", NPU_ERR_HOST_ADDR,
+		  cmd_copy(low - 16, 0, 32, NPU_CMD_DST_HOST) },
+		{ "host src wraps", NPU_ERR_HOST_ADDR,
+		  cmd_copy(0, ~0ULL - 15, 32, NPU_CMD_SRC_HOST) },
+		{ "host dst past high end", NPU_ERR_HOST_ADDR,
+		  cmd_fill(high_end - 8, 16, 0, NPU_CMD_DST_HOST) },
+		{ "host timestamp in hole", NPU_ERR_HOST_ADDR,
+		  cmd_timestamp(low, NPU_CMD_DST_HOST) },
+		{ "valid src, bad host dst", NPU_ERR_HOST_ADDR,
+		  cmd_copy(5 * GiB, 0, 4096, NPU_CMD_DST_HOST) },
+		{ "misaligned host fence", NPU_ERR_ALIGN,
+		  cmd_fence(fw + 4, 1, NPU_CMD_DST_HOST) },
+		{ "misaligned device wait", NPU_ERR_ALIGN,
+		  cmd_wait(4097, 0, NPU_WAIT_EQ, 0) },
+		{ "misaligned timestamp", NPU_ERR_ALIGN,
+		  cmd_timestamp(fw + 1, NPU_CMD_DST_HOST) },
+		{ "misaligned SGL table", NPU_ERR_ALIGN,
+		  with_sg(cmd_copy(0, tab + 8, 4096, NPU_CMD_SRC_SGL), 2, 0) },
+		{ "SGL count 0", NPU_ERR_SGL,
+		  with_sg(cmd_copy(0, tab, 4096, NPU_CMD_SRC_SGL), 0, 0) },
+		{ "SGL count too big", NPU_ERR_SGL,
+		  with_sg(cmd_copy(0, tab, 4096, NPU_CMD_SRC_SGL), 65537, 0) },
+		{ "SGL table outside RAM", NPU_ERR_HOST_ADDR,
+		  with_sg(cmd_copy(0, 3 * GiB, 4096, NPU_CMD_SRC_SGL), 2, 0) },
+		{ "SGL entry in the hole", NPU_ERR_SGL,
+		  with_sg(cmd_copy(tab + 2 * 16, 0, 4096, NPU_CMD_DST_SGL), 0, 2) },
+		{ "SGL lengths short", NPU_ERR_SGL,
+		  with_sg(cmd_copy(tab + 4 * 16, 0, 4096, NPU_CMD_DST_SGL), 0, 2) },
+		{ "SGL lengths long", NPU_ERR_SGL,
+		  with_sg(cmd_copy(tab, 0, 4095, NPU_CMD_DST_SGL), 0, 2) },
+		{ "SGL entry wraps", NPU_ERR_SGL,
+		  with_sg(cmd_copy(tab + 6 * 16, 0, 4096, NPU_CMD_DST_SGL), 0, 2) },
+		{ "SGL lengths overflow", NPU_ERR_SGL,
+		  with_sg(cmd_copy(tab + 8 * 16, 0, 4096, NPU_CMD_DST_SGL), 0, 2) },
+		{ "SGL dst fine, src device range bad", NPU_ERR_DEV_ADDR,
+		  with_sg(cmd_copy(tab, devsz - 100, 4096, NPU_CMD_DST_SGL), 0, 2) },
+	};
+
+	ASSERT_TRUE(ring_setup(c, &other, 1, 16, 2));
+	ASSERT_TRUE(ring_setup(c, &same_vec, 2, 16, 1));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		self->step = cases[i].what;
+		memset(gpa_ptr(c, hbuf), 0xaa, 64 * KiB);
+		memset(dev_ptr(c, 0), 0xaa, 64 * KiB);
+		word_wr(gpa_ptr(c, fw), 0);
+		irq_take(c, 1);
+
+		/* two good commands, the bad one at counter 2, a fence after */
+		ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+		ring_push(c, &r, &nop);
+		ring_push(c, &r, &nop);
+		ring_push(c, &r, &cases[i].cmd);
+		cmd = cmd_fence(fw, 1, NPU_CMD_DST_HOST);
+		ring_push(c, &r, &cmd);
+		ring_submit(c, &r);
+
+		ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_STOPPED, T_MS));
+		ASSERT_EQ(cases[i].err, ring_rd32(c, 0, NPU_RING_ERROR));
+		ASSERT_EQ(2, ring_rd32(c, 0, NPU_RING_ERROR_INDEX));
+		ASSERT_EQ(2, ring_rd32(c, 0, NPU_RING_HEAD));
+		ASSERT_EQ(2, ring_rd64(c, 0, NPU_RING_CMDS_DONE));
+		ASSERT_GE(irq_wait(c, 1, T_MS), 1);
+		ASSERT_EQ(0, word_rd(gpa_ptr(c, fw)));
+		for (n = 0; n < 64 * KiB; n++) {
+			ASSERT_EQ(0xaa, gpa_ptr(c, hbuf)[n]);
+			ASSERT_EQ(0xaa, dev_ptr(c, 0)[n]);
+		}
+
+		/* a doorbell does not restart a stopped ring */
+		doorbell(c, 1);
+		usleep(1000);
+		ASSERT_EQ(2, ring_rd32(c, 0, NPU_RING_HEAD));
+
+		/* other rings, on other and on the same vector, go on */
+		cmd = cmd_fence(fw + 8, ++fence_val, NPU_CMD_DST_HOST);
+		ASSERT_TRUE(ring_run(c, &other, &cmd, T_MS));
+		cmd = cmd_fence(fw + 16, fence_val, NPU_CMD_DST_HOST);
+		ASSERT_TRUE(ring_run(c, &same_vec, &cmd, T_MS));
+		ASSERT_EQ(fence_val, word_rd(gpa_ptr(c, fw + 16)));
+		ASSERT_EQ(NPU_RING_IDLE, ring_rd32(c, 1, NPU_RING_STATUS));
+	}
+
+	/* after a reset the ring is good as new */
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	cmd = cmd_fence(fw, 99, NPU_CMD_DST_HOST);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+	ASSERT_EQ(99, word_rd(gpa_ptr(c, fw)));
+}
+
+/* ERROR_INDEX is the free-running counter, not the slot. */
+TEST_F(npu, error_index_is_counter)
+{
+	struct npu_client *c = &self->c;
+	struct npu_cmd nop = cmd_nop(0), bad = cmd_nop(0x4000);
+	struct test_ring r;
+	int i;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 4, 1));
+	for (i = 0; i < 9; i++)
+		ASSERT_TRUE(ring_run(c, &r, &nop, T_MS));
+	ring_push(c, &r, &bad);
+	ring_submit(c, &r);
+	ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_STOPPED, T_MS));
+	ASSERT_EQ(9, ring_rd32(c, 0, NPU_RING_ERROR_INDEX));
+	ASSERT_EQ(9, ring_rd32(c, 0, NPU_RING_HEAD));
+}
+
+TEST_F(npu, fault_hang_ring)
+{
+	struct npu_client *c = &self->c;
+	struct npu_cmd nop = cmd_nop(NPU_CMD_IRQ);
+	struct test_ring r, o;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ASSERT_TRUE(ring_setup(c, &o, 1, 8, 2));
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_HANG_RING, 0));
+	ring_push(c, &r, &nop);
+	ring_submit(c, &r);
+	ASSERT_EQ(0, irq_wait(c, 1, QUIET_MS));
+	ASSERT_EQ(0, ring_rd32(c, 0, NPU_RING_HEAD));
+	ASSERT_EQ(NPU_RING_IDLE, ring_rd32(c, 0, NPU_RING_STATUS));
+	ASSERT_EQ(NPU_ERR_NONE, ring_rd32(c, 0, NPU_RING_ERROR));
+	ASSERT_TRUE(ring_run(c, &o, &nop, T_MS));
+
+	/* reset ends the hang */
+	ASSERT_TRUE(ctrl_ring_reset(c, 0));
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 0, NPU_RING_STATUS));
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ASSERT_TRUE(ring_run(c, &r, &nop, T_MS));
+	ASSERT_EQ(1, irq_wait(c, 1, T_MS));
+
+	/* and so does CLEAR, which lets the ring go on where it was */
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_HANG_RING, 0));
+	ring_push(c, &r, &nop);
+	ring_submit(c, &r);
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(1, ring_rd32(c, 0, NPU_RING_HEAD));
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_CLEAR, 0));
+	ASSERT_TRUE(ring_wait_head(c, &r, 2, T_MS));
+	ASSERT_EQ(1, irq_wait(c, 1, T_MS));
+}
+
+TEST_F(npu, fault_fail_dma)
+{
+	struct npu_client *c = &self->c;
+	uint64_t src = host_alloc(c, 4096, 64);
+	struct npu_cmd cmd;
+	struct test_ring r;
+
+	ASSERT_TRUE(ring_setup(c, &r, 3, 8, 4));
+	memset(gpa_ptr(c, src), 0x3c, 4096);
+	memset(dev_ptr(c, 0), 0, 4096);
+	ASSERT_TRUE(ctrl_inject(c, 3, NPU_FAULT_FAIL_DMA, 0));
+
+	/* only transfers fail: a NOP and a FENCE go through */
+	cmd = cmd_nop(0);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+	cmd = cmd_fence(8192, 5, 0);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+	cmd = cmd_copy(0, src, 4096, NPU_CMD_SRC_HOST);
+	ring_push(c, &r, &cmd);
+	ring_submit(c, &r);
+	ASSERT_TRUE(ring_wait_status(c, 3, NPU_RING_STOPPED, T_MS));
+	ASSERT_EQ(NPU_ERR_DMA, ring_rd32(c, 3, NPU_RING_ERROR));
+	ASSERT_EQ(2, ring_rd32(c, 3, NPU_RING_ERROR_INDEX));
+	ASSERT_EQ(1, irq_wait(c, 4, T_MS));
+	ASSERT_EQ(0, dev_ptr(c, 0)[0]);
+
+	/* one shot: after reset the copy works */
+	ASSERT_TRUE(ring_setup(c, &r, 3, 8, 4));
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+	ASSERT_EQ(0x3c, dev_ptr(c, 0)[4095]);
+
+	/* FILL is a transfer too */
+	ASSERT_TRUE(ctrl_inject(c, 3, NPU_FAULT_FAIL_DMA, 0));
+	cmd = cmd_fill(0, 16, 0, 0);
+	ring_push(c, &r, &cmd);
+	ring_submit(c, &r);
+	ASSERT_TRUE(ring_wait_status(c, 3, NPU_RING_STOPPED, T_MS));
+	ASSERT_EQ(NPU_ERR_DMA, ring_rd32(c, 3, NPU_RING_ERROR));
+	ASSERT_EQ(0x3c, dev_ptr(c, 0)[0]);
+}
+
+TEST_F(npu, fault_delay)
+{
+	struct npu_client *c = &self->c;
+	struct npu_cmd nop = cmd_nop(0);
+	struct test_ring r, o;
+	uint64_t t0;
+	int i;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ASSERT_TRUE(ring_setup(c, &o, 1, 8, 2));
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_DELAY, 100 * 1000));
+
+	t0 = now_us();
+	for (i = 0; i < 3; i++)
+		ring_push(c, &r, &nop);
+	ring_submit(c, &r);
+	/* the other ring is not delayed */
+	ASSERT_TRUE(ring_run(c, &o, &nop, T_MS));
+	ASSERT_LT(ring_rd32(c, 0, NPU_RING_HEAD), 3);
+	ASSERT_TRUE(ring_wait_head(c, &r, 3, T_MS));
+	ASSERT_GE(now_us() - t0, 300 * 1000);
+
+	/* CLEAR: no more delay */
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_CLEAR, 0));
+	t0 = now_us();
+	for (i = 0; i < 3; i++)
+		ring_push(c, &r, &nop);
+	ring_submit(c, &r);
+	ASSERT_TRUE(ring_wait_head(c, &r, 6, T_MS));
+	ASSERT_LT(now_us() - t0, 200 * 1000);
+
+	/* a reset cuts a long delay short */
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_DELAY, 10 * 1000 * 1000));
+	ring_push(c, &r, &nop);
+	ring_submit(c, &r);
+	usleep(2000);
+	t0 = now_us();
+	ASSERT_TRUE(ctrl_ring_reset(c, 0));
+	ASSERT_LT(now_us() - t0, 500 * 1000);
+}
+
+TEST_F(npu, fault_drop_irq)
+{
+	struct npu_client *c = &self->c;
+	struct npu_cmd nop = cmd_nop(NPU_CMD_IRQ);
+	struct test_ring r;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_DROP_IRQ, 2));
+	ASSERT_TRUE(ring_run(c, &r, &nop, T_MS));
+	ASSERT_TRUE(ring_run(c, &r, &nop, T_MS));
+	ASSERT_EQ(0, irq_wait(c, 1, QUIET_MS));
+	ASSERT_TRUE(ring_run(c, &r, &nop, T_MS));
+	ASSERT_EQ(1, irq_wait(c, 1, T_MS));
+	ASSERT_TRUE(ring_run(c, &r, &nop, T_MS));
+	ASSERT_EQ(1, irq_wait(c, 1, T_MS));
+}
+
+TEST_F(npu, fault_stop_heartbeat_then_global_reset)
+{
+	struct npu_client *c = &self->c;
+	struct npu_cmd nop = cmd_nop(NPU_CMD_IRQ);
+	uint64_t hb, clk;
+	struct test_ring r, o;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ASSERT_TRUE(ring_setup(c, &o, 5, 8, 6));
+	ASSERT_TRUE(ring_run(c, &r, &nop, T_MS));
+	ASSERT_EQ(1, irq_wait(c, 1, T_MS));
+
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_STOP_HEARTBEAT, 0));
+	hb = reg_rd64(c, NPU_GLB_HEARTBEAT);
+	clk = reg_rd64(c, NPU_GLB_CLOCK_NS);
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(hb, reg_rd64(c, NPU_GLB_HEARTBEAT));
+	ASSERT_EQ(clk, reg_rd64(c, NPU_GLB_CLOCK_NS));
+
+	/* no ring advances, no interrupt, no control but global reset */
+	ring_push(c, &r, &nop);
+	ring_submit(c, &r);
+	ring_push(c, &o, &nop);
+	ring_submit(c, &o);
+	ASSERT_EQ(0, irq_wait(c, 1, QUIET_MS));
+	ASSERT_EQ(0, irq_take(c, 6));
+	ASSERT_EQ(1, ring_rd32(c, 0, NPU_RING_HEAD));
+	ASSERT_EQ(0, ring_rd32(c, 5, NPU_RING_HEAD));
+	ring_wr32(c, 0, NPU_RING_CTRL, NPU_RING_CTRL_RESET);
+	doorbell(c, 0);
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(NPU_RING_CTRL_RESET, ring_rd32(c, 0, NPU_RING_CTRL));
+
+	ASSERT_TRUE(ctrl_global_reset(c));
+	ASSERT_EQ(0, reg_rd32(c, NPU_GLB_ERROR));
+	ASSERT_EQ(NPU_MAGIC, reg_rd32(c, NPU_ID_MAGIC));
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 0, NPU_RING_STATUS));
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 5, NPU_RING_STATUS));
+	ASSERT_EQ(0, ring_rd32(c, 0, NPU_RING_HEAD));
+	ASSERT_EQ(0, ring_rd32(c, 0, NPU_RING_CTRL));
+	ASSERT_TRUE(reg_wait_above64(c, NPU_GLB_HEARTBEAT, hb + 2, T_MS));
+	ASSERT_GT(reg_rd64(c, NPU_GLB_CLOCK_NS), clk);
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	irq_take(c, 1);
+	ASSERT_TRUE(ring_run(c, &r, &nop, T_MS));
+	ASSERT_EQ(1, irq_wait(c, 1, T_MS));
+}
+
+/* A global reset resets every ring and disarms every fault. */
+TEST_F(npu, global_reset)
+{
+	struct npu_client *c = &self->c;
+	struct npu_cmd nop = cmd_nop(NPU_CMD_IRQ), bad = cmd_nop(0x100);
+	struct test_ring a, b, d, e;
+	uint64_t t0;
+
+	ASSERT_TRUE(ring_setup(c, &a, 0, 8, 1));
+	ASSERT_TRUE(ring_setup(c, &b, 1, 8, 2));
+	ASSERT_TRUE(ring_setup(c, &d, 2, 8, 3));
+	ASSERT_TRUE(ring_setup(c, &e, 3, 8, 4));
+	ring_push(c, &a, &bad);
+	ring_submit(c, &a);
+	ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_STOPPED, T_MS));
+	ASSERT_TRUE(ctrl_inject(c, 1, NPU_FAULT_HANG_RING, 0));
+	ring_push(c, &b, &nop);
+	ring_submit(c, &b);
+	ASSERT_TRUE(ctrl_inject(c, 2, NPU_FAULT_DELAY, 1000 * 1000));
+	ASSERT_TRUE(ctrl_inject(c, 3, NPU_FAULT_DROP_IRQ, 100));
+
+	ASSERT_TRUE(ctrl_global_reset(c));
+	for (unsigned int i = 0; i < 16; i++) {
+		ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, i, NPU_RING_STATUS));
+		ASSERT_EQ(0, ring_rd32(c, i, NPU_RING_HEAD));
+		ASSERT_EQ(NPU_ERR_NONE, ring_rd32(c, i, NPU_RING_ERROR));
+		ASSERT_EQ(0, ring_rd32(c, i, NPU_RING_CTRL));
+	}
+	ASSERT_TRUE(ring_setup(c, &b, 1, 8, 2));
+	ASSERT_TRUE(ring_setup(c, &d, 2, 8, 3));
+	ASSERT_TRUE(ring_setup(c, &e, 3, 8, 4));
+	irq_take(c, 4);
+	t0 = now_us();
+	ASSERT_TRUE(ring_run(c, &b, &nop, T_MS));
+	ASSERT_TRUE(ring_run(c, &d, &nop, T_MS));
+	ASSERT_LT(now_us() - t0, 500000);	/* neither hung nor delayed */
+	ASSERT_TRUE(ring_run(c, &e, &nop, T_MS));
+	ASSERT_EQ(1, irq_wait(c, 4, T_MS));
+}
+
+/* The card serves one QEMU: when it goes, the card goes, tidily. */
+TEST_F(npu, exits_on_disconnect)
+{
+	struct npu_client *c = &self->c;
+	struct test_ring r;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ASSERT_EQ(0, npu_client_disconnect(c, T_MS));
+	ASSERT_TRUE(model_exited_cleanly(c));
+	ASSERT_TRUE(socket_gone(c));
+}
+
+/* Even with a ring stuck in a WAIT. */
+TEST_F(npu, exits_on_sigterm)
+{
+	struct npu_client *c = &self->c;
+	uint64_t hw = host_alloc(c, 64, 64);
+	struct npu_cmd cmd = cmd_wait(hw, 1, NPU_WAIT_EQ, NPU_CMD_DST_HOST);
+	struct test_ring r;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ring_push(c, &r, &cmd);
+	ring_submit(c, &r);
+	ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_WAITING, T_MS));
+	ASSERT_EQ(0, kill(c->pid, SIGTERM));
+	ASSERT_TRUE(npu_client_reap(c, T_MS));
+	ASSERT_TRUE(model_exited_cleanly(c));
+	ASSERT_TRUE(socket_gone(c));
+}
+
+/* Run the model with argv and return its exit status (-1: no exit). */
+static int run_model(const char *const *args)
+{
+	const char *argv[16] = { npu_model_path() };
+	int status, i, fd;
+	pid_t pid;
+
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = args[i];
+	pid = fork();
+	if (pid == 0) {
+		fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 2);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST(bad_options_are_refused)
+{
+	const char *const cases[][12] = {
+		{ "--guest-ram", "/dev/null", "--ram-size", "1M", NULL },
+		{ "--socket", "/tmp/x", "--ram-size", "1M", NULL },
+		{ "--socket", "/tmp/x", "--guest-ram", "/dev/null", NULL },
+		{ "--socket", "/tmp/x", "--guest-ram", "/dev/null",
+		  "--ram-size", "1M", "--bar-size", "3M", NULL },
+		{ "--socket", "/tmp/x", "--guest-ram", "/dev/null",
+		  "--ram-size", "1M", "--bar-size", "64K", NULL },
+		{ "--socket", "/tmp/x", "--guest-ram", "/dev/null",
+		  "--ram-size", "1M", "--rings", "0", NULL },
+		{ "--socket", "/tmp/x", "--guest-ram", "/dev/null",
+		  "--ram-size", "1M", "--rings", "961", NULL },
+		{ "--socket", "/tmp/x", "--guest-ram", "/dev/null",
+		  "--ram-size", "1M", "--vectors", "1", NULL },
+		{ "--socket", "/tmp/x", "--guest-ram", "/dev/null",
+		  "--ram-size", "1M", "--lowmem", "2M", NULL },
+		{ "--socket", "/tmp/x", "--guest-ram", "/dev/null",
+		  "--ram-size", "12Q", NULL },
+		{ "--socket", "/tmp/x", "--guest-ram", "/dev/null",
+		  "--ram-size", "1M", "stray", NULL },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		ASSERT_EQ(2, run_model(cases[i])) TH_LOG("case %u", i);
+}
+
+TEST(guest_ram_too_small)
+{
+	char path[] = "/dev/shm/npu-test-small-XXXXXX";
+	const char *args[] = { "--socket", "/tmp/npu-model-test-never.sock",
+			       "--guest-ram", path, "--ram-size", "2M", NULL };
+	int fd = mkstemp(path);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 1 * MiB));
+	EXPECT_EQ(1, run_model(args));
+	close(fd);
+	unlink(path);
+}
+
+/* Many rings, and a stale socket from a crashed run is replaced. */
+TEST(max_rings_and_stale_socket)
+{
+	struct npu_client_opts o;
+	struct npu_client c;
+	struct npu_cmd nop = cmd_nop(NPU_CMD_IRQ);
+	struct test_ring r;
+	int fd;
+
+	npu_client_default_opts(&o);
+	o.rings = NPU_MAX_RINGS;
+	o.vectors = 33;
+	o.stale_socket = true;
+	fd = npu_client_start(&c, &o);
+	if (fd)
+		npu_client_cleanup(&c);
+	ASSERT_EQ(0, fd);
+	ASSERT_EQ(NPU_MAX_RINGS, reg_rd32(&c, NPU_ID_NUM_RINGS));
+	ASSERT_TRUE(ring_setup(&c, &r, NPU_MAX_RINGS - 1, 2, 32));
+	ASSERT_TRUE(ring_run(&c, &r, &nop, T_MS));
+	ASSERT_EQ(1, irq_wait(&c, 32, T_MS));
+	EXPECT_EQ(0, npu_client_disconnect(&c, T_MS));
+	EXPECT_TRUE(model_exited_cleanly(&c));
+	npu_client_cleanup(&c);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The QEMU side of the card, for host tests: see npu_client.h.
+ */
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "npu_client.h"
+
+uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void npu_client_default_opts(struct npu_client_opts *o)
+{
+	*o = (struct npu_client_opts) {
+		.ram_size = 64 * MiB,
+		.lowmem = 48 * MiB,	/* the top 16 MiB sit above 4 GiB */
+		.bar_size = 64 * MiB,
+		.rings = 16,
+		.vectors = 9,
+		.copy_engines = 2,
+		.serial = 0x5e41a1,
+	};
+}
+
+const char *npu_model_path(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("NPU_MODEL");
+	char *slash;
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	if (access("build/npu-model", X_OK) == 0)
+		return "build/npu-model";
+	/* build/tests/model_test -> build/npu-model */
+	n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	if (n > 0) {
+		path[n] = '\0';
+		slash = strrchr(path, '/');
+		if (slash) {
+			strcpy(slash, "/../npu-model");
+			return path;
+		}
+	}
+	return "build/npu-model";
+}
+
+/* Tells apart the cards one test process starts. */
+static unsigned int seq;
+
+static int make_guest_ram(struct npu_client *c)
+{
+	snprintf(c->ram_path, sizeof(c->ram_path), "/dev/shm/npu-test-ram-%d-%u",
+		 getpid(), seq);
+	c->ram_fd = open(c->ram_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+			 0600);
+	if (c->ram_fd < 0)
+		return -1;
+	if (ftruncate(c->ram_fd, c->opts.ram_size))
+		return -1;
+	c->ram = mmap(NULL, c->opts.ram_size, PROT_READ | PROT_WRITE,
+		      MAP_SHARED, c->ram_fd, 0);
+	if (c->ram == MAP_FAILED) {
+		c->ram = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void spawn_model(struct npu_client *c)
+{
+	char ram[32], low[32], bar[32], rings[16], vecs[16], eng[16], ser[32];
+	const char *argv[24];
+	int n = 0;
+
+	snprintf(ram, sizeof(ram), "%llu", (unsigned long long)c->opts.ram_size);
+	snprintf(low, sizeof(low), "%llu", (unsigned long long)c->opts.lowmem);
+	snprintf(bar, sizeof(bar), "%llu", (unsigned long long)c->opts.bar_size);
+	snprintf(rings, sizeof(rings), "%u", c->opts.rings);
+	snprintf(vecs, sizeof(vecs), "%u", c->opts.vectors);
+	snprintf(eng, sizeof(eng), "%u", c->opts.copy_engines);
+	snprintf(ser, sizeof(ser), "%#llx", (unsigned long long)c->opts.serial);
+
+	argv[n++] = npu_model_path();
+	argv[n++] = "--socket";		argv[n++] = c->sock_path;
+	argv[n++] = "--guest-ram";	argv[n++] = c->ram_path;
+	argv[n++] = "--ram-size";	argv[n++] = ram;
+	argv[n++] = "--lowmem";		argv[n++] = low;
+	argv[n++] = "--bar-size";	argv[n++] = bar;
+	argv[n++] = "--rings";		argv[n++] = rings;
+	argv[n++] = "--vectors";	argv[n++] = vecs;
+	argv[n++] = "--copy-engines";	argv[n++] = eng;
+	argv[n++] = "--serial";		argv[n++] = ser;
+	if (getenv("NPU_MODEL_VERBOSE"))
+		argv[n++] = "--verbose";
+	argv[n] = NULL;
+
+	/*
+	 * No PR_SET_PDEATHSIG: if the test dies, its end of the socket
+	 * closes and the card exits by itself, removing its socket, which
+	 * is what we want to happen.  A test that hangs is killed by the
+	 * harness together with its process group, which includes us.
+	 */
+	execv(argv[0], (char **)argv);
+	fprintf(stderr, "cannot run %s: %m\n", argv[0]);
+	_exit(127);
+}
+
+/* The model needs a moment to create its socket. */
+static int connect_model(struct npu_client *c, int timeout_ms)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	uint64_t deadline = now_us() + timeout_ms * 1000ULL;
+	int fd;
+
+	strcpy(addr.sun_path, c->sock_path);
+	while (now_us() < deadline) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
+			return fd;
+		close(fd);
+		if (waitpid(c->pid, &c->exit_status, WNOHANG) == c->pid) {
+			c->pid = 0;
+			return -1;
+		}
+		usleep(1000);
+	}
+	return -1;
+}
+
+/* One ivshmem message: an 8-byte number, maybe with a descriptor. */
+static int recv_msg(int conn, int64_t *value, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { .iov_base = value, .iov_len = sizeof(*value) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
+	};
+	struct cmsghdr *cmsg;
+	struct pollfd pfd = { .fd = conn, .events = POLLIN };
+
+	if (poll(&pfd, 1, 2000) != 1)
+		return -1;
+	if (recvmsg(conn, &msg, MSG_WAITALL | MSG_CMSG_CLOEXEC) !=
+	    sizeof(*value))
+		return -1;
+	*value = le64toh(*value);
+	*fd = -1;
+	for (cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg))
+		if (cmsg->cmsg_level == SOL_SOCKET &&
+		    cmsg->cmsg_type == SCM_RIGHTS)
+			memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	return 0;
+}
+
+/* Expect value (and a descriptor iff want_fd). */
+static int expect_msg(struct npu_client *c, int64_t want, bool want_fd,
+		      int *fd)
+{
+	int64_t value;
+	int got;
+
+	if (recv_msg(c->conn, &value, &got))
+		return -1;
+	if (value != want || (got >= 0) != want_fd) {
+		fprintf(stderr, "handshake: got %lld fd %d, want %lld\n",
+			(long long)value, got, (long long)want);
+		if (got >= 0)
+			close(got);
+		return -1;
+	}
+	if (fd)
+		*fd = got;
+	return 0;
+}
+
+static int handshake(struct npu_client *c)
+{
+	struct stat st;
+	uint32_t v;
+
+	if (expect_msg(c, 0, false, NULL) ||	/* version */
+	    expect_msg(c, 0, false, NULL) ||	/* our id */
+	    expect_msg(c, -1, true, &c->shm_fd))
+		return -1;
+	for (v = 0; v < c->vectors; v++)
+		if (expect_msg(c, 1, true, &c->to_model[v]))
+			return -1;
+	for (v = 0; v < c->vectors; v++)
+		if (expect_msg(c, 0, true, &c->to_guest[v]))
+			return -1;
+
+	if (fstat(c->shm_fd, &st))
+		return -1;
+	c->bar_size = st.st_size;
+	c->bar = mmap(NULL, c->bar_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      c->shm_fd, 0);
+	if (c->bar == MAP_FAILED) {
+		c->bar = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* What a crashed model leaves behind: a socket file nobody listens on. */
+static int make_stale_socket(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0), ret;
+
+	if (fd < 0)
+		return -1;
+	strcpy(addr.sun_path, path);
+	ret = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+	close(fd);
+	return ret;
+}
+
+int npu_client_start(struct npu_client *c, const struct npu_client_opts *o)
+{
+	uint32_t v;
+
+	memset(c, 0, sizeof(*c));
+	c->opts = *o;
+	c->ram_fd = -1;
+	c->conn = -1;
+	c->shm_fd = -1;
+	c->vectors = o->vectors;
+	for (v = 0; v < CLIENT_MAX_VECTORS; v++) {
+		c->to_model[v] = -1;
+		c->to_guest[v] = -1;
+	}
+	c->low_next = 1 * MiB;
+	c->high_next = HIGHMEM_BASE;
+	if (c->vectors > CLIENT_MAX_VECTORS)
+		return -1;
+	seq++;
+
+	snprintf(c->sock_path, sizeof(c->sock_path),
+		 "/tmp/npu-model-test-%d-%u-%08x.sock", getpid(), seq,
+		 (unsigned int)(now_us() * 2654435761u));
+	if (make_guest_ram(c))
+		return -1;
+	if (o->stale_socket && make_stale_socket(c->sock_path))
+		return -1;
+
+	c->spawn_us = now_us();
+	c->pid = fork();
+	if (c->pid < 0)
+		return -1;
+	if (c->pid == 0)
+		spawn_model(c);
+
+	c->conn = connect_model(c, 10000);
+	if (c->conn < 0)
+		return -1;
+	if (handshake(c))
+		return -1;
+	/*
+	 * The card has the RAM file open and mapped by now: unlink it, so
+	 * that nothing is left in /dev/shm even if the test dies (the
+	 * harness skips the teardown of a test that fails an ASSERT).
+	 */
+	unlink(c->ram_path);
+	c->ram_path[0] = '\0';
+	return 0;
+}
+
+bool npu_client_reap(struct npu_client *c, int timeout_ms)
+{
+	uint64_t deadline = now_us() + timeout_ms * 1000ULL;
+
+	if (!c->pid)
+		return true;
+	for (;;) {
+		if (waitpid(c->pid, &c->exit_status, WNOHANG) == c->pid) {
+			c->pid = 0;
+			return true;
+		}
+		if (now_us() >= deadline)
+			return false;
+		usleep(1000);
+	}
+}
+
+int npu_client_disconnect(struct npu_client *c, int timeout_ms)
+{
+	if (c->conn >= 0)
+		close(c->conn);
+	c->conn = -1;
+	if (!npu_client_reap(c, timeout_ms)) {
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, &c->exit_status, 0);
+		c->pid = 0;
+		return -1;
+	}
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void npu_client_cleanup(struct npu_client *c)
+{
+	uint32_t v;
+
+	npu_client_disconnect(c, 2000);
+	for (v = 0; v < CLIENT_MAX_VECTORS; v++) {
+		close_fd(&c->to_model[v]);
+		close_fd(&c->to_guest[v]);
+	}
+	if (c->bar)
+		munmap(c->bar, c->bar_size);
+	c->bar = NULL;
+	close_fd(&c->shm_fd);
+	if (c->ram)
+		munmap(c->ram, c->opts.ram_size);
+	c->ram = NULL;
+	close_fd(&c->ram_fd);
+	if (c->ram_path[0])
+		unlink(c->ram_path);
+	c->ram_path[0] = '\0';
+	if (c->sock_path[0])
+		unlink(c->sock_path);	/* only if the model left it */
+}
+
+/* Registers: the guest's uncached MMIO is shared memory here. */
+uint32_t reg_rd32(struct npu_client *c, uint32_t off)
+{
+	return le32toh(__atomic_load_n((uint32_t *)(c->bar + off),
+				       __ATOMIC_ACQUIRE));
+}
+
+uint64_t reg_rd64(struct npu_client *c, uint32_t off)
+{
+	return le64toh(__atomic_load_n((uint64_t *)(c->bar + off),
+				       __ATOMIC_ACQUIRE));
+}
+
+void reg_wr32(struct npu_client *c, uint32_t off, uint32_t v)
+{
+	__atomic_store_n((uint32_t *)(c->bar + off), htole32(v),
+			 __ATOMIC_RELEASE);
+}
+
+void reg_wr64(struct npu_client *c, uint32_t off, uint64_t v)
+{
+	__atomic_store_n((uint64_t *)(c->bar + off), htole64(v),
+			 __ATOMIC_RELEASE);
+}
+
+static uint32_t ring_off(unsigned int ring, uint32_t off)
+{
+	return NPU_RING_REGS_BASE + ring * NPU_RING_REGS_STRIDE + off;
+}
+
+uint32_t ring_rd32(struct npu_client *c, unsigned int ring, uint32_t off)
+{
+	return reg_rd32(c, ring_off(ring, off));
+}
+
+uint64_t ring_rd64(struct npu_client *c, unsigned int ring, uint32_t off)
+{
+	return reg_rd64(c, ring_off(ring, off));
+}
+
+void ring_wr32(struct npu_client *c, unsigned int ring, uint32_t off,
+	       uint32_t v)
+{
+	reg_wr32(c, ring_off(ring, off), v);
+}
+
+void ring_wr64(struct npu_client *c, unsigned int ring, uint32_t off,
+	       uint64_t v)
+{
+	reg_wr64(c, ring_off(ring, off), v);
+}
+
+bool reg_wait32(struct npu_client *c, uint32_t off, uint32_t mask,
+		uint32_t want, int timeout_ms)
+{
+	uint64_t deadline = now_us() + timeout_ms * 1000ULL;
+
+	for (;;) {
+		if ((reg_rd32(c, off) & mask) == want)
+			return true;
+		if (now_us() >= deadline)
+			return false;
+		usleep(20);
+	}
+}
+
+void doorbell(struct npu_client *c, uint32_t vector)
+{
+	uint64_t one = 1;
+
+	if (write(c->to_model[vector], &one, sizeof(one)) != sizeof(one))
+		abort();
+}
+
+/* Interrupts raised on vector since the last take; never blocks. */
+uint64_t irq_take(struct npu_client *c, uint32_t vector)
+{
+	uint64_t count;
+
+	if (read(c->to_guest[vector], &count, sizeof(count)) != sizeof(count))
+		return 0;
+	return count;
+}
+
+uint64_t irq_wait(struct npu_client *c, uint32_t vector, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = c->to_guest[vector], .events = POLLIN };
+
+	if (poll(&pfd, 1, timeout_ms) != 1)
+		return 0;
+	return irq_take(c, vector);
+}
+
+uint8_t *gpa_ptr(struct npu_client *c, uint64_t gpa)
+{
+	if (gpa < HIGHMEM_BASE)
+		return c->ram + gpa;
+	return c->ram + c->opts.lowmem + (gpa - HIGHMEM_BASE);
+}
+
+uint8_t *dev_ptr(struct npu_client *c, uint64_t off)
+{
+	return c->bar + reg_rd64(c, NPU_ID_DEVMEM_OFFSET) + off;
+}
+
+uint64_t devmem_size(struct npu_client *c)
+{
+	return reg_rd64(c, NPU_ID_DEVMEM_SIZE);
+}
+
+static uint64_t align_up(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) & ~(align - 1);
+}
+
+uint64_t host_alloc(struct npu_client *c, uint64_t size, uint64_t align)
+{
+	uint64_t gpa = align_up(c->low_next, align ? align : 1);
+
+	if (gpa + size > c->opts.lowmem)
+		abort();
+	c->low_next = gpa + size;
+	return gpa;
+}
+
+uint64_t host_alloc_high(struct npu_client *c, uint64_t size, uint64_t align)
+{
+	uint64_t gpa = align_up(c->high_next, align ? align : 1);
+
+	if (gpa + size > HIGHMEM_BASE + c->opts.ram_size - c->opts.lowmem)
+		abort();
+	c->high_next = gpa + size;
+	return gpa;
+}
+
+uint64_t word_rd(uint8_t *p)
+{
+	return le64toh(__atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE));
+}
+
+void word_wr(uint8_t *p, uint64_t v)
+{
+	__atomic_store_n((uint64_t *)p, htole64(v), __ATOMIC_RELEASE);
+}
+
+bool ctrl_ring_reset(struct npu_client *c, unsigned int ring)
+{
+	ring_wr32(c, ring, NPU_RING_CTRL, NPU_RING_CTRL_RESET);
+	doorbell(c, 0);
+	return reg_wait32(c, ring_off(ring, NPU_RING_CTRL), ~0u, 0, 1000);
+}
+
+bool ctrl_global_reset(struct npu_client *c)
+{
+	reg_wr32(c, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET);
+	doorbell(c, 0);
+	return reg_wait32(c, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET, 0, 1000);
+}
+
+bool ctrl_inject(struct npu_client *c, unsigned int ring,
+		 enum npu_fault kind, uint32_t arg)
+{
+	reg_wr32(c, NPU_INJ_RING, ring);
+	reg_wr32(c, NPU_INJ_KIND, kind);
+	reg_wr32(c, NPU_INJ_ARG, arg);
+	reg_wr32(c, NPU_INJ_CTRL, NPU_INJ_CTRL_GO);
+	doorbell(c, 0);
+	return reg_wait32(c, NPU_INJ_CTRL, NPU_INJ_CTRL_GO, 0, 1000);
+}
+
+bool ring_wait_status(struct npu_client *c, unsigned int ring,
+		      uint32_t status, int timeout_ms)
+{
+	return reg_wait32(c, ring_off(ring, NPU_RING_STATUS), ~0u, status,
+			  timeout_ms);
+}
+
+bool ring_setup(struct npu_client *c, struct test_ring *r, unsigned int idx,
+		uint32_t size, uint32_t vector)
+{
+	r->idx = idx;
+	r->size = size;
+	r->vector = vector;
+	r->tail = 0;
+	r->base = host_alloc(c, (uint64_t)size * sizeof(struct npu_cmd), 64);
+
+	if (!ctrl_ring_reset(c, idx))
+		return false;
+	ring_wr64(c, idx, NPU_RING_BASE, r->base);
+	ring_wr32(c, idx, NPU_RING_SIZE, size);
+	ring_wr32(c, idx, NPU_RING_VECTOR, vector);
+	ring_wr32(c, idx, NPU_RING_TAIL, 0);
+	ring_wr32(c, idx, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
+	doorbell(c, 0);
+	return ring_wait_status(c, idx, NPU_RING_IDLE, 1000);
+}
+
+void ring_push(struct npu_client *c, struct test_ring *r,
+	       const struct npu_cmd *cmd)
+{
+	uint64_t slot = r->tail & (r->size - 1);
+
+	memcpy(gpa_ptr(c, r->base + slot * sizeof(*cmd)), cmd, sizeof(*cmd));
+	r->tail++;
+}
+
+void ring_submit(struct npu_client *c, struct test_ring *r)
+{
+	/* release: the commands are in memory before the card sees TAIL */
+	ring_wr32(c, r->idx, NPU_RING_TAIL, r->tail);
+	doorbell(c, r->vector);
+}
+
+bool ring_wait_head(struct npu_client *c, struct test_ring *r, uint32_t head,
+		    int timeout_ms)
+{
+	return reg_wait32(c, ring_off(r->idx, NPU_RING_HEAD), ~0u, head,
+			  timeout_ms);
+}
+
+bool ring_run(struct npu_client *c, struct test_ring *r,
+	      const struct npu_cmd *cmd, int timeout_ms)
+{
+	ring_push(c, r, cmd);
+	ring_submit(c, r);
+	return ring_wait_head(c, r, r->tail, timeout_ms);
+}
+
+struct npu_cmd cmd_nop(uint16_t flags)
+{
+	return (struct npu_cmd) {
+		.opcode = htole16(NPU_OP_NOP), .flags = htole16(flags),
+	};
+}
+
+struct npu_cmd cmd_copy(uint64_t dst, uint64_t src, uint64_t size,
+			uint16_t flags)
+{
+	return (struct npu_cmd) {
+		.opcode = htole16(NPU_OP_COPY), .flags = htole16(flags),
+		.dst = htole64(dst), .src = htole64(src),
+		.size = htole64(size),
+	};
+}
+
+struct npu_cmd cmd_fill(uint64_t dst, uint64_t size, uint8_t byte,
+			uint16_t flags)
+{
+	return (struct npu_cmd) {
+		.opcode = htole16(NPU_OP_FILL), .flags = htole16(flags),
+		.arg = htole32(byte), .dst = htole64(dst),
+		.size = htole64(size),
+	};
+}
+
+struct npu_cmd cmd_fence(uint64_t dst, uint64_t value, uint16_t flags)
+{
+	return (struct npu_cmd) {
+		.opcode = htole16(NPU_OP_FENCE), .flags = htole16(flags),
+		.dst = htole64(dst), .value = htole64(value),
+	};
+}
+
+struct npu_cmd cmd_wait(uint64_t dst, uint64_t value, enum npu_wait_cond cond,
+			uint16_t flags)
+{
+	return (struct npu_cmd) {
+		.opcode = htole16(NPU_OP_WAIT), .flags = htole16(flags),
+		.arg = htole32(cond), .dst = htole64(dst),
+		.value = htole64(value),
+	};
+}
+
+struct npu_cmd cmd_timestamp(uint64_t dst, uint16_t flags)
+{
+	return (struct npu_cmd) {
+		.opcode = htole16(NPU_OP_TIMESTAMP), .flags = htole16(flags),
+		.dst = htole64(dst),
+	};
+}
+
+/* xorshift64*: plenty for test data, and reproducible. */
+uint64_t rnd_next(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+void rnd_fill(uint64_t *state, void *buf, uint64_t len)
+{
+	uint8_t *p = buf;
+	uint64_t v;
+
+	while (len >= 8) {
+		v = rnd_next(state);
+		memcpy(p, &v, 8);
+		p += 8;
+		len -= 8;
+	}
+	v = rnd_next(state);
+	memcpy(p, &v, len);
+}

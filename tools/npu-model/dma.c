@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DMA: the card's view of guest RAM and of its own device memory.
+ *
+ * Guest physical addresses map onto the guest RAM file the way QEMU's pc
+ * machines lay RAM out: [0, lowmem) is file offset GPA, and the rest of RAM
+ * sits above 4 GiB, [4 GiB, 4 GiB + ram - lowmem).  Anything else (the PCI
+ * hole, beyond RAM) is not host memory.  Every range is checked before any
+ * byte moves, and transfers go through a small pool of copy engines in
+ * chunks so that one big copy does not starve the other rings.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "npu_model.h"
+
+int dma_init(struct npu_card *card)
+{
+	struct stat st;
+
+	card->ram_fd = open(card->cfg.guest_ram_path, O_RDWR | O_CLOEXEC);
+	if (card->ram_fd < 0) {
+		npu_err("cannot open guest RAM %s: %m", card->cfg.guest_ram_path);
+		return -1;
+	}
+	/* A short file would turn a valid DMA into SIGBUS. */
+	if (fstat(card->ram_fd, &st) < 0 ||
+	    (uint64_t)st.st_size < card->cfg.ram_size) {
+		npu_err("guest RAM %s is smaller than --ram-size",
+			card->cfg.guest_ram_path);
+		return -1;
+	}
+	card->ram = mmap(NULL, card->cfg.ram_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, card->ram_fd, 0);
+	if (card->ram == MAP_FAILED) {
+		card->ram = NULL;
+		npu_err("cannot map guest RAM: %m");
+		return -1;
+	}
+
+	pthread_mutex_init(&card->engine_lock, NULL);
+	pthread_cond_init(&card->engine_free, NULL);
+	card->engines_free = card->cfg.num_copy_engines;
+	return 0;
+}
+
+void dma_destroy(struct npu_card *card)
+{
+	if (card->ram)
+		munmap(card->ram, card->cfg.ram_size);
+	if (card->ram_fd >= 0)
+		close(card->ram_fd);
+	pthread_mutex_destroy(&card->engine_lock);
+	pthread_cond_destroy(&card->engine_free);
+}
+
+/* [addr, addr + len) inside [start, end), without wrapping. */
+static bool range_within(uint64_t addr, uint64_t len, uint64_t start,
+			 uint64_t end)
+{
+	return addr >= start && addr <= end && len <= end - addr;
+}
+
+bool dma_host_ok(struct npu_card *card, uint64_t gpa, uint64_t len)
+{
+	uint64_t low = card->cfg.lowmem;
+	uint64_t high = card->cfg.ram_size - low;
+
+	if (gpa < NPU_HIGHMEM_BASE)
+		return range_within(gpa, len, 0, low);
+	return range_within(gpa, len, NPU_HIGHMEM_BASE,
+			    NPU_HIGHMEM_BASE + high);
+}
+
+/* Only for a range dma_host_ok() accepted. */
+uint8_t *dma_host_ptr(struct npu_card *card, uint64_t gpa)
+{
+	if (gpa < NPU_HIGHMEM_BASE)
+		return card->ram + gpa;
+	return card->ram + card->cfg.lowmem + (gpa - NPU_HIGHMEM_BASE);
+}
+
+bool dma_dev_ok(struct npu_card *card, uint64_t off, uint64_t len)
+{
+	return range_within(off, len, 0, card->devmem_size);
+}
+
+uint8_t *dma_dev_ptr(struct npu_card *card, uint64_t off)
+{
+	return card->bar + NPU_REG_WINDOW_SIZE + off;
+}
+
+/*
+ * Resolve the 8-byte word of a FENCE, WAIT or TIMESTAMP (len 16 for a
+ * FENCE with time).  The alignment makes the word's atomic access legal.
+ */
+int dma_word(struct npu_card *card, uint64_t addr, bool host, uint64_t len,
+	     uint64_t **word)
+{
+	if (addr & 7)
+		return NPU_ERR_ALIGN;
+	if (host) {
+		if (!dma_host_ok(card, addr, len))
+			return NPU_ERR_HOST_ADDR;
+		*word = (uint64_t *)dma_host_ptr(card, addr);
+	} else {
+		if (!dma_dev_ok(card, addr, len))
+			return NPU_ERR_DEV_ADDR;
+		*word = (uint64_t *)dma_dev_ptr(card, addr);
+	}
+	return NPU_ERR_NONE;
+}
+
+int dma_side_contig(struct npu_card *card, struct dma_side *side,
+		    uint64_t addr, bool host, uint64_t size)
+{
+	if (host) {
+		if (!dma_host_ok(card, addr, size))
+			return NPU_ERR_HOST_ADDR;
+		side->one.ptr = dma_host_ptr(card, addr);
+	} else {
+		if (!dma_dev_ok(card, addr, size))
+			return NPU_ERR_DEV_ADDR;
+		side->one.ptr = dma_dev_ptr(card, addr);
+	}
+	side->one.len = size;
+	side->segs = &side->one;
+	side->count = 1;
+	return NPU_ERR_NONE;
+}
+
+/* Read one table entry; the driver may scribble on it, so read it once. */
+static void sg_entry_read(struct npu_card *card, uint64_t table, uint32_t i,
+			  uint64_t *addr, uint64_t *len)
+{
+	struct npu_sg_entry e;
+
+	memcpy(&e, dma_host_ptr(card, table + (uint64_t)i * sizeof(e)),
+	       sizeof(e));
+	*addr = le64toh(e.addr);
+	*len = le64toh(e.len);
+}
+
+/*
+ * Resolve a scatter-gather table into segments.  The table is read exactly
+ * once into our own memory, so the transfer uses what was validated.
+ */
+int dma_side_sgl(struct npu_card *card, struct dma_side *side,
+		 uint64_t table, uint32_t count, uint64_t size)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	if (count == 0 || count > NPU_SG_MAX_ENTRIES)
+		return NPU_ERR_SGL;
+	if (table & (sizeof(struct npu_sg_entry) - 1))
+		return NPU_ERR_ALIGN;
+	if (!dma_host_ok(card, table, (uint64_t)count *
+			 sizeof(struct npu_sg_entry)))
+		return NPU_ERR_HOST_ADDR;
+
+	side->segs = calloc(count, sizeof(*side->segs));
+	if (!side->segs) {
+		reg_write32(card, NPU_GLB_ERROR, NPU_GLB_ERR_INTERNAL);
+		return NPU_ERR_DMA;
+	}
+	side->count = count;
+
+	for (i = 0; i < count; i++) {
+		uint64_t addr, len;
+
+		sg_entry_read(card, table, i, &addr, &len);
+		/* Compare against what is left so the sum cannot wrap. */
+		if (len > size - total || !dma_host_ok(card, addr, len))
+			return NPU_ERR_SGL;
+		total += len;
+		side->segs[i].ptr = dma_host_ptr(card, addr);
+		side->segs[i].len = len;
+	}
+	if (total != size)
+		return NPU_ERR_SGL;
+	return NPU_ERR_NONE;
+}
+
+void dma_side_free(struct dma_side *side)
+{
+	if (side->segs != &side->one)
+		free(side->segs);
+	side->segs = NULL;
+	side->count = 0;
+}
+
+static void engine_get(struct npu_card *card)
+{
+	pthread_mutex_lock(&card->engine_lock);
+	while (card->engines_free == 0)
+		pthread_cond_wait(&card->engine_free, &card->engine_lock);
+	card->engines_free--;
+	pthread_mutex_unlock(&card->engine_lock);
+}
+
+static void engine_put(struct npu_card *card)
+{
+	pthread_mutex_lock(&card->engine_lock);
+	card->engines_free++;
+	pthread_cond_signal(&card->engine_free);
+	pthread_mutex_unlock(&card->engine_lock);
+}
+
+/* A position in a dma_side. */
+struct seg_cursor {
+	struct dma_side *side;
+	uint32_t seg;
+	uint64_t off;
+};
+
+/* Bytes left in the current segment, skipping empty ones. */
+static uint64_t cursor_avail(struct seg_cursor *c)
+{
+	while (c->seg < c->side->count &&
+	       c->off == c->side->segs[c->seg].len) {
+		c->seg++;
+		c->off = 0;
+	}
+	if (c->seg == c->side->count)
+		return 0;
+	return c->side->segs[c->seg].len - c->off;
+}
+
+static uint8_t *cursor_ptr(struct seg_cursor *c)
+{
+	return c->side->segs[c->seg].ptr + c->off;
+}
+
+static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+/*
+ * Move one engine's worth of bytes.  src NULL means fill with byte.
+ * Returns the bytes moved, short only if a side ran out (which
+ * validation rules out).
+ */
+static uint64_t transfer_chunk(struct seg_cursor *dst, struct seg_cursor *src,
+			       uint8_t byte, uint64_t chunk)
+{
+	uint64_t done = 0;
+
+	while (done < chunk) {
+		uint64_t n = min3(chunk - done, cursor_avail(dst),
+				  src ? cursor_avail(src) : UINT64_MAX);
+
+		if (n == 0)
+			break;
+		/* memmove: overlapping copies must not fault, whatever lands */
+		if (src) {
+			memmove(cursor_ptr(dst), cursor_ptr(src), n);
+			src->off += n;
+		} else {
+			memset(cursor_ptr(dst), byte, n);
+		}
+		dst->off += n;
+		done += n;
+	}
+	return done;
+}
+
+static bool transfer(struct npu_card *card, struct dma_side *dst,
+		     struct dma_side *src, uint8_t byte, uint64_t size,
+		     dma_continue_fn cont, void *ctx)
+{
+	struct seg_cursor d = { .side = dst }, s = { .side = src };
+
+	while (size) {
+		uint64_t chunk = size < NPU_MODEL_DMA_CHUNK ?
+				 size : NPU_MODEL_DMA_CHUNK;
+		uint64_t done;
+
+		/* Between chunks: a reset, hang or dead card stops us here. */
+		if (!cont(ctx))
+			return false;
+		engine_get(card);
+		done = transfer_chunk(&d, src ? &s : NULL, byte, chunk);
+		engine_put(card);
+		if (done != chunk)
+			break;
+		size -= chunk;
+	}
+	return true;
+}
+
+bool dma_copy(struct npu_card *card, struct dma_side *dst,
+	      struct dma_side *src, uint64_t size,
+	      dma_continue_fn cont, void *ctx)
+{
+	return transfer(card, dst, src, 0, size, cont, ctx);
+}
+
+bool dma_fill(struct npu_card *card, struct dma_side *dst, uint8_t byte,
+	      uint64_t size, dma_continue_fn cont, void *ctx)
+{
+	return transfer(card, dst, NULL, byte, size, cont, ctx);
+}

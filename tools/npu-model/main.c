@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npu-model: options, start-up, the doorbell loop and shutdown.
+ *
+ *   npu-model --socket PATH --guest-ram FILE --ram-size BYTES [--lowmem BYTES]
+ *             [--bar-size BYTES] [--rings N] [--vectors N]
+ *             [--copy-engines N] [--serial N] [--verbose]
+ *
+ * The model serves exactly one QEMU and exits (status 0) when it goes away
+ * or on SIGTERM/SIGINT.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "npu_model.h"
+
+/* epoll tags beyond the vector numbers */
+#define EV_CONN		0xfffffffe
+#define EV_SIGNAL	0xffffffff
+
+#define MAX_VECTORS	2048	/* the MSI-X table limit */
+#define MAX_ENGINES	1024
+
+bool npu_verbose;
+
+void npu_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!npu_verbose)
+		return;
+	va_start(ap, fmt);
+	fputs("npu-model: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void npu_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("npu-model: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: npu-model --socket PATH --guest-ram FILE --ram-size BYTES\n"
+		"                 [--lowmem BYTES] [--bar-size BYTES] [--rings N]\n"
+		"                 [--vectors N] [--copy-engines N] [--serial N]\n"
+		"                 [--verbose]\n"
+		"sizes take a K, M or G suffix; defaults: --bar-size 256M,\n"
+		"--rings 64, --vectors 9, --copy-engines 4, --lowmem min(ram, 2G)\n");
+}
+
+/* "64M" and friends; false on garbage or overflow. */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	unsigned int shift = 0;
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || strchr(s, '-'))
+		return false;
+	if (*end) {
+		static const char units[] = "KMG";
+		const char *unit = strchr(units, toupper((unsigned char)*end));
+
+		if (!unit || end[1])
+			return false;
+		shift = 10 * (unit - units + 1);
+	}
+	if (v > (UINT64_MAX >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+
+	if (!parse_size(s, &v) || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+enum {
+	OPT_SOCKET = 256, OPT_GUEST_RAM, OPT_RAM_SIZE, OPT_LOWMEM, OPT_BAR_SIZE,
+	OPT_RINGS, OPT_VECTORS, OPT_COPY_ENGINES, OPT_SERIAL, OPT_VERBOSE,
+	OPT_HELP,
+};
+
+static const struct option options[] = {
+	{ "socket",	  required_argument, NULL, OPT_SOCKET },
+	{ "guest-ram",	  required_argument, NULL, OPT_GUEST_RAM },
+	{ "ram-size",	  required_argument, NULL, OPT_RAM_SIZE },
+	{ "lowmem",	  required_argument, NULL, OPT_LOWMEM },
+	{ "bar-size",	  required_argument, NULL, OPT_BAR_SIZE },
+	{ "rings",	  required_argument, NULL, OPT_RINGS },
+	{ "vectors",	  required_argument, NULL, OPT_VECTORS },
+	{ "copy-engines", required_argument, NULL, OPT_COPY_ENGINES },
+	{ "serial",	  required_argument, NULL, OPT_SERIAL },
+	{ "verbose",	  no_argument,	     NULL, OPT_VERBOSE },
+	{ "help",	  no_argument,	     NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static bool parse_option(struct npu_config *cfg, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_SOCKET:
+		cfg->socket_path = arg;
+		return true;
+	case OPT_GUEST_RAM:
+		cfg->guest_ram_path = arg;
+		return true;
+	case OPT_RAM_SIZE:
+		return parse_size(arg, &cfg->ram_size) && cfg->ram_size;
+	case OPT_LOWMEM:
+		return parse_size(arg, &cfg->lowmem);
+	case OPT_BAR_SIZE:
+		return parse_size(arg, &cfg->bar_size);
+	case OPT_RINGS:
+		return parse_u32(arg, 1, NPU_MAX_RINGS, &cfg->num_rings);
+	case OPT_VECTORS:
+		/* the control vector and at least one ring vector */
+		return parse_u32(arg, 2, MAX_VECTORS, &cfg->num_vectors);
+	case OPT_COPY_ENGINES:
+		return parse_u32(arg, 1, MAX_ENGINES, &cfg->num_copy_engines);
+	case OPT_SERIAL:
+		return parse_size(arg, &cfg->serial);
+	case OPT_VERBOSE:
+		cfg->verbose = true;
+		return true;
+	}
+	return false;
+}
+
+/* Cross-option checks once everything is parsed. */
+static bool config_valid(struct npu_config *cfg)
+{
+	if (!cfg->socket_path || !cfg->guest_ram_path || !cfg->ram_size) {
+		npu_err("--socket, --guest-ram and --ram-size are required");
+		return false;
+	}
+	if (cfg->lowmem == UINT64_MAX)
+		cfg->lowmem = cfg->ram_size < 2 * GiB ? cfg->ram_size : 2 * GiB;
+	if (cfg->lowmem > cfg->ram_size || cfg->lowmem > NPU_HIGHMEM_BASE) {
+		npu_err("--lowmem must not exceed --ram-size or 4G");
+		return false;
+	}
+	if (cfg->bar_size <= NPU_REG_WINDOW_SIZE ||
+	    (cfg->bar_size & (cfg->bar_size - 1)) || cfg->bar_size > SIZE_MAX) {
+		npu_err("--bar-size must be a power of two above 64K");
+		return false;
+	}
+	return true;
+}
+
+static int parse_args(int argc, char **argv, struct npu_config *cfg)
+{
+	int opt;
+
+	*cfg = (struct npu_config) {
+		.lowmem = UINT64_MAX,	/* "not given" */
+		.bar_size = 256 * MiB,
+		.num_rings = 64,
+		.num_vectors = 9,
+		.num_copy_engines = 4,
+		.serial = 1,
+	};
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if (opt == OPT_HELP) {
+			usage(stdout);
+			exit(0);
+		}
+		if (!parse_option(cfg, opt, optarg)) {
+			if (opt != '?')
+				npu_err("bad value for --%s: %s",
+					options[opt - OPT_SOCKET].name, optarg);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		npu_err("unexpected argument: %s", argv[optind]);
+		return -1;
+	}
+	return config_valid(cfg) ? 0 : -1;
+}
+
+/*
+ * SIGTERM/SIGINT arrive through a signalfd so the doorbell loop sees them
+ * like any other event; block them before any thread exists so no thread
+ * takes them the default way.
+ */
+static int signals_setup(void)
+{
+	sigset_t set;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+static int epoll_add(int epfd, int fd, uint32_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = tag };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int loop_setup(struct npu_card *card, int conn_fd, int sig_fd)
+{
+	int epfd = epoll_create1(EPOLL_CLOEXEC);
+	uint32_t v;
+
+	if (epfd < 0)
+		return -1;
+	for (v = 0; v < card->cfg.num_vectors; v++)
+		if (epoll_add(epfd, card->to_model[v], v))
+			goto fail;
+	if (epoll_add(epfd, conn_fd, EV_CONN) ||
+	    epoll_add(epfd, sig_fd, EV_SIGNAL))
+		goto fail;
+	return epfd;
+fail:
+	close(epfd);
+	return -1;
+}
+
+/* Drain a doorbell eventfd; true if it had been rung. */
+static bool doorbell_take(int fd)
+{
+	uint64_t count;
+
+	return read(fd, &count, sizeof(count)) == sizeof(count);
+}
+
+/* QEMU never talks after the handshake; EOF means it is gone. */
+static bool conn_alive(int conn_fd)
+{
+	char buf[64];
+	ssize_t n = read(conn_fd, buf, sizeof(buf));
+
+	return n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN));
+}
+
+/*
+ * Serve doorbells until the client leaves or a signal.  Control doorbells
+ * of a batch go first, so an ENABLE rung together with the ring's first
+ * doorbell finds the ring enabled.
+ */
+static void event_loop(struct npu_card *card, int epfd, int conn_fd)
+{
+	struct epoll_event ev[64];
+	int n, i;
+
+	for (;;) {
+		n = epoll_wait(epfd, ev, 64, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			npu_err("epoll_wait: %m");
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			uint32_t tag = ev[i].data.u32;
+
+			if (tag == EV_SIGNAL) {
+				npu_log("signal, exiting");
+				return;
+			}
+			if (tag == EV_CONN && !conn_alive(conn_fd)) {
+				npu_log("client disconnected, exiting");
+				return;
+			}
+			if (tag == 0 && doorbell_take(card->to_model[0]))
+				card_doorbell(card, 0);
+		}
+		for (i = 0; i < n; i++) {
+			uint32_t tag = ev[i].data.u32;
+
+			if (tag != 0 && tag < card->cfg.num_vectors &&
+			    doorbell_take(card->to_model[tag]))
+				card_doorbell(card, tag);
+		}
+	}
+}
+
+/* Accept QEMU, hand it the card, serve it. */
+static int serve(struct npu_card *card, int listen_fd, int sig_fd)
+{
+	int conn_fd, epfd, ret = -1;
+
+	conn_fd = ivshmem_accept(listen_fd, sig_fd);
+	if (conn_fd < 0)
+		return errno == EINTR ? 0 : -1;
+	if (ivshmem_handshake(conn_fd, card))
+		goto out_conn;
+	epfd = loop_setup(card, conn_fd, sig_fd);
+	if (epfd < 0) {
+		npu_err("epoll: %m");
+		goto out_conn;
+	}
+	event_loop(card, epfd, conn_fd);
+	ret = 0;
+	close(epfd);
+out_conn:
+	close(conn_fd);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct npu_config cfg;
+	struct npu_card card;
+	int sig_fd, listen_fd, ret = 1;
+
+	if (parse_args(argc, argv, &cfg))
+		return 2;
+	npu_verbose = cfg.verbose;
+
+	sig_fd = signals_setup();
+	if (sig_fd < 0) {
+		npu_err("signals: %m");
+		return 1;
+	}
+	/* The card is up before QEMU can connect: a client never waits. */
+	if (card_init(&card, &cfg) || card_start(&card))
+		goto out_card;
+	listen_fd = ivshmem_listen(cfg.socket_path);
+	if (listen_fd < 0)
+		goto out_card;
+
+	if (serve(&card, listen_fd, sig_fd) == 0)
+		ret = 0;
+
+	close(listen_fd);
+	unlink(cfg.socket_path);
+out_card:
+	card_stop(&card);
+	card_destroy(&card);
+	close(sig_fd);
+	return ret;
+}

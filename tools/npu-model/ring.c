@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ring engine: one thread per ring fetches commands from guest RAM and
+ * executes them in order.
+ *
+ * The card trusts nothing in a command: it is copied out of guest memory
+ * once, every field is checked against the opcode table below, every range
+ * is resolved, and only then does a byte move.  Any violation stops the
+ * ring with an error code and leaves HEAD on the command.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npu_model.h"
+
+/* A command ended because the ring was reset (or we are quitting). */
+#define CMD_ABORTED		(-1)
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+/* Command fields an opcode may use; every other field must be zero. */
+#define F_ARG			0x01
+#define F_DST			0x02
+#define F_SRC			0x04
+#define F_SIZE			0x08
+#define F_VALUE			0x10
+
+struct op_desc {
+	uint16_t flags;		/* NPU_CMD_* the opcode accepts */
+	uint8_t fields;		/* F_* the opcode reads */
+};
+
+static const struct op_desc op_table[] = {
+	[NPU_OP_NOP]	   = { NPU_CMD_IRQ, 0 },
+	[NPU_OP_COPY]	   = { NPU_CMD_IRQ | NPU_CMD_SRC_HOST | NPU_CMD_DST_HOST |
+			       NPU_CMD_SRC_SGL | NPU_CMD_DST_SGL,
+			       F_DST | F_SRC | F_SIZE },
+	[NPU_OP_FILL]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST | NPU_CMD_DST_SGL,
+			       F_ARG | F_DST | F_SIZE },
+	[NPU_OP_FENCE]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST | NPU_CMD_FENCE_TIME,
+			       F_DST | F_VALUE },
+	[NPU_OP_WAIT]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST,
+			       F_ARG | F_DST | F_VALUE },
+	[NPU_OP_TIMESTAMP] = { NPU_CMD_IRQ | NPU_CMD_DST_HOST, F_DST },
+};
+
+/* struct npu_cmd in host byte order. */
+struct ring_cmd {
+	uint16_t opcode;
+	uint16_t flags;
+	uint32_t arg;
+	uint64_t dst;
+	uint64_t src;
+	uint64_t size;
+	uint64_t value;
+	uint32_t src_sg_count;
+	uint32_t dst_sg_count;
+	uint64_t rsvd[2];
+};
+
+/* What a running command needs to know about its ring. */
+struct ring_ctx {
+	struct npu_ring *r;
+	uint64_t gen;		/* the ring's generation when this run began */
+};
+
+/* Caller holds r->lock. */
+static bool ring_current(struct ring_ctx *ctx)
+{
+	return ctx->r->gen == ctx->gen && !ctx->r->quit;
+}
+
+/*
+ * Every place a ring can pause goes through here: a hung ring or a dead
+ * card blocks, a reset (gen change) or shutdown makes us give up.
+ */
+static bool ring_checkpoint(struct ring_ctx *ctx)
+{
+	struct npu_ring *r = ctx->r;
+	bool ok;
+
+	pthread_mutex_lock(&r->lock);
+	while (ring_current(ctx) && (r->hang || card_is_dead(r->card)))
+		pthread_cond_wait(&r->wake, &r->lock);
+	ok = ring_current(ctx);
+	pthread_mutex_unlock(&r->lock);
+	return ok;
+}
+
+static bool ring_checkpoint_cb(void *ctx)
+{
+	return ring_checkpoint(ctx);
+}
+
+/* Sleep, but wake up for a reset; false if the ring was reset. */
+static bool ring_sleep_us(struct ring_ctx *ctx, uint32_t us)
+{
+	struct npu_ring *r = ctx->r;
+	uint64_t deadline = monotonic_ns() + (uint64_t)us * 1000;
+	struct timespec ts = ns_to_timespec(deadline);
+	bool ok;
+
+	pthread_mutex_lock(&r->lock);
+	while (ring_current(ctx) && monotonic_ns() < deadline)
+		pthread_cond_timedwait(&r->wake, &r->lock, &ts);
+	ok = ring_current(ctx);
+	pthread_mutex_unlock(&r->lock);
+	return ok;
+}
+
+static void ring_set_status(struct npu_ring *r, enum npu_ring_state state)
+{
+	ring_write32(r, NPU_RING_STATUS, state);
+}
+
+void ring_raise_irq(struct npu_ring *r)
+{
+	uint32_t vector;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->drop_irqs) {
+		r->drop_irqs--;
+		pthread_mutex_unlock(&r->lock);
+		npu_log("ring %u: interrupt dropped (fault)", r->idx);
+		return;
+	}
+	vector = r->vector;
+	pthread_mutex_unlock(&r->lock);
+	card_raise_irq(r->card, vector);
+}
+
+/* One-shot FAIL_DMA fault: consumed by the transfer that hits it. */
+static bool ring_take_fail_dma(struct npu_ring *r)
+{
+	bool fail;
+
+	pthread_mutex_lock(&r->lock);
+	fail = r->fail_dma;
+	r->fail_dma = false;
+	pthread_mutex_unlock(&r->lock);
+	return fail;
+}
+
+static uint32_t ring_delay_us(struct npu_ring *r)
+{
+	uint32_t us;
+
+	pthread_mutex_lock(&r->lock);
+	us = r->delay_us;
+	pthread_mutex_unlock(&r->lock);
+	return us;
+}
+
+/* The driver may rewrite the slot behind our back: copy it once. */
+static void ring_fetch(struct npu_ring *r, struct ring_cmd *c)
+{
+	uint64_t gpa = r->base + (uint64_t)(r->head & (r->size - 1)) *
+		       sizeof(struct npu_cmd);
+	struct npu_cmd raw;
+
+	memcpy(&raw, dma_host_ptr(r->card, gpa), sizeof(raw));
+	c->opcode = le16toh(raw.opcode);
+	c->flags = le16toh(raw.flags);
+	c->arg = le32toh(raw.arg);
+	c->dst = le64toh(raw.dst);
+	c->src = le64toh(raw.src);
+	c->size = le64toh(raw.size);
+	c->value = le64toh(raw.value);
+	c->src_sg_count = le32toh(raw.src_sg_count);
+	c->dst_sg_count = le32toh(raw.dst_sg_count);
+	c->rsvd[0] = le64toh(raw.rsvd[0]);
+	c->rsvd[1] = le64toh(raw.rsvd[1]);
+}
+
+/* Opcode, flags and the fields the opcode does not use. */
+static int cmd_check_fields(const struct ring_cmd *c)
+{
+	const struct op_desc *op;
+
+	if (c->opcode >= ARRAY_SIZE(op_table))
+		return NPU_ERR_OPCODE;
+	op = &op_table[c->opcode];
+
+	if (c->flags & ~op->flags)
+		return NPU_ERR_RESERVED;
+	if ((c->arg && !(op->fields & F_ARG)) ||
+	    (c->dst && !(op->fields & F_DST)) ||
+	    (c->src && !(op->fields & F_SRC)) ||
+	    (c->size && !(op->fields & F_SIZE)) ||
+	    (c->value && !(op->fields & F_VALUE)))
+		return NPU_ERR_RESERVED;
+	if ((c->src_sg_count && !(c->flags & NPU_CMD_SRC_SGL)) ||
+	    (c->dst_sg_count && !(c->flags & NPU_CMD_DST_SGL)))
+		return NPU_ERR_RESERVED;
+	if (c->rsvd[0] || c->rsvd[1])
+		return NPU_ERR_RESERVED;
+
+	/* arg carries a byte for FILL and a condition for WAIT */
+	if (c->opcode == NPU_OP_FILL && c->arg > 0xff)
+		return NPU_ERR_RESERVED;
+	if (c->opcode == NPU_OP_WAIT && c->arg > NPU_WAIT_NOR)
+		return NPU_ERR_RESERVED;
+	return NPU_ERR_NONE;
+}
+
+/* One side of a COPY or FILL: an SGL table, a host range or a device range. */
+static int copy_side(struct npu_card *card, struct dma_side *side,
+		     uint64_t addr, uint64_t size, bool sgl, bool host,
+		     uint32_t sg_count)
+{
+	if (sgl)
+		return dma_side_sgl(card, side, addr, sg_count, size);
+	return dma_side_contig(card, side, addr, host, size);
+}
+
+static int cmd_copy(struct ring_ctx *ctx, const struct ring_cmd *c,
+		    uint64_t *bytes)
+{
+	struct npu_card *card = ctx->r->card;
+	struct dma_side src = { 0 }, dst = { 0 };
+	int err;
+
+	err = copy_side(card, &src, c->src, c->size,
+			c->flags & NPU_CMD_SRC_SGL,
+			c->flags & (NPU_CMD_SRC_HOST | NPU_CMD_SRC_SGL),
+			c->src_sg_count);
+	if (!err)
+		err = copy_side(card, &dst, c->dst, c->size,
+				c->flags & NPU_CMD_DST_SGL,
+				c->flags & (NPU_CMD_DST_HOST | NPU_CMD_DST_SGL),
+				c->dst_sg_count);
+	if (!err && ring_take_fail_dma(ctx->r))
+		err = NPU_ERR_DMA;
+	if (!err && !dma_copy(card, &dst, &src, c->size,
+			      ring_checkpoint_cb, ctx))
+		err = CMD_ABORTED;
+
+	dma_side_free(&src);
+	dma_side_free(&dst);
+	*bytes = c->size;
+	return err;
+}
+
+static int cmd_fill(struct ring_ctx *ctx, const struct ring_cmd *c,
+		    uint64_t *bytes)
+{
+	struct npu_card *card = ctx->r->card;
+	struct dma_side dst = { 0 };
+	int err;
+
+	err = copy_side(card, &dst, c->dst, c->size,
+			c->flags & NPU_CMD_DST_SGL,
+			c->flags & (NPU_CMD_DST_HOST | NPU_CMD_DST_SGL),
+			c->dst_sg_count);
+	if (!err && ring_take_fail_dma(ctx->r))
+		err = NPU_ERR_DMA;
+	if (!err && !dma_fill(card, &dst, c->arg, c->size,
+			      ring_checkpoint_cb, ctx))
+		err = CMD_ABORTED;
+
+	dma_side_free(&dst);
+	*bytes = c->size;
+	return err;
+}
+
+static void word_store(uint64_t *word, uint64_t v)
+{
+	__atomic_store_n(word, htole64(v), __ATOMIC_RELEASE);
+}
+
+static uint64_t word_load(uint64_t *word)
+{
+	return le64toh(__atomic_load_n(word, __ATOMIC_ACQUIRE));
+}
+
+static int cmd_fence(struct ring_ctx *ctx, const struct ring_cmd *c)
+{
+	struct npu_card *card = ctx->r->card;
+	bool with_time = c->flags & NPU_CMD_FENCE_TIME;
+	uint64_t *word;
+	int err;
+
+	err = dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST,
+		       with_time ? 16 : 8, &word);
+	if (err)
+		return err;
+	/* The time first: whoever sees the value may read the time. */
+	if (with_time)
+		word_store(word + 1, card_clock_ns(card));
+	word_store(word, c->value);
+	card_fence_written(card);
+	return NPU_ERR_NONE;
+}
+
+static int cmd_timestamp(struct ring_ctx *ctx, const struct ring_cmd *c)
+{
+	struct npu_card *card = ctx->r->card;
+	uint64_t *word;
+	int err;
+
+	err = dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
+	if (err)
+		return err;
+	word_store(word, card_clock_ns(card));
+	return NPU_ERR_NONE;
+}
+
+static bool wait_cond_met(uint32_t cond, uint64_t word, uint64_t value)
+{
+	switch (cond) {
+	case NPU_WAIT_GEQ:
+		return (int64_t)(word - value) >= 0;
+	case NPU_WAIT_EQ:
+		return word == value;
+	case NPU_WAIT_AND:
+		return (word & value) != 0;
+	case NPU_WAIT_NOR:
+		return ~(word | value) != 0;
+	}
+	return false;
+}
+
+/*
+ * Sleep until a fence is written anywhere on the card, the poll period
+ * passes or the ring is reset.  seq is the fence count the caller saw
+ * before it last looked at the word, so a fence in between is not missed.
+ */
+static void ring_wait_for_fence(struct ring_ctx *ctx, uint64_t seq)
+{
+	struct npu_ring *r = ctx->r;
+	struct timespec ts = ns_to_timespec(monotonic_ns() + NPU_MODEL_WAIT_POLL_NS);
+
+	pthread_mutex_lock(&r->lock);
+	r->waiting = true;
+	if (ring_current(ctx) &&
+	    __atomic_load_n(&r->card->fence_seq, __ATOMIC_ACQUIRE) == seq)
+		pthread_cond_timedwait(&r->wake, &r->lock, &ts);
+	r->waiting = false;
+	pthread_mutex_unlock(&r->lock);
+}
+
+static int cmd_wait(struct ring_ctx *ctx, const struct ring_cmd *c)
+{
+	struct npu_card *card = ctx->r->card;
+	bool waiting = false;
+	uint64_t *word;
+	int err;
+
+	err = dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
+	if (err)
+		return err;
+
+	for (;;) {
+		uint64_t seq = __atomic_load_n(&card->fence_seq,
+					       __ATOMIC_ACQUIRE);
+
+		if (wait_cond_met(c->arg, word_load(word), c->value))
+			break;
+		if (!waiting) {
+			ring_set_status(ctx->r, NPU_RING_WAITING);
+			waiting = true;
+		}
+		ring_wait_for_fence(ctx, seq);
+		if (!ring_checkpoint(ctx))
+			return CMD_ABORTED;
+	}
+	if (waiting)
+		ring_set_status(ctx->r, NPU_RING_RUNNING);
+	return NPU_ERR_NONE;
+}
+
+static int cmd_execute(struct ring_ctx *ctx, const struct ring_cmd *c,
+		       uint64_t *bytes)
+{
+	int err = cmd_check_fields(c);
+
+	*bytes = 0;
+	if (err)
+		return err;
+
+	switch (c->opcode) {
+	case NPU_OP_NOP:
+		return NPU_ERR_NONE;
+	case NPU_OP_COPY:
+		return cmd_copy(ctx, c, bytes);
+	case NPU_OP_FILL:
+		return cmd_fill(ctx, c, bytes);
+	case NPU_OP_FENCE:
+		return cmd_fence(ctx, c);
+	case NPU_OP_WAIT:
+		return cmd_wait(ctx, c);
+	case NPU_OP_TIMESTAMP:
+		return cmd_timestamp(ctx, c);
+	}
+	return NPU_ERR_OPCODE;
+}
+
+/*
+ * Stop on an error: HEAD stays on the command.  ERROR and ERROR_INDEX go
+ * out before STATUS so a driver that sees STOPPED sees why.
+ */
+static void ring_fail(struct ring_ctx *ctx, int err)
+{
+	struct npu_ring *r = ctx->r;
+
+	npu_log("ring %u: command %u failed, error %d", r->idx, r->head, err);
+	ring_write32(r, NPU_RING_ERROR, err);
+	ring_write32(r, NPU_RING_ERROR_INDEX, r->head);
+	ring_set_status(r, NPU_RING_STOPPED);
+
+	pthread_mutex_lock(&r->lock);
+	if (ring_current(ctx))
+		r->mode = RING_MODE_STOPPED;
+	pthread_mutex_unlock(&r->lock);
+	ring_raise_irq(r);
+}
+
+/* Counters, then HEAD: its release store publishes the command's writes. */
+static void ring_complete(struct npu_ring *r, const struct ring_cmd *c,
+			  uint64_t bytes)
+{
+	r->cmds_done++;
+	r->bytes_done += bytes;
+	ring_write64(r, NPU_RING_BYTES_DONE, r->bytes_done);
+	ring_write64(r, NPU_RING_CMDS_DONE, r->cmds_done);
+	r->head++;
+	ring_write32(r, NPU_RING_HEAD, r->head);
+	if (c->flags & NPU_CMD_IRQ)
+		ring_raise_irq(r);
+}
+
+/* Run one command; false when the ring must not go on. */
+static bool ring_step(struct ring_ctx *ctx)
+{
+	struct npu_ring *r = ctx->r;
+	uint32_t delay = ring_delay_us(r);
+	struct ring_cmd c;
+	uint64_t bytes;
+	int err;
+
+	if (delay && !ring_sleep_us(ctx, delay))
+		return false;
+	if (!ring_checkpoint(ctx))
+		return false;
+
+	ring_fetch(r, &c);
+	err = cmd_execute(ctx, &c, &bytes);
+	if (err == CMD_ABORTED)
+		return false;
+	if (err) {
+		ring_fail(ctx, err);
+		return false;
+	}
+	ring_complete(r, &c, bytes);
+	return true;
+}
+
+/* Execute until the ring is empty, stopped, hung-and-reset or reset. */
+static void ring_run(struct ring_ctx *ctx)
+{
+	struct npu_ring *r = ctx->r;
+
+	for (;;) {
+		if (!ring_checkpoint(ctx))
+			return;
+		/* acquire: the commands up to TAIL are in memory */
+		if (ring_read32(r, NPU_RING_TAIL) == r->head) {
+			ring_set_status(r, NPU_RING_IDLE);
+			return;
+		}
+		ring_set_status(r, NPU_RING_RUNNING);
+		if (!ring_step(ctx))
+			return;
+	}
+}
+
+static bool ring_has_work(struct npu_ring *r)
+{
+	return r->mode == RING_MODE_ENABLED && r->kick;
+}
+
+static void *ring_main(void *arg)
+{
+	struct ring_ctx ctx = { .r = arg };
+	struct npu_ring *r = ctx.r;
+
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		while (!r->quit && !ring_has_work(r))
+			pthread_cond_wait(&r->wake, &r->lock);
+		if (r->quit)
+			break;
+		/*
+		 * Clear the kick before looking at TAIL: a doorbell that
+		 * comes after this sets it again and we look once more.
+		 */
+		r->kick = false;
+		r->busy = true;
+		ctx.gen = r->gen;
+		pthread_mutex_unlock(&r->lock);
+
+		ring_run(&ctx);
+
+		pthread_mutex_lock(&r->lock);
+		r->busy = false;
+		pthread_cond_broadcast(&r->idle);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+int ring_init(struct npu_ring *r, struct npu_card *card, unsigned int idx)
+{
+	pthread_condattr_t attr;
+
+	memset(r, 0, sizeof(*r));
+	r->card = card;
+	r->idx = idx;
+	r->mode = RING_MODE_DISABLED;
+	pthread_mutex_init(&r->lock, NULL);
+	/* timed waits use CLOCK_MONOTONIC, like the card's clock */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->wake, &attr);
+	pthread_cond_init(&r->idle, &attr);
+	pthread_condattr_destroy(&attr);
+	return 0;
+}
+
+int ring_start(struct npu_ring *r)
+{
+	pthread_attr_t attr;
+	int err;
+
+	/* 64 rings by default: keep their stacks small, they need little */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * KiB);
+	err = pthread_create(&r->thread, &attr, ring_main, r);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		errno = err;
+		npu_err("cannot start ring %u: %m", r->idx);
+		return -1;
+	}
+	return 0;
+}
+
+void ring_stop_thread(struct npu_ring *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->quit = true;
+	r->gen++;
+	pthread_cond_broadcast(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(r->thread, NULL);
+}
+
+void ring_destroy(struct npu_ring *r)
+{
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->wake);
+	pthread_cond_destroy(&r->idle);
+}
+
+/*
+ * RING_CTRL.RESET: abandon whatever the ring does (a copy between chunks,
+ * a WAIT, a hang, a delay), then put it back to its reset state.
+ */
+void ring_reset(struct npu_ring *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->gen++;
+	r->mode = RING_MODE_DISABLED;
+	r->kick = false;
+	r->hang = false;
+	pthread_cond_broadcast(&r->wake);
+	while (r->busy)
+		pthread_cond_wait(&r->idle, &r->lock);
+
+	r->head = 0;
+	r->cmds_done = 0;
+	r->bytes_done = 0;
+	ring_write32(r, NPU_RING_HEAD, 0);
+	ring_write32(r, NPU_RING_ERROR, NPU_ERR_NONE);
+	ring_write32(r, NPU_RING_ERROR_INDEX, 0);
+	ring_write64(r, NPU_RING_CMDS_DONE, 0);
+	ring_write64(r, NPU_RING_BYTES_DONE, 0);
+	ring_set_status(r, NPU_RING_DISABLED);
+	ring_write32(r, NPU_RING_CTRL, 0);
+	pthread_mutex_unlock(&r->lock);
+	npu_log("ring %u: reset", r->idx);
+}
+
+static bool ring_config_ok(struct npu_ring *r, uint64_t base, uint32_t size,
+			   uint32_t vector)
+{
+	struct npu_card *card = r->card;
+
+	if (size < 2 || size > NPU_MODEL_MAX_RING_ENTRIES ||
+	    (size & (size - 1)))
+		return false;
+	if (vector < 1 || vector >= card->cfg.num_vectors)
+		return false;
+	if (base & (sizeof(struct npu_cmd) - 1))
+		return false;
+	return dma_host_ok(card, base, (uint64_t)size * sizeof(struct npu_cmd));
+}
+
+/*
+ * RING_CTRL.ENABLE on a disabled ring: latch the configuration.  A bad one
+ * stops the ring; being a control write, it is not signalled by interrupt.
+ */
+void ring_enable(struct npu_ring *r)
+{
+	uint64_t base = ring_read64(r, NPU_RING_BASE);
+	uint32_t size = ring_read32(r, NPU_RING_SIZE);
+	uint32_t vector = ring_read32(r, NPU_RING_VECTOR);
+
+	pthread_mutex_lock(&r->lock);
+	if (r->mode != RING_MODE_DISABLED)
+		goto out;
+
+	if (!ring_config_ok(r, base, size, vector)) {
+		npu_log("ring %u: bad config base %#llx size %u vector %u",
+			r->idx, (unsigned long long)base, size, vector);
+		r->mode = RING_MODE_STOPPED;
+		ring_write32(r, NPU_RING_ERROR, NPU_ERR_RING_CONFIG);
+		ring_write32(r, NPU_RING_ERROR_INDEX, r->head);
+		ring_set_status(r, NPU_RING_STOPPED);
+		goto out;
+	}
+	r->base = base;
+	r->size = size;
+	r->vector = vector;
+	r->mode = RING_MODE_ENABLED;
+	ring_set_status(r, NPU_RING_IDLE);
+	/* commands written before ENABLE run without a doorbell */
+	r->kick = true;
+	pthread_cond_broadcast(&r->wake);
+	npu_log("ring %u: enabled, base %#llx size %u vector %u", r->idx,
+		(unsigned long long)base, size, vector);
+out:
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* A doorbell on vector: look for work if the ring is enabled on it. */
+void ring_doorbell(struct npu_ring *r, uint32_t vector)
+{
+	pthread_mutex_lock(&r->lock);
+	if (r->mode == RING_MODE_ENABLED && r->vector == vector) {
+		r->kick = true;
+		pthread_cond_broadcast(&r->wake);
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Some ring wrote a fence: a WAIT of ours may be satisfied now. */
+void ring_poke(struct npu_ring *r)
+{
+	pthread_mutex_lock(&r->lock);
+	if (r->waiting)
+		pthread_cond_broadcast(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+}
+
+void ring_inject(struct npu_ring *r, uint32_t kind, uint32_t arg)
+{
+	pthread_mutex_lock(&r->lock);
+	switch (kind) {
+	case NPU_FAULT_CLEAR:
+		r->hang = false;
+		r->fail_dma = false;
+		r->delay_us = 0;
+		r->drop_irqs = 0;
+		break;
+	case NPU_FAULT_HANG_RING:
+		r->hang = true;
+		break;
+	case NPU_FAULT_FAIL_DMA:
+		r->fail_dma = true;
+		break;
+	case NPU_FAULT_DELAY:
+		r->delay_us = arg;
+		break;
+	case NPU_FAULT_DROP_IRQ:
+		r->drop_irqs = arg;
+		break;
+	}
+	/* a ring that is no longer hung goes on now */
+	pthread_cond_broadcast(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+	npu_log("ring %u: fault %u arg %u", r->idx, kind, arg);
+}
