@@ -161,7 +161,7 @@ static void npu_heartbeat_work(struct work_struct *work)
 
 	if (beat != ndev->heartbeat) {
 		ndev->heartbeat = beat;
-		ndev->heartbeat_seen = jiffies;
+		WRITE_ONCE(ndev->heartbeat_seen, jiffies);
 	} else if (time_after(jiffies, ndev->heartbeat_seen +
 			      msecs_to_jiffies(npu_heartbeat_timeout_ms))) {
 		drm_err(&ndev->drm, "heartbeat stopped for %u ms: card is dead\n",
@@ -171,6 +171,12 @@ static void npu_heartbeat_work(struct work_struct *work)
 		return;
 	}
 	schedule_delayed_work(&ndev->heartbeat_work, NPU_HEARTBEAT_CHECK);
+}
+
+/* The heartbeat has not been seen advancing for a few checks. */
+bool npu_card_heartbeat_stale(struct npu_device *ndev)
+{
+	return time_after(jiffies, READ_ONCE(ndev->heartbeat_seen) + 3 * NPU_HEARTBEAT_CHECK);
 }
 
 void npu_heartbeat_start(struct npu_device *ndev)

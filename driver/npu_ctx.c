@@ -38,9 +38,26 @@ static int npu_fence_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma
 				 obj->size);
 }
 
+/*
+ * The area is mapped whole at mmap time, so a fault means DRM zapped the
+ * mapping because the card went away: reads then see zeroes, not SIGBUS.
+ */
+static vm_fault_t npu_fence_fault(struct vm_fault *vmf)
+{
+	return vmf_insert_pfn(vmf->vma, vmf->address & PAGE_MASK,
+			      my_zero_pfn(vmf->address));
+}
+
+static const struct vm_operations_struct npu_fence_vm_ops = {
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+	.fault = npu_fence_fault,
+};
+
 static const struct drm_gem_object_funcs npu_fence_funcs = {
 	.free = npu_fence_free,
 	.mmap = npu_fence_mmap,
+	.vm_ops = &npu_fence_vm_ops,
 };
 
 static struct npu_fence_area *npu_fence_create(struct npu_device *ndev)

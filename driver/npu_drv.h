@@ -87,6 +87,7 @@ struct npu_identity {
  * @contexts_lock: protects @contexts
  * @contexts: open contexts, for card-wide failure
  * @next_ctx_id: context numbers, for sysfs and fdinfo
+ * @pinned_pages: user and host-buffer pages pinned for the card
  * @dead: the heartbeat stopped; no work is accepted any more
  * @heartbeat_work: watches the heartbeat
  * @heartbeat: last heartbeat value seen
@@ -111,6 +112,7 @@ struct npu_device {
 	struct mutex contexts_lock;
 	struct list_head contexts;
 	u32 next_ctx_id;
+	atomic64_t pinned_pages;
 	bool dead;
 	struct delayed_work heartbeat_work;
 	u64 heartbeat;
@@ -324,6 +326,7 @@ int npu_card_reset(struct npu_device *ndev);
 int npu_card_wait_ctrl_clear(struct npu_device *ndev, u32 reg, u32 bits);
 int npu_card_inject_fault(struct npu_device *ndev, u32 ring, u32 kind, u32 arg);
 void npu_heartbeat_start(struct npu_device *ndev);
+bool npu_card_heartbeat_stale(struct npu_device *ndev);
 void npu_card_fail_all(struct npu_device *ndev, u32 error);
 
 /* npu_ring.c */

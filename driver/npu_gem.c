@@ -39,8 +39,18 @@ static const struct drm_gem_object_funcs npu_device_bo_funcs = {
 	.export = npu_bo_export,
 };
 
+static void npu_host_bo_free(struct drm_gem_object *obj)
+{
+	struct npu_bo *bo = to_npu_bo(obj);
+
+	if (bo->sgt)
+		atomic64_sub(obj->size >> PAGE_SHIFT,
+			     &to_npu_device(obj->dev)->pinned_pages);
+	drm_gem_shmem_object_free(obj);
+}
+
 static const struct drm_gem_object_funcs npu_host_bo_funcs = {
-	.free = drm_gem_shmem_object_free,
+	.free = npu_host_bo_free,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,
@@ -123,6 +133,7 @@ static struct npu_bo *npu_host_bo_create(struct npu_ctx *ctx, u64 size)
 		return ERR_PTR(ret);
 	}
 	bo->sgt = sgt;
+	atomic64_add(size >> PAGE_SHIFT, &ctx->ndev->pinned_pages);
 
 	ret = drm_gem_create_mmap_offset(&shmem->base);
 	if (ret) {

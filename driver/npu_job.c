@@ -33,12 +33,13 @@ struct npu_submit {
 	unsigned int nfixups;
 };
 
-static void npu_pin_release(struct device *dev, struct npu_pin *pin)
+static void npu_pin_release(struct npu_device *ndev, struct npu_pin *pin)
 {
-	dma_unmap_sgtable(dev, &pin->sgt, pin->dir, 0);
+	dma_unmap_sgtable(ndev->drm.dev, &pin->sgt, pin->dir, 0);
 	sg_free_table(&pin->sgt);
 	unpin_user_pages_dirty_lock(pin->pages, pin->npages,
 				    pin->dir == DMA_FROM_DEVICE);
+	atomic64_sub(pin->npages, &ndev->pinned_pages);
 	kvfree(pin->pages);
 }
 
@@ -47,7 +48,7 @@ void npu_job_free(struct npu_device *ndev, struct npu_job *job)
 	unsigned int i;
 
 	for (i = 0; i < job->npins; i++)
-		npu_pin_release(ndev->drm.dev, &job->pins[i]);
+		npu_pin_release(ndev, &job->pins[i]);
 	for (i = 0; i < job->nbos; i++)
 		drm_gem_object_put(job->bos[i]);
 	if (job->sg)
@@ -80,7 +81,8 @@ static struct npu_job *npu_job_alloc(unsigned int count)
 
 static int npu_pin_user(struct npu_submit *sub, u64 uaddr, u64 size, bool write)
 {
-	struct device *dev = sub->ctx->ndev->drm.dev;
+	struct npu_device *ndev = sub->ctx->ndev;
+	struct device *dev = ndev->drm.dev;
 	struct npu_pin *pin = &sub->job->pins[sub->job->npins];
 	unsigned long first, last;
 	int pinned, ret;
@@ -113,6 +115,7 @@ static int npu_pin_user(struct npu_submit *sub, u64 uaddr, u64 size, bool write)
 	ret = dma_map_sgtable(dev, &pin->sgt, pin->dir, 0);
 	if (ret)
 		goto err_table;
+	atomic64_add(pin->npages, &ndev->pinned_pages);
 	sub->job->npins++;
 	return 0;
 

@@ -90,6 +90,9 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 		npu_job_free(stream->ctx->ndev, job);
 	}
 	wake_up_all(&stream->space_wq);
+	/* Also when the card's interrupt was lost: the hang check got here. */
+	if (!list_empty(&done))
+		wake_up_all(&stream->ctx->wq);
 }
 
 /**
@@ -177,6 +180,11 @@ static void npu_stream_hang_work(struct work_struct *work)
 		return;
 
 	progress = npu_stream_progress(stream);
+	/* A card that stops its heartbeat is dead, not hung: wait for that verdict. */
+	if (progress == stream->progress && npu_card_heartbeat_stale(stream->ctx->ndev)) {
+		schedule_delayed_work(&stream->hang_work, msecs_to_jiffies(npu_hang_timeout_ms));
+		return;
+	}
 	if (progress == stream->progress) {
 		drm_warn(&stream->ctx->ndev->drm, "ring %u made no progress for %u ms, declared hung\n",
 			 stream->ring->index, npu_hang_timeout_ms);

@@ -69,6 +69,13 @@ static ssize_t rings_used_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(rings_used);
 
+static ssize_t pinned_pages_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&dev_to_npu(dev)->pinned_pages));
+}
+static DEVICE_ATTR_RO(pinned_pages);
+
 static ssize_t selftest_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
@@ -94,6 +101,7 @@ static struct attribute *npu_card_attrs[] = {
 	&dev_attr_devmem_size.attr,
 	&dev_attr_devmem_used.attr,
 	&dev_attr_rings_used.attr,
+	&dev_attr_pinned_pages.attr,
 	&dev_attr_heartbeat.attr,
 	&dev_attr_selftest.attr,
 	&dev_attr_selftest_ns.attr,

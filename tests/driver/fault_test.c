@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The card's injected faults: a failed transfer, a hung ring, lost
+ * interrupts, a dead card. Each gives the specified error to the stream
+ * concerned and leaves other streams working. Run last: the dead card is
+ * revived by rebinding it.
+ */
+
+#include "kselftest_harness.h"
+#include "npu_uapi.h"
+
+#define HANG_PARAM	"/sys/module/npu/parameters/hang_timeout_ms"
+#define HEARTBEAT_PARAM	"/sys/module/npu/parameters/heartbeat_timeout_ms"
+
+FIXTURE(fault) {
+	struct npu_card card;
+	struct drm_npu_stream_create victim, bystander;
+	struct drm_npu_bo_create buf;
+	int ring;
+	char hang_timeout[16], heartbeat_timeout[16];
+};
+
+FIXTURE_SETUP(fault)
+{
+	ASSERT_EQ(0, npu_read_file(HANG_PARAM, self->hang_timeout, sizeof(self->hang_timeout)));
+	ASSERT_EQ(0, npu_read_file(HEARTBEAT_PARAM, self->heartbeat_timeout,
+				   sizeof(self->heartbeat_timeout)));
+	ASSERT_EQ(0, npu_write_file(HANG_PARAM, "300"));
+	ASSERT_EQ(0, npu_card_open(&self->card, 0));
+	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->victim));
+	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->bystander));
+	ASSERT_EQ(0, npu_bo_new(self->card.fd, 1 << 20, 0, &self->buf));
+	self->ring = npu_stream_ring(self->card.bdf, self->victim.id);
+	ASSERT_GE(self->ring, 0);
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	char what[32];
+
+	snprintf(what, sizeof(what), "clear %d", self->ring);
+	npu_inject(self->card.bdf, what);
+	npu_card_close(&self->card);
+	npu_write_file(HANG_PARAM, self->hang_timeout);
+	npu_write_file(HEARTBEAT_PARAM, self->heartbeat_timeout);
+}
+
+static int inject(struct _test_data_fault *self, const char *kind, int arg)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s %d %d", kind, self->ring, arg);
+	return npu_inject(self->card.bdf, what);
+}
+
+static int bystander_run(struct _test_data_fault *self)
+{
+	return npu_run(&self->card, &self->bystander,
+		       npu_cmd_fill(self->buf.addr + 4096, 9, 4096, 0));
+}
+
+static const char *victim_state(struct _test_data_fault *self, char *state, size_t len)
+{
+	state[0] = 0;
+	npu_stream_sysfs(self->card.bdf, self->ring, "state", state, len);
+	return state;
+}
+
+TEST_F(fault, dma_error_fails_the_stream)
+{
+	char state[32];
+	uint64_t seq, seq2;
+	uint32_t ev;
+	struct drm_npu_cmd cmds[2];
+
+	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	ASSERT_EQ(0, inject(self, "dma", 0));
+	cmds[0] = npu_cmd_fill(self->buf.addr, 1, 4096, 0);
+	cmds[1] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WRITE, .slot = ev, .value = 1 };
+	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, cmds, 2, 0, &seq));
+	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->victim.slot, seq, 10000));
+	EXPECT_EQ(DRM_NPU_ERR_DMA, self->card.fence[self->victim.slot].error);
+	/* The event the batch would have written fails with it. */
+	EXPECT_EQ(-EIO, npu_wait(self->card.fd, ev, 1, 1000));
+	EXPECT_EQ(DRM_NPU_ERR_DMA, self->card.fence[ev].error);
+	EXPECT_STREQ("failed", victim_state(self, state, sizeof(state)));
+	EXPECT_EQ(-EIO, npu_submit(self->card.fd, self->victim.id, cmds, 1, 0, &seq2));
+	EXPECT_EQ(0, bystander_run(self));
+	EXPECT_EQ(0, npu_stream_del(self->card.fd, self->victim.id, 0));
+}
+
+TEST_F(fault, hung_ring_is_detected)
+{
+	struct drm_npu_cmd fill = npu_cmd_fill(self->buf.addr, 1, 64, 0);
+	char state[32];
+	uint64_t seq;
+
+	ASSERT_EQ(0, inject(self, "hang", 0));
+	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &fill, 1, 0, &seq));
+	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->victim.slot, seq, 10000));
+	EXPECT_EQ(DRM_NPU_ERR_HANG, self->card.fence[self->victim.slot].error);
+	EXPECT_STREQ("hung", victim_state(self, state, sizeof(state)));
+	EXPECT_EQ(0, bystander_run(self));
+	EXPECT_EQ(0, npu_stream_del(self->card.fd, self->victim.id, 0));
+}
+
+TEST_F(fault, slow_ring_is_not_hung)
+{
+	uint64_t seq;
+	struct drm_npu_cmd cmds[4];
+	int i;
+
+	ASSERT_EQ(0, inject(self, "delay", 150000));		/* 150 ms a command, 300 ms timeout */
+	for (i = 0; i < 4; i++)
+		cmds[i] = npu_cmd_fill(self->buf.addr, i, 64, 0);
+	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, cmds, 4, 0, &seq));
+	EXPECT_EQ(0, npu_wait(self->card.fd, self->victim.slot, seq, 10000));
+	EXPECT_EQ(0, self->card.fence[self->victim.slot].error);
+}
+
+TEST_F(fault, lost_interrupt_is_recovered)
+{
+	struct drm_npu_cmd fill = npu_cmd_fill(self->buf.addr, 1, 64, 0);
+	uint64_t seq;
+
+	ASSERT_EQ(0, inject(self, "drop_irq", 1));
+	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &fill, 1, 0, &seq));
+	EXPECT_EQ(0, npu_wait(self->card.fd, self->victim.slot, seq, 10000));
+	EXPECT_EQ(0, self->card.fence[self->victim.slot].error);
+	EXPECT_EQ(0, bystander_run(self));
+}
+
+TEST_F(fault, dead_card_fails_every_waiter)
+{
+	uint32_t ev;
+	uint64_t seq_a, seq_b;
+	struct drm_npu_stream_create s;
+	struct drm_npu_cmd wait = { .op = DRM_NPU_OP_SLOT_WAIT, .value = 1 };
+
+	/* A stream that waits longer than the hang timeout is hung: wait less. */
+	ASSERT_EQ(0, npu_write_file(HANG_PARAM, "5000"));
+	ASSERT_EQ(0, npu_write_file(HEARTBEAT_PARAM, "500"));
+	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	wait.slot = ev;
+	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &wait, 1, 0, &seq_a));
+	ASSERT_EQ(0, npu_submit(self->card.fd, self->bystander.id, &wait, 1, 0, &seq_b));
+	ASSERT_EQ(0, inject(self, "stop_heartbeat", 0));
+
+	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->victim.slot, seq_a, 10000));
+	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->bystander.slot, seq_b, 10000));
+	EXPECT_EQ(DRM_NPU_ERR_DEAD, self->card.fence[self->victim.slot].error);
+	EXPECT_EQ(DRM_NPU_ERR_DEAD, self->card.fence[self->bystander.slot].error);
+	EXPECT_EQ(-ENODEV, npu_stream_new(self->card.fd, 0, 0, &s));
+	EXPECT_EQ(0, npu_stream_del(self->card.fd, self->victim.id, 0));
+
+	/* Rebinding resets the card and brings it back. */
+	npu_card_close(&self->card);
+	ASSERT_EQ(0, npu_write_file(NPU_DRIVER_DIR "/unbind", self->card.bdf));
+	ASSERT_EQ(0, npu_write_file(NPU_DRIVER_DIR "/bind", self->card.bdf));
+	ASSERT_EQ(0, npu_card_open(&self->card, 0));
+	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
+	ASSERT_EQ(0, npu_bo_new(self->card.fd, 4096, 0, &self->buf));
+	EXPECT_EQ(0, npu_run(&self->card, &s, npu_cmd_fill(self->buf.addr, 1, 64, 0)));
+	self->ring = npu_stream_ring(self->card.bdf, s.id);
+}
+
+TEST_F(fault, unbind_with_work_in_flight)
+{
+	uint32_t ev;
+	uint64_t seq;
+	struct drm_npu_cmd wait = { .op = DRM_NPU_OP_SLOT_WAIT, .value = 1 };
+	struct drm_npu_stream_create s;
+
+	ASSERT_EQ(0, npu_write_file(HANG_PARAM, "5000"));
+	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	wait.slot = ev;
+	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &wait, 1, 0, &seq));
+	ASSERT_EQ(0, npu_write_file(NPU_DRIVER_DIR "/unbind", self->card.bdf));
+	/* The card is gone: calls say so, and the mapping reads as zeroes. */
+	EXPECT_EQ(-ENODEV, npu_wait(self->card.fd, self->victim.slot, seq, 1000));
+	EXPECT_EQ(0, self->card.fence[self->victim.slot].value);
+	EXPECT_EQ(-ENODEV, npu_stream_new(self->card.fd, 0, 0, &s));
+	npu_card_close(&self->card);
+	ASSERT_EQ(0, npu_write_file(NPU_DRIVER_DIR "/bind", self->card.bdf));
+	ASSERT_EQ(0, npu_card_open(&self->card, 0));
+	self->ring = 0;
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A context reaches only its own buffers, slots and streams, and a process
+ * killed in the middle of a copy gives back everything it held.
+ */
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "npu_uapi.h"
+
+FIXTURE(isolation) {
+	struct npu_card mine, theirs;
+	struct drm_npu_stream_create stream, their_stream;
+	struct drm_npu_bo_create buf, their_buf, their_host;
+	uint32_t their_slot;
+};
+
+FIXTURE_SETUP(isolation)
+{
+	ASSERT_EQ(0, npu_card_open(&self->mine, 0));
+	ASSERT_EQ(0, npu_card_open(&self->theirs, 0));
+	ASSERT_EQ(0, npu_stream_new(self->mine.fd, 0, 0, &self->stream));
+	ASSERT_EQ(0, npu_stream_new(self->theirs.fd, 0, 0, &self->their_stream));
+	ASSERT_EQ(0, npu_bo_new(self->mine.fd, 4096, 0, &self->buf));
+	ASSERT_EQ(0, npu_bo_new(self->theirs.fd, 4096, 0, &self->their_buf));
+	ASSERT_EQ(0, npu_bo_new(self->theirs.fd, 4096, DRM_NPU_BO_HOST, &self->their_host));
+	ASSERT_EQ(0, npu_slot_new(self->theirs.fd, &self->their_slot));
+}
+
+FIXTURE_TEARDOWN(isolation)
+{
+	npu_card_close(&self->mine);
+	npu_card_close(&self->theirs);
+}
+
+static int try(struct _test_data_isolation *self, struct drm_npu_cmd cmd)
+{
+	return npu_submit(self->mine.fd, self->stream.id, &cmd, 1, 0, NULL);
+}
+
+TEST_F(isolation, other_contexts_buffers)
+{
+	struct drm_npu_cmd c;
+
+	EXPECT_EQ(-EPERM, try(self, npu_cmd_copy(self->buf.addr, self->their_buf.addr, 64, 0)));
+	EXPECT_EQ(-EPERM, try(self, npu_cmd_copy(self->their_buf.addr, self->buf.addr, 64, 0)));
+	EXPECT_EQ(-EPERM, try(self, npu_cmd_fill(self->their_buf.addr, 1, 64, 0)));
+	c = (struct drm_npu_cmd){ .op = DRM_NPU_OP_VALUE_WRITE, .dst = self->their_buf.addr };
+	EXPECT_EQ(-EPERM, try(self, c));
+	/* Handles are per context: theirs means nothing here. */
+	c = npu_cmd_copy(self->buf.addr, 0, 64, DRM_NPU_CMD_SRC_HOST);
+	c.src_handle = self->their_host.handle;
+	if (c.src_handle != self->buf.handle)
+		EXPECT_EQ(-ENOENT, try(self, c));
+	/* A range spanning my buffer and the next is refused as a whole. */
+	EXPECT_EQ(-EPERM, try(self, npu_cmd_fill(self->buf.addr, 1, 4096 + 64, 0)));
+}
+
+TEST_F(isolation, other_contexts_slots_and_streams)
+{
+	struct drm_npu_cmd c = { .op = DRM_NPU_OP_SLOT_WAIT, .slot = self->their_slot, .value = 1 };
+	uint32_t mine;
+
+	/* Slot numbers are per context too; an unallocated one is refused. */
+	ASSERT_EQ(0, npu_slot_new(self->mine.fd, &mine));
+	if (self->their_slot != mine && self->their_slot != self->stream.slot) {
+		EXPECT_EQ(-EPERM, try(self, c));
+		EXPECT_EQ(-ENOENT, npu_wait(self->mine.fd, self->their_slot, 1, 0));
+		EXPECT_EQ(-ENOENT, npu_slot_op(self->mine.fd, DRM_IOCTL_NPU_SLOT_SIGNAL,
+					       self->their_slot, 1));
+	}
+	if (self->their_stream.id != self->stream.id)
+		EXPECT_EQ(-ENOENT, npu_stream_del(self->mine.fd, self->their_stream.id, 0));
+	/* Their stream still works. */
+	EXPECT_EQ(0, npu_run(&self->theirs, &self->their_stream,
+			     npu_cmd_fill(self->their_buf.addr, 2, 64, 0)));
+}
+
+TEST_F(isolation, closing_one_context_spares_the_other)
+{
+	EXPECT_EQ(0, npu_run(&self->mine, &self->stream, npu_cmd_fill(self->buf.addr, 3, 64, 0)));
+	npu_card_close(&self->theirs);
+	EXPECT_EQ(0, npu_run(&self->mine, &self->stream, npu_cmd_fill(self->buf.addr, 4, 64, 0)));
+}
+
+struct baseline {
+	unsigned long long devmem, rings, pinned;
+};
+
+static struct baseline read_baseline(const char *bdf)
+{
+	return (struct baseline){
+		.devmem = npu_card_attr(bdf, "devmem_used"),
+		.rings = npu_card_attr(bdf, "rings_used"),
+		.pinned = npu_card_attr(bdf, "pinned_pages"),
+	};
+}
+
+/* The child copies 32 MiB slowly (the card delays its ring) until killed. */
+static void copy_until_killed(int ready_fd)
+{
+	size_t size = 32u << 20;
+	struct drm_npu_stream_create s;
+	struct drm_npu_bo_create dev, host;
+	struct drm_npu_cmd cmds[8];
+	struct npu_card card;
+	char what[64];
+	uint8_t *src = malloc(size);
+	int i, ring;
+
+	if (!src || npu_card_open(&card, 0) || npu_stream_new(card.fd, 0, 0, &s) ||
+	    npu_bo_new(card.fd, size, 0, &dev) || npu_bo_new(card.fd, 1 << 20, DRM_NPU_BO_HOST, &host))
+		_exit(1);
+	ring = npu_stream_ring(card.bdf, s.id);
+	snprintf(what, sizeof(what), "delay %d 200000", ring);
+	if (ring < 0 || npu_inject(card.bdf, what))
+		_exit(2);
+	memset(src, 1, size);
+	for (i = 0; i < 8; i++)
+		cmds[i] = npu_cmd_copy(dev.addr, (uintptr_t)src, size, DRM_NPU_CMD_SRC_USER);
+	if (npu_submit(card.fd, s.id, cmds, 8, 0, NULL))
+		_exit(3);
+	if (write(ready_fd, "x", 1) != 1)
+		_exit(4);
+	pause();
+	_exit(5);
+}
+
+TEST_F(isolation, killed_mid_copy_gives_everything_back)
+{
+	struct baseline before, during, after;
+	int pipefd[2], status, tries;
+	char c;
+	pid_t pid;
+
+	npu_card_close(&self->theirs);
+	npu_card_close(&self->mine);
+	before = read_baseline(self->mine.bdf);
+
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		copy_until_killed(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	during = read_baseline(self->mine.bdf);
+	EXPECT_GT(during.devmem, before.devmem);
+	EXPECT_EQ(before.rings + 1, during.rings);
+	EXPECT_GE(during.pinned, before.pinned + 8 * (32u << 20) / 4096);
+
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+
+	/* The file is released by the dying process, maybe a moment later. */
+	for (tries = 0; tries < 100; tries++) {
+		after = read_baseline(self->mine.bdf);
+		if (!memcmp(&after, &before, sizeof(after)))
+			break;
+		usleep(20 * 1000);
+	}
+	EXPECT_EQ(before.devmem, after.devmem);
+	EXPECT_EQ(before.rings, after.rings);
+	EXPECT_EQ(before.pinned, after.pinned);
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
+TEST_HARNESS_MAIN
