@@ -36,7 +36,12 @@ module: deps
 
 model: $(BUILD)/npu-model
 
-tests: $(BUILD)/tests/model_test $(DRIVER_TESTS)
+tests: $(BUILD)/tests/model_test $(DRIVER_TESTS) $(BUILD)/tests/uapi_layout.o
+
+# Fails the build when a uapi or hardware struct gains a hole or changes size.
+$(BUILD)/tests/uapi_layout.o: tests/uapi_layout.c uapi/npu_accel.h driver/npu_hw.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Wpadded -Iuapi -Idriver $(patsubst -I%,-isystem %,$(DRM_CFLAGS)) -c -o $@ $<
 
 $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 	@mkdir -p $(@D)

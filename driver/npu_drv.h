@@ -103,13 +103,13 @@ struct npu_device {
 	struct npu_identity id;
 	unsigned int num_irqs;
 	struct npu_ring *rings;
-	spinlock_t rings_lock;
+	spinlock_t rings_lock;		/* ring ownership; also in IRQ */
 	u32 rings_used;
-	struct mutex mm_lock;
+	struct mutex mm_lock;		/* @mm, @devmem_used */
 	struct drm_mm mm;
 	u64 devmem_used;
-	struct mutex sysfs_lock;
-	struct mutex contexts_lock;
+	struct mutex sysfs_lock;	/* @streams_kobj and its entries */
+	struct mutex contexts_lock;	/* @contexts */
 	struct list_head contexts;
 	u32 next_ctx_id;
 	atomic64_t pinned_pages;
@@ -161,7 +161,7 @@ struct npu_ctx {
 	u32 id;
 	pid_t pid;
 	struct npu_fence_area *fence;
-	struct mutex lock;
+	struct mutex lock;		/* streams and slot bitmaps */
 	struct xarray streams;
 	unsigned long *slots_used;
 	unsigned long *event_slots;
@@ -210,8 +210,8 @@ struct npu_stream {
 	u32 id;
 	u32 slot;
 	u32 priority;
-	struct mutex submit_lock;
-	spinlock_t lock;
+	struct mutex submit_lock;	/* submission and ring teardown */
+	spinlock_t lock;		/* @jobs, @state, @error */
 	struct list_head jobs;
 	enum npu_stream_state state;
 	u32 error;
