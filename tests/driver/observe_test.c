@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What an operator sees: DRM fdinfo usage keys per open file, the debugfs
+ * ring dump, card usage in sysfs, and tools/npu-smi listing our streams.
+ */
+
+#include "kselftest_harness.h"
+#include "npu_uapi.h"
+
+FIXTURE(observe) {
+	struct npu_card card;
+	struct drm_npu_stream_create stream;
+	struct drm_npu_bo_create dev, host;
+};
+
+FIXTURE_SETUP(observe)
+{
+	ASSERT_EQ(0, npu_card_open(&self->card, 0));
+	ASSERT_EQ(0, npu_stream_new(self->card.fd, 2, 0, &self->stream));
+	ASSERT_EQ(0, npu_bo_new(self->card.fd, 3 << 20, 0, &self->dev));
+	ASSERT_EQ(0, npu_bo_new(self->card.fd, 1 << 20, DRM_NPU_BO_HOST, &self->host));
+}
+
+FIXTURE_TEARDOWN(observe)
+{
+	npu_card_close(&self->card);
+}
+
+static long long fdinfo_key(int fd, const char *key)
+{
+	char path[64], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (npu_read_file(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, key);
+	if (!p || p[strlen(key)] != ':')
+		return -1;
+	return strtoll(p + strlen(key) + 1, NULL, 10);
+}
+
+TEST_F(observe, fdinfo_usage_keys)
+{
+	long long busy_before = fdinfo_key(self->card.fd, "drm-engine-npu");
+
+	EXPECT_EQ(3 << 10, fdinfo_key(self->card.fd, "drm-total-device"));
+	EXPECT_EQ(1 << 10, fdinfo_key(self->card.fd, "drm-total-host"));
+	ASSERT_GE(busy_before, 0);
+	ASSERT_EQ(0, npu_run(&self->card, &self->stream, npu_cmd_fill(self->dev.addr, 1, 3 << 20, 0)));
+	EXPECT_GT(fdinfo_key(self->card.fd, "drm-engine-npu"), busy_before);
+	EXPECT_EQ(3 << 20, fdinfo_key(self->card.fd, "npu-bytes-moved"));
+}
+
+TEST_F(observe, usage_in_sysfs)
+{
+	struct drm_npu_bo_create more;
+	unsigned long long used = npu_card_attr(self->card.bdf, "devmem_used");
+
+	EXPECT_GE(used, 3 << 20);
+	EXPECT_GE(npu_card_attr(self->card.bdf, "rings_used"), 1);
+	EXPECT_GE(npu_card_attr(self->card.bdf, "pinned_pages"), (1 << 20) / 4096);
+	ASSERT_EQ(0, npu_bo_new(self->card.fd, 1 << 20, 0, &more));
+	EXPECT_EQ(used + (1 << 20), npu_card_attr(self->card.bdf, "devmem_used"));
+}
+
+TEST_F(observe, debugfs_ring_dump)
+{
+	int ring = npu_stream_ring(self->card.bdf, self->stream.id);
+	char path[PATH_MAX], buf[16384], line[32];
+
+	ASSERT_GE(ring, 0);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/accel/%s/rings", self->card.bdf);
+	ASSERT_EQ(0, npu_read_file(path, buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "heartbeat"));
+	snprintf(line, sizeof(line), "ring %d:", ring);
+	EXPECT_NE(NULL, strstr(buf, line)) TH_LOG("%s", buf);
+}
+
+TEST_F(observe, npu_smi_lists_our_stream)
+{
+	char cmd[64], out[16384] = "", want[64];
+	size_t n;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "tools/npu-smi info");
+	p = popen(cmd, "r");
+	ASSERT_NE(NULL, p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	EXPECT_EQ(0, pclose(p));
+	EXPECT_NE(NULL, strstr(out, self->card.accel));
+	EXPECT_NE(NULL, strstr(out, "pass"));
+	snprintf(want, sizeof(want), " %d ", getpid());
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+}
+
+TEST_HARNESS_MAIN
