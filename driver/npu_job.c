@@ -54,28 +54,23 @@ void npu_job_free(struct npu_device *ndev, struct npu_job *job)
 	if (job->sg)
 		dma_free_coherent(ndev->drm.dev, job->sg_count * sizeof(*job->sg),
 				  job->sg, job->sg_dma);
-	kvfree(job->pins);
-	kvfree(job->bos);
-	kvfree(job->event_slots);
-	kfree(job);
+	kvfree(job);
 }
 
+/* One allocation: the job, then room for what @count commands can hold. */
 static struct npu_job *npu_job_alloc(unsigned int count)
 {
-	struct npu_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+	struct npu_job *job;
+	size_t size = sizeof(*job) + 2 * count * sizeof(*job->bos) +
+		      2 * count * sizeof(*job->pins) +
+		      count * sizeof(*job->event_slots);
 
+	job = kvzalloc(size, GFP_KERNEL);
 	if (!job)
 		return NULL;
-	job->bos = kvcalloc(2 * count, sizeof(*job->bos), GFP_KERNEL);
-	job->pins = kvcalloc(2 * count, sizeof(*job->pins), GFP_KERNEL);
-	job->event_slots = kvcalloc(count, sizeof(*job->event_slots), GFP_KERNEL);
-	if (!job->bos || !job->pins || !job->event_slots) {
-		kvfree(job->pins);
-		kvfree(job->bos);
-		kvfree(job->event_slots);
-		kfree(job);
-		return NULL;
-	}
+	job->bos = (struct drm_gem_object **)(job + 1);
+	job->pins = (struct npu_pin *)(job->bos + 2 * count);
+	job->event_slots = (u32 *)(job->pins + 2 * count);
 	return job;
 }
 
@@ -485,10 +480,12 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 	int ret = -ENOMEM;
 
 	sub.job = npu_job_alloc(args->count);
-	sub.hw = kvcalloc(nhw, sizeof(*sub.hw), GFP_KERNEL);
-	sub.fixups = kvcalloc(2 * args->count, sizeof(*sub.fixups), GFP_KERNEL);
-	if (!sub.job || !sub.hw || !sub.fixups)
+	/* Scratch for the card's commands and the operands needing tables. */
+	sub.hw = kvzalloc(nhw * sizeof(*sub.hw) + 2 * args->count * sizeof(*sub.fixups),
+			  GFP_KERNEL);
+	if (!sub.job || !sub.hw)
 		goto out;
+	sub.fixups = (struct npu_sg_fixup *)(sub.hw + nhw);
 
 	for (i = 0; i < args->count; i++) {
 		ret = npu_build_cmd(&sub, i, &ucmds[i]);
@@ -508,7 +505,6 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 out:
 	if (sub.job)
 		npu_job_free(stream->ctx->ndev, sub.job);
-	kvfree(sub.fixups);
 	kvfree(sub.hw);
 	return ret;
 }
