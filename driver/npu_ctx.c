@@ -264,6 +264,7 @@ int npu_slot_signal_ioctl(struct drm_device *dev, void *data,
 		return -ENOENT;
 
 	slot = npu_ctx_slot(ctx, args->slot);
+	WRITE_ONCE(slot->error, DRM_NPU_ERR_NONE);
 	WRITE_ONCE(slot->timestamp, npu_rd64(ctx->ndev, NPU_GLB_CLOCK_NS));
 	/* The card's WAIT polls the value; order the timestamp before it. */
 	smp_store_release(&slot->value, args->value);

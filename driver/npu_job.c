@@ -408,6 +408,16 @@ static void npu_build_done_fence(struct npu_submit *sub, unsigned int i,
 	hw->value = cpu_to_le64(seqno);
 }
 
+/* Recording an event again replaces what a failed stream left in it. */
+static void npu_job_clear_event_errors(struct npu_submit *sub)
+{
+	unsigned int i;
+
+	for (i = 0; i < sub->job->nevents; i++)
+		WRITE_ONCE(npu_ctx_slot(sub->ctx, sub->job->event_slots[i])->error,
+			   DRM_NPU_ERR_NONE);
+}
+
 static bool npu_stream_has_space(struct npu_stream *stream, u32 needed)
 {
 	bool ok = true;
@@ -450,6 +460,7 @@ static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
 
 	sub->job->seqno = stream->submitted + 1;
 	npu_build_done_fence(sub, nhw - 1, stream, sub->job->seqno);
+	npu_job_clear_event_errors(sub);
 	npu_stream_add_job(stream, sub->job);
 	stream->submitted = sub->job->seqno;
 	npu_ring_push(stream->ring, sub->hw, nhw);

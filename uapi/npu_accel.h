@@ -290,7 +290,8 @@ enum drm_npu_error {
  * One slot of the fence area. A stream's slot holds the sequence number of
  * its last completed submission; an event's slot the last value written by
  * SLOT_WRITE or SLOT_SIGNAL. error becomes non-zero when the stream that
- * would advance the slot fails.
+ * would advance the slot fails; submitting a new SLOT_WRITE to an event's
+ * slot, or signalling it, clears it.
  */
 struct drm_npu_fence_slot {
 	__u64 value;
