@@ -87,6 +87,12 @@ TEST_F(fault, dma_error_fails_the_stream)
 	EXPECT_EQ(-EIO, npu_submit(self->card.fd, self->victim.id, cmds, 1, 0, &seq2));
 	EXPECT_EQ(0, bystander_run(self));
 	EXPECT_EQ(0, npu_stream_del(self->card.fd, self->victim.id, 0));
+
+	/* Recorded again on a healthy stream, the event works again. */
+	cmds[1].value = 2;
+	EXPECT_EQ(0, npu_run(&self->card, &self->bystander, cmds[1]));
+	EXPECT_EQ(0, npu_wait(self->card.fd, ev, 2, 1000));
+	EXPECT_EQ(0, self->card.fence[ev].error);
 }
 
 TEST_F(fault, hung_ring_is_detected)

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the libascendcl tests: data patterns, the card's
+ * sysfs/debugfs (fault injection, the ring a stream runs on, driver
+ * parameters) and a device-side "gate" that holds a stream back until the
+ * test opens it (aclrtValueWait on a device word, opened by
+ * aclrtValueWrite from another stream).
+ */
+#ifndef ACL_TEST_H
+#define ACL_TEST_H
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "acl/acl.h"
+
+static inline double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static inline void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static inline uint8_t pat(size_t i, unsigned seed)
+{
+	return (uint8_t)(i * 167 + seed * 13 + (i >> 11) + (i >> 19));
+}
+
+static inline void fill_pat(void *p, size_t n, unsigned seed)
+{
+	uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		b[i] = pat(i, seed);
+}
+
+/* Index of the first wrong byte, or -1. */
+static inline long check_pat(const void *p, size_t n, unsigned seed)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != pat(i, seed))
+			return (long)i;
+	return -1;
+}
+
+static inline bool acl_ok_init(void)
+{
+	aclError r = aclInit(NULL);
+
+	return r == ACL_SUCCESS || r == ACL_ERROR_REPEAT_INITIALIZE;
+}
+
+static inline int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+static inline int write_text(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/* PCI address of an ACL device. */
+static inline int dev_bdf(int32_t dev, char *bdf, size_t len)
+{
+	return aclrtDeviceGetPCIBusId(dev, bdf, (int32_t)len) == ACL_SUCCESS ? 0 : -1;
+}
+
+/* Rings of the card that streams of this process run on; returns count. */
+static inline int my_rings(const char *bdf, int *rings, int max)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300], buf[512];
+	struct dirent *de;
+	int n = 0, pid;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s/streams", bdf);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) && n < max) {
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (read_text(path, buf, sizeof(buf)))
+			continue;
+		p = strstr(buf, "pid:");
+		if (p && sscanf(p, "pid: %d", &pid) == 1 && pid == getpid())
+			rings[n++] = atoi(de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Creates a stream and tells which ring it got (-1 if unknown). */
+static inline int create_stream_ring(int32_t dev, aclrtStream *s)
+{
+	int before[128], after[128], nb, na, i, j;
+	char bdf[64];
+
+	if (dev_bdf(dev, bdf, sizeof(bdf)))
+		return -1;
+	nb = my_rings(bdf, before, 128);
+	if (aclrtCreateStream(s) != ACL_SUCCESS)
+		return -1;
+	na = my_rings(bdf, after, 128);
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb && before[j] != after[i]; j++)
+			;
+		if (j == nb)
+			return after[i];
+	}
+	return -1;
+}
+
+/* Arms a fault: "dma", "hang", "delay <us>", ..., on a ring of a device. */
+static inline int inject(int32_t dev, const char *kind, int ring, int arg)
+{
+	char bdf[64], path[PATH_MAX], val[64];
+
+	if (dev_bdf(dev, bdf, sizeof(bdf)))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/accel/%s/fault", bdf);
+	if (arg >= 0)
+		snprintf(val, sizeof(val), "%s %d %d", kind, ring, arg);
+	else
+		snprintf(val, sizeof(val), "%s %d", kind, ring);
+	return write_text(path, val);
+}
+
+static inline bool fault_injection_available(void)
+{
+	char bdf[64], path[PATH_MAX];
+
+	if (dev_bdf(0, bdf, sizeof(bdf)))
+		return false;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/accel/%s/fault", bdf);
+	return access(path, W_OK) == 0;
+}
+
+/* Driver module parameters. */
+static inline long get_param(const char *name)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/module/npu/parameters/%s", name);
+	if (read_text(path, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+static inline int set_param(const char *name, long value)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/module/npu/parameters/%s", name);
+	snprintf(buf, sizeof(buf), "%ld", value);
+	return write_text(path, buf);
+}
+
+/*
+ * A gate: stream s stops at aclrtValueWait(word >= 1) until gate_open
+ * writes 1 from another stream. Device memory comes from aclrtMalloc.
+ */
+struct gate {
+	void *word;
+	aclrtStream opener;
+};
+
+static inline aclError gate_init(struct gate *g)
+{
+	aclError r = aclrtMalloc(&g->word, 64, ACL_MEM_MALLOC_NORMAL_ONLY);
+
+	if (!r)
+		r = aclrtMemset(g->word, 64, 0, 64);
+	if (!r)
+		r = aclrtCreateStream(&g->opener);
+	return r;
+}
+
+static inline aclError gate_close_on(struct gate *g, aclrtStream s)
+{
+	return aclrtValueWait(g->word, 1, ACL_STREAM_WAIT_VALUE_GEQ, s);
+}
+
+static inline aclError gate_open(struct gate *g)
+{
+	aclError r = aclrtValueWrite(g->word, 1, 0, g->opener);
+
+	return r ? r : aclrtSynchronizeStream(g->opener);
+}
+
+static inline void gate_fini(struct gate *g)
+{
+	aclrtDestroyStream(g->opener);
+	aclrtFree(g->word);
+}
+
+#endif /* ACL_TEST_H */

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Callbacks: aclrtSubscribeReport / aclrtProcessReport / aclrtLaunchCallback
+ * (blocking and non-blocking) / aclrtUnSubscribeReport, aclrtLaunchHostFunc,
+ * their ordering, the stream stalling on the card while a blocking
+ * callback runs, and the documented errors.
+ */
+#include "acl_test.h"
+#include "kselftest_harness.h"
+
+struct cbctx {
+	atomic_int calls;
+	atomic_int order[64];
+	atomic_int next;
+	atomic_int stop;
+	unsigned sleep_ms;
+	pthread_t th;
+};
+
+static void cb_record(void *arg)
+{
+	struct cbctx *c = arg;
+	int n = atomic_fetch_add(&c->next, 1);
+
+	if (n < 64)
+		atomic_store(&c->order[n], atomic_load(&c->calls));
+	if (c->sleep_ms)
+		sleep_ms(c->sleep_ms);
+	atomic_fetch_add(&c->calls, 1);
+}
+
+static void *serve(void *arg)
+{
+	struct cbctx *c = arg;
+
+	while (!atomic_load(&c->stop))
+		aclrtProcessReport(50);
+	return NULL;
+}
+
+static void wait_calls(struct cbctx *c, int n)
+{
+	for (int i = 0; i < 500 && atomic_load(&c->calls) < n; i++)
+		sleep_ms(10);
+}
+
+FIXTURE(dev) {
+	aclrtStream s;
+	struct cbctx c;
+};
+
+FIXTURE_SETUP(dev)
+{
+	ASSERT_TRUE(acl_ok_init());
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&self->s));
+	memset(&self->c, 0, sizeof(self->c));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	aclrtResetDevice(0);
+	aclFinalize();
+}
+
+TEST_F(dev, launch_and_process)
+{
+	ASSERT_EQ(0, pthread_create(&self->c.th, NULL, serve, &self->c));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, self->s));
+	for (int i = 0; i < 10; i++)
+		ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c,
+							   i & 1 ? ACL_CALLBACK_BLOCK
+								 : ACL_CALLBACK_NO_BLOCK, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	wait_calls(&self->c, 10);
+	EXPECT_EQ(10, atomic_load(&self->c.calls));
+	/* in launch order */
+	for (int i = 0; i < 10; i++)
+		EXPECT_EQ(i, atomic_load(&self->c.order[i]));
+	ASSERT_EQ(ACL_SUCCESS, aclrtUnSubscribeReport((uint64_t)self->c.th, self->s));
+	atomic_store(&self->c.stop, 1);
+	pthread_join(self->c.th, NULL);
+}
+
+TEST_F(dev, blocking_callback_stalls_the_stream)
+{
+	aclrtStreamStatus st;
+	uint8_t *host;
+	void *d;
+	size_t n = 4096;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost((void **)&host, n));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&d, n, ACL_MEM_MALLOC_HUGE_FIRST));
+	memset(host, 0, n);
+	self->c.sleep_ms = 300;
+	ASSERT_EQ(0, pthread_create(&self->c.th, NULL, serve, &self->c));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_BLOCK,
+						   self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(host, n, 0x66, n, self->s));
+	/* while the callback sleeps the fill has not run */
+	sleep_ms(100);
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamQuery(self->s, &st));
+	EXPECT_EQ(ACL_STREAM_STATUS_NOT_READY, st);
+	EXPECT_EQ(0, host[0]);
+	EXPECT_EQ(0, atomic_load(&self->c.calls));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(1, atomic_load(&self->c.calls));
+	EXPECT_EQ(0x66, host[n - 1]);
+	aclrtUnSubscribeReport((uint64_t)self->c.th, self->s);
+	atomic_store(&self->c.stop, 1);
+	pthread_join(self->c.th, NULL);
+	aclrtFree(d);
+	aclrtFreeHost(host);
+}
+
+TEST_F(dev, nonblocking_callback_does_not_stall)
+{
+	double t0;
+
+	self->c.sleep_ms = 500;
+	ASSERT_EQ(0, pthread_create(&self->c.th, NULL, serve, &self->c));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_NO_BLOCK,
+						   self->s));
+	t0 = now_ms();
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	EXPECT_LT(now_ms() - t0, 400);
+	wait_calls(&self->c, 1);
+	EXPECT_EQ(1, atomic_load(&self->c.calls));
+	aclrtUnSubscribeReport((uint64_t)self->c.th, self->s);
+	atomic_store(&self->c.stop, 1);
+	pthread_join(self->c.th, NULL);
+}
+
+TEST_F(dev, one_thread_many_streams)
+{
+	aclrtStream s2, s3;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s3));
+	ASSERT_EQ(0, pthread_create(&self->c.th, NULL, serve, &self->c));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, s3));
+	for (int i = 0; i < 5; i++) {
+		ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_BLOCK,
+							   self->s));
+		ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_BLOCK,
+							   s2));
+		ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c,
+							   ACL_CALLBACK_NO_BLOCK, s3));
+	}
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s3));
+	wait_calls(&self->c, 15);
+	EXPECT_EQ(15, atomic_load(&self->c.calls));
+	aclrtUnSubscribeReport((uint64_t)self->c.th, self->s);
+	aclrtUnSubscribeReport((uint64_t)self->c.th, s2);
+	aclrtUnSubscribeReport((uint64_t)self->c.th, s3);
+	atomic_store(&self->c.stop, 1);
+	pthread_join(self->c.th, NULL);
+	aclrtDestroyStream(s2);
+	aclrtDestroyStream(s3);
+}
+
+TEST_F(dev, process_report_errors)
+{
+	pthread_t me = pthread_self();
+	double t0;
+
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtProcessReport(0));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtProcessReport(-2));
+	/* not subscribed */
+	EXPECT_EQ(ACL_ERROR_RT_THREAD_SUBSCRIBE, aclrtProcessReport(10));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)me, self->s));
+	/* subscribed, nothing comes: timeout */
+	t0 = now_ms();
+	EXPECT_EQ(ACL_ERROR_RT_REPORT_TIMEOUT, aclrtProcessReport(60));
+	EXPECT_GE(now_ms() - t0, 55);
+	/* the same thread serves its own callbacks */
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_NO_BLOCK,
+						   self->s));
+	EXPECT_EQ(ACL_SUCCESS, aclrtProcessReport(5000));
+	EXPECT_EQ(1, atomic_load(&self->c.calls));
+	/* subscription errors */
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_SUBSCRIBE, aclrtSubscribeReport((uint64_t)me, self->s));
+	EXPECT_EQ(ACL_SUCCESS, aclrtUnSubscribeReport((uint64_t)me, self->s));
+	EXPECT_EQ(ACL_ERROR_STREAM_NOT_SUBSCRIBE, aclrtUnSubscribeReport((uint64_t)me, self->s));
+	EXPECT_EQ(ACL_ERROR_RT_THREAD_SUBSCRIBE, aclrtProcessReport(10));
+}
+
+TEST_F(dev, launch_errors)
+{
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_NO_CB_REG,
+		  aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_BLOCK, self->s));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM,
+		  aclrtLaunchCallback(NULL, &self->c, ACL_CALLBACK_BLOCK, self->s));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM,
+		  aclrtLaunchCallback(cb_record, &self->c, (aclrtCallbackBlockType)5, self->s));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM,
+		  aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_BLOCK, (aclrtStream)0x5));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtLaunchHostFunc(self->s, NULL, NULL));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM,
+		  aclrtSubscribeReport((uint64_t)pthread_self(), (aclrtStream)0x5));
+}
+
+TEST_F(dev, default_stream_callbacks)
+{
+	ASSERT_EQ(0, pthread_create(&self->c.th, NULL, serve, &self->c));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, NULL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_BLOCK, NULL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(NULL));
+	EXPECT_EQ(1, atomic_load(&self->c.calls));
+	ASSERT_EQ(ACL_SUCCESS, aclrtUnSubscribeReport((uint64_t)self->c.th, NULL));
+	atomic_store(&self->c.stop, 1);
+	pthread_join(self->c.th, NULL);
+}
+
+TEST_F(dev, host_func)
+{
+	aclrtStream s2;
+	uint8_t *host;
+	size_t n = 4096;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost((void **)&host, n));
+	memset(host, 0, n);
+	for (int i = 0; i < 8; i++) {
+		ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, cb_record, &self->c));
+		ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(s2, cb_record, &self->c));
+	}
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(host, n, 3, n, self->s));
+	/* host functions block their stream: all ran when sync returns */
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s2));
+	EXPECT_EQ(16, atomic_load(&self->c.calls));
+	EXPECT_EQ(3, host[0]);
+	aclrtFreeHost(host);
+	aclrtDestroyStream(s2);
+}
+
+TEST_F(dev, host_func_blocks_the_stream)
+{
+	aclrtStreamStatus st;
+	double t0;
+
+	self->c.sleep_ms = 200;
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, cb_record, &self->c));
+	sleep_ms(50);
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamQuery(self->s, &st));
+	EXPECT_EQ(ACL_STREAM_STATUS_NOT_READY, st);
+	t0 = now_ms();
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	EXPECT_GT(now_ms() - t0, 50);
+	EXPECT_EQ(1, atomic_load(&self->c.calls));
+}
+
+TEST_F(dev, destroy_with_unserved_callback)
+{
+	aclrtStream s2;
+	pthread_t me = pthread_self();
+
+	/* subscribed, then unsubscribed with a blocking callback pending */
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)me, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_BLOCK, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtUnSubscribeReport((uint64_t)me, s2));
+	/* destroy does not hang on it */
+	ASSERT_EQ(ACL_SUCCESS, aclrtDestroyStream(s2));
+	EXPECT_EQ(0, atomic_load(&self->c.calls));
+}
+
+TEST_HARNESS_MAIN

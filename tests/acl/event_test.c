@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Events: creation flags, record/query/synchronize, timeouts, re-record,
+ * reset, elapsed time and timestamps, streams waiting on events on the
+ * device, destruction of pending events.
+ */
+#include "acl_test.h"
+#include "kselftest_harness.h"
+
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+FIXTURE(dev) {
+	struct gate g;
+	aclrtStream s1, s2;
+};
+
+FIXTURE_SETUP(dev)
+{
+	ASSERT_TRUE(acl_ok_init());
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	ASSERT_EQ(ACL_SUCCESS, gate_init(&self->g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&self->s2));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	aclrtResetDevice(0);
+	aclFinalize();
+}
+
+TEST_F(dev, create_flags)
+{
+	aclrtEvent e;
+
+	EXPECT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+	EXPECT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+	EXPECT_EQ(ACL_SUCCESS, aclrtCreateEventExWithFlag(&e, ACL_EVENT_CAPTURE_STREAM_PROGRESS));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateEventWithFlag(&e, 0x1000));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM,
+		  aclrtCreateEventWithFlag(&e, ACL_EVENT_EXTERNAL | ACL_EVENT_SYNC));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateEventExWithFlag(&e, 0x1000));
+	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtCreateEventExWithFlag(&e, ACL_EVENT_IPC));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateEvent(NULL));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDestroyEvent(NULL));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDestroyEvent((aclrtEvent)0x42));
+}
+
+TEST_F(dev, record_query_sync)
+{
+	aclrtEventRecordedStatus st;
+	aclrtEventStatus old;
+	aclrtEventWaitStatus ws;
+	aclrtEvent e;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
+	/* never recorded: complete */
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
+
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEvent(e, &old));
+	EXPECT_EQ(ACL_EVENT_STATUS_NOT_READY, old);
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventWaitStatus(e, &ws));
+	EXPECT_EQ(ACL_EVENT_WAIT_STATUS_NOT_READY, ws);
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(e, 30));
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(e, 0));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtSynchronizeEventWithTimeout(e, -3));
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&self->g));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeEventWithTimeout(e, 5000));
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEvent(e, &old));
+	EXPECT_EQ(ACL_EVENT_STATUS_COMPLETE, old);
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventWaitStatus(e, &ws));
+	EXPECT_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, ws);
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtQueryEventStatus(e, NULL));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtRecordEvent(e, NULL));
+}
+
+TEST_F(dev, record_on_default_stream)
+{
+	aclrtEvent e;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, NULL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
+	ASSERT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+}
+
+TEST_F(dev, ex_event_restrictions)
+{
+	aclrtEventStatus old;
+	aclrtEventWaitStatus ws;
+	aclrtEvent e;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventExWithFlag(&e, ACL_EVENT_CAPTURE_STREAM_PROGRESS));
+	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtQueryEvent(e, &old));
+	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtQueryEventWaitStatus(e, &ws));
+	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtResetEvent(e, NULL));
+	/* without ACL_EVENT_SYNC no stream may wait on it */
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamWaitEvent(self->s2, e));
+	aclrtDestroyEvent(e);
+}
+
+TEST_F(dev, rerecord_captures_latest)
+{
+	aclrtEventRecordedStatus st;
+	aclrtEvent e;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventExWithFlag(&e, ACL_EVENT_SYNC));
+	/* first record on an idle stream: completes */
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
+	/* re-record behind a closed gate: pending again */
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&self->g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
+	/* many records in a row */
+	for (int i = 0; i < 100; i++)
+		ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, i & 1 ? self->s1 : self->s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+	aclrtDestroyEvent(e);
+}
+
+TEST_F(dev, reset_event)
+{
+	aclrtEventRecordedStatus st;
+	aclrtEvent e;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+	ASSERT_EQ(ACL_SUCCESS, aclrtResetEvent(e, self->s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&self->g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
+	aclrtDestroyEvent(e);
+}
+
+TEST_F(dev, stream_waits_on_device)
+{
+	aclrtStreamStatus st;
+	aclrtEvent e;
+	size_t n = 64 << 10;
+	uint8_t *host;
+	void *a;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventExWithFlag(&e, ACL_EVENT_SYNC));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost((void **)&host, n));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&a, n, ACL_MEM_MALLOC_HUGE_FIRST));
+	/* s1: gate, fill a with 9, record; s2: wait, copy a to host */
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(a, n, 1, n));
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(a, n, 9, n, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamWaitEvent(self->s2, e));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(host, n, a, n, ACL_MEMCPY_DEVICE_TO_HOST,
+						self->s2));
+	/* s2 is held on the card by s1's event */
+	sleep_ms(50);
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamQuery(self->s2, &st));
+	EXPECT_EQ(ACL_STREAM_STATUS_NOT_READY, st);
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&self->g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s2));
+	for (size_t i = 0; i < n; i++)
+		ASSERT_EQ(9, host[i]);
+	/* waiting on a completed or never-recorded event is free */
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamWaitEvent(self->s2, e));
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamWaitEvent(NULL, e));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamWaitEvent(self->s2, NULL));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamWaitEvent((aclrtStream)0x99, e));
+	aclrtFree(a);
+	aclrtFreeHost(host);
+	aclrtDestroyEvent(e);
+}
+
+TEST_F(dev, many_streams_wait_one_event)
+{
+	aclrtStream w[4];
+	aclrtEvent e;
+	aclrtStreamStatus st;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventExWithFlag(&e, ACL_EVENT_SYNC));
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s1));
+	for (int i = 0; i < 4; i++) {
+		ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&w[i]));
+		ASSERT_EQ(ACL_SUCCESS, aclrtStreamWaitEvent(w[i], e));
+	}
+	sleep_ms(20);
+	for (int i = 0; i < 4; i++) {
+		ASSERT_EQ(ACL_SUCCESS, aclrtStreamQuery(w[i], &st));
+		EXPECT_EQ(ACL_STREAM_STATUS_NOT_READY, st);
+	}
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&self->g));
+	for (int i = 0; i < 4; i++) {
+		ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(w[i]));
+		aclrtDestroyStream(w[i]);
+	}
+	aclrtDestroyEvent(e);
+}
+
+TEST_F(dev, elapsed_time_and_timestamp)
+{
+	aclrtEvent a, b, never;
+	float ms = -1;
+	uint64_t t0 = 0, t1 = 0;
+	size_t n = 8 << 20;
+	void *p;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&a));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&b));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&never));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&p, n, ACL_MEM_MALLOC_HUGE_FIRST));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(a, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(p, n, 0, n, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(b, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtEventElapsedTime(&ms, a, b));
+	EXPECT_GT(ms, 0.0f);
+	EXPECT_LT(ms, 10000.0f);
+	ASSERT_EQ(ACL_SUCCESS, aclrtEventGetTimestamp(a, &t0));
+	ASSERT_EQ(ACL_SUCCESS, aclrtEventGetTimestamp(b, &t1));
+	EXPECT_GE(t1, t0);
+	/* the timestamps agree with the elapsed time (us vs ms) */
+	EXPECT_LE((double)(t1 - t0), ms * 1000.0 + 2.0);
+	EXPECT_GE((double)(t1 - t0), ms * 1000.0 - 2.0);
+	TH_LOG("8 MiB fill: %.3f ms of device time", ms);
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL, aclrtEventElapsedTime(&ms, b, a));
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventElapsedTime(&ms, a, never));
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventGetTimestamp(never, &t0));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtEventElapsedTime(NULL, a, b));
+	/* not complete yet */
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(never, self->s2));
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_NOT_COMPLETE, aclrtEventElapsedTime(&ms, a, never));
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_NOT_COMPLETE, aclrtEventGetTimestamp(never, &t0));
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&self->g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(never));
+	aclrtFree(p);
+	aclrtDestroyEvent(a);
+	aclrtDestroyEvent(b);
+	aclrtDestroyEvent(never);
+}
+
+TEST_F(dev, destroy_pending_event)
+{
+	uint32_t before = 0, after = 0;
+	aclrtEvent e;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetEventAvailNum(&before));
+	/* does not block; the slot is freed once the record lands */
+	ASSERT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&self->g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));	/* reaps */
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetEventAvailNum(&after));
+	EXPECT_EQ(before + 1, after);
+	aclrtDestroyEvent(e);
+}
+
+TEST_F(dev, event_ids_and_counts)
+{
+	aclrtEvent e[16];
+	uint32_t ids[16], avail0, avail1;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetEventAvailNum(&avail0));
+	for (int i = 0; i < 16; i++) {
+		ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e[i]));
+		ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e[i], self->s1));
+		ASSERT_EQ(ACL_SUCCESS, aclrtGetEventId(e[i], &ids[i]));
+		for (int j = 0; j < i; j++)
+			EXPECT_NE(ids[j], ids[i]);
+	}
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetEventAvailNum(&avail1));
+	EXPECT_EQ(avail0 - 16, avail1);
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s1));
+	for (int i = 0; i < 16; i++)
+		ASSERT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e[i]));
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetEventAvailNum(&avail1));
+	EXPECT_EQ(avail0, avail1);
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetEventAvailNum(NULL));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Failures reported by the driver, provoked with the card's fault
+ * injection (debugfs): a failed DMA, a hung ring, slow commands, lost
+ * interrupts, and (last, since the card stays dead until it is rebound) a
+ * card that stops its heartbeat. Named to run after the other suites.
+ */
+#include "acl_test.h"
+#include "kselftest_harness.h"
+
+#define N (256 << 10)
+
+FIXTURE(dev) {
+	aclrtStream s;
+	int ring;
+	uint8_t *host;
+	void *d;
+};
+
+FIXTURE_SETUP(dev)
+{
+	if (!fault_injection_available())
+		SKIP(return, "no fault injection (debugfs) on this machine");
+	ASSERT_TRUE(acl_ok_init());
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	self->ring = create_stream_ring(0, &self->s);
+	ASSERT_GE(self->ring, 0);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost((void **)&self->host, N));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&self->d, N, ACL_MEM_MALLOC_HUGE_FIRST));
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	if (self->ring >= 0)
+		inject(0, "clear", self->ring, -1);
+	aclrtResetDevice(0);
+	aclFinalize();
+}
+
+static int roundtrip(struct _test_data_dev *self, unsigned seed)
+{
+	fill_pat(self->host, N, seed);
+	if (aclrtMemcpyAsync(self->d, N, self->host, N, ACL_MEMCPY_HOST_TO_DEVICE, self->s) ||
+	    aclrtSynchronizeStream(self->s))
+		return -1;
+	/* pinned memory: the copy above read it on the card, not in the call */
+	memset(self->host, 0, N);
+	if (aclrtMemcpyAsync(self->host, N, self->d, N, ACL_MEMCPY_DEVICE_TO_HOST, self->s) ||
+	    aclrtSynchronizeStream(self->s))
+		return -1;
+	return check_pat(self->host, N, seed) < 0 ? 0 : 1;
+}
+
+TEST_F(dev, dma_error_then_continue)
+{
+	const char *msg;
+
+	ASSERT_EQ(0, inject(0, "dma", self->ring, -1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->host, N,
+						ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	msg = aclGetRecentErrMsg();
+	ASSERT_NE(NULL, msg);
+	EXPECT_NE(NULL, strstr(msg, "DMA"));
+	TH_LOG("%s", msg);
+	/* default mode: the stream carries on (on a new ring) */
+	EXPECT_EQ(0, roundtrip(self, 1));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+}
+
+TEST_F(dev, dma_error_reported_once_even_if_work_follows)
+{
+	ASSERT_EQ(0, inject(0, "dma", self->ring, -1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->host, N,
+						ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	/* let the failure land, then queue more before synchronizing */
+	sleep_ms(100);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, 1, N, self->s));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(0, roundtrip(self, 2));
+}
+
+TEST_F(dev, dma_error_stop_mode)
+{
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetStreamFailureMode(self->s, ACL_STOP_ON_FAILURE));
+	ASSERT_EQ(0, inject(0, "dma", self->ring, -1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->host, N,
+						ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	/* the stream stays failed */
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtMemsetAsync(self->d, N, 1, N, self->s));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(self->s));
+	/* other streams are fine */
+	EXPECT_EQ(ACL_SUCCESS, aclrtMemset(self->d, N, 2, N));
+}
+
+TEST_F(dev, dma_error_seen_by_event)
+{
+	aclrtEventRecordedStatus st;
+	aclrtEvent e;
+	uint8_t *pg = malloc(N);
+
+	ASSERT_NE(NULL, pg);
+	struct gate g;
+
+	ASSERT_EQ(ACL_SUCCESS, gate_init(&g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
+	ASSERT_EQ(0, inject(0, "dma", self->ring, -1));
+	/* queue copy and record behind a gate, so the record is on the failing ring */
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&g, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->host, N,
+						ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s));
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&g));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeEvent(e));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtQueryEventStatus(e, &st));
+	/* the event is usable again once re-recorded on a healthy stream */
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
+	gate_fini(&g);
+	aclrtDestroyEvent(e);
+	free(pg);
+}
+
+TEST_F(dev, pageable_copy_fails_in_the_call)
+{
+	uint8_t *pg = malloc(N);
+	aclrtStream s2;
+	int ring2;
+
+	ASSERT_NE(NULL, pg);
+	ring2 = create_stream_ring(0, &s2);
+	ASSERT_GE(ring2, 0);
+	ASSERT_EQ(0, inject(0, "dma", ring2, -1));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtMemcpyAsync(self->d, N, pg, N,
+							 ACL_MEMCPY_HOST_TO_DEVICE, s2));
+	inject(0, "clear", ring2, -1);
+	EXPECT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, pg, N, ACL_MEMCPY_HOST_TO_DEVICE, s2));
+	aclrtDestroyStream(s2);
+	free(pg);
+}
+
+TEST_F(dev, hung_ring)
+{
+	long old = get_param("hang_timeout_ms");
+	double t0;
+	aclError r;
+
+	ASSERT_GT(old, 0);
+	ASSERT_EQ(0, set_param("hang_timeout_ms", 500));
+	ASSERT_EQ(0, inject(0, "hang", self->ring, -1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, 1, N, self->s));
+	t0 = now_ms();
+	r = aclrtSynchronizeStream(self->s);
+	set_param("hang_timeout_ms", old);
+	EXPECT_EQ(ACL_ERROR_RT_TASK_TIMEOUT, r);
+	EXPECT_LT(now_ms() - t0, 10000);
+	TH_LOG("hang reported after %.0f ms: %s", now_ms() - t0, aclGetRecentErrMsg());
+	/* recovered onto another ring */
+	EXPECT_EQ(0, roundtrip(self, 3));
+}
+
+TEST_F(dev, slow_commands_and_timeouts)
+{
+	ASSERT_EQ(0, inject(0, "delay", self->ring, 50000));	/* 50 ms per command */
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, i, N, self->s));
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(self->s, 20));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStreamWithTimeout(self->s, 20000));
+	ASSERT_EQ(0, inject(0, "clear", self->ring, -1));
+	EXPECT_EQ(0, roundtrip(self, 4));
+}
+
+TEST_F(dev, lost_interrupts)
+{
+	double t0;
+
+	/* completions still arrive: the waits do not rely on every interrupt */
+	ASSERT_EQ(0, inject(0, "drop_irq", self->ring, 5));
+	t0 = now_ms();
+	for (int i = 0; i < 5; i++) {
+		ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, i, N, self->s));
+		EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStreamWithTimeout(self->s, 10000));
+	}
+	TH_LOG("5 syncs with dropped interrupts: %.0f ms", now_ms() - t0);
+	EXPECT_EQ(0, roundtrip(self, 5));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A card that stops its heartbeat: its streams fail with
+ * ACL_ERROR_RT_LOST_HEARTBEAT, aclrtQueryDeviceStatus says abnormal, the
+ * other card goes on, and after the card is rebound (unbind/bind) it works
+ * again. Runs last of the suites: the card stays dead until rebound.
+ */
+#include "acl_test.h"
+#include "kselftest_harness.h"
+
+#define N (256 << 10)
+
+/* Last: the card stays dead until rebound. */
+TEST(dead_card_and_rebind)
+{
+	long old_hb = get_param("heartbeat_timeout_ms");
+	aclrtDeviceStatus st;
+	aclrtStream s, s2;
+	uint32_t ndev;
+	int32_t victim;
+	char bdf[64];
+	void *d;
+	int ring;
+	aclError r;
+
+	if (!fault_injection_available())
+		SKIP(return, "no fault injection (debugfs) on this machine");
+	ASSERT_TRUE(acl_ok_init());
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetDeviceCount(&ndev));
+	victim = (int32_t)ndev - 1;
+	ASSERT_EQ(0, dev_bdf(victim, bdf, sizeof(bdf)));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(victim));
+	ring = create_stream_ring(victim, &s);
+	ASSERT_GE(ring, 0);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&d, N, ACL_MEM_MALLOC_HUGE_FIRST));
+	ASSERT_EQ(0, set_param("heartbeat_timeout_ms", 300));
+	ASSERT_EQ(0, inject(victim, "stop_heartbeat", ring, -1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(d, N, 1, N, s));
+	r = aclrtSynchronizeStreamWithTimeout(s, 20000);
+	EXPECT_EQ(ACL_ERROR_RT_LOST_HEARTBEAT, r);
+	TH_LOG("dead card: %s", aclGetRecentErrMsg());
+	EXPECT_EQ(ACL_SUCCESS, aclrtQueryDeviceStatus(victim, &st));
+	EXPECT_EQ(ACL_RT_DEVICE_STATUS_ABNORMAL, st);
+	EXPECT_EQ(ACL_ERROR_RT_LOST_HEARTBEAT, aclrtCreateStream(&s2));
+	EXPECT_EQ(ACL_ERROR_RT_LOST_HEARTBEAT, aclrtMemsetAsync(d, N, 1, N, s));
+	if (ndev > 1) {
+		/* the other card is unaffected */
+		void *d0;
+
+		ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+		ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&d0, N, ACL_MEM_MALLOC_HUGE_FIRST));
+		EXPECT_EQ(ACL_SUCCESS, aclrtMemset(d0, N, 3, N));
+		EXPECT_EQ(ACL_SUCCESS, aclrtQueryDeviceStatus(0, &st));
+		EXPECT_EQ(ACL_RT_DEVICE_STATUS_NORMAL, st);
+	}
+	/* release everything, rebind the card, and it works again */
+	EXPECT_EQ(ACL_SUCCESS, aclFinalize());
+	set_param("heartbeat_timeout_ms", old_hb);
+	ASSERT_EQ(0, write_text("/sys/bus/pci/drivers/npu/unbind", bdf));
+	ASSERT_EQ(0, write_text("/sys/bus/pci/drivers/npu/bind", bdf));
+	sleep_ms(200);
+	ASSERT_TRUE(acl_ok_init());
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetDeviceCount(&ndev));
+	ASSERT_EQ(victim + 1, (int32_t)ndev);
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(victim));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&d, N, ACL_MEM_MALLOC_HUGE_FIRST));
+	EXPECT_EQ(ACL_SUCCESS, aclrtMemset(d, N, 3, N));
+	EXPECT_EQ(ACL_SUCCESS, aclrtQueryDeviceStatus(victim, &st));
+	EXPECT_EQ(ACL_RT_DEVICE_STATUS_NORMAL, st);
+	aclFinalize();
+}
+
+TEST_HARNESS_MAIN
