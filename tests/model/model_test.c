@@ -584,6 +584,35 @@ TEST_F(npu, fill_host_and_device)
 		  ring_rd64(c, 0, NPU_RING_BYTES_DONE));
 }
 
+TEST_F(npu, fill_sgl)
+{
+	struct npu_client *c = &self->c;
+	uint64_t seed = test_seed(9);
+	uint64_t area = host_alloc(c, 4 * MiB, 4096);
+	uint64_t tab = host_alloc(c, 64 * 16, 16);
+	uint64_t gpa[64], len[64], size = 300000;
+	uint8_t *got = malloc(size);
+	struct npu_cmd cmd;
+	struct test_ring r;
+	uint64_t i;
+
+	ASSERT_NE(NULL, got);
+	ASSERT_TRUE(ring_setup(c, &r, 2, 8, 3));
+	memset(gpa_ptr(c, area), 0x11, 4 * MiB);
+	sgl_scatter(&seed, area, 4 * MiB, size, 64, gpa, len);
+	sgl_write(c, tab, gpa, len, 64);
+	cmd = cmd_fill(tab, size, 0x5a, NPU_CMD_DST_SGL);
+	cmd.dst_sg_count = htole32(64);
+	ASSERT_TRUE(ring_run(c, &r, &cmd, T_MS));
+	sgl_gather(c, gpa, len, 64, got);
+	for (i = 0; i < size; i++)
+		ASSERT_EQ(0x5a, got[i]);
+	/* Only the listed pieces were written. */
+	for (i = 0; i < 64; i++)
+		ASSERT_EQ(0x11, gpa_ptr(c, gpa[i] + len[i])[0]);
+	free(got);
+}
+
 TEST_F(npu, timestamp_and_fence_time)
 {
 	struct npu_client *c = &self->c;
