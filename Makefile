@@ -26,7 +26,7 @@ DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard t
 all: module model tests
 
 # The runtime library, its tests, examples and benchmarks.
--include libacl/libacl.mk
+include libacl/libacl.mk
 
 deps:
 	@tools/deps
@@ -59,7 +59,7 @@ check: all
 	tools/check
 
 run: all
-	tools/vm-run --cards 2 -- tools/npu-smi
+	tools/vm-run --cards 2 -- sh -c '$(BUILD)/examples/acl_demo && tools/npu-smi'
 
 sparse: deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libascendcl: the base header every AscendCL program reaches first.
+ * It gathers the basic types (acl_base_rt.h), the runtime error codes and
+ * the tensor-description types that the operator and model headers share.
+ */
+#ifndef LIBASCENDCL_ACL_BASE_H
+#define LIBASCENDCL_ACL_BASE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "error_codes/rt_error_codes.h"
+#include "acl_base_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tensor descriptions belong to the operator/model libraries (not shipped). */
+typedef struct aclTensorDesc aclTensorDesc;
+typedef struct aclprofStepInfo aclprofStepInfo;
+
+#define ACL_TENSOR_SHAPE_RANGE_NUM 2
+#define ACL_TENSOR_VALUE_RANGE_NUM 2
+#define ACL_UNKNOWN_RANK 0xFFFFFFFFFFFFFFFE
+
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBASCENDCL_ACL_BASE_H */

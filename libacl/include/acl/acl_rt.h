@@ -1,0 +1,981 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libascendcl: the AscendCL runtime API (aclrt*): devices, contexts,
+ * streams, events, memory, copies and host callbacks.
+ *
+ * Handles (aclrtContext, aclrtStream, aclrtEvent) are opaque. A NULL
+ * stream means the default stream of the calling thread's current context.
+ * Device memory is named by a pointer at or above 1 << 56; it is never
+ * dereferenced by the host.
+ */
+#ifndef LIBASCENDCL_ACL_RT_H
+#define LIBASCENDCL_ACL_RT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+#include "acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Interface version reported by aclrtGetVersion. */
+#define ACL_MAJOR_VERSION 1
+#define ACL_MINOR_VERSION 17
+#define ACL_PATCH_VERSION 0
+
+/* Event creation flags. */
+#define ACL_EVENT_SYNC                    0x00000001U
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
+#define ACL_EVENT_TIME_LINE               0x00000008U
+#define ACL_EVENT_DEVICE_USE_ONLY         0x00000010U
+#define ACL_EVENT_EXTERNAL                0x00000020U
+#define ACL_EVENT_IPC                     0x00000040U
+
+/* Stream creation flags. */
+#define ACL_STREAM_FAST_LAUNCH      0x00000001U
+#define ACL_STREAM_FAST_SYNC        0x00000002U
+#define ACL_STREAM_PERSISTENT       0x00000004U
+#define ACL_STREAM_HUGE             0x00000008U
+#define ACL_STREAM_CPU_SCHEDULE     0x00000010U
+#define ACL_STREAM_DEVICE_USE_ONLY  0x00000020U
+
+/* aclrtValueWait conditions. */
+#define ACL_STREAM_WAIT_VALUE_GEQ 0x00000000U
+#define ACL_STREAM_WAIT_VALUE_EQ  0x00000001U
+#define ACL_STREAM_WAIT_VALUE_AND 0x00000002U
+#define ACL_STREAM_WAIT_VALUE_NOR 0x00000003U
+
+/* aclrtSetStreamFailureMode modes. */
+#define ACL_CONTINUE_ON_FAILURE 0x00000000U
+#define ACL_STOP_ON_FAILURE     0x00000001U
+
+#define ACL_NOTIFY_DEFAULT         0x00000000U
+#define ACL_NOTIFY_DEVICE_USE_ONLY 0x00000001U
+
+#define ACL_DEV_FEATURE_SUPPORT     0x00000001
+#define ACL_DEV_FEATURE_NOT_SUPPORT 0x00000000
+
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x02UL
+#define ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS     0x02UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS     0x1UL
+#define ACL_RT_VMM_EXPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
+/* aclrtHostRegisterV2 flags. */
+#define ACL_HOST_REG_MAPPED   0x2UL
+#define ACL_HOST_REG_IOMEMORY 0x4UL
+#define ACL_HOST_REG_READONLY 0x8UL
+#define ACL_HOST_REG_PINNED   0x10000000UL
+
+#define ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY 0x0UL
+#define ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE 0x1UL
+
+#define ACL_RT_MAX_RECORD_PA_NUM_PER_DEV 20U
+#define ACL_IPC_EVENT_HANDLE_SIZE 64U
+#define ACL_RT_MEM_ATTACH_GLOBAL 0x01U
+#define ACL_RT_MEM_LINK_IDX_0 0U
+#define ACL_RT_MEM_LINK_IDX_1 1U
+
+#define ACL_HOST_DEVICE_CONNECT_TYPE_PCIE 0
+#define ACL_HOST_DEVICE_CONNECT_TYPE_HCCS 1
+#define ACL_HOST_DEVICE_CONNECT_TYPE_UB   2
+
+#define ACL_EVENT_RECORD_DEFAULT  0x0U
+#define ACL_EVENT_RECORD_EXTERNAL 0x01U
+#define ACL_EVENT_WAIT_DEFAULT    0x0U
+#define ACL_EVENT_WAIT_EXTERNAL   0x01U
+
+typedef enum aclrtRunMode {
+	ACL_DEVICE,
+	ACL_HOST,
+} aclrtRunMode;
+
+typedef enum aclrtTsId {
+	ACL_TS_ID_AICORE = 0,
+	ACL_TS_ID_AIVECTOR = 1,
+	ACL_TS_ID_RESERVED = 2,
+} aclrtTsId;
+
+/* Deprecated query result: COMPLETE is 0 here. */
+typedef enum aclrtEventStatus {
+	ACL_EVENT_STATUS_COMPLETE = 0,
+	ACL_EVENT_STATUS_NOT_READY = 1,
+	ACL_EVENT_STATUS_RESERVED = 2,
+} aclrtEventStatus;
+
+/* aclrtQueryEventStatus result: COMPLETE is 1 here. */
+typedef enum aclrtEventRecordedStatus {
+	ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+	ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
+} aclrtEventRecordedStatus;
+
+typedef enum aclrtEventWaitStatus {
+	ACL_EVENT_WAIT_STATUS_COMPLETE = 0,
+	ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
+	ACL_EVENT_WAIT_STATUS_RESERVED = 0xFFFF,
+} aclrtEventWaitStatus;
+
+typedef enum aclrtStreamStatus {
+	ACL_STREAM_STATUS_COMPLETE = 0,
+	ACL_STREAM_STATUS_NOT_READY = 1,
+	ACL_STREAM_STATUS_RESERVED = 0xFFFF,
+} aclrtStreamStatus;
+
+typedef enum aclrtCallbackBlockType {
+	ACL_CALLBACK_NO_BLOCK,
+	ACL_CALLBACK_BLOCK,
+} aclrtCallbackBlockType;
+
+typedef enum aclrtMemcpyKind {
+	ACL_MEMCPY_HOST_TO_HOST,
+	ACL_MEMCPY_HOST_TO_DEVICE,
+	ACL_MEMCPY_DEVICE_TO_HOST,
+	ACL_MEMCPY_DEVICE_TO_DEVICE,
+	ACL_MEMCPY_DEFAULT,
+	ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
+	ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
+	ACL_MEMCPY_INTER_DEVICE_TO_DEVICE,
+} aclrtMemcpyKind;
+
+typedef enum aclrtMemManagedAdviseType {
+	ACL_MEM_ADVISE_SET_READ_MOSTLY = 0,
+	ACL_MEM_ADVISE_UNSET_READ_MOSTLY,
+	ACL_MEM_ADVISE_SET_PREFERRED_LOCATION,
+	ACL_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+	ACL_MEM_ADVISE_SET_ACCESSED_BY,
+	ACL_MEM_ADVISE_UNSET_ACCESSED_BY,
+} aclrtMemManagedAdviseType;
+
+typedef enum aclrtMemManagedLocationType {
+	ACL_MEM_LOCATIONTYPE_INVALID = 0,
+	ACL_MEM_LOCATIONTYPE_DEVICE,
+	ACL_MEM_LOCATIONTYPE_HOST,
+	ACL_MEM_LOCATIONTYPE_HOST_NUMA,
+	ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT,
+} aclrtMemManagedLocationType;
+
+typedef struct aclrtMemManagedLocation {
+	aclrtMemManagedLocationType type;
+	int32_t id;
+} aclrtMemManagedLocation;
+
+typedef enum aclrtMemMallocPolicy {
+	ACL_MEM_MALLOC_HUGE_FIRST,
+	ACL_MEM_MALLOC_HUGE_ONLY,
+	ACL_MEM_MALLOC_NORMAL_ONLY,
+	ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+	ACL_MEM_MALLOC_HUGE_ONLY_P2P,
+	ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+	ACL_MEM_MALLOC_HUGE1G_ONLY,
+	ACL_MEM_MALLOC_HUGE1G_ONLY_P2P,
+	ACL_MEM_TYPE_LOW_BAND_WIDTH = 0x0100,
+	ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
+	ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000,
+} aclrtMemMallocPolicy;
+
+typedef enum {
+	ACL_HOST_REGISTER_MAPPED = 0,
+	ACL_HOST_REGISTER_IOMEMORY = 0x04,
+	ACL_HOST_REGISTER_READONLY = 0x08,
+} aclrtHostRegisterType;
+
+typedef enum {
+	ACL_RT_MEM_ATTR_RSV = 0,
+	ACL_RT_MEM_ATTR_MODULE_ID,
+	ACL_RT_MEM_ATTR_DEVICE_ID,
+	ACL_RT_MEM_ATTR_VA_FLAG,
+} aclrtMallocAttrType;
+
+typedef union {
+	uint16_t moduleId;
+	uint32_t deviceId;
+	uint32_t vaFlag;
+	uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct {
+	aclrtMallocAttrType attr;
+	aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+typedef struct {
+	aclrtMallocAttribute *attrs;
+	size_t numAttrs;
+} aclrtMallocConfig;
+
+typedef struct {
+	uint32_t sdid;
+	int32_t *pid;
+	size_t num;
+} aclrtServerPid;
+
+typedef enum aclrtMemAttr {
+	ACL_DDR_MEM,
+	ACL_HBM_MEM,
+	ACL_DDR_MEM_HUGE,
+	ACL_DDR_MEM_NORMAL,
+	ACL_HBM_MEM_HUGE,
+	ACL_HBM_MEM_NORMAL,
+	ACL_DDR_MEM_P2P_HUGE,
+	ACL_DDR_MEM_P2P_NORMAL,
+	ACL_HBM_MEM_P2P_HUGE,
+	ACL_HBM_MEM_P2P_NORMAL,
+	ACL_HBM_MEM_HUGE1G,
+	ACL_HBM_MEM_P2P_HUGE1G,
+	ACL_MEM_NORMAL,
+	ACL_MEM_HUGE,
+	ACL_MEM_HUGE1G,
+	ACL_MEM_P2P_NORMAL,
+	ACL_MEM_P2P_HUGE,
+	ACL_MEM_P2P_HUGE1G,
+} aclrtMemAttr;
+
+enum aclrtMemPgType {
+	NORMAL_PAGE_TYPE = 0U,
+	HUGE_PAGE_TYPE,
+	HUGE1G_PAGE_TYPE,
+};
+
+enum aclrtMemType {
+	HBM_TYPE = 0U,
+	DDR_TYPE,
+	P2P_HBM_TYPE,
+	P2P_DDR_TYPE,
+};
+
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO 0
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS 1
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_ONE_PORT_PATH 2
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH 3
+
+typedef enum {
+	ACL_RT_IPC_MEM_ATTR_ACCESS_LINK,
+} aclrtIpcMemAttrType;
+
+typedef enum aclrtGroupAttr {
+	ACL_GROUP_AICORE_INT,
+	ACL_GROUP_AIV_INT,
+	ACL_GROUP_AIC_INT,
+	ACL_GROUP_SDMANUM_INT,
+	ACL_GROUP_ASQNUM_INT,
+	ACL_GROUP_GROUPID_INT,
+} aclrtGroupAttr;
+
+typedef enum aclrtFloatOverflowMode {
+	ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+	ACL_RT_OVERFLOW_MODE_INFNAN,
+	ACL_RT_OVERFLOW_MODE_UNDEF,
+} aclrtFloatOverflowMode;
+
+typedef enum {
+	ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+	ACL_RT_STREAM_WORK_SIZE,
+	ACL_RT_STREAM_FLAG,
+	ACL_RT_STREAM_PRIORITY,
+} aclrtStreamConfigAttr;
+
+typedef struct aclrtStreamConfigHandle {
+	void *workptr;
+	size_t workSize;
+	size_t flag;
+	uint32_t priority;
+} aclrtStreamConfigHandle;
+
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+
+typedef struct aclrtUtilizationInfo {
+	int32_t cubeUtilization;
+	int32_t vectorUtilization;
+	int32_t aicpuUtilization;
+	int32_t memoryUtilization;
+	aclrtUtilizationExtendInfo *utilizationExtend;
+} aclrtUtilizationInfo;
+
+typedef struct tagRtGroupInfo aclrtGroupInfo;
+typedef struct rtExceptionInfo aclrtExceptionInfo;
+
+typedef enum aclrtMemLocationType {
+	ACL_MEM_LOCATION_TYPE_HOST = 0,
+	ACL_MEM_LOCATION_TYPE_DEVICE,
+	ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+	ACL_MEM_LOCATION_TYPE_MANAGED,
+	ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4,
+} aclrtMemLocationType;
+
+typedef struct aclrtMemLocation {
+	uint32_t id;
+	aclrtMemLocationType type;
+} aclrtMemLocation;
+
+typedef struct aclrtPtrAttributes {
+	aclrtMemLocation location;
+	uint32_t pageSize;
+	uint32_t rsv[4];
+} aclrtPtrAttributes;
+
+typedef struct aclrtMemUsageInfo {
+	char name[32];
+	uint64_t curMemSize;
+	uint64_t memPeakSize;
+	size_t reserved[8];
+} aclrtMemUsageInfo;
+
+typedef enum aclrtMemManagedRangeAttribute {
+	ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1,
+	ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+	ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
+	ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+	ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+	ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+	ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+	ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID,
+} aclrtMemManagedRangeAttribute;
+
+typedef enum aclrtMemAllocationType {
+	ACL_MEM_ALLOCATION_TYPE_PINNED = 0,
+} aclrtMemAllocationType;
+
+typedef enum aclrtMemHandleType {
+	ACL_MEM_HANDLE_TYPE_NONE = 0,
+	ACL_MEM_HANDLE_TYPE_POSIX = 2,
+} aclrtMemHandleType;
+
+typedef enum aclrtMemSharedHandleType {
+	ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT = 0x1,
+	ACL_MEM_SHARE_HANDLE_TYPE_FABRIC = 0x2,
+} aclrtMemSharedHandleType;
+
+typedef struct aclrtMemFabricHandle {
+	uint8_t data[128];
+} aclrtMemFabricHandle;
+
+typedef struct aclrtPhysicalMemProp {
+	aclrtMemHandleType handleType;
+	aclrtMemAllocationType allocationType;
+	aclrtMemAttr memAttr;
+	aclrtMemLocation location;
+	uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+typedef enum aclrtMemGranularityOptions {
+	ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+	ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+	ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF,
+} aclrtMemGranularityOptions;
+
+typedef void *aclrtDrvMemHandle;
+
+typedef void (*aclrtCallback)(void *userData);
+typedef void (*aclrtHostFunc)(void *args);
+typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
+typedef void (*aclrtOpExceptionCallback)(aclrtExceptionInfo *exceptionInfo, void *userData);
+
+typedef enum aclrtDeviceStatus {
+	ACL_RT_DEVICE_STATUS_NORMAL = 0,
+	ACL_RT_DEVICE_STATUS_ABNORMAL,
+	ACL_RT_DEVICE_STATUS_END = 0xFFFF,
+} aclrtDeviceStatus;
+
+typedef void *aclrtBinary;
+typedef void *aclrtBinHandle;
+typedef void *aclrtFuncHandle;
+typedef void *aclrtArgsHandle;
+typedef void *aclrtParamHandle;
+typedef void *aclmdlRI;
+
+typedef enum {
+	ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+	ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
+	ACL_MODEL_RI_CAPTURE_MODE_RELAXED,
+} aclmdlRICaptureMode;
+
+typedef enum {
+	ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+	ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
+	ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED,
+} aclmdlRICaptureStatus;
+
+#define MAX_MEM_UCE_INFO_ARRAY_SIZE 128
+#define UCE_INFO_RESERVED_SIZE 14
+
+typedef struct aclrtMemUceInfo {
+	void *addr;
+	size_t len;
+	size_t reserved[UCE_INFO_RESERVED_SIZE];
+} aclrtMemUceInfo;
+
+typedef enum {
+	ACL_RT_NO_ERROR = 0,
+	ACL_RT_ERROR_MEMORY = 1,
+	ACL_RT_ERROR_L2 = 2,
+	ACL_RT_ERROR_AICORE = 3,
+	ACL_RT_ERROR_LINK = 4,
+	ACL_RT_ERROR_L3_PORT = 5,
+	ACL_RT_ERROR_OTHERS = 0xFFFF,
+} aclrtErrorType;
+
+typedef enum aclrtAicoreErrorType {
+	ACL_RT_AICORE_ERROR_UNKNOWN,
+	ACL_RT_AICORE_ERROR_SW,
+	ACL_RT_AICORE_ERROR_HW_LOCAL,
+} aclrtAicoreErrorType;
+
+#define ACL_RT_MEM_UCE_INFO_MAX_NUM 20
+typedef struct {
+	size_t arraySize;
+	aclrtMemUceInfo memUceInfoArray[ACL_RT_MEM_UCE_INFO_MAX_NUM];
+} aclrtMemUceInfoArray;
+
+typedef union aclrtErrorInfoDetail {
+	aclrtMemUceInfoArray uceInfo;
+	aclrtAicoreErrorType aicoreErrType;
+} aclrtErrorInfoDetail;
+
+typedef struct aclrtErrorInfo {
+	uint8_t tryRepair;
+	uint8_t hasDetail;
+	uint8_t reserved[2];
+	aclrtErrorType errorType;
+	aclrtErrorInfoDetail detail;
+} aclrtErrorInfo;
+
+typedef enum aclrtCmoType {
+	ACL_RT_CMO_TYPE_PREFETCH = 0,
+	ACL_RT_CMO_TYPE_WRITEBACK,
+	ACL_RT_CMO_TYPE_INVALID,
+	ACL_RT_CMO_TYPE_FLUSH,
+} aclrtCmoType;
+
+typedef enum aclrtLastErrLevel {
+	ACL_RT_THREAD_LEVEL = 0,
+} aclrtLastErrLevel;
+
+#define ACL_RT_BINARY_MAGIC_ELF_AICORE      0x43554245U
+#define ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE 0x41415246U
+#define ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE   0x41494343U
+
+typedef enum aclrtBinaryLoadOptionType {
+	ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD = 1,
+	ACL_RT_BINARY_LOAD_OPT_LAZY_MAGIC = 2,
+	ACL_RT_BINARY_LOAD_OPT_MAGIC = 2,
+	ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE = 3,
+} aclrtBinaryLoadOptionType;
+
+typedef union aclrtBinaryLoadOptionValue {
+	uint32_t isLazyLoad;
+	uint32_t magic;
+	int32_t cpuKernelMode;
+	uint32_t rsv[4];
+} aclrtBinaryLoadOptionValue;
+
+typedef struct {
+	aclrtBinaryLoadOptionType type;
+	aclrtBinaryLoadOptionValue value;
+} aclrtBinaryLoadOption;
+
+typedef struct aclrtBinaryLoadOptions {
+	aclrtBinaryLoadOption *options;
+	size_t numOpt;
+} aclrtBinaryLoadOptions;
+
+typedef enum {
+	ACL_RT_ENGINE_TYPE_AIC = 0,
+	ACL_RT_ENGINE_TYPE_AIV,
+} aclrtEngineType;
+
+typedef enum aclrtLaunchKernelAttrId {
+	ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE = 1,
+	ACL_RT_LAUNCH_KERNEL_ATTR_LOCAL_MEMORY_SIZE = 2,	/* deprecated alias */
+	ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE = 2,
+	ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE = 3,
+	ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET = 4,
+	ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH = 5,
+	ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP = 6,
+	ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT = 7,
+	ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US = 8,
+	ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING = 9,
+} aclrtLaunchKernelAttrId;
+
+typedef struct {
+	uint32_t timeoutLow;
+	uint32_t timeoutHigh;
+} aclrtTimeoutUs;
+
+typedef enum {
+	ACL_STREAM_ATTR_FAILURE_MODE = 1,
+	ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
+	ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
+	ACL_STREAM_ATTR_CACHE_OP_INFO = 4,
+	ACL_STREAM_ATTR_PRIORITY = 5,
+} aclrtStreamAttr;
+
+typedef union {
+	uint64_t failureMode;
+	uint32_t overflowSwitch;
+	uint32_t userCustomTag;
+	uint32_t cacheOpInfoSwitch;
+	uint32_t streamPriority;
+	uint32_t reserve[4];
+} aclrtStreamAttrValue;
+
+typedef enum aclmdlRITaskType {
+	ACL_MODEL_RI_TASK_DEFAULT,
+	ACL_MODEL_RI_TASK_KERNEL,
+	ACL_MODEL_RI_TASK_EVENT_RECORD,
+	ACL_MODEL_RI_TASK_EVENT_WAIT,
+	ACL_MODEL_RI_TASK_EVENT_RESET,
+	ACL_MODEL_RI_TASK_VALUE_WRITE,
+	ACL_MODEL_RI_TASK_VALUE_WAIT,
+} aclmdlRITaskType;
+
+typedef enum {
+	ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
+	ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
+	ACL_DEV_ATTR_CUBE_CORE_NUM = 102,
+	ACL_DEV_ATTR_VECTOR_CORE_NUM = 201,
+	ACL_DEV_ATTR_WARP_SIZE = 202,
+	ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE = 203,
+	ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE = 204,	/* deprecated alias */
+	ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE = 204,
+	ACL_DEV_ATTR_MAX_GRID_DIM_X = 205,
+	ACL_DEV_ATTR_MAX_GRID_DIM_Y = 206,
+	ACL_DEV_ATTR_MAX_GRID_DIM_Z = 207,
+	ACL_DEV_ATTR_MAX_BLOCK_PER_GRID = 208,
+	ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK = 209,
+	ACL_DEV_ATTR_MAX_BLOCK_DIM_X = 210,
+	ACL_DEV_ATTR_MAX_BLOCK_DIM_Y = 211,
+	ACL_DEV_ATTR_MAX_BLOCK_DIM_Z = 212,
+	ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE = 301,
+	ACL_DEV_ATTR_L2_CACHE_SIZE = 302,
+	ACL_DEV_ATTR_SMP_ID = 401U,
+	ACL_DEV_ATTR_PHY_CHIP_ID = 402U,
+	ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID = 403U,	/* deprecated spelling */
+	ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 403U,
+	ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404U,
+	ACL_DEV_ATTR_SUPER_POD_ID = 405U,
+	ACL_DEV_ATTR_CUST_OP_PRIVILEGE = 406U,
+	ACL_DEV_ATTR_MAINBOARD_ID = 407U,
+	ACL_DEV_ATTR_HD_CONNECT_TYPE = 408U,
+	ACL_DEV_ATTR_DEVICE_FORM_FACTOR = 409U,
+	ACL_DEV_ATTR_SUPER_POD_CHASSIS_ID = 410U,
+	ACL_DEV_ATTR_IS_VIRTUAL = 501U,
+	ACL_DEV_ATTR_NPU_ARCH = 601U,
+} aclrtDevAttr;
+
+#define ACL_DEVICE_FORM_FACTOR_POD       0
+#define ACL_DEVICE_FORM_FACTOR_A_K       1
+#define ACL_DEVICE_FORM_FACTOR_A_X       2
+#define ACL_DEVICE_FORM_FACTOR_PCIE_CARD 3
+
+typedef enum {
+	ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+	ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21,
+} aclrtDevFeatureType;
+
+typedef enum {
+	ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10,
+	ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11,
+	ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12,
+	ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13,
+} aclrtReduceKind;
+
+typedef enum {
+	ACL_RT_DEV_RES_CUBE_CORE = 0,
+	ACL_RT_DEV_RES_VECTOR_CORE,
+} aclrtDevResLimitType;
+
+typedef enum {
+	ACL_RT_EQUAL = 0,
+	ACL_RT_NOT_EQUAL,
+	ACL_RT_GREATER,
+	ACL_RT_GREATER_OR_EQUAL,
+	ACL_RT_LESS,
+	ACL_RT_LESS_OR_EQUAL,
+} aclrtCondition;
+
+typedef enum {
+	ACL_RT_SWITCH_INT32 = 0,
+	ACL_RT_SWITCH_INT64 = 1,
+} aclrtCompareDataType;
+
+#define ACL_RT_CMO_MAX_BARRIER_NUM 6U
+
+#define ACL_RT_DEVS_TOPOLOGY_HCCS    0x01ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIX     0x02ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIB     0x04ULL
+#define ACL_RT_DEVS_TOPOLOGY_PHB     0x08ULL
+#define ACL_RT_DEVS_TOPOLOGY_SYS     0x10ULL
+#define ACL_RT_DEVS_TOPOLOGY_SIO     0x20ULL
+#define ACL_RT_DEVS_TOPOLOGY_HCCS_SW 0x40ULL
+
+typedef struct {
+	aclrtMemLocation dstLoc;
+	aclrtMemLocation srcLoc;
+	uint8_t rsv[16];
+} aclrtMemcpyBatchAttr;
+
+typedef enum {
+	ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK = 0,
+	ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
+	ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS,
+	ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS,
+} aclrtRandomNumFuncType;
+
+typedef enum {
+	ACL_RT_DEVICE_TASK_ABORT_PRE = 0,
+	ACL_RT_DEVICE_TASK_ABORT_POST,
+} aclrtDeviceTaskAbortStage;
+
+typedef enum {
+	ACL_RT_UPDATE_RANDOM_TASK = 1,
+	ACL_RT_UPDATE_AIC_AIV_TASK,
+} aclrtUpdateTaskAttrId;
+
+typedef enum {
+	ACL_RT_DEVICE_STATE_SET_PRE = 0,
+	ACL_RT_DEVICE_STATE_SET_POST,
+	ACL_RT_DEVICE_STATE_RESET_PRE,
+	ACL_RT_DEVICE_STATE_RESET_POST,
+} aclrtDeviceState;
+
+typedef void (*aclrtDeviceStateCallback)(int32_t deviceId, aclrtDeviceState state, void *args);
+
+typedef enum {
+	ACL_RT_SNAPSHOT_LOCK_PRE = 0,
+	ACL_RT_SNAPSHOT_BACKUP_PRE,
+	ACL_RT_SNAPSHOT_BACKUP_POST,
+	ACL_RT_SNAPSHOT_RESTORE_PRE,
+	ACL_RT_SNAPSHOT_RESTORE_POST,
+	ACL_RT_SNAPSHOT_UNLOCK_POST,
+} aclrtSnapShotStage;
+
+typedef struct aclrtUuid {
+	char bytes[16];
+} aclrtUuid;
+
+typedef enum {
+	ACL_RT_STREAM_STATE_CREATE_POST = 1,
+	ACL_RT_STREAM_STATE_DESTROY_PRE,
+} aclrtStreamState;
+
+typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);
+
+typedef enum {
+	ACL_FUNC_ATTR_KERNEL_TYPE = 1,
+	ACL_FUNC_ATTR_KERNEL_RATIO = 2,
+	ACL_FUNC_ATTR_KERNEL_SCHED_MODE = 3,
+} aclrtFuncAttribute;
+
+typedef enum {
+	ACL_KERNEL_TYPE_AICORE = 0,
+	ACL_KERNEL_TYPE_CUBE = 1,
+	ACL_KERNEL_TYPE_VECTOR = 2,
+	ACL_KERNEL_TYPE_MIX = 3,
+	ACL_KERNEL_TYPE_AICPU = 100,
+} aclrtKernelType;
+
+#define ACL_RT_MEM_TYPE_DEV  (0X2U)
+#define ACL_RT_MEM_TYPE_DVPP (0X8U)
+#define ACL_RT_MEM_TYPE_RSVD (0X10U)
+
+typedef enum {
+	ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE = 0,
+	ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE = 1,
+	ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE = 2,
+	ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE = 4,
+} aclrtCntNotifyRecordMode;
+
+typedef enum {
+	ACL_RT_CNT_NOTIFY_WAIT_LESS_MODE = 0,
+	ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE = 1,
+	ACL_RT_CNT_NOTIFY_WAIT_BIGGER_MODE = 2,
+	ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE = 3,
+	ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE = 4,
+} aclrtCntNotifyWaitMode;
+
+typedef enum {
+	ACL_RT_MEM_ACCESS_FLAGS_NONE = 0x0,
+	ACL_RT_MEM_ACCESS_FLAGS_READ = 0x1,
+	ACL_RT_MEM_ACCESS_FLAGS_READWRITE = 0x3,
+} aclrtMemAccessFlags;
+
+#define ACL_PKG_VERSION_MAX_SIZE 128
+#define ACL_PKG_VERSION_PARTS_MAX_SIZE 64
+
+typedef enum aclCANNPackageName {
+	ACL_PKG_NAME_CANN,
+	ACL_PKG_NAME_RUNTIME,
+	ACL_PKG_NAME_COMPILER,
+	ACL_PKG_NAME_HCCL,
+	ACL_PKG_NAME_TOOLKIT,
+	ACL_PKG_NAME_OPP,
+	ACL_PKG_NAME_OPP_KERNEL,
+	ACL_PKG_NAME_DRIVER,
+} aclCANNPackageName;
+
+typedef struct aclCANNPackageVersion {
+	char version[ACL_PKG_VERSION_MAX_SIZE];
+	char majorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+	char minorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+	char releaseVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+	char patchVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+	char reserved[ACL_PKG_VERSION_MAX_SIZE];
+} aclCANNPackageVersion;
+
+typedef enum {
+	ACL_RT_HAC_TYPE_STARS = 0,
+	ACL_RT_HAC_TYPE_AICPU,
+	ACL_RT_HAC_TYPE_AIC,
+	ACL_RT_HAC_TYPE_AIV,
+	ACL_RT_HAC_TYPE_PCIEDMA,
+	ACL_RT_HAC_TYPE_RDMA,
+	ACL_RT_HAC_TYPE_SDMA,
+	ACL_RT_HAC_TYPE_DVPP,
+	ACL_RT_HAC_TYPE_UDMA,
+	ACL_RT_HAC_TYPE_CCU,
+} aclrtHacType;
+
+typedef enum {
+	ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED = 0,
+	ACL_RT_HOST_MEM_MAP_SUPPORTED,
+} aclrtHostMemMapCapability;
+
+typedef enum {
+	ACL_RT_MEM_ACCESS_LINK_SIO = 0,
+	ACL_RT_MEM_ACCESS_LINK_HCCS = 1,
+	ACL_RT_MEM_ACCESS_UB_ONE_PORT_PATH = 2,
+	ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH = 3,
+} aclrtMemLinkType;
+
+typedef struct aclrtIpcEventHandle {
+	char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
+} aclrtIpcEventHandle;
+
+typedef enum aclrtAtomicOperationCapability {
+	ACL_RT_ATOMIC_CAPABILITY_SIGNED = 1U << 0,
+	ACL_RT_ATOMIC_CAPABILITY_UNSIGNED = 1U << 1,
+	ACL_RT_ATOMIC_CAPABILITY_REDUCATION = 1U << 2,	/* deprecated spelling */
+	ACL_RT_ATOMIC_CAPABILITY_REDUCTION = 1U << 2,
+	ACL_RT_ATOMIC_CAPABILITY_SCALAR8 = 1U << 3,
+	ACL_RT_ATOMIC_CAPABILITY_SCALAR16 = 1U << 4,
+	ACL_RT_ATOMIC_CAPABILITY_SCALAR32 = 1U << 5,
+	ACL_RT_ATOMIC_CAPABILITY_SCALAR64 = 1U << 6,
+	ACL_RT_ATOMIC_CAPABILITY_SCALAR128 = 1U << 7,
+	ACL_RT_ATOMIC_CAPABILITY_VECTOR32X4 = 1U << 8,
+} aclrtAtomicOperationCapability;
+
+typedef enum aclrtAtomicOperation {
+	ACL_RT_ATOMIC_OPERATION_INTEGER_ADD = 0,
+	ACL_RT_ATOMIC_OPERATION_INTEGER_MIN = 1,
+	ACL_RT_ATOMIC_OPERATION_INTEGER_MAX = 2,
+	ACL_RT_ATOMIC_OPERATION_INTEGER_INCREMENT = 3,
+	ACL_RT_ATOMIC_OPERATION_INTEGER_DECREMENT = 4,
+	ACL_RT_ATOMIC_OPERATION_AND = 5,
+	ACL_RT_ATOMIC_OPERATION_OR = 6,
+	ACL_RT_ATOMIC_OPERATION_XOR = 7,
+	ACL_RT_ATOMIC_OPERATION_EXCHANGE = 8,
+	ACL_RT_ATOMIC_OPERATION_CAS = 9,
+	ACL_RT_ATOMIC_OPERATION_FLOAT_ADD = 10,
+	ACL_RT_ATOMIC_OPERATION_FLOAT_MIN = 11,
+	ACL_RT_ATOMIC_OPERATION_FLOAT_MAX = 12,
+	ACL_RT_ATOMIC_OPERATION_DMA_ADD = 30,
+	ACL_RT_ATOMIC_OPERATION_DMA_MIN = 31,
+	ACL_RT_ATOMIC_OPERATION_DMA_MAX = 32,
+	ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_ADD = 40,
+	ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MIN = 41,
+	ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MAX = 42,
+	ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_CAS = 43,
+	ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH = 44,
+} aclrtAtomicOperation;
+
+typedef void *aclmdlRICondHandle;
+
+typedef enum {
+	ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT = 1,
+} aclmdlRICondHandleFlag;
+
+typedef enum {
+	ACL_MODEL_RI_COND_TYPE_IF = 0,
+	ACL_MODEL_RI_COND_TYPE_WHILE = 1,
+	ACL_MODEL_RI_COND_TYPE_SWITCH = 2,
+} aclmdlRICondTaskType;
+
+typedef enum aclrtDeviceLimit {
+	ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE = 0,
+	ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE = 1,
+	ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE = 2,
+	ACL_RT_DEV_LIMIT_SIMD_PRINTF_FIFO_SIZE_PER_CORE = 3,
+	ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE = 4,
+} aclrtDeviceLimit;
+
+typedef enum aclRegisterCallbackType {
+	ACL_REG_TYPE_ACL_MODEL,
+	ACL_REG_TYPE_ACL_OP_EXECUTOR,
+	ACL_REG_TYPE_ACL_OP_CBLAS,
+	ACL_REG_TYPE_ACL_OP_COMPILER,
+	ACL_REG_TYPE_ACL_TDT_CHANNEL,
+	ACL_REG_TYPE_ACL_TDT_QUEUE,
+	ACL_REG_TYPE_ACL_DVPP,
+	ACL_REG_TYPE_ACL_RETR,
+	ACL_REG_TYPE_OTHER = 0xFFFF,
+} aclRegisterCallbackType;
+
+typedef aclError (*aclInitCallbackFunc)(const char *configStr, size_t len, void *userData);
+typedef aclError (*aclFinalizeCallbackFunc)(void *userData);
+
+typedef enum aclrtProcessState {
+	ACL_RT_PROCESS_STATE_RUNNING = 0,
+	ACL_RT_PROCESS_STATE_LOCKED,
+} aclrtProcessState;
+
+/* ------------------------------------------------------------------------
+ * Initialization. aclInit counts references: a repeated call returns
+ * ACL_ERROR_REPEAT_INITIALIZE (treat it as success); aclFinalize drops
+ * them all, aclFinalizeReference one. The config file, if any, is JSON.
+ */
+ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
+ACL_FUNC_VISIBILITY aclError aclFinalize(void);
+ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount);
+
+/* The calling thread's most recent error, as text; NULL when none. */
+ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
+/* The calling thread's most recent error code; Get also clears it. */
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
+
+ACL_DEPRECATED_MESSAGE("aclrtGetVersion is deprecated, use aclSysGetVersion instead")
+ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion,
+					     int32_t *patchVersion);
+
+/* ------------------------------------------------------------------------
+ * Devices. aclrtSetDevice counts references per process and makes the
+ * device's default context current for the calling thread.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceForce(int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
+ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode);
+ACL_FUNC_VISIBILITY aclError aclrtSetTsDevice(aclrtTsId tsId);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority,
+							       int32_t *greatestPriority);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId,
+						      int32_t peerDeviceId);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetPCIBusId(int32_t deviceId, char *pciBusId, int32_t len);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *deviceId);
+
+/* ------------------------------------------------------------------------
+ * Contexts. The current context is per thread; setting one also selects
+ * its device.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context);
+ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context);
+ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
+
+/* ------------------------------------------------------------------------
+ * Streams: in-order queues, each on a hardware ring of its own.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority,
+							 uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
+
+/* ------------------------------------------------------------------------
+ * Events: points in a stream that the host can query and wait for and
+ * other streams can wait on (on the device).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
+ACL_DEPRECATED_MESSAGE("aclrtQueryEvent is deprecated, use aclrtQueryEventStatus instead")
+ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
+ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
+ACL_FUNC_VISIBILITY aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
+ACL_FUNC_VISIBILITY aclError aclrtGetEventAvailNum(uint32_t *eventCount);
+
+/* ------------------------------------------------------------------------
+ * Memory.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
+ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize);
+ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
+					       void **devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+
+/* ------------------------------------------------------------------------
+ * Copies and fills. destMax/maxCount bound what may be written.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+					 aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+					      aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+					   size_t width, size_t height, aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+						size_t width, size_t height, aclrtMemcpyKind kind,
+						aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
+					      aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+
+/* ------------------------------------------------------------------------
+ * Host callbacks in streams.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
+						 aclrtCallbackBlockType blockType, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBASCENDCL_ACL_RT_H */

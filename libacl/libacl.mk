@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: MIT
+#
+# libascendcl: the AscendCL runtime library over the npu accel driver, its
+# tests, examples and benchmark. Included by the top-level Makefile.
+#
+#   make acl             library, pkg-config file, tests, examples, bench
+#   make acl-check       the C++ and pkg-config checks (on the host)
+#   make acl-test        the tests/acl suites in a guest with two cards
+#   make acl-run         examples/acl_demo in a guest
+#   make install         headers, libraries and ascendcl.pc under
+#                        $(DESTDIR)$(PREFIX) (PREFIX defaults to /usr/local)
+
+PREFIX		?= /usr/local
+ACL_SOVER	:= 1
+ACL_VERSION	:= 1.0.0
+ACL_LIBDIR	:= $(BUILD)/lib
+ACL_LIB		:= $(ACL_LIBDIR)/libascendcl.so.$(ACL_VERSION)
+ACL_LINKS	:= $(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER) $(ACL_LIBDIR)/libascendcl.so \
+		   $(ACL_LIBDIR)/libacl_rt.so
+ACL_PC		:= $(ACL_LIBDIR)/pkgconfig/ascendcl.pc
+ACL_INC		:= libacl/include
+ACL_HDRS	:= $(wildcard $(ACL_INC)/acl/*.h $(ACL_INC)/acl/error_codes/*.h)
+ACL_SRCS	:= $(wildcard libacl/src/*.c)
+ACL_OBJS	:= $(patsubst libacl/src/%.c,$(BUILD)/libacl/%.o,$(ACL_SRCS))
+ACL_JSON_CFLAGS	 = $(shell pkg-config --cflags json-c)
+ACL_JSON_LIBS	 = $(shell pkg-config --libs json-c)
+ACL_RPATH	:= -Wl,-rpath,$(abspath $(ACL_LIBDIR))
+ACL_USE		:= -I$(ACL_INC) -L$(ACL_LIBDIR) -lascendcl $(ACL_RPATH)
+
+ACL_TESTS	:= $(patsubst tests/acl/%.c,$(BUILD)/tests/acl/%,$(wildcard tests/acl/*.c))
+ACL_TEST_HDRS	:= $(wildcard tests/acl/*.h)
+ACL_EXAMPLES	:= $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+ACL_EX_HDRS	:= $(wildcard examples/*.h)
+ACL_BENCH	:= $(BUILD)/tools/acl-bench
+ACL_CXX_CHECK	:= $(BUILD)/tests/acl-extra/cxx_check
+ACL_PC_CHECK	:= $(BUILD)/tests/acl-extra/pkgconfig_check
+
+.PHONY: acl acl-lib acl-check acl-test acl-run acl-install
+
+all: acl
+
+acl: acl-lib $(ACL_TESTS) $(ACL_EXAMPLES) $(ACL_BENCH) $(ACL_CXX_CHECK) $(ACL_PC_CHECK)
+
+acl-lib: $(ACL_LIB) $(ACL_LINKS) $(ACL_PC)
+
+$(BUILD)/libacl/%.o: libacl/src/%.c libacl/src/acl_internal.h $(ACL_HDRS) uapi/npu_accel.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -I$(ACL_INC) -Iuapi $(DRM_CFLAGS) \
+		$(ACL_JSON_CFLAGS) -c -o $@ $<
+
+$(ACL_LIB): $(ACL_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -shared -Wl,-soname,libascendcl.so.$(ACL_SOVER) -Wl,-z,defs \
+		-o $@ $(ACL_OBJS) $(DRM_LIBS) $(ACL_JSON_LIBS) -lm
+
+$(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER): $(ACL_LIB)
+	ln -sf libascendcl.so.$(ACL_VERSION) $@
+
+$(ACL_LIBDIR)/libascendcl.so: $(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER)
+	ln -sf libascendcl.so.$(ACL_SOVER) $@
+
+# Build systems that link -lacl_rt get the same library.
+$(ACL_LIBDIR)/libacl_rt.so: $(ACL_LIBDIR)/libascendcl.so
+	ln -sf libascendcl.so $@
+
+# pkg-config file for the build tree (absolute paths into the checkout).
+$(ACL_PC): libacl/ascendcl.pc.in libacl/libacl.mk
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(abspath .)|' -e 's|@LIBDIR@|$(abspath $(ACL_LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(abspath $(ACL_INC))|' -e 's|@VERSION@|$(ACL_VERSION)|' $< >$@
+
+$(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -o $@ $< $(ACL_USE)
+
+$(BUILD)/examples/%: examples/%.c $(ACL_EX_HDRS) $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE)
+
+$(ACL_BENCH): tools/acl-bench.c $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE) -lm
+
+# The public headers compile as C++ (every declaration in extern "C").
+$(ACL_CXX_CHECK): tests/acl-extra/cxx_check.cpp $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+	@mkdir -p $(@D)
+	g++ -O2 -g -Wall -Wextra -Werror -std=c++17 -pthread -o $@ $< $(ACL_USE)
+
+# A program built only with what pkg-config says.
+$(ACL_PC_CHECK): tests/acl-extra/pkgconfig_check.c $(ACL_PC) $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< \
+		$$(PKG_CONFIG_PATH=$(abspath $(ACL_LIBDIR)/pkgconfig) pkg-config --cflags --libs ascendcl) \
+		$(ACL_RPATH)
+
+acl-check: $(ACL_CXX_CHECK) $(ACL_PC_CHECK)
+	$(ACL_CXX_CHECK)
+	$(ACL_PC_CHECK)
+
+acl-test: acl
+	tools/vm-run --cards 2 -- tools/run-suites $(ACL_TESTS)
+
+acl-run: acl
+	tools/vm-run --cards 2 -- $(BUILD)/examples/acl_demo
+
+install: acl-install
+
+acl-install: acl-lib
+	install -d $(DESTDIR)$(PREFIX)/include/acl/error_codes $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(wildcard $(ACL_INC)/acl/*.h) $(DESTDIR)$(PREFIX)/include/acl/
+	install -m 644 $(wildcard $(ACL_INC)/acl/error_codes/*.h) \
+		$(DESTDIR)$(PREFIX)/include/acl/error_codes/
+	install -m 755 $(ACL_LIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libascendcl.so.$(ACL_VERSION) $(DESTDIR)$(PREFIX)/lib/libascendcl.so.$(ACL_SOVER)
+	ln -sf libascendcl.so.$(ACL_SOVER) $(DESTDIR)$(PREFIX)/lib/libascendcl.so
+	ln -sf libascendcl.so $(DESTDIR)$(PREFIX)/lib/libacl_rt.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib|' \
+	    -e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(ACL_VERSION)|' \
+	    libacl/ascendcl.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/ascendcl.pc

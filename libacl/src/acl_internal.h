@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libascendcl internals: the objects behind the public handles and the
+ * helpers the source files share.
+ *
+ * Layering: drv.c is the only file that issues ioctls; device.c owns the
+ * per-card state (one DRM file = one kernel context per card, shared by
+ * every ACL context on that card); stream.c owns submission and waiting.
+ *
+ * Locking (outer to inner): init_lock > device->lock > event->lock >
+ * stream->lock > cb_lock > host/device range map locks. The submit path
+ * takes only the stream's own lock (plus a read lock on the host range map
+ * when a host pointer has to be classified).
+ */
+#ifndef LIBASCENDCL_INTERNAL_H
+#define LIBASCENDCL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "acl/acl.h"
+#include "npu_accel.h"
+
+#define ACL_EXPORT __attribute__((visibility("default")))
+
+#define ACL_MAX_DEVICES		16
+#define ACL_DEV_ADDR_BASE	DRM_NPU_DEVICE_ADDR_BASE
+/* Copies are cut into pieces of at most this size (one command each). */
+#define ACL_COPY_CHUNK		(64ULL << 20)
+
+static inline bool acl_is_dev_ptr(const void *p)
+{
+	return (uintptr_t)p >= ACL_DEV_ADDR_BASE;
+}
+
+/* ---- intrusive list ---------------------------------------------------- */
+struct acl_list {
+	struct acl_list *prev, *next;
+};
+
+static inline void acl_list_init(struct acl_list *l)
+{
+	l->prev = l->next = l;
+}
+
+static inline void acl_list_add(struct acl_list *head, struct acl_list *n)
+{
+	n->prev = head->prev;
+	n->next = head;
+	head->prev->next = n;
+	head->prev = n;
+}
+
+static inline void acl_list_del(struct acl_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+#define acl_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* ---- handles (handle.c) ------------------------------------------------ */
+/*
+ * A handle is an encoded (type, generation, index) triple, not a pointer:
+ * stale or made-up handles are recognised instead of dereferenced. The
+ * objects behind handles are never returned to malloc; a freed object
+ * keeps its memory and gets a new generation.
+ */
+struct acl_obj {
+	_Atomic uint32_t gen;
+	uint32_t index;
+	uint32_t type;
+	bool live;
+};
+
+enum acl_obj_type {
+	ACL_OBJ_CONTEXT = 0,
+	ACL_OBJ_STREAM,
+	ACL_OBJ_EVENT,
+	ACL_OBJ_NTYPES,
+};
+
+void *acl_obj_alloc(enum acl_obj_type type);
+void acl_obj_free(void *obj);
+void *acl_obj_handle(const void *obj);
+void *acl_obj_lookup(enum acl_obj_type type, const void *handle);
+
+/* ---- range maps (rangemap.c): sorted, non-overlapping intervals -------- */
+struct acl_range {
+	uint64_t start, end;	/* [start, end) */
+	void *data;
+};
+
+struct acl_rmap {
+	pthread_rwlock_t lock;
+	struct acl_range *v;
+	size_t n, cap;
+};
+
+void acl_rmap_init(struct acl_rmap *m);
+void acl_rmap_destroy(struct acl_rmap *m);
+int acl_rmap_insert(struct acl_rmap *m, uint64_t start, uint64_t end, void *data);
+void *acl_rmap_remove(struct acl_rmap *m, uint64_t start);
+/* Caller holds the lock (read or write). */
+struct acl_range *acl_rmap_find_locked(struct acl_rmap *m, uint64_t addr);
+
+/* ---- logging and errors (log.c, error.c) ------------------------------- */
+enum { ACL_LOG_DEBUG, ACL_LOG_INFO, ACL_LOG_WARN, ACL_LOG_ERROR, ACL_LOG_NULL };
+
+void acl_log_init(void);
+void acl_log(int level, const char *func, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define ACL_LOGD(...) acl_log(ACL_LOG_DEBUG, __func__, __VA_ARGS__)
+#define ACL_LOGI(...) acl_log(ACL_LOG_INFO, __func__, __VA_ARGS__)
+#define ACL_LOGW(...) acl_log(ACL_LOG_WARN, __func__, __VA_ARGS__)
+
+/* Records code and message for the calling thread, logs, returns code. */
+aclError acl_fail(const char *func, aclError code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define ACL_FAIL(code, ...) acl_fail(__func__, code, __VA_ARGS__)
+#define ACL_CHECK_NULL(p) \
+	do { if (!(p)) return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%s is NULL", #p); } while (0)
+
+/* Maps a fence slot error (enum drm_npu_error) to an ACL error code. */
+aclError acl_slot_error_code(uint32_t err);
+const char *acl_slot_error_text(uint32_t err);
+/* Maps an errno from the driver to an ACL error code. */
+aclError acl_errno_code(int err);
+
+/* ---- driver layer (drv.c) ---------------------------------------------- */
+int drv_probe(const char *path);	/* 1 if an npu accel node, else 0 */
+int drv_open(const char *path);
+int drv_get_param(int fd, uint32_t param, uint64_t *value);
+int drv_bo_create(int fd, uint64_t size, uint32_t flags, uint32_t *handle,
+		  uint64_t *addr, uint64_t *mmap_offset);
+int drv_gem_close(int fd, uint32_t handle);
+int drv_stream_create(int fd, uint32_t priority, uint32_t *id, uint32_t *slot);
+int drv_stream_destroy(int fd, uint32_t id, bool abort);
+int drv_submit(int fd, uint32_t stream, const struct drm_npu_cmd *cmds,
+	       uint32_t count, uint64_t *seqno);
+int drv_wait(int fd, uint32_t slot, uint64_t value, int64_t deadline_ns);
+int drv_slot_alloc(int fd, uint32_t *slot);
+int drv_slot_free(int fd, uint32_t slot);
+int drv_slot_signal(int fd, uint32_t slot, uint64_t value);
+
+int64_t acl_now_ns(void);	/* CLOCK_MONOTONIC */
+
+/* ---- devices, contexts (device.c, context.c) --------------------------- */
+struct acl_stream;
+struct acl_context;
+
+struct acl_deferred_slot {
+	struct acl_deferred_slot *next;
+	uint32_t slot;
+	uint64_t value;
+};
+
+struct acl_device {
+	int32_t id;			/* logical device id */
+	char path[64];			/* /dev/accel/accelN */
+	char bdf[32];			/* PCI address */
+	unsigned minor;
+
+	pthread_mutex_t lock;		/* open/close, lists, refs */
+	int refs;			/* aclrtSetDevice + explicit contexts */
+	int fd;				/* -1 while closed */
+	volatile struct drm_npu_fence_slot *fence;
+	size_t fence_size;
+	uint32_t num_slots, num_rings;
+	uint64_t devmem_size, serial;
+	uint32_t version;
+
+	struct acl_context *default_ctx;
+	struct acl_list contexts;	/* every live context */
+	struct acl_list streams;	/* every live stream (internal too) */
+	struct acl_list events;		/* every live event */
+	struct acl_stream *copy_stream;	/* for synchronous copies, lazily */
+	pthread_mutex_t copy_lock;
+
+	struct acl_rmap devmem;		/* device allocations */
+	pthread_mutex_t slot_lock;	/* deferred slot frees */
+	struct acl_deferred_slot *deferred;
+
+	atomic_bool dead;		/* the card stopped its heartbeat */
+};
+
+struct acl_context {
+	struct acl_obj obj;
+	struct acl_device *dev;
+	struct acl_stream *default_stream;
+	bool is_default;
+	struct acl_list link;		/* in dev->contexts */
+};
+
+extern struct acl_device acl_devices[ACL_MAX_DEVICES];
+extern int acl_ndevices;
+
+/* Scans /dev/accel for npu cards (once, or again when rescan is set). */
+void acl_enumerate_devices(bool rescan);
+struct acl_device *acl_device_get(int32_t id);	/* NULL if out of range */
+/* Takes a reference, opening the card on the first one. */
+aclError acl_device_acquire(struct acl_device *dev);
+/* Drops a reference; closes the card at zero (or at once when force). */
+aclError acl_device_release(struct acl_device *dev, bool force);
+void acl_device_shutdown_all(void);
+void acl_device_mark_dead(struct acl_device *dev);
+/* Event slot frees that wait for the slot to reach a value. */
+void acl_device_defer_slot(struct acl_device *dev, uint32_t slot, uint64_t value);
+void acl_device_reap_slots(struct acl_device *dev);
+
+/* The calling thread's current context, NULL (and an error) if none. */
+struct acl_context *acl_current_ctx(void);
+struct acl_context *acl_current_ctx_quiet(void);
+void acl_set_current_ctx(struct acl_context *ctx);
+struct acl_context *acl_context_create(struct acl_device *dev, bool is_default,
+				       aclError *err);
+void acl_context_destroy(struct acl_context *ctx, bool wait);
+
+/* ---- streams (stream.c) ------------------------------------------------ */
+/* One kernel stream; replaced when a failed stream is recovered. */
+struct acl_kstream {
+	uint32_t id;
+	uint32_t slot;
+	_Atomic uint64_t submitted;	/* last seqno handed to the card */
+	struct acl_kstream *older;
+};
+
+struct acl_cbstate;
+
+struct acl_stream {
+	struct acl_obj obj;
+	struct acl_device *dev;
+	struct acl_context *ctx;	/* NULL for the internal copy stream */
+	pthread_mutex_t lock;		/* submission and recovery */
+	struct acl_kstream *_Atomic kst;
+	uint32_t priority, flags;
+	uint64_t failure_mode;
+	bool is_default;
+	_Atomic int pending_err;	/* failure found while submitting */
+	aclError sticky_err;		/* unrecoverable (dead card, stop mode) */
+	struct acl_cbstate *cb;		/* callbacks, under cb_lock */
+	struct acl_list link;		/* in dev->streams */
+};
+
+/* NULL means the current context's default stream. */
+struct acl_stream *acl_stream_resolve(aclrtStream handle, aclError *err);
+struct acl_stream *acl_stream_new(struct acl_device *dev, struct acl_context *ctx,
+				  uint32_t priority, uint32_t flags, aclError *err);
+aclError acl_stream_free(struct acl_stream *s, bool wait);
+/* Queues commands; *seqno gets the value the stream's slot reaches. */
+aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds,
+			   size_t count, uint64_t *seqno);
+/* Waits until the stream's slot reaches seqno (timeout_ms -1: forever). */
+aclError acl_stream_wait_seq(struct acl_stream *s, uint64_t seqno, int32_t timeout_ms);
+aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms);
+bool acl_stream_idle(struct acl_stream *s);
+
+/* Waits for a slot of dev to reach value; spins briefly first. */
+aclError acl_wait_slot(struct acl_device *dev, uint32_t slot, uint64_t value,
+		       int32_t timeout_ms, aclError timeout_code);
+
+static inline bool acl_seq_reached(uint64_t have, uint64_t want)
+{
+	return (int64_t)(have - want) >= 0;
+}
+
+static inline uint64_t acl_slot_value(struct acl_device *dev, uint32_t slot)
+{
+	return __atomic_load_n(&dev->fence[slot].value, __ATOMIC_ACQUIRE);
+}
+
+static inline uint32_t acl_slot_err(struct acl_device *dev, uint32_t slot)
+{
+	return __atomic_load_n(&dev->fence[slot].error, __ATOMIC_ACQUIRE);
+}
+
+/* ---- events (event.c) -------------------------------------------------- */
+struct acl_event {
+	struct acl_obj obj;
+	struct acl_device *dev;
+	pthread_mutex_t lock;
+	uint32_t flags;
+	bool ex;			/* made by aclrtCreateEventExWithFlag */
+	bool has_slot;
+	uint64_t counter;		/* last value a record wrote */
+	struct acl_stream *last_stream;
+	/* slot << 40 | value of the latest record (0: never recorded) */
+	_Atomic uint64_t state;
+	struct acl_list link;		/* in dev->events */
+};
+
+#define ACL_EV_SLOT(st)		((uint32_t)((st) >> 40))
+#define ACL_EV_VALUE(st)	((st) & ((1ULL << 40) - 1))
+
+void acl_event_free(struct acl_event *ev);
+
+/* ---- memory (memory.c) ------------------------------------------------- */
+enum acl_host_kind { ACL_HOST_PINNED, ACL_HOST_REGISTERED };
+
+struct acl_hostmem {
+	enum acl_host_kind kind;
+	void *ptr;
+	size_t size;			/* user-visible size */
+	size_t map_size;		/* mmap length (pinned) */
+	struct acl_device *dev;		/* pinned: the card whose file owns it */
+	uint32_t handle;
+};
+
+struct acl_devmem {
+	uint64_t addr;
+	size_t size;			/* requested */
+	size_t alloc;			/* allocated */
+	uint32_t handle;
+	uint32_t policy;
+};
+
+extern struct acl_rmap acl_hostmap;
+
+/* Operand of a copy, classified. */
+enum acl_opnd_kind {
+	ACL_OPND_DEVICE,	/* device address */
+	ACL_OPND_PINNED,	/* host buffer of the stream's card: handle + offset */
+	ACL_OPND_USER,		/* host memory the kernel pins per command */
+	ACL_OPND_FOREIGN,	/* pinned buffer of another card: bounce */
+};
+
+struct acl_opnd {
+	enum acl_opnd_kind kind;
+	bool pageable;		/* ordinary memory: the call must finish it */
+	uint64_t addr;		/* device address, offset or user pointer */
+	uint32_t handle;
+};
+
+void acl_classify(struct acl_device *dev, const void *p, size_t len, struct acl_opnd *o);
+void acl_hostmem_drop_device(struct acl_device *dev);
+void acl_devmem_drop_device(struct acl_device *dev);
+
+/* ---- callbacks (callback.c) -------------------------------------------- */
+void acl_cb_stream_gone(struct acl_stream *s);
+void acl_cb_stream_failed(struct acl_stream *s);
+bool acl_cb_release_unserved(struct acl_stream *s);
+void acl_cb_shutdown(void);
+
+/* ---- init (init.c) ----------------------------------------------------- */
+extern int32_t acl_default_device;	/* from aclInit's config, -1 if none */
+extern bool acl_default_taken;		/* its reference is held */
+extern pthread_mutex_t acl_init_lock;
+
+#endif /* LIBASCENDCL_INTERNAL_H */

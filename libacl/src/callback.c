@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host callbacks in streams (aclrtLaunchCallback, aclrtLaunchHostFunc).
+ *
+ * A stream with callbacks gets two event slots: "reached", which the card
+ * writes (SLOT_WRITE, with an interrupt) when the stream arrives at the
+ * n-th callback, and "done", which the host sets (SLOT_SIGNAL) after the
+ * n-th callback has returned. A blocking callback is followed on the card
+ * by SLOT_WAIT(done, n): the ring itself stalls until the host function
+ * has run, and no host thread has to hold the stream back.
+ *
+ * Callbacks of aclrtLaunchCallback run in the thread subscribed to the
+ * stream, inside aclrtProcessReport; those of aclrtLaunchHostFunc run in
+ * an internal thread. Each stream's callbacks run in launch order.
+ *
+ * The bookkeeping (queues, subscriptions) sits under one mutex, cb_lock;
+ * the card-side work goes through the stream's own submission path.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acl_internal.h"
+
+enum cb_kind { CB_REPORT = 1, CB_HOSTFUNC = 2 };
+
+struct acl_cb {
+	struct acl_cb *next;
+	uint64_t seq;
+	void (*fn)(void *);
+	void *arg;
+	bool block;
+	enum cb_kind kind;
+};
+
+struct acl_cbstate {
+	struct acl_stream *s;
+	pthread_mutex_t launch_lock;	/* orders seq assignment with submission */
+	uint32_t reached_slot, done_slot;
+	uint64_t launched;		/* last seq handed out */
+	struct acl_cb *head, *tail;
+	bool subscribed;
+	pthread_t thread;
+	bool busy;			/* a callback of the stream is running */
+	struct acl_list link;		/* in cb_all */
+};
+
+static pthread_mutex_t cb_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cb_cond;
+static pthread_once_t cb_once = PTHREAD_ONCE_INIT;
+static struct acl_list cb_all = { &cb_all, &cb_all };
+
+static pthread_t worker;
+static bool worker_running, worker_stop;
+
+static void cb_init_once(void)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&cb_cond, &a);
+	pthread_condattr_destroy(&a);
+}
+
+static void cond_wait_until(int64_t deadline_ns)
+{
+	struct timespec ts = { deadline_ns / 1000000000, deadline_ns % 1000000000 };
+
+	pthread_cond_timedwait(&cb_cond, &cb_lock, &ts);
+}
+
+static void drop_queue(struct acl_cbstate *st)
+{
+	while (st->head) {
+		struct acl_cb *cb = st->head;
+
+		st->head = cb->next;
+		free(cb);
+	}
+	st->tail = NULL;
+}
+
+/* cb_lock held. */
+static struct acl_cbstate *cb_get(struct acl_stream *s, aclError *err)
+{
+	struct acl_device *d = s->dev;
+	struct acl_cbstate *st = s->cb;
+	int ret;
+
+	if (st)
+		return st;
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		*err = ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of host memory");
+		return NULL;
+	}
+	ret = drv_slot_alloc(d->fd, &st->reached_slot);
+	if (!ret) {
+		ret = drv_slot_alloc(d->fd, &st->done_slot);
+		if (ret)
+			drv_slot_free(d->fd, st->reached_slot);
+	}
+	if (ret) {
+		free(st);
+		*err = ACL_FAIL(ret == -ENOSPC ? ACL_ERROR_RT_NO_EVENT_RESOURCE : acl_errno_code(ret),
+				"no fence slot for callbacks on device %d", d->id);
+		return NULL;
+	}
+	pthread_mutex_init(&st->launch_lock, NULL);
+	st->s = s;
+	acl_list_add(&cb_all, &st->link);
+	s->cb = st;
+	return st;
+}
+
+/*
+ * Takes the head callback of st if it is of kind and the stream has
+ * reached it (cb_lock held). A failed stream's callbacks never run.
+ */
+static struct acl_cb *take_ready(struct acl_cbstate *st, enum cb_kind kind)
+{
+	struct acl_device *d = st->s->dev;
+	struct acl_cb *cb = st->head;
+
+	if (st->busy || !cb || cb->kind != kind)
+		return NULL;
+	if (!acl_seq_reached(acl_slot_value(d, st->reached_slot), cb->seq)) {
+		if (acl_slot_err(d, st->reached_slot)) {
+			ACL_LOGW("stream %u failed: its pending callbacks are dropped", st->s->obj.index);
+			drop_queue(st);
+		}
+		return NULL;
+	}
+	st->head = cb->next;
+	if (!st->head)
+		st->tail = NULL;
+	st->busy = true;
+	return cb;
+}
+
+/* Runs cb outside cb_lock (which the caller holds) and releases the ring. */
+static void run_cb(struct acl_cbstate *st, struct acl_cb *cb)
+{
+	struct acl_device *d = st->s->dev;
+
+	pthread_mutex_unlock(&cb_lock);
+	cb->fn(cb->arg);
+	if (cb->block)
+		drv_slot_signal(d->fd, st->done_slot, cb->seq);
+	pthread_mutex_lock(&cb_lock);
+	st->busy = false;
+	pthread_cond_broadcast(&cb_cond);
+	free(cb);
+}
+
+static aclError launch(struct acl_stream *s, void (*fn)(void *), void *arg, bool block,
+		       enum cb_kind kind)
+{
+	struct drm_npu_cmd cmds[2];
+	struct acl_cbstate *st;
+	struct acl_cb *cb;
+	aclError err = ACL_SUCCESS;
+	uint64_t seq;
+	int n = 0;
+
+	pthread_once(&cb_once, cb_init_once);
+	cb = calloc(1, sizeof(*cb));
+	if (!cb)
+		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of host memory");
+	pthread_mutex_lock(&cb_lock);
+	st = cb_get(s, &err);
+	if (st && kind == CB_REPORT && !st->subscribed)
+		err = ACL_FAIL(ACL_ERROR_RT_STREAM_NO_CB_REG,
+			       "no thread is subscribed to stream %u (aclrtSubscribeReport)",
+			       s->obj.index);
+	pthread_mutex_unlock(&cb_lock);
+	if (err) {
+		free(cb);
+		return err;
+	}
+
+	pthread_mutex_lock(&st->launch_lock);
+	seq = st->launched + 1;
+	memset(cmds, 0, sizeof(cmds));
+	cmds[n].op = DRM_NPU_OP_SLOT_WRITE;
+	cmds[n].slot = st->reached_slot;
+	cmds[n].value = seq;
+	n++;
+	if (block) {
+		cmds[n].op = DRM_NPU_OP_SLOT_WAIT;
+		cmds[n].slot = st->done_slot;
+		cmds[n].value = seq;
+		n++;
+	}
+	*cb = (struct acl_cb){ .seq = seq, .fn = fn, .arg = arg, .block = block, .kind = kind };
+	err = acl_stream_submit(s, cmds, (size_t)n, NULL);
+	if (!err) {
+		pthread_mutex_lock(&cb_lock);
+		st->launched = seq;
+		if (st->tail)
+			st->tail->next = cb;
+		else
+			st->head = cb;
+		st->tail = cb;
+		pthread_cond_broadcast(&cb_cond);
+		pthread_mutex_unlock(&cb_lock);
+	} else {
+		free(cb);
+	}
+	pthread_mutex_unlock(&st->launch_lock);
+	return err;
+}
+
+/* ---- stream lifecycle hooks -------------------------------------------- */
+
+/* The stream failed and got a new ring (s->lock held). */
+void acl_cb_stream_failed(struct acl_stream *s)
+{
+	struct acl_device *d = s->dev;
+	struct acl_cbstate *st;
+	uint32_t slot;
+
+	pthread_mutex_lock(&cb_lock);
+	st = s->cb;
+	if (st) {
+		drop_queue(st);
+		/* The old "reached" slot carries the failure for good. */
+		if (!drv_slot_alloc(d->fd, &slot)) {
+			drv_slot_free(d->fd, st->reached_slot);
+			st->reached_slot = slot;
+		}
+		pthread_cond_broadcast(&cb_cond);
+	}
+	pthread_mutex_unlock(&cb_lock);
+}
+
+/*
+ * Before a waiting destroy: blocking callbacks that no thread will serve
+ * are released (not run), so that the stream can drain.
+ */
+bool acl_cb_release_unserved(struct acl_stream *s)
+{
+	struct acl_cbstate *st;
+	bool released = false;
+	uint64_t last = 0;
+	uint32_t slot = 0;
+
+	pthread_mutex_lock(&cb_lock);
+	st = s->cb;
+	if (st && st->head) {
+		bool report_unserved = st->head->kind == CB_REPORT && !st->subscribed;
+		bool host_unserved = st->head->kind == CB_HOSTFUNC && !worker_running;
+
+		if (report_unserved || host_unserved) {
+			last = st->launched;
+			slot = st->done_slot;
+			drop_queue(st);
+			released = true;
+		}
+	}
+	pthread_mutex_unlock(&cb_lock);
+	if (released) {
+		ACL_LOGW("stream %u destroyed with callbacks nobody served: dropped", s->obj.index);
+		drv_slot_signal(s->dev->fd, slot, last);
+	}
+	return released;
+}
+
+void acl_cb_stream_gone(struct acl_stream *s)
+{
+	struct acl_device *d = s->dev;
+	struct acl_cbstate *st;
+
+	pthread_mutex_lock(&cb_lock);
+	st = s->cb;
+	if (st) {
+		while (st->busy)
+			pthread_cond_wait(&cb_cond, &cb_lock);
+		drop_queue(st);
+		acl_list_del(&st->link);
+		if (d->fd >= 0) {
+			/* Let a stalled ring go before it is destroyed. */
+			drv_slot_signal(d->fd, st->done_slot, st->launched);
+			drv_slot_free(d->fd, st->reached_slot);
+			drv_slot_free(d->fd, st->done_slot);
+		}
+		pthread_mutex_destroy(&st->launch_lock);
+		free(st);
+		s->cb = NULL;
+		pthread_cond_broadcast(&cb_cond);
+	}
+	pthread_mutex_unlock(&cb_lock);
+}
+
+/* ---- aclrtLaunchCallback and friends ------------------------------------ */
+
+ACL_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+	struct acl_cbstate *st;
+	struct acl_stream *s;
+	struct acl_list *pos;
+	aclError err = ACL_SUCCESS;
+
+	pthread_once(&cb_once, cb_init_once);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	pthread_mutex_lock(&cb_lock);
+	for (pos = cb_all.next; pos != &cb_all; pos = pos->next) {
+		struct acl_cbstate *o = acl_container_of(pos, struct acl_cbstate, link);
+
+		if (o->subscribed && (uint64_t)o->thread == threadId && o->s->dev != s->dev) {
+			pthread_mutex_unlock(&cb_lock);
+			return ACL_FAIL(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+					"thread %llu already serves streams of device %d",
+					(unsigned long long)threadId, o->s->dev->id);
+		}
+	}
+	st = cb_get(s, &err);
+	if (st && st->subscribed)
+		err = ACL_FAIL(ACL_ERROR_RT_STREAM_SUBSCRIBE,
+			       "stream %u already has a subscribed thread", s->obj.index);
+	else if (st) {
+		st->subscribed = true;
+		st->thread = (pthread_t)threadId;
+		pthread_cond_broadcast(&cb_cond);
+	}
+	pthread_mutex_unlock(&cb_lock);
+	return err;
+}
+
+ACL_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+	struct acl_cbstate *st;
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	pthread_mutex_lock(&cb_lock);
+	st = s->cb;
+	if (!st || !st->subscribed || (uint64_t)st->thread != threadId)
+		err = ACL_FAIL(ACL_ERROR_STREAM_NOT_SUBSCRIBE,
+			       "stream %u is not subscribed by thread %llu", s->obj.index,
+			       (unsigned long long)threadId);
+	else {
+		st->subscribed = false;
+		pthread_cond_broadcast(&cb_cond);
+	}
+	pthread_mutex_unlock(&cb_lock);
+	return err;
+}
+
+ACL_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
+					aclrtCallbackBlockType blockType, aclrtStream stream)
+{
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(fn);
+	if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "invalid block type %d", (int)blockType);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	return launch(s, fn, userData, blockType == ACL_CALLBACK_BLOCK, CB_REPORT);
+}
+
+ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
+{
+	pthread_t me = pthread_self();
+	int64_t deadline, now;
+	bool did = false;
+
+	if (timeout == 0 || timeout < -1)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "timeout %d is invalid (-1 or > 0)", timeout);
+	pthread_once(&cb_once, cb_init_once);
+	deadline = timeout < 0 ? INT64_MAX : acl_now_ns() + (int64_t)timeout * 1000000;
+	pthread_mutex_lock(&cb_lock);
+	for (;;) {
+		struct acl_cbstate *pending = NULL;
+		struct acl_list *pos;
+		int nsub = 0;
+		bool ran = false;
+
+		for (pos = cb_all.next; pos != &cb_all; pos = pos->next) {
+			struct acl_cbstate *st = acl_container_of(pos, struct acl_cbstate, link);
+			struct acl_cb *cb;
+
+			if (!st->subscribed || !pthread_equal(st->thread, me))
+				continue;
+			nsub++;
+			cb = take_ready(st, CB_REPORT);
+			if (cb) {
+				run_cb(st, cb);
+				ran = did = true;
+				break;	/* the list may have changed */
+			}
+			if (!pending && st->head && st->head->kind == CB_REPORT && !st->busy)
+				pending = st;
+		}
+		if (ran)
+			continue;
+		if (!nsub) {
+			pthread_mutex_unlock(&cb_lock);
+			return ACL_FAIL(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+					"the calling thread is not subscribed to any stream");
+		}
+		if (did)
+			break;
+		now = acl_now_ns();
+		if (now >= deadline) {
+			pthread_mutex_unlock(&cb_lock);
+			return ACL_FAIL(ACL_ERROR_RT_REPORT_TIMEOUT, "no callback within %d ms", timeout);
+		}
+		if (!pending) {
+			cond_wait_until(deadline < now + 100000000 ? deadline : now + 100000000);
+		} else {
+			/* Sleep until the card reaches it (briefly, if others may be due). */
+			int64_t slice = nsub > 1 ? 2000000 : 100000000;
+			int64_t until = deadline < now + slice ? deadline : now + slice;
+			struct acl_device *d = pending->s->dev;
+			uint32_t slot = pending->reached_slot;
+			uint64_t seq = pending->head->seq;
+
+			pthread_mutex_unlock(&cb_lock);
+			if (drv_wait(d->fd, slot, seq, until) == -EIO) {
+				struct timespec ts = { 0, 1000000 };
+
+				nanosleep(&ts, NULL);
+			}
+			pthread_mutex_lock(&cb_lock);
+		}
+	}
+	pthread_mutex_unlock(&cb_lock);
+	return ACL_SUCCESS;
+}
+
+/* ---- aclrtLaunchHostFunc: the internal worker --------------------------- */
+
+static void *worker_main(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&cb_lock);
+	while (!worker_stop) {
+		struct acl_cbstate *pending = NULL;
+		struct acl_list *pos;
+		int npending = 0;
+		bool ran = false;
+
+		for (pos = cb_all.next; pos != &cb_all; pos = pos->next) {
+			struct acl_cbstate *st = acl_container_of(pos, struct acl_cbstate, link);
+			struct acl_cb *cb = take_ready(st, CB_HOSTFUNC);
+
+			if (cb) {
+				run_cb(st, cb);
+				ran = true;
+				break;
+			}
+			if (st->head && st->head->kind == CB_HOSTFUNC && !st->busy) {
+				npending++;
+				if (!pending)
+					pending = st;
+			}
+		}
+		if (ran)
+			continue;
+		if (!pending) {
+			cond_wait_until(acl_now_ns() + 100000000);
+		} else {
+			int64_t until = acl_now_ns() + (npending > 1 ? 2000000 : 100000000);
+			struct acl_device *d = pending->s->dev;
+			uint32_t slot = pending->reached_slot;
+			uint64_t seq = pending->head->seq;
+
+			pthread_mutex_unlock(&cb_lock);
+			if (drv_wait(d->fd, slot, seq, until) == -EIO) {
+				struct timespec ts = { 0, 1000000 };
+
+				nanosleep(&ts, NULL);
+			}
+			pthread_mutex_lock(&cb_lock);
+		}
+	}
+	pthread_mutex_unlock(&cb_lock);
+	return NULL;
+}
+
+ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(fn);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	pthread_once(&cb_once, cb_init_once);
+	pthread_mutex_lock(&cb_lock);
+	if (!worker_running) {
+		worker_stop = false;
+		if (pthread_create(&worker, NULL, worker_main, NULL)) {
+			pthread_mutex_unlock(&cb_lock);
+			return ACL_FAIL(ACL_ERROR_RT_INTERNAL_ERROR, "cannot start the host-function thread");
+		}
+		worker_running = true;
+	}
+	pthread_mutex_unlock(&cb_lock);
+	/* Host functions block the stream until they return. */
+	return launch(s, fn, args, true, CB_HOSTFUNC);
+}
+
+void acl_cb_shutdown(void)
+{
+	bool join;
+
+	pthread_once(&cb_once, cb_init_once);
+	pthread_mutex_lock(&cb_lock);
+	join = worker_running && !pthread_equal(worker, pthread_self());
+	worker_stop = true;
+	pthread_cond_broadcast(&cb_cond);
+	pthread_mutex_unlock(&cb_lock);
+	if (join)
+		pthread_join(worker, NULL);
+	pthread_mutex_lock(&cb_lock);
+	worker_running = false;
+	pthread_mutex_unlock(&cb_lock);
+}

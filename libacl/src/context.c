@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Contexts. Every context belongs to one device and has a default stream
+ * of its own; the device's default context is made by aclrtSetDevice and
+ * shared by all threads that set the device. The current context is per
+ * thread; it is remembered with its handle generation so that a context
+ * destroyed behind the thread's back reads as "no context".
+ */
+#include <stdlib.h>
+
+#include "acl_internal.h"
+
+static __thread struct acl_context *tls_ctx;
+static __thread uint32_t tls_ctx_gen;
+
+struct acl_context *acl_current_ctx_quiet(void)
+{
+	struct acl_context *c = tls_ctx;
+	struct acl_device *d;
+
+	if (c && atomic_load(&c->obj.gen) == tls_ctx_gen && c->obj.live)
+		return c;
+	tls_ctx = NULL;
+	/* aclInit's "defaultDevice" stands in for an aclrtSetDevice. */
+	if (acl_default_device >= 0 && (d = acl_device_get(acl_default_device))) {
+		pthread_mutex_lock(&acl_init_lock);
+		if (!acl_default_taken && acl_device_acquire(d) == ACL_SUCCESS)
+			acl_default_taken = true;
+		pthread_mutex_unlock(&acl_init_lock);
+		pthread_mutex_lock(&d->lock);
+		if (d->default_ctx)
+			acl_set_current_ctx(d->default_ctx);
+		pthread_mutex_unlock(&d->lock);
+		return tls_ctx;
+	}
+	return NULL;
+}
+
+struct acl_context *acl_current_ctx(void)
+{
+	struct acl_context *c = acl_current_ctx_quiet();
+
+	if (!c)
+		ACL_FAIL(ACL_ERROR_RT_CONTEXT_NULL,
+			 "the thread has no current context: call aclrtSetDevice or aclrtSetCurrentContext");
+	return c;
+}
+
+void acl_set_current_ctx(struct acl_context *c)
+{
+	tls_ctx = c;
+	tls_ctx_gen = c ? atomic_load(&c->obj.gen) : 0;
+}
+
+struct acl_context *acl_context_create(struct acl_device *d, bool is_default, aclError *err)
+{
+	struct acl_context *c = acl_obj_alloc(ACL_OBJ_CONTEXT);
+
+	if (!c) {
+		*err = ACL_FAIL(ACL_ERROR_BAD_ALLOC, "too many contexts");
+		return NULL;
+	}
+	c->dev = d;
+	c->is_default = is_default;
+	acl_list_init(&c->link);
+	c->default_stream = acl_stream_new(d, c, DRM_NPU_PRIORITY_HIGHEST, 0, err);
+	if (!c->default_stream) {
+		acl_obj_free(c);
+		return NULL;
+	}
+	c->default_stream->is_default = true;
+	pthread_mutex_lock(&d->lock);
+	acl_list_add(&d->contexts, &c->link);
+	pthread_mutex_unlock(&d->lock);
+	return c;
+}
+
+/* Destroys the context's streams (its default stream last), then it. */
+void acl_context_destroy(struct acl_context *c, bool wait)
+{
+	struct acl_device *d = c->dev;
+	struct acl_list *pos, *next;
+
+	pthread_mutex_lock(&d->lock);
+	for (pos = d->streams.next; pos != &d->streams; pos = next) {
+		struct acl_stream *s = acl_container_of(pos, struct acl_stream, link);
+
+		next = pos->next;
+		if (s->ctx == c && s != c->default_stream)
+			acl_stream_free(s, wait);
+	}
+	if (c->default_stream)
+		acl_stream_free(c->default_stream, wait);
+	c->default_stream = NULL;
+	acl_list_del(&c->link);
+	if (tls_ctx == c)
+		tls_ctx = NULL;
+	acl_obj_free(c);
+	pthread_mutex_unlock(&d->lock);
+}
+
+ACL_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
+{
+	struct acl_device *d;
+	struct acl_context *c;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(context);
+	d = acl_device_get(deviceId);
+	if (!d)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
+	/* An explicit context holds a reference on its device. */
+	err = acl_device_acquire(d);
+	if (err)
+		return err;
+	c = acl_context_create(d, false, &err);
+	if (!c) {
+		acl_device_release(d, false);
+		return err;
+	}
+	acl_set_current_ctx(c);
+	*context = acl_obj_handle(c);
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtDestroyContext(aclrtContext context)
+{
+	struct acl_context *c;
+	struct acl_device *d;
+
+	ACL_CHECK_NULL(context);
+	c = acl_obj_lookup(ACL_OBJ_CONTEXT, context);
+	if (!c)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "context %p is not a live context", context);
+	if (c->is_default)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
+				"the default context is released by aclrtResetDevice, not destroyed");
+	d = c->dev;
+	pthread_mutex_lock(&d->lock);
+	acl_context_destroy(c, true);
+	pthread_mutex_unlock(&d->lock);
+	return acl_device_release(d, false);
+}
+
+ACL_EXPORT aclError aclrtSetCurrentContext(aclrtContext context)
+{
+	struct acl_context *c;
+
+	ACL_CHECK_NULL(context);
+	c = acl_obj_lookup(ACL_OBJ_CONTEXT, context);
+	if (!c)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "context %p is not a live context", context);
+	acl_set_current_ctx(c);
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetCurrentContext(aclrtContext *context)
+{
+	struct acl_context *c;
+
+	ACL_CHECK_NULL(context);
+	c = acl_current_ctx();
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	*context = acl_obj_handle(c);
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
+{
+	struct acl_context *c;
+
+	ACL_CHECK_NULL(stream);
+	c = acl_current_ctx();
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	*stream = acl_obj_handle(c->default_stream);
+	return ACL_SUCCESS;
+}

@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Devices: one per npu card (/dev/accel/accelN whose DRM driver is "npu"),
+ * numbered in the order of their accel minors. A device is opened on its
+ * first reference (aclrtSetDevice, aclrtCreateContext): one DRM file for
+ * the process, its fence area mapped read-only, the default context with
+ * its default stream created. It is closed when the last reference goes.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "acl_internal.h"
+
+struct acl_device acl_devices[ACL_MAX_DEVICES];
+int acl_ndevices = -1;		/* -1: not enumerated yet */
+static pthread_mutex_t enum_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int cmp_minor(const void *a, const void *b)
+{
+	const struct acl_device *x = a, *y = b;
+
+	return (int)x->minor - (int)y->minor;
+}
+
+static void read_bdf(struct acl_device *d)
+{
+	char link[PATH_MAX], path[128];
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/accel/accel%u/device", d->minor);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0) {
+		snprintf(d->bdf, sizeof(d->bdf), "unknown");
+		return;
+	}
+	link[n] = 0;
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (strlen(base) >= sizeof(d->bdf))
+		base = "unknown";
+	memcpy(d->bdf, base, strlen(base) + 1);
+}
+
+static void device_init_struct(struct acl_device *d)
+{
+	pthread_mutexattr_t attr;
+
+	/* Recursive: opening and closing create and destroy contexts and
+	 * streams, which take the lock themselves. */
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&d->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	pthread_mutex_init(&d->copy_lock, NULL);
+	pthread_mutex_init(&d->slot_lock, NULL);
+	acl_list_init(&d->contexts);
+	acl_list_init(&d->streams);
+	acl_list_init(&d->events);
+	acl_rmap_init(&d->devmem);
+	d->fd = -1;
+}
+
+void acl_enumerate_devices(bool rescan)
+{
+	struct acl_device found[ACL_MAX_DEVICES];
+	struct dirent *de;
+	DIR *dir;
+	int n = 0, i;
+
+	pthread_mutex_lock(&enum_lock);
+	if (acl_ndevices >= 0 && !rescan)
+		goto out;
+	/* Devices in use keep their slot; a rescan happens with none open. */
+	for (i = 0; i < (acl_ndevices > 0 ? acl_ndevices : 0); i++)
+		if (acl_devices[i].refs > 0)
+			goto out;
+
+	memset(found, 0, sizeof(found));
+	dir = opendir("/dev/accel");
+	while (dir && (de = readdir(dir)) && n < ACL_MAX_DEVICES) {
+		unsigned minor;
+		char path[64];
+
+		if (sscanf(de->d_name, "accel%u", &minor) != 1)
+			continue;
+		snprintf(path, sizeof(path), "/dev/accel/accel%u", minor);
+		if (!drv_probe(path))
+			continue;
+		snprintf(found[n].path, sizeof(found[n].path), "%s", path);
+		found[n].minor = minor;
+		n++;
+	}
+	if (dir)
+		closedir(dir);
+	qsort(found, (size_t)n, sizeof(found[0]), cmp_minor);
+
+	for (i = 0; i < n; i++) {
+		struct acl_device *d = &acl_devices[i];
+
+		if (acl_ndevices < 0 || i >= acl_ndevices || d->fd < 0) {
+			acl_rmap_destroy(&d->devmem);
+			memset(d, 0, sizeof(*d));
+			device_init_struct(d);
+		}
+		d->id = i;
+		d->minor = found[i].minor;
+		memcpy(d->path, found[i].path, sizeof(d->path));
+		read_bdf(d);
+	}
+	acl_ndevices = n;
+	ACL_LOGI("%d npu device(s) found", n);
+out:
+	pthread_mutex_unlock(&enum_lock);
+}
+
+struct acl_device *acl_device_get(int32_t id)
+{
+	acl_enumerate_devices(false);
+	if (id < 0 || id >= acl_ndevices)
+		return NULL;
+	return &acl_devices[id];
+}
+
+static void device_close_locked(struct acl_device *d, bool wait)
+{
+	struct acl_list *pos, *next;
+
+	/* Explicit contexts first, the default one (and its stream) last. */
+	for (pos = d->contexts.next; pos != &d->contexts; pos = next) {
+		struct acl_context *c = acl_container_of(pos, struct acl_context, link);
+
+		next = pos->next;
+		if (c != d->default_ctx)
+			acl_context_destroy(c, wait);
+	}
+	if (d->default_ctx)
+		acl_context_destroy(d->default_ctx, wait);
+	d->default_ctx = NULL;
+	/* Streams that outlived their context, and the copy stream. */
+	while (d->streams.next != &d->streams) {
+		struct acl_stream *s = acl_container_of(d->streams.next, struct acl_stream, link);
+
+		acl_stream_free(s, wait);
+	}
+	d->copy_stream = NULL;
+	while (d->events.next != &d->events)
+		acl_event_free(acl_container_of(d->events.next, struct acl_event, link));
+
+	acl_hostmem_drop_device(d);
+	acl_devmem_drop_device(d);
+	pthread_mutex_lock(&d->slot_lock);
+	while (d->deferred) {
+		struct acl_deferred_slot *ds = d->deferred;
+
+		d->deferred = ds->next;
+		free(ds);
+	}
+	pthread_mutex_unlock(&d->slot_lock);
+	if (d->fence)
+		munmap((void *)d->fence, d->fence_size);
+	d->fence = NULL;
+	/* Closing the file stops whatever is left and frees it all. */
+	close(d->fd);
+	d->fd = -1;
+	d->refs = 0;
+	atomic_store(&d->dead, false);
+}
+
+static aclError device_open_locked(struct acl_device *d)
+{
+	uint64_t off, size, v;
+	aclError err = ACL_SUCCESS;
+	void *map;
+	int fd, ret;
+
+	fd = drv_open(d->path);
+	if (fd < 0)
+		return ACL_FAIL(fd == -EACCES ? ACL_ERROR_RT_NO_PERMISSION : ACL_ERROR_RT_NO_DEVICE,
+				"cannot open %s: %s", d->path, strerror(-fd));
+	ret = drv_get_param(fd, DRM_NPU_PARAM_FENCE_MMAP_OFFSET, &off);
+	if (!ret)
+		ret = drv_get_param(fd, DRM_NPU_PARAM_FENCE_SIZE, &size);
+	if (!ret)
+		ret = drv_get_param(fd, DRM_NPU_PARAM_NUM_SLOTS, &v);
+	if (!ret)
+		d->num_slots = (uint32_t)v;
+	if (!ret)
+		ret = drv_get_param(fd, DRM_NPU_PARAM_NUM_RINGS, &v);
+	if (!ret)
+		d->num_rings = (uint32_t)v;
+	if (!ret)
+		ret = drv_get_param(fd, DRM_NPU_PARAM_DEVMEM_SIZE, &d->devmem_size);
+	if (!ret)
+		ret = drv_get_param(fd, DRM_NPU_PARAM_SERIAL, &d->serial);
+	if (!ret)
+		ret = drv_get_param(fd, DRM_NPU_PARAM_VERSION, &v);
+	if (ret) {
+		close(fd);
+		return ACL_FAIL(ACL_ERROR_RT_DRV_INTERNAL_ERROR, "querying %s failed: %s",
+				d->path, strerror(-ret));
+	}
+	d->version = (uint32_t)v;
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	if (map == MAP_FAILED) {
+		err = ACL_FAIL(ACL_ERROR_RT_DRV_INTERNAL_ERROR, "mapping the fence area of %s: %s",
+			       d->path, strerror(errno));
+		close(fd);
+		return err;
+	}
+	d->fd = fd;
+	d->fence = map;
+	d->fence_size = size;
+	atomic_store(&d->dead, false);
+
+	d->default_ctx = acl_context_create(d, true, &err);
+	if (!d->default_ctx) {
+		device_close_locked(d, false);
+		return err;
+	}
+	ACL_LOGI("opened device %d (%s, %s): %llu bytes, %u rings", d->id, d->path, d->bdf,
+		 (unsigned long long)d->devmem_size, d->num_rings);
+	return ACL_SUCCESS;
+}
+
+aclError acl_device_acquire(struct acl_device *d)
+{
+	aclError err = ACL_SUCCESS;
+
+	pthread_mutex_lock(&d->lock);
+	if (d->refs == 0)
+		err = device_open_locked(d);
+	if (!err)
+		d->refs++;
+	pthread_mutex_unlock(&d->lock);
+	return err;
+}
+
+aclError acl_device_release(struct acl_device *d, bool force)
+{
+	pthread_mutex_lock(&d->lock);
+	if (d->refs > 0 && (force || --d->refs == 0))
+		device_close_locked(d, !force);
+	pthread_mutex_unlock(&d->lock);
+	return ACL_SUCCESS;
+}
+
+void acl_device_shutdown_all(void)
+{
+	int i;
+
+	for (i = 0; i < (acl_ndevices > 0 ? acl_ndevices : 0); i++)
+		acl_device_release(&acl_devices[i], true);
+}
+
+void acl_device_mark_dead(struct acl_device *d)
+{
+	if (!atomic_exchange(&d->dead, true))
+		ACL_LOGW("device %d (%s) lost its heartbeat", d->id, d->bdf);
+}
+
+void acl_device_defer_slot(struct acl_device *d, uint32_t slot, uint64_t value)
+{
+	struct acl_deferred_slot *ds = malloc(sizeof(*ds));
+
+	if (!ds)
+		return;		/* the slot leaks until the device closes */
+	ds->slot = slot;
+	ds->value = value;
+	pthread_mutex_lock(&d->slot_lock);
+	ds->next = d->deferred;
+	d->deferred = ds;
+	pthread_mutex_unlock(&d->slot_lock);
+}
+
+/* Frees deferred event slots whose last record has completed. */
+void acl_device_reap_slots(struct acl_device *d)
+{
+	struct acl_deferred_slot **pp, *ds;
+
+	if (!d->deferred)
+		return;
+	pthread_mutex_lock(&d->slot_lock);
+	for (pp = &d->deferred; (ds = *pp);) {
+		if (acl_seq_reached(acl_slot_value(d, ds->slot), ds->value)) {
+			*pp = ds->next;
+			drv_slot_free(d->fd, ds->slot);
+			free(ds);
+		} else {
+			pp = &ds->next;
+		}
+	}
+	pthread_mutex_unlock(&d->slot_lock);
+}
+
+/* ---- public API -------------------------------------------------------- */
+
+ACL_EXPORT aclError aclrtGetDeviceCount(uint32_t *count)
+{
+	ACL_CHECK_NULL(count);
+	acl_enumerate_devices(false);
+	*count = (uint32_t)acl_ndevices;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtSetDevice(int32_t deviceId)
+{
+	struct acl_device *d = acl_device_get(deviceId);
+	aclError err = ACL_SUCCESS;
+
+	if (!d)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID,
+				"device %d does not exist (%d device(s))", deviceId,
+				acl_ndevices < 0 ? 0 : acl_ndevices);
+	err = acl_device_acquire(d);
+	if (err)
+		return err;
+	pthread_mutex_lock(&d->lock);
+	acl_set_current_ctx(d->default_ctx);
+	pthread_mutex_unlock(&d->lock);
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtResetDevice(int32_t deviceId)
+{
+	struct acl_device *d = acl_device_get(deviceId);
+
+	if (!d)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
+	if (d->refs == 0) {
+		ACL_LOGW("device %d was not set", deviceId);
+		return ACL_SUCCESS;
+	}
+	return acl_device_release(d, false);
+}
+
+ACL_EXPORT aclError aclrtResetDeviceForce(int32_t deviceId)
+{
+	struct acl_device *d = acl_device_get(deviceId);
+
+	if (!d)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
+	return acl_device_release(d, true);
+}
+
+ACL_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
+{
+	struct acl_context *c;
+
+	ACL_CHECK_NULL(deviceId);
+	c = acl_current_ctx();
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	*deviceId = c->dev->id;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetRunMode(aclrtRunMode *runMode)
+{
+	ACL_CHECK_NULL(runMode);
+	*runMode = ACL_HOST;	/* a PCIe card driven from the host */
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtSetTsDevice(aclrtTsId tsId)
+{
+	if (tsId != ACL_TS_ID_AICORE && tsId != ACL_TS_ID_AIVECTOR)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "invalid ts id %d", (int)tsId);
+	return ACL_SUCCESS;
+}
+
+static aclError sync_device(int32_t timeout)
+{
+	struct {
+		struct acl_stream *s;
+		uint32_t gen;
+	} *list = NULL;
+	struct acl_context *c;
+	struct acl_device *d;
+	struct acl_list *pos;
+	size_t n = 0, cap = 0, i;
+	aclError err = ACL_SUCCESS, e;
+	int64_t deadline;
+
+	if (timeout < -1)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "timeout %d is invalid", timeout);
+	c = acl_current_ctx();
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	d = c->dev;
+	/* Snapshot the device's streams, then wait without the device lock. */
+	pthread_mutex_lock(&d->lock);
+	for (pos = d->streams.next; pos != &d->streams; pos = pos->next) {
+		if (n == cap) {
+			void *p = realloc(list, (cap = cap ? cap * 2 : 16) * sizeof(*list));
+
+			if (!p) {
+				pthread_mutex_unlock(&d->lock);
+				free(list);
+				return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
+			}
+			list = p;
+		}
+		list[n].s = acl_container_of(pos, struct acl_stream, link);
+		list[n].gen = atomic_load(&list[n].s->obj.gen);
+		n++;
+	}
+	pthread_mutex_unlock(&d->lock);
+
+	deadline = timeout < 0 ? 0 : acl_now_ns() + (int64_t)timeout * 1000000;
+	for (i = 0; i < n; i++) {
+		int32_t left = -1;
+
+		if (atomic_load(&list[i].s->obj.gen) != list[i].gen)
+			continue;	/* destroyed meanwhile */
+		if (timeout >= 0) {
+			int64_t ns = deadline - acl_now_ns();
+
+			left = ns > 0 ? (int32_t)((ns + 999999) / 1000000) : 0;
+		}
+		e = acl_stream_sync(list[i].s, left);
+		if (e && !err)
+			err = e;
+	}
+	free(list);
+	return err;
+}
+
+ACL_EXPORT aclError aclrtSynchronizeDevice(void)
+{
+	return sync_device(-1);
+}
+
+ACL_EXPORT aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
+{
+	return sync_device(timeout);
+}
+
+ACL_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
+{
+	struct acl_device *d = acl_device_get((int32_t)deviceId);
+	uint64_t v;
+
+	ACL_CHECK_NULL(value);
+	if (!d)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %u does not exist", deviceId);
+	switch (attr) {
+	case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE:
+		if (d->fd >= 0) {
+			*value = (int64_t)d->devmem_size;
+		} else {
+			int fd = drv_open(d->path);
+
+			if (fd < 0)
+				return ACL_FAIL(ACL_ERROR_RT_NO_DEVICE, "cannot open %s", d->path);
+			if (drv_get_param(fd, DRM_NPU_PARAM_DEVMEM_SIZE, &v)) {
+				close(fd);
+				return ACL_FAIL(ACL_ERROR_RT_DRV_INTERNAL_ERROR, "query failed");
+			}
+			close(fd);
+			*value = (int64_t)v;
+		}
+		return ACL_SUCCESS;
+	/* The card moves data; it has no compute cores and no cache. */
+	case ACL_DEV_ATTR_AICPU_CORE_NUM:
+	case ACL_DEV_ATTR_AICORE_CORE_NUM:
+	case ACL_DEV_ATTR_CUBE_CORE_NUM:
+	case ACL_DEV_ATTR_VECTOR_CORE_NUM:
+	case ACL_DEV_ATTR_L2_CACHE_SIZE:
+	case ACL_DEV_ATTR_SMP_ID:
+	case ACL_DEV_ATTR_IS_VIRTUAL:
+	case ACL_DEV_ATTR_CUST_OP_PRIVILEGE:
+		*value = 0;
+		return ACL_SUCCESS;
+	case ACL_DEV_ATTR_PHY_CHIP_ID:
+		*value = d->id;
+		return ACL_SUCCESS;
+	case ACL_DEV_ATTR_HD_CONNECT_TYPE:
+		*value = ACL_HOST_DEVICE_CONNECT_TYPE_PCIE;
+		return ACL_SUCCESS;
+	case ACL_DEV_ATTR_DEVICE_FORM_FACTOR:
+		*value = ACL_DEVICE_FORM_FACTOR_PCIE_CARD;
+		return ACL_SUCCESS;
+	case ACL_DEV_ATTR_WARP_SIZE:
+	case ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE:
+	case ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE:
+	case ACL_DEV_ATTR_MAX_GRID_DIM_X:
+	case ACL_DEV_ATTR_MAX_GRID_DIM_Y:
+	case ACL_DEV_ATTR_MAX_GRID_DIM_Z:
+	case ACL_DEV_ATTR_MAX_BLOCK_PER_GRID:
+	case ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK:
+	case ACL_DEV_ATTR_MAX_BLOCK_DIM_X:
+	case ACL_DEV_ATTR_MAX_BLOCK_DIM_Y:
+	case ACL_DEV_ATTR_MAX_BLOCK_DIM_Z:
+	case ACL_DEV_ATTR_SUPER_POD_DEVICE_ID:
+	case ACL_DEV_ATTR_SUPER_POD_SERVER_ID:
+	case ACL_DEV_ATTR_SUPER_POD_ID:
+	case ACL_DEV_ATTR_MAINBOARD_ID:
+	case ACL_DEV_ATTR_SUPER_POD_CHASSIS_ID:
+	case ACL_DEV_ATTR_NPU_ARCH:
+		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+				"attribute %d does not apply to this card", (int)attr);
+	default:
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown device attribute %d", (int)attr);
+	}
+}
+
+/* A dead card's clock stands still: it is refreshed with the heartbeat. */
+ACL_EXPORT aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus)
+{
+	struct acl_device *d = acl_device_get(deviceId);
+	uint64_t c0, c1;
+	int fd, i, ret;
+	bool own = false;
+
+	ACL_CHECK_NULL(deviceStatus);
+	if (!d)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
+	if (atomic_load(&d->dead)) {
+		*deviceStatus = ACL_RT_DEVICE_STATUS_ABNORMAL;
+		return ACL_SUCCESS;
+	}
+	fd = d->fd;
+	if (fd < 0) {
+		fd = drv_open(d->path);
+		if (fd < 0)
+			return ACL_FAIL(ACL_ERROR_RT_NO_DEVICE, "cannot open %s", d->path);
+		own = true;
+	}
+	ret = drv_get_param(fd, DRM_NPU_PARAM_CLOCK_NS, &c0);
+	c1 = c0;
+	for (i = 0; !ret && i < 50 && c1 == c0; i++) {
+		struct timespec ts = { 0, 2000000 };
+
+		nanosleep(&ts, NULL);
+		ret = drv_get_param(fd, DRM_NPU_PARAM_CLOCK_NS, &c1);
+	}
+	if (own)
+		close(fd);
+	if (ret == -ENODEV || (!ret && c1 == c0)) {
+		*deviceStatus = ACL_RT_DEVICE_STATUS_ABNORMAL;
+		return ACL_SUCCESS;
+	}
+	if (ret)
+		return ACL_FAIL(ACL_ERROR_RT_DRV_INTERNAL_ERROR, "querying device %d failed: %s",
+				deviceId, strerror(-ret));
+	*deviceStatus = ACL_RT_DEVICE_STATUS_NORMAL;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority,
+						      int32_t *greatestPriority)
+{
+	ACL_CHECK_NULL(leastPriority);
+	ACL_CHECK_NULL(greatestPriority);
+	*leastPriority = DRM_NPU_PRIORITY_LOWEST;
+	*greatestPriority = DRM_NPU_PRIORITY_HIGHEST;
+	return ACL_SUCCESS;
+}
+
+/* Cards cannot reach each other's memory: the uapi has no peer mapping. */
+ACL_EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId,
+					     int32_t peerDeviceId)
+{
+	ACL_CHECK_NULL(canAccessPeer);
+	if (!acl_device_get(deviceId) || !acl_device_get(peerDeviceId))
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d or %d does not exist",
+				deviceId, peerDeviceId);
+	if (deviceId == peerDeviceId)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "a device is not its own peer");
+	*canAccessPeer = 0;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
+{
+	struct acl_context *c = acl_current_ctx();
+
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	if (flags)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "flags must be 0");
+	if (!acl_device_get(peerDeviceId) || peerDeviceId == c->dev->id)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "invalid peer device %d", peerDeviceId);
+	return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+			"peer access between cards is not supported by the driver");
+}
+
+ACL_EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
+{
+	struct acl_context *c = acl_current_ctx();
+
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	if (!acl_device_get(peerDeviceId) || peerDeviceId == c->dev->id)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "invalid peer device %d", peerDeviceId);
+	return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+			"peer access between cards is not supported by the driver");
+}
+
+ACL_EXPORT aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid)
+{
+	struct acl_device *d = acl_device_get(deviceId);
+	uint64_t serial = 0;
+	int fd;
+
+	ACL_CHECK_NULL(uuid);
+	if (!d)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
+	fd = d->fd >= 0 ? d->fd : drv_open(d->path);
+	if (fd < 0)
+		return ACL_FAIL(ACL_ERROR_RT_NO_DEVICE, "cannot open %s", d->path);
+	drv_get_param(fd, DRM_NPU_PARAM_SERIAL, &serial);
+	if (fd != d->fd)
+		close(fd);
+	/* "NPU" + version byte + serial (big-endian) + padding */
+	memset(uuid, 0, sizeof(*uuid));
+	memcpy(uuid->bytes, "NPU", 3);
+	uuid->bytes[3] = 1;
+	for (int i = 0; i < 8; i++)
+		uuid->bytes[4 + i] = (char)(serial >> (56 - 8 * i));
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtDeviceGetPCIBusId(int32_t deviceId, char *pciBusId, int32_t len)
+{
+	struct acl_device *d = acl_device_get(deviceId);
+
+	ACL_CHECK_NULL(pciBusId);
+	if (!d)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
+	if (len < 13 || (size_t)len <= strlen(d->bdf))
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "buffer of %d bytes is too small", len);
+	snprintf(pciBusId, (size_t)len, "%s", d->bdf);
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *deviceId)
+{
+	int i;
+
+	ACL_CHECK_NULL(pciBusId);
+	ACL_CHECK_NULL(deviceId);
+	acl_enumerate_devices(false);
+	for (i = 0; i < acl_ndevices; i++) {
+		if (!strcasecmp(acl_devices[i].bdf, pciBusId)) {
+			*deviceId = i;
+			return ACL_SUCCESS;
+		}
+	}
+	return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "no device at %s", pciBusId);
+}

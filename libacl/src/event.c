@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Events. An event owns a fence slot of its device (allocated at its first
+ * record). Recording submits SLOT_WRITE(slot, n) with the event's next
+ * value n; the card stores n and its clock when the stream gets there.
+ * The event's state (slot and last recorded value) sits in one atomic
+ * word, so querying is two loads and no syscall; synchronizing spins
+ * briefly and then sleeps in DRM_IOCTL_NPU_WAIT; another stream waits for
+ * it on the card with SLOT_WAIT.
+ *
+ * Slot values only grow: a record on another stream while the previous
+ * record is still pending first waits (on the card) for that record, so a
+ * late earlier record can never overwrite a later one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl_internal.h"
+
+#define EV_FLAGS (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | \
+		  ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL)
+#define EV_EX_FLAGS (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | \
+		     ACL_EVENT_IPC)
+
+static aclError create_event(aclrtEvent *event, uint32_t flags, bool ex)
+{
+	struct acl_context *c;
+	struct acl_event *ev;
+
+	ACL_CHECK_NULL(event);
+	c = acl_current_ctx();
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	acl_device_reap_slots(c->dev);
+	ev = acl_obj_alloc(ACL_OBJ_EVENT);
+	if (!ev)
+		return ACL_FAIL(ACL_ERROR_RT_NO_EVENT_RESOURCE, "too many events");
+	ev->dev = c->dev;
+	ev->flags = flags;
+	ev->ex = ex;
+	pthread_mutex_init(&ev->lock, NULL);
+	acl_list_init(&ev->link);
+	pthread_mutex_lock(&c->dev->lock);
+	acl_list_add(&c->dev->events, &ev->link);
+	pthread_mutex_unlock(&c->dev->lock);
+	*event = acl_obj_handle(ev);
+	return ACL_SUCCESS;
+}
+
+static struct acl_event *event_get(aclrtEvent event, aclError *err)
+{
+	struct acl_event *ev;
+
+	if (!event) {
+		*err = ACL_FAIL(ACL_ERROR_INVALID_PARAM, "event is NULL");
+		return NULL;
+	}
+	ev = acl_obj_lookup(ACL_OBJ_EVENT, event);
+	if (!ev)
+		*err = ACL_FAIL(ACL_ERROR_INVALID_PARAM, "event %p is not a live event", event);
+	return ev;
+}
+
+/* Called with the device lock held (device teardown): no ioctls. */
+void acl_event_free(struct acl_event *ev)
+{
+	acl_list_del(&ev->link);
+	acl_obj_free(ev);
+}
+
+ACL_EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
+{
+	return create_event(event, 0, false);
+}
+
+ACL_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+{
+	if (flag & ~EV_FLAGS)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown event flags %#x", flag);
+	if ((flag & ACL_EVENT_EXTERNAL) && flag != ACL_EVENT_EXTERNAL)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_EXTERNAL cannot be combined");
+	return create_event(event, flag, false);
+}
+
+ACL_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+	if (flag & ~EV_EX_FLAGS)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown event flags %#x", flag);
+	if (flag & ACL_EVENT_IPC)
+		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+				"IPC events are not supported by the driver");
+	return create_event(event, flag, true);
+}
+
+ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
+{
+	struct acl_device *d;
+	struct acl_event *ev;
+	aclError err = ACL_SUCCESS;
+	uint64_t st;
+
+	ev = event_get(event, &err);
+	if (!ev)
+		return err;
+	d = ev->dev;
+	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&ev->lock);
+	st = atomic_load(&ev->state);
+	if (ev->has_slot) {
+		/* A pending record keeps the slot until the card writes it. */
+		if (st && !acl_seq_reached(acl_slot_value(d, ACL_EV_SLOT(st)), ACL_EV_VALUE(st)) &&
+		    !acl_slot_err(d, ACL_EV_SLOT(st)))
+			acl_device_defer_slot(d, ACL_EV_SLOT(st), ACL_EV_VALUE(st));
+		else
+			drv_slot_free(d->fd, ACL_EV_SLOT(st));
+	}
+	pthread_mutex_unlock(&ev->lock);
+	acl_event_free(ev);
+	pthread_mutex_unlock(&d->lock);
+	acl_device_reap_slots(d);
+	return ACL_SUCCESS;
+}
+
+static aclError record(struct acl_event *ev, struct acl_stream *s)
+{
+	struct acl_device *d = ev->dev;
+	struct drm_npu_cmd cmds[2];
+	uint64_t st, val;
+	uint32_t slot;
+	aclError err = ACL_SUCCESS;
+	int n = 0, ret;
+
+	pthread_mutex_lock(&ev->lock);
+	st = atomic_load(&ev->state);
+	slot = ACL_EV_SLOT(st);
+	if (!ev->has_slot || acl_slot_err(d, slot)) {
+		/* A slot whose stream failed stays failed: take a new one. */
+		ret = drv_slot_alloc(d->fd, &slot);
+		if (ret) {
+			pthread_mutex_unlock(&ev->lock);
+			return ACL_FAIL(ret == -ENOSPC ? ACL_ERROR_RT_NO_EVENT_RESOURCE
+						       : acl_errno_code(ret),
+					"no event slot left on device %d", d->id);
+		}
+		if (ev->has_slot)
+			ACL_LOGW("event slot %u failed; event moved to slot %u", ACL_EV_SLOT(st), slot);
+		ev->has_slot = true;
+		st = 0;
+	}
+	val = ev->counter + 1;
+	memset(cmds, 0, sizeof(cmds));
+	if (st && ev->counter && ev->last_stream != s &&
+	    !acl_seq_reached(acl_slot_value(d, slot), ev->counter)) {
+		cmds[n].op = DRM_NPU_OP_SLOT_WAIT;
+		cmds[n].slot = slot;
+		cmds[n].value = ev->counter;
+		n++;
+	}
+	cmds[n].op = DRM_NPU_OP_SLOT_WRITE;
+	cmds[n].slot = slot;
+	cmds[n].value = val;
+	n++;
+	err = acl_stream_submit(s, cmds, (size_t)n, NULL);
+	if (!err) {
+		ev->counter = val;
+		ev->last_stream = s;
+		atomic_store(&ev->state, (uint64_t)slot << 40 | val);
+	} else if (!st) {
+		/* keep the freshly allocated slot with no record */
+		atomic_store(&ev->state, (uint64_t)slot << 40);
+	}
+	pthread_mutex_unlock(&ev->lock);
+	return err;
+}
+
+ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
+{
+	struct acl_event *ev;
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	ev = event_get(event, &err);
+	if (!ev)
+		return err;
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	if (s->dev != ev->dev)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
+				"event of device %d recorded on a stream of device %d",
+				ev->dev->id, s->dev->id);
+	return record(ev, s);
+}
+
+ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
+{
+	struct acl_event *ev;
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+	uint64_t st;
+
+	ev = event_get(event, &err);
+	if (!ev)
+		return err;
+	if (ev->ex)
+		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+				"events of aclrtCreateEventExWithFlag cannot be reset");
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	pthread_mutex_lock(&ev->lock);
+	/* Back to "never recorded"; the slot and the ordering state stay. */
+	st = atomic_load(&ev->state);
+	atomic_store(&ev->state, st & ~((1ULL << 40) - 1));
+	pthread_mutex_unlock(&ev->lock);
+	return ACL_SUCCESS;
+}
+
+/* *done: the last record completed (or there is none); else an error. */
+static aclError event_done(struct acl_event *ev, bool *done)
+{
+	struct acl_device *d = ev->dev;
+	uint64_t st = atomic_load(&ev->state);
+	uint32_t e;
+
+	if (!ACL_EV_VALUE(st)) {
+		*done = true;
+		return ACL_SUCCESS;
+	}
+	if (acl_seq_reached(acl_slot_value(d, ACL_EV_SLOT(st)), ACL_EV_VALUE(st))) {
+		*done = true;
+		return ACL_SUCCESS;
+	}
+	e = acl_slot_err(d, ACL_EV_SLOT(st));
+	if (e) {
+		if (e == DRM_NPU_ERR_DEAD)
+			acl_device_mark_dead(d);
+		return ACL_FAIL(acl_slot_error_code(e), "the stream recording the event failed: %s",
+				acl_slot_error_text(e));
+	}
+	*done = false;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+	struct acl_event *ev;
+	aclError err = ACL_SUCCESS;
+	bool done;
+
+	ACL_CHECK_NULL(status);
+	ev = event_get(event, &err);
+	if (!ev)
+		return err;
+	err = event_done(ev, &done);
+	if (err)
+		return err;
+	*status = done ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
+{
+	struct acl_event *ev;
+	aclError err = ACL_SUCCESS;
+	bool done;
+
+	ACL_CHECK_NULL(status);
+	ev = event_get(event, &err);
+	if (!ev)
+		return err;
+	if (ev->ex)
+		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+				"aclrtQueryEvent does not take events of aclrtCreateEventExWithFlag");
+	err = event_done(ev, &done);
+	if (err)
+		return err;
+	*status = done ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
+{
+	struct acl_event *ev;
+	aclError err = ACL_SUCCESS;
+	bool done;
+
+	ACL_CHECK_NULL(status);
+	ev = event_get(event, &err);
+	if (!ev)
+		return err;
+	if (ev->ex)
+		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+				"aclrtQueryEventWaitStatus does not take events of aclrtCreateEventExWithFlag");
+	err = event_done(ev, &done);
+	if (err)
+		return err;
+	*status = done ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+	return ACL_SUCCESS;
+}
+
+static aclError sync_event(aclrtEvent event, int32_t timeout)
+{
+	struct acl_event *ev;
+	aclError err = ACL_SUCCESS;
+	uint64_t st;
+
+	ev = event_get(event, &err);
+	if (!ev)
+		return err;
+	st = atomic_load(&ev->state);
+	if (!ACL_EV_VALUE(st))
+		return ACL_SUCCESS;
+	err = acl_wait_slot(ev->dev, ACL_EV_SLOT(st), ACL_EV_VALUE(st), timeout,
+			    ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
+	if (err == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)
+		return ACL_FAIL(err, "event did not complete within %d ms", timeout);
+	if (err)
+		return ACL_FAIL(err, "the stream recording the event failed: %s",
+				acl_slot_error_text(acl_slot_err(ev->dev, ACL_EV_SLOT(st))));
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
+{
+	return sync_event(event, -1);
+}
+
+ACL_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+	if (timeout < -1)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "timeout %d is invalid (-1 or >= 0)", timeout);
+	return sync_event(event, timeout);
+}
+
+/* Card time (ns) of the event's completed record. */
+static aclError event_time(struct acl_event *ev, uint64_t *ns)
+{
+	uint64_t st = atomic_load(&ev->state);
+	aclError err = ACL_SUCCESS;
+	bool done;
+
+	if (!ACL_EV_VALUE(st))
+		return ACL_FAIL(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "the event was never recorded");
+	err = event_done(ev, &done);
+	if (err)
+		return err;
+	if (!done)
+		return ACL_FAIL(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "the event has not completed yet");
+	*ns = __atomic_load_n(&ev->dev->fence[ACL_EV_SLOT(st)].timestamp, __ATOMIC_ACQUIRE);
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+	struct acl_event *a, *b;
+	uint64_t t0, t1;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(ms);
+	a = event_get(startEvent, &err);
+	if (!a)
+		return err;
+	b = event_get(endEvent, &err);
+	if (!b)
+		return err;
+	if (a->dev != b->dev)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "the events belong to different devices");
+	err = event_time(a, &t0);
+	if (!err)
+		err = event_time(b, &t1);
+	if (err)
+		return err;
+	if (t1 < t0)
+		return ACL_FAIL(ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL,
+				"the end event completed before the start event");
+	*ms = (float)((double)(t1 - t0) / 1e6);
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+	struct acl_event *ev;
+	aclError err = ACL_SUCCESS;
+	uint64_t ns;
+
+	ACL_CHECK_NULL(timestamp);
+	ev = event_get(event, &err);
+	if (!ev)
+		return err;
+	err = event_time(ev, &ns);
+	if (err)
+		return err;
+	*timestamp = ns / 1000;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
+{
+	struct acl_event *ev;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(eventId);
+	ev = event_get(event, &err);
+	if (!ev)
+		return err;
+	*eventId = ev->obj.index;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetEventAvailNum(uint32_t *eventCount)
+{
+	struct acl_context *c;
+	uint64_t v;
+	int ret;
+
+	ACL_CHECK_NULL(eventCount);
+	c = acl_current_ctx();
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	ret = drv_get_param(c->dev->fd, DRM_NPU_PARAM_FREE_SLOTS, &v);
+	if (ret)
+		return ACL_FAIL(acl_errno_code(ret), "querying free slots: %s", strerror(-ret));
+	*eventCount = (uint32_t)v;
+	return ACL_SUCCESS;
+}

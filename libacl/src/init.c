@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * aclInit / aclFinalize. Initialization counts references: every aclInit
+ * adds one (the second and later return ACL_ERROR_REPEAT_INITIALIZE, which
+ * callers treat as success), aclFinalizeReference drops one, aclFinalize
+ * drops them all. The last one going releases every device, stream, event
+ * and buffer of the process.
+ *
+ * The configuration file is JSON (parsed with json-c). Recognised keys:
+ *   "defaultDevice": {"default_device": "<id>"}   device used by threads
+ *                                                 that set none
+ *   "err_msg_mode": "0" | "1"                     accepted (messages are
+ *                                                 always per thread here)
+ * Other sections ("dump", "profiler", ...) are accepted and ignored.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "acl_internal.h"
+
+pthread_mutex_t acl_init_lock = PTHREAD_MUTEX_INITIALIZER;
+int32_t acl_default_device = -1;
+bool acl_default_taken;
+static uint64_t init_refs;
+
+/* Reads a small integer given as a JSON number or a decimal string. */
+static bool json_int(struct json_object *o, long *out)
+{
+	const char *s;
+	char *end;
+
+	if (json_object_is_type(o, json_type_int)) {
+		*out = (long)json_object_get_int64(o);
+		return true;
+	}
+	if (!json_object_is_type(o, json_type_string))
+		return false;
+	s = json_object_get_string(o);
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return *s && !*end && !errno;
+}
+
+static aclError parse_config(const char *path, int32_t *default_device)
+{
+	struct json_tokener *tok;
+	struct json_object *root, *o, *dev;
+	char *text = NULL;
+	size_t len = 0;
+	long v;
+	FILE *f;
+	aclError err = ACL_SUCCESS;
+
+	*default_device = -1;
+	f = fopen(path, "re");
+	if (!f)
+		return ACL_FAIL(ACL_ERROR_INVALID_FILE, "cannot open config file %s: %s", path,
+				strerror(errno));
+	if (fseek(f, 0, SEEK_END) == 0) {
+		long n = ftell(f);
+
+		if (n > (10L << 20)) {
+			fclose(f);
+			return ACL_FAIL(ACL_ERROR_INVALID_FILE_SIZE, "config file %s is too large", path);
+		}
+		rewind(f);
+		text = calloc(1, (size_t)(n > 0 ? n : 0) + 1);
+		if (text)
+			len = fread(text, 1, (size_t)(n > 0 ? n : 0), f);
+	}
+	fclose(f);
+	if (!text)
+		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory reading %s", path);
+	text[len] = 0;
+	if (!text[strspn(text, " \t\r\n")]) {
+		free(text);
+		return ACL_SUCCESS;	/* an empty file: default configuration */
+	}
+
+	/* "{" and "[" nest at most 10 deep in an ACL config. */
+	tok = json_tokener_new_ex(10);
+	root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
+	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
+		err = ACL_FAIL(ACL_ERROR_PARSE_FILE, "config file %s is not valid JSON: %s", path,
+			       tok ? json_tokener_error_desc(json_tokener_get_error(tok)) : "no memory");
+		goto out;
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		err = ACL_FAIL(ACL_ERROR_PARSE_FILE, "config file %s: top level is not an object", path);
+		goto out;
+	}
+	if (json_object_object_get_ex(root, "defaultDevice", &o)) {
+		if (!json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, "default_device", &dev) ||
+		    !json_int(dev, &v) || v < 0 || v >= ACL_MAX_DEVICES) {
+			err = ACL_FAIL(ACL_ERROR_FILE_ATTR_INVALID,
+				       "config file %s: defaultDevice.default_device must be a device id",
+				       path);
+			goto out;
+		}
+		*default_device = (int32_t)v;
+	}
+	if (json_object_object_get_ex(root, "err_msg_mode", &o) &&
+	    (!json_int(o, &v) || (v != 0 && v != 1))) {
+		err = ACL_FAIL(ACL_ERROR_FILE_ATTR_INVALID, "config file %s: err_msg_mode must be 0 or 1",
+			       path);
+		goto out;
+	}
+	json_object_object_foreach(root, key, val) {
+		(void)val;
+		if (strcmp(key, "defaultDevice") && strcmp(key, "err_msg_mode"))
+			ACL_LOGI("config key \"%s\" is ignored by this runtime", key);
+	}
+out:
+	json_object_put(root);
+	if (tok)
+		json_tokener_free(tok);
+	free(text);
+	return err;
+}
+
+ACL_EXPORT aclError aclInit(const char *configPath)
+{
+	int32_t defdev = -1;
+	aclError err = ACL_SUCCESS;
+
+	acl_log_init();
+	pthread_mutex_lock(&acl_init_lock);
+	if (init_refs) {
+		init_refs++;
+		pthread_mutex_unlock(&acl_init_lock);
+		return ACL_ERROR_REPEAT_INITIALIZE;
+	}
+	if (configPath && *configPath) {
+		err = parse_config(configPath, &defdev);
+		if (err) {
+			pthread_mutex_unlock(&acl_init_lock);
+			return err;
+		}
+	}
+	acl_enumerate_devices(true);
+	if (defdev >= acl_ndevices) {
+		pthread_mutex_unlock(&acl_init_lock);
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID,
+				"default_device %d does not exist (%d device(s))", defdev, acl_ndevices);
+	}
+	acl_default_device = defdev;
+	acl_default_taken = false;
+	init_refs = 1;
+	pthread_mutex_unlock(&acl_init_lock);
+	ACL_LOGI("initialized: %d device(s)", acl_ndevices);
+	return ACL_SUCCESS;
+}
+
+/* Called with acl_init_lock held when the last reference goes. */
+static void teardown(void)
+{
+	acl_cb_shutdown();
+	acl_device_shutdown_all();
+	acl_default_device = -1;
+	acl_default_taken = false;
+}
+
+ACL_EXPORT aclError aclFinalize(void)
+{
+	pthread_mutex_lock(&acl_init_lock);
+	if (!init_refs) {
+		pthread_mutex_unlock(&acl_init_lock);
+		return ACL_FAIL(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize without aclInit");
+	}
+	init_refs = 0;
+	teardown();
+	pthread_mutex_unlock(&acl_init_lock);
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclFinalizeReference(uint64_t *refCount)
+{
+	pthread_mutex_lock(&acl_init_lock);
+	if (!init_refs) {
+		pthread_mutex_unlock(&acl_init_lock);
+		return ACL_FAIL(ACL_ERROR_REPEAT_FINALIZE, "aclFinalizeReference without aclInit");
+	}
+	if (--init_refs == 0)
+		teardown();
+	if (refCount)
+		*refCount = init_refs;
+	pthread_mutex_unlock(&acl_init_lock);
+	return ACL_SUCCESS;
+}

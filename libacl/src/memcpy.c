@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copies and fills. Every copy becomes COPY commands on a stream, cut into
+ * pieces of at most ACL_COPY_CHUNK bytes; a host operand is named by
+ * pinned-buffer handle + offset (aclrtMallocHost memory of the stream's
+ * card) or as user memory that the driver pins for the command. Calls
+ * that touch pageable memory wait for their work before returning, as the
+ * caller may reuse that memory at once; the synchronous calls run on an
+ * internal stream per device and wait too.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl_internal.h"
+
+struct cmdbuf {
+	struct drm_npu_cmd *v;
+	size_t n, cap;
+	struct drm_npu_cmd local[8];
+};
+
+static void cmdbuf_init(struct cmdbuf *b)
+{
+	b->v = b->local;
+	b->n = 0;
+	b->cap = sizeof(b->local) / sizeof(b->local[0]);
+}
+
+static struct drm_npu_cmd *cmdbuf_add(struct cmdbuf *b)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap * 4;
+		struct drm_npu_cmd *v = b->v == b->local ? malloc(cap * sizeof(*v))
+							 : realloc(b->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		if (b->v == b->local)
+			memcpy(v, b->local, sizeof(b->local));
+		b->v = v;
+		b->cap = cap;
+	}
+	memset(&b->v[b->n], 0, sizeof(b->v[0]));
+	return &b->v[b->n++];
+}
+
+static void cmdbuf_free(struct cmdbuf *b)
+{
+	if (b->v != b->local)
+		free(b->v);
+}
+
+static void put_operand(struct drm_npu_cmd *c, const struct acl_opnd *o, uint64_t off, bool dst)
+{
+	uint64_t addr = o->addr + off;
+
+	switch (o->kind) {
+	case ACL_OPND_PINNED:
+		c->flags |= dst ? DRM_NPU_CMD_DST_HOST : DRM_NPU_CMD_SRC_HOST;
+		if (dst)
+			c->dst_handle = o->handle;
+		else
+			c->src_handle = o->handle;
+		break;
+	case ACL_OPND_USER:
+	case ACL_OPND_FOREIGN:
+		c->flags |= dst ? DRM_NPU_CMD_DST_USER : DRM_NPU_CMD_SRC_USER;
+		break;
+	default:
+		break;
+	}
+	if (dst)
+		c->dst = addr;
+	else
+		c->src = addr;
+}
+
+/* Appends COPY (src != NULL) or FILL commands for one contiguous run. */
+static int add_run(struct cmdbuf *b, const struct acl_opnd *dst, uint64_t doff,
+		   const struct acl_opnd *src, uint64_t soff, uint64_t len, uint8_t fill)
+{
+	while (len) {
+		uint64_t n = len > ACL_COPY_CHUNK ? ACL_COPY_CHUNK : len;
+		struct drm_npu_cmd *c = cmdbuf_add(b);
+
+		if (!c)
+			return -1;
+		c->op = src ? DRM_NPU_OP_COPY : DRM_NPU_OP_FILL;
+		c->size = n;
+		put_operand(c, dst, doff, true);
+		if (src)
+			put_operand(c, src, soff, false);
+		else
+			c->value = fill;
+		doff += n;
+		soff += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static aclError kind_check(const char *fn, aclrtMemcpyKind kind, const void *dst,
+			   const struct acl_opnd *od, const void *src, const struct acl_opnd *os,
+			   aclrtMemcpyKind *eff)
+{
+	bool dd = od->kind == ACL_OPND_DEVICE, sd = os->kind == ACL_OPND_DEVICE;
+	/* Registered host memory may stand where device memory is expected. */
+	bool dreg = !dd && !od->pageable && od->kind == ACL_OPND_USER;
+	bool sreg = !sd && !os->pageable && os->kind == ACL_OPND_USER;
+	bool ok;
+
+	switch (kind) {
+	case ACL_MEMCPY_HOST_TO_HOST:
+		ok = !dd && !sd;
+		break;
+	case ACL_MEMCPY_HOST_TO_DEVICE:
+	case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE:
+		ok = (dd || dreg) && !sd;
+		break;
+	case ACL_MEMCPY_DEVICE_TO_HOST:
+		ok = (sd || sreg) && !dd;
+		break;
+	case ACL_MEMCPY_DEVICE_TO_DEVICE:
+		ok = (dd || dreg) && (sd || sreg);
+		break;
+	case ACL_MEMCPY_DEFAULT:
+		ok = true;
+		break;
+	default:
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "invalid memcpy kind %d", (int)kind);
+	}
+	if (!ok)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM,
+				"kind %d does not match the pointers: dst %p is %s memory, src %p is %s memory",
+				(int)kind, dst, dd ? "device" : "host", src, sd ? "device" : "host");
+	*eff = dd ? (sd ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_HOST_TO_DEVICE)
+		  : (sd ? ACL_MEMCPY_DEVICE_TO_HOST : ACL_MEMCPY_HOST_TO_HOST);
+	return ACL_SUCCESS;
+}
+
+/* The device's internal stream for synchronous calls. */
+static struct acl_stream *copy_stream(struct acl_device *d, aclError *err)
+{
+	struct acl_stream *s;
+
+	pthread_mutex_lock(&d->copy_lock);
+	s = d->copy_stream;
+	if (!s) {
+		s = acl_stream_new(d, NULL, DRM_NPU_PRIORITY_HIGHEST, 0, err);
+		d->copy_stream = s;
+	}
+	pthread_mutex_unlock(&d->copy_lock);
+	return s;
+}
+
+/* The stream a call runs on: the given one, or the copy stream (sync). */
+static struct acl_stream *pick_stream(aclrtStream stream, bool sync, aclError *err)
+{
+	struct acl_context *c;
+
+	if (!sync)
+		return acl_stream_resolve(stream, err);
+	c = acl_current_ctx();
+	if (!c) {
+		*err = ACL_ERROR_RT_CONTEXT_NULL;
+		return NULL;
+	}
+	return copy_stream(c->dev, err);
+}
+
+/*
+ * Runs the commands in b on s; waits when asked to (sync or pageable
+ * operands). A pinned buffer of another card is reached through a bounce
+ * buffer in ordinary memory (it is host memory, so the CPU copies it).
+ */
+static aclError run(const char *fn, struct acl_stream *s, struct cmdbuf *b, bool wait)
+{
+	uint64_t seq;
+	aclError err = ACL_SUCCESS;
+
+	if (!b->n)
+		return ACL_SUCCESS;
+	err = acl_stream_submit(s, b->v, b->n, &seq);
+	if (!err && wait)
+		err = acl_stream_wait_seq(s, seq, -1);
+	(void)fn;
+	return err;
+}
+
+static aclError copy_1d(const char *fn, void *dst, size_t destMax, const void *src, size_t count,
+			aclrtMemcpyKind kind, aclrtStream stream, bool sync)
+{
+	struct acl_opnd od, os;
+	struct acl_stream *s;
+	struct cmdbuf b;
+	aclrtMemcpyKind eff;
+	aclError err = ACL_SUCCESS;
+	void *bounce = NULL;
+	bool wait;
+
+	if (!dst)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "dst is NULL");
+	if (!src)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "src is NULL");
+	if ((unsigned)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "invalid memcpy kind %d", (int)kind);
+	if (!count)
+		return ACL_SUCCESS;
+	if (count > destMax)
+		return acl_fail(fn, ACL_ERROR_RT_PARAM_INVALID,
+				"count %zu is larger than destMax %zu", count, destMax);
+	if (dst == src)
+		return ACL_SUCCESS;
+
+	/* Host to host, synchronous: no device involved. */
+	if (sync && !acl_is_dev_ptr(dst) && !acl_is_dev_ptr(src) &&
+	    (kind == ACL_MEMCPY_HOST_TO_HOST || kind == ACL_MEMCPY_DEFAULT)) {
+		memmove(dst, src, count);
+		return ACL_SUCCESS;
+	}
+
+	s = pick_stream(stream, sync, &err);
+	if (!s)
+		return err;
+	acl_classify(s->dev, dst, count, &od);
+	acl_classify(s->dev, src, count, &os);
+	err = kind_check(fn, kind, dst, &od, src, &os, &eff);
+	if (err)
+		return err;
+	wait = sync || od.pageable || os.pageable;
+
+	if (od.kind == ACL_OPND_FOREIGN || os.kind == ACL_OPND_FOREIGN) {
+		bounce = malloc(count);
+		if (!bounce)
+			return acl_fail(fn, ACL_ERROR_BAD_ALLOC, "no memory for a bounce buffer");
+		if (os.kind == ACL_OPND_FOREIGN) {
+			memcpy(bounce, src, count);
+			os.kind = ACL_OPND_USER;
+			os.addr = (uintptr_t)bounce;
+		}
+		if (od.kind == ACL_OPND_FOREIGN) {
+			od.kind = ACL_OPND_USER;
+			od.addr = (uintptr_t)bounce;
+		}
+		wait = true;
+	}
+
+	cmdbuf_init(&b);
+	if (add_run(&b, &od, 0, &os, 0, count, 0)) {
+		cmdbuf_free(&b);
+		free(bounce);
+		return acl_fail(fn, ACL_ERROR_BAD_ALLOC, "out of host memory");
+	}
+	err = run(fn, s, &b, wait);
+	cmdbuf_free(&b);
+	if (!err && bounce && od.addr == (uintptr_t)bounce)
+		memcpy(dst, bounce, count);
+	free(bounce);
+	return err;
+}
+
+ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+				aclrtMemcpyKind kind)
+{
+	return copy_1d(__func__, dst, destMax, src, count, kind, NULL, true);
+}
+
+ACL_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+				     aclrtMemcpyKind kind, aclrtStream stream)
+{
+	return copy_1d(__func__, dst, destMax, src, count, kind, stream, false);
+}
+
+static aclError copy_2d(const char *fn, void *dst, size_t dpitch, const void *src, size_t spitch,
+			size_t width, size_t height, aclrtMemcpyKind kind, aclrtStream stream,
+			bool sync)
+{
+	struct acl_opnd od, os;
+	struct acl_stream *s;
+	struct cmdbuf b;
+	aclrtMemcpyKind eff;
+	size_t dspan, sspan, i;
+	aclError err = ACL_SUCCESS;
+
+	if (!dst)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "dst is NULL");
+	if (!src)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "src is NULL");
+	if ((unsigned)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "invalid memcpy kind %d", (int)kind);
+	if (!width || !height)
+		return ACL_SUCCESS;
+	if (width > spitch || width > dpitch)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM,
+				"width %zu is larger than spitch %zu or dpitch %zu", width, spitch,
+				dpitch);
+	if (height - 1 > (SIZE_MAX - width) / dpitch || height - 1 > (SIZE_MAX - width) / spitch)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "the matrix overflows the address space");
+	dspan = (height - 1) * dpitch + width;
+	sspan = (height - 1) * spitch + width;
+
+	if (sync && !acl_is_dev_ptr(dst) && !acl_is_dev_ptr(src) &&
+	    (kind == ACL_MEMCPY_HOST_TO_HOST || kind == ACL_MEMCPY_DEFAULT)) {
+		for (i = 0; i < height; i++)
+			memmove((char *)dst + i * dpitch, (const char *)src + i * spitch, width);
+		return ACL_SUCCESS;
+	}
+	s = pick_stream(stream, sync, &err);
+	if (!s)
+		return err;
+	acl_classify(s->dev, dst, dspan, &od);
+	acl_classify(s->dev, src, sspan, &os);
+	err = kind_check(fn, kind, dst, &od, src, &os, &eff);
+	if (err)
+		return err;
+	if (od.kind == ACL_OPND_FOREIGN || os.kind == ACL_OPND_FOREIGN)
+		return acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+				"2D copies with pinned memory of another device are not supported");
+
+	cmdbuf_init(&b);
+	if (dpitch == width && spitch == width) {
+		err = add_run(&b, &od, 0, &os, 0, dspan, 0) ? ACL_ERROR_BAD_ALLOC : 0;
+	} else {
+		for (i = 0, err = 0; i < height && !err; i++)
+			if (add_run(&b, &od, i * dpitch, &os, i * spitch, width, 0))
+				err = ACL_ERROR_BAD_ALLOC;
+	}
+	if (err) {
+		cmdbuf_free(&b);
+		return acl_fail(fn, err, "out of host memory");
+	}
+	err = run(fn, s, &b, sync || od.pageable || os.pageable);
+	cmdbuf_free(&b);
+	return err;
+}
+
+ACL_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+				  size_t width, size_t height, aclrtMemcpyKind kind)
+{
+	return copy_2d(__func__, dst, dpitch, src, spitch, width, height, kind, NULL, true);
+}
+
+ACL_EXPORT aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+				       size_t width, size_t height, aclrtMemcpyKind kind,
+				       aclrtStream stream)
+{
+	return copy_2d(__func__, dst, dpitch, src, spitch, width, height, kind, stream, false);
+}
+
+static aclError fill(const char *fn, void *p, size_t maxCount, int32_t value, size_t count,
+		     aclrtStream stream, bool sync)
+{
+	struct acl_stream *s;
+	struct acl_opnd od;
+	struct cmdbuf b;
+	aclError err = ACL_SUCCESS;
+
+	if (!p)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+	if (!count)
+		return ACL_SUCCESS;
+	if (count > maxCount)
+		return acl_fail(fn, ACL_ERROR_RT_PARAM_INVALID, "count %zu is larger than maxCount %zu",
+				count, maxCount);
+	if (sync && !acl_is_dev_ptr(p)) {
+		memset(p, (uint8_t)value, count);
+		return ACL_SUCCESS;
+	}
+	s = pick_stream(stream, sync, &err);
+	if (!s)
+		return err;
+	acl_classify(s->dev, p, count, &od);
+	if (od.kind == ACL_OPND_FOREIGN) {
+		/* Host memory all the same: keep the stream order, then fill. */
+		err = acl_stream_sync(s, -1);
+		if (!err)
+			memset(p, (uint8_t)value, count);
+		return err;
+	}
+	cmdbuf_init(&b);
+	if (add_run(&b, &od, 0, NULL, 0, count, (uint8_t)value)) {
+		cmdbuf_free(&b);
+		return acl_fail(fn, ACL_ERROR_BAD_ALLOC, "out of host memory");
+	}
+	err = run(fn, s, &b, sync || od.pageable);
+	cmdbuf_free(&b);
+	return err;
+}
+
+ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+	return fill(__func__, devPtr, maxCount, value, count, NULL, true);
+}
+
+ACL_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
+				     aclrtStream stream)
+{
+	return fill(__func__, devPtr, maxCount, value, count, stream, false);
+}
+
+static aclError value_op(const char *fn, void *devAddr, uint64_t value, uint32_t flag,
+			 aclrtStream stream, bool wait)
+{
+	struct drm_npu_cmd c = { .op = wait ? DRM_NPU_OP_VALUE_WAIT : DRM_NPU_OP_VALUE_WRITE };
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	if (!devAddr)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "devAddr is NULL");
+	if (!acl_is_dev_ptr(devAddr))
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "%p is not device memory", devAddr);
+	if ((uintptr_t)devAddr & 7)
+		return acl_fail(fn, ACL_ERROR_RT_ADDR_UNALIGNED, "%p is not 8-byte aligned", devAddr);
+	if (wait ? flag > ACL_STREAM_WAIT_VALUE_NOR : flag != 0)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "invalid flag %u", flag);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	c.dst = (uintptr_t)devAddr;
+	c.value = value;
+	c.cond = wait ? flag : 0;
+	return acl_stream_submit(s, &c, 1, NULL);
+}
+
+ACL_EXPORT aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
+{
+	return value_op(__func__, devAddr, value, flag, stream, false);
+}
+
+ACL_EXPORT aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
+{
+	return value_op(__func__, devAddr, value, flag, stream, true);
+}

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Streams. Each stream owns one hardware ring (a kernel stream); its fence
+ * slot holds the sequence number of the last completed submission, so
+ * "is the stream done" is a load and "wait for it" is one ioctl after a
+ * short spin. Submission takes only the stream's own lock.
+ *
+ * Failure: when the driver fails a ring (DMA error, hang, dead card), the
+ * error is reported by the next synchronization (or by the submit itself).
+ * In ACL_CONTINUE_ON_FAILURE mode (the default) the stream then gets a
+ * fresh ring and accepts work again; in ACL_STOP_ON_FAILURE mode every
+ * later call on the stream fails until it is destroyed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl_internal.h"
+
+#define SPIN_NS 20000	/* busy-wait this long before sleeping in the kernel */
+#define WAIT_SLICE_NS 250000000LL	/* longest single sleep in the kernel */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+aclError acl_wait_slot(struct acl_device *d, uint32_t slot, uint64_t value,
+		       int32_t timeout_ms, aclError timeout_code)
+{
+	int64_t spin_end = 0, deadline;
+	uint32_t e;
+	int ret;
+
+	for (;;) {
+		if (acl_seq_reached(acl_slot_value(d, slot), value))
+			return ACL_SUCCESS;
+		e = acl_slot_err(d, slot);
+		if (e)
+			goto slot_error;
+		if (!spin_end)
+			spin_end = acl_now_ns() + SPIN_NS;
+		else if (acl_now_ns() > spin_end)
+			break;
+		for (int i = 0; i < 64; i++)
+			cpu_relax();
+	}
+	if (timeout_ms == 0)
+		return timeout_code;
+	deadline = timeout_ms < 0 ? INT64_MAX : acl_now_ns() + (int64_t)timeout_ms * 1000000;
+	for (;;) {
+		/*
+		 * Sleep in slices: a lost interrupt costs at most a slice,
+		 * since the slot itself is checked again after each.
+		 */
+		int64_t now = acl_now_ns();
+		int64_t until = deadline - now > WAIT_SLICE_NS ? now + WAIT_SLICE_NS : deadline;
+
+		ret = drv_wait(d->fd, slot, value, until);
+		if (!ret || acl_seq_reached(acl_slot_value(d, slot), value))
+			return ACL_SUCCESS;
+		if (ret == -ETIME) {
+			if (acl_now_ns() >= deadline)
+				return timeout_code;
+			continue;
+		}
+		if (ret != -EIO)
+			return acl_errno_code(ret);
+		break;
+	}
+	e = acl_slot_err(d, slot);
+slot_error:
+	if (e == DRM_NPU_ERR_DEAD)
+		acl_device_mark_dead(d);
+	return acl_slot_error_code(e);
+}
+
+static aclError kstream_new(struct acl_stream *s, struct acl_kstream **out)
+{
+	struct acl_device *d = s->dev;
+	struct acl_kstream *k = calloc(1, sizeof(*k));
+	int ret;
+
+	if (!k)
+		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
+	ret = drv_stream_create(d->fd, s->priority, &k->id, &k->slot);
+	if (ret) {
+		free(k);
+		if (ret == -EBUSY)
+			return ACL_FAIL(ACL_ERROR_RT_NO_STREAM_RESOURCE,
+					"all %u hardware rings of device %d are taken",
+					d->num_rings, d->id);
+		if (ret == -ENOSPC)
+			return ACL_FAIL(ACL_ERROR_RT_NO_STREAM_RESOURCE,
+					"no free fence slot on device %d", d->id);
+		if (ret == -ENODEV) {
+			acl_device_mark_dead(d);
+			return ACL_FAIL(ACL_ERROR_RT_LOST_HEARTBEAT,
+					"device %d is lost (no heartbeat)", d->id);
+		}
+		return ACL_FAIL(acl_errno_code(ret), "creating a stream on device %d: %s",
+				d->id, strerror(-ret));
+	}
+	*out = k;
+	return ACL_SUCCESS;
+}
+
+struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
+				  uint32_t priority, uint32_t flags, aclError *err)
+{
+	struct acl_stream *s = acl_obj_alloc(ACL_OBJ_STREAM);
+	struct acl_kstream *k;
+
+	if (!s) {
+		*err = ACL_FAIL(ACL_ERROR_RT_NO_STREAM_RESOURCE, "too many streams");
+		return NULL;
+	}
+	s->dev = d;
+	s->ctx = ctx;
+	s->priority = priority;
+	s->flags = flags;
+	s->failure_mode = ACL_CONTINUE_ON_FAILURE;
+	pthread_mutex_init(&s->lock, NULL);
+	acl_list_init(&s->link);
+	*err = kstream_new(s, &k);
+	if (*err) {
+		acl_obj_free(s);
+		return NULL;
+	}
+	atomic_store(&s->kst, k);
+	pthread_mutex_lock(&d->lock);
+	acl_list_add(&d->streams, &s->link);
+	pthread_mutex_unlock(&d->lock);
+	return s;
+}
+
+/*
+ * The kernel stream k of s has failed (called with s->lock held). Returns
+ * the error to report; in continue mode s gets a new kernel stream.
+ */
+static aclError stream_failed_locked(struct acl_stream *s, struct acl_kstream *k)
+{
+	struct acl_device *d = s->dev;
+	uint32_t e = acl_slot_err(d, k->slot);
+	aclError code = e ? acl_slot_error_code(e) : ACL_ERROR_RT_INTERNAL_ERROR;
+	struct acl_kstream *nk;
+
+	if (e == DRM_NPU_ERR_DEAD)
+		acl_device_mark_dead(d);
+	if (atomic_load(&s->kst) != k || s->sticky_err)
+		return code;	/* already handled */
+	if (s->failure_mode == ACL_STOP_ON_FAILURE || e == DRM_NPU_ERR_DEAD) {
+		s->sticky_err = code;
+		return code;
+	}
+	if (kstream_new(s, &nk)) {
+		s->sticky_err = code;
+		return code;
+	}
+	drv_stream_destroy(d->fd, k->id, true);
+	nk->older = k;
+	atomic_store(&s->kst, nk);
+	acl_cb_stream_failed(s);
+	ACL_LOGW("stream %u of device %d failed (%s); continuing on a new ring",
+		 s->obj.index, d->id, acl_slot_error_text(e));
+	return code;
+}
+
+aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
+			   uint64_t *seqno)
+{
+	struct acl_device *d = s->dev;
+	struct acl_kstream *k;
+	uint64_t seq = 0;
+	size_t off = 0;
+	bool retried = false;
+	aclError code;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->sticky_err) {
+		code = s->sticky_err;
+		pthread_mutex_unlock(&s->lock);
+		return ACL_FAIL(code, "stream %u has failed and accepts no work (%s)",
+				s->obj.index, acl_slot_error_text(acl_slot_err(d, atomic_load(&s->kst)->slot)));
+	}
+	k = atomic_load(&s->kst);
+	while (off < count) {
+		uint32_t n = count - off > DRM_NPU_MAX_BATCH ? DRM_NPU_MAX_BATCH : (uint32_t)(count - off);
+
+		ret = drv_submit(d->fd, k->id, cmds + off, n, &seq);
+		if (ret == -EIO && !retried) {
+			/* The ring failed earlier: report that later, go on. */
+			code = stream_failed_locked(s, k);
+			if (s->sticky_err) {
+				pthread_mutex_unlock(&s->lock);
+				return ACL_FAIL(code, "stream %u failed: %s", s->obj.index,
+						acl_slot_error_text(acl_slot_err(d, k->slot)));
+			}
+			if (!atomic_load(&s->pending_err))
+				atomic_store(&s->pending_err, code);
+			k = atomic_load(&s->kst);
+			retried = true;
+			continue;
+		}
+		if (ret) {
+			pthread_mutex_unlock(&s->lock);
+			if (ret == -ENODEV) {
+				acl_device_mark_dead(d);
+				return ACL_FAIL(ACL_ERROR_RT_LOST_HEARTBEAT,
+						"device %d is lost (no heartbeat)", d->id);
+			}
+			if (ret == -EPERM || ret == -EFAULT)
+				return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
+						"the card rejected an address: not memory of device %d "
+						"or not accessible (%s)", d->id, strerror(-ret));
+			return ACL_FAIL(acl_errno_code(ret), "submitting to stream %u: %s",
+					s->obj.index, strerror(-ret));
+		}
+		atomic_store_explicit(&k->submitted, seq, memory_order_release);
+		off += n;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (seqno)
+		*seqno = seq;
+	return ACL_SUCCESS;
+}
+
+/* Waits for seq of the current kernel stream (as returned by submit). */
+aclError acl_stream_wait_seq(struct acl_stream *s, uint64_t seq, int32_t timeout_ms)
+{
+	struct acl_kstream *k = atomic_load(&s->kst);
+	aclError code;
+
+	code = acl_wait_slot(s->dev, k->slot, seq, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+	if (code == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+		return ACL_FAIL(code, "stream %u did not complete within %d ms", s->obj.index,
+				timeout_ms);
+	if (code && code != ACL_ERROR_RT_LOST_HEARTBEAT && acl_slot_err(s->dev, k->slot)) {
+		uint32_t e = acl_slot_err(s->dev, k->slot);
+
+		pthread_mutex_lock(&s->lock);
+		code = stream_failed_locked(s, k);
+		pthread_mutex_unlock(&s->lock);
+		atomic_store(&s->pending_err, 0);
+		return ACL_FAIL(code, "stream %u of device %d failed: %s", s->obj.index,
+				s->dev->id, acl_slot_error_text(e));
+	}
+	if (code == ACL_ERROR_RT_LOST_HEARTBEAT) {
+		pthread_mutex_lock(&s->lock);
+		stream_failed_locked(s, k);
+		pthread_mutex_unlock(&s->lock);
+		return ACL_FAIL(code, "device %d is lost: %s", s->dev->id,
+				acl_slot_error_text(DRM_NPU_ERR_DEAD));
+	}
+	if (code)
+		return ACL_FAIL(code, "waiting for stream %u failed", s->obj.index);
+	return ACL_SUCCESS;
+}
+
+aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms)
+{
+	struct acl_kstream *k = atomic_load(&s->kst);
+	aclError code, pending;
+
+	if (s->sticky_err)
+		return ACL_FAIL(s->sticky_err, "stream %u has failed: %s", s->obj.index,
+				acl_slot_error_text(acl_slot_err(s->dev, k->slot)));
+	code = acl_stream_wait_seq(s, atomic_load_explicit(&k->submitted, memory_order_acquire),
+				   timeout_ms);
+	if (code)
+		return code;
+	pending = atomic_exchange(&s->pending_err, 0);
+	if (pending)
+		return ACL_FAIL(pending, "an earlier task of stream %u failed; the stream "
+				"continues on a new ring", s->obj.index);
+	return ACL_SUCCESS;
+}
+
+bool acl_stream_idle(struct acl_stream *s)
+{
+	struct acl_kstream *k = atomic_load(&s->kst);
+
+	return acl_seq_reached(acl_slot_value(s->dev, k->slot),
+			       atomic_load_explicit(&k->submitted, memory_order_acquire));
+}
+
+aclError acl_stream_free(struct acl_stream *s, bool wait)
+{
+	struct acl_device *d = s->dev;
+	struct acl_kstream *k, *older;
+
+	if (wait) {
+		/* A blocking callback nobody will serve would stall us forever. */
+		acl_cb_release_unserved(s);
+		if (!s->sticky_err)
+			acl_stream_sync(s, -1);
+	}
+	acl_cb_stream_gone(s);
+	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&s->lock);
+	k = atomic_load(&s->kst);
+	if (d->fd >= 0)
+		drv_stream_destroy(d->fd, k->id, !wait || s->sticky_err);
+	for (; k; k = older) {
+		older = k->older;
+		free(k);
+	}
+	atomic_store(&s->kst, NULL);
+	acl_list_del(&s->link);
+	if (d->copy_stream == s)
+		d->copy_stream = NULL;
+	pthread_mutex_unlock(&s->lock);
+	acl_obj_free(s);
+	pthread_mutex_unlock(&d->lock);
+	return ACL_SUCCESS;
+}
+
+struct acl_stream *acl_stream_resolve(aclrtStream handle, aclError *err)
+{
+	struct acl_context *c;
+	struct acl_stream *s;
+
+	if (!handle) {
+		c = acl_current_ctx();
+		if (!c) {
+			*err = ACL_ERROR_RT_CONTEXT_NULL;
+			return NULL;
+		}
+		return c->default_stream;
+	}
+	s = acl_obj_lookup(ACL_OBJ_STREAM, handle);
+	if (!s || !s->ctx) {
+		*err = ACL_FAIL(ACL_ERROR_INVALID_PARAM, "stream %p is not a live stream", handle);
+		return NULL;
+	}
+	return s;
+}
+
+/* ---- public API -------------------------------------------------------- */
+
+#define STREAM_FLAGS (ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT | \
+		      ACL_STREAM_HUGE | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)
+
+ACL_EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority,
+						uint32_t flag)
+{
+	struct acl_context *c;
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(stream);
+	if (priority > DRM_NPU_PRIORITY_LOWEST)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "priority %u is outside 0..%d", priority,
+				DRM_NPU_PRIORITY_LOWEST);
+	if (flag & ~STREAM_FLAGS)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown stream flags %#x", flag);
+	c = acl_current_ctx();
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	s = acl_stream_new(c->dev, c, priority, flag, &err);
+	if (!s)
+		return err;
+	*stream = acl_obj_handle(s);
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
+{
+	return aclrtCreateStreamWithConfig(stream, DRM_NPU_PRIORITY_HIGHEST, 0);
+}
+
+static aclError destroy_stream(aclrtStream stream, bool wait)
+{
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	if (!stream)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "the default stream cannot be destroyed");
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	if (s->is_default)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "the default stream cannot be destroyed");
+	return acl_stream_free(s, wait);
+}
+
+ACL_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
+{
+	return destroy_stream(stream, true);
+}
+
+ACL_EXPORT aclError aclrtDestroyStreamForce(aclrtStream stream)
+{
+	return destroy_stream(stream, false);
+}
+
+ACL_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	return acl_stream_sync(s, -1);
+}
+
+ACL_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
+{
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	if (timeout < -1)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "timeout %d is invalid (-1 or >= 0)", timeout);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	return acl_stream_sync(s, timeout);
+}
+
+ACL_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
+{
+	struct acl_stream *s;
+	struct acl_kstream *k;
+	aclError err = ACL_SUCCESS;
+	uint32_t e;
+
+	ACL_CHECK_NULL(status);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	k = atomic_load(&s->kst);
+	if (acl_seq_reached(acl_slot_value(s->dev, k->slot),
+			    atomic_load_explicit(&k->submitted, memory_order_acquire))) {
+		*status = ACL_STREAM_STATUS_COMPLETE;
+		return ACL_SUCCESS;
+	}
+	e = acl_slot_err(s->dev, k->slot);
+	if (e)
+		return acl_stream_wait_seq(s, atomic_load(&k->submitted), 0);
+	*status = ACL_STREAM_STATUS_NOT_READY;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+	struct drm_npu_cmd cmd = { .op = DRM_NPU_OP_SLOT_WAIT };
+	struct acl_stream *s;
+	struct acl_event *ev;
+	aclError err = ACL_SUCCESS;
+	uint64_t st;
+
+	ACL_CHECK_NULL(event);
+	ev = acl_obj_lookup(ACL_OBJ_EVENT, event);
+	if (!ev)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "event %p is not a live event", event);
+	if (ev->flags && !(ev->flags & ACL_EVENT_SYNC))
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
+				"event was created without ACL_EVENT_SYNC and cannot be waited on");
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	if (ev->dev != s->dev)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
+				"event of device %d cannot be waited on by a stream of device %d",
+				ev->dev->id, s->dev->id);
+	st = atomic_load(&ev->state);
+	if (!st || acl_seq_reached(acl_slot_value(s->dev, ACL_EV_SLOT(st)), ACL_EV_VALUE(st)))
+		return ACL_SUCCESS;	/* nothing to wait for */
+	cmd.slot = ACL_EV_SLOT(st);
+	cmd.value = ACL_EV_VALUE(st);
+	return acl_stream_submit(s, &cmd, 1, NULL);
+}
+
+ACL_EXPORT aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
+{
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(priority);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	*priority = s->priority;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
+{
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(flags);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	*flags = s->flags;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(streamId);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	*streamId = (int32_t)s->obj.index;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtGetStreamAvailableNum(uint32_t *streamCount)
+{
+	struct acl_context *c;
+	uint64_t v;
+	int ret;
+
+	ACL_CHECK_NULL(streamCount);
+	c = acl_current_ctx();
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	ret = drv_get_param(c->dev->fd, DRM_NPU_PARAM_FREE_RINGS, &v);
+	if (ret)
+		return ACL_FAIL(acl_errno_code(ret), "querying free rings: %s", strerror(-ret));
+	*streamCount = (uint32_t)v;
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
+{
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	if (mode != ACL_CONTINUE_ON_FAILURE && mode != ACL_STOP_ON_FAILURE)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown failure mode %llu",
+				(unsigned long long)mode);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	pthread_mutex_lock(&s->lock);
+	s->failure_mode = mode;
+	pthread_mutex_unlock(&s->lock);
+	return ACL_SUCCESS;
+}
+
+/* Drops the stream's queued work: its ring is stopped and replaced. */
+ACL_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
+{
+	struct acl_kstream *k, *nk;
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	if (!stream)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "stream must not be NULL");
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	pthread_mutex_lock(&s->lock);
+	k = atomic_load(&s->kst);
+	err = kstream_new(s, &nk);
+	if (!err) {
+		drv_stream_destroy(s->dev->fd, k->id, true);
+		nk->older = k;
+		atomic_store(&s->kst, nk);
+		s->sticky_err = 0;
+		atomic_store(&s->pending_err, 0);
+		acl_cb_stream_failed(s);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}

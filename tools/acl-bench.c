@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+/*
+ * acl-bench: costs of the libascendcl runtime on the emulated card, each
+ * next to a reference measured in the same run:
+ *
+ *   call cost   aclrtMemcpyAsync (64 B, pinned) and aclrtRecordEvent
+ *               vs a null system call (getppid)
+ *   query       aclrtQueryEventStatus vs a plain memory load
+ *   round trip  record + synchronize on an idle stream vs an eventfd
+ *               ping-pong between two threads
+ *   bandwidth   H2D, D2H, D2D from 4 KiB to 256 MiB vs memcpy
+ *   streams     aggregate D2D throughput with 1, 2, 4, 8 streams vs 1
+ *
+ * Prints a table, then the same figures as JSON (last line).
+ * Run: tools/vm-run --mem 2048 --devmem 1024 -- build/tools/acl-bench [--quick]
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "acl/acl.h"
+
+#define CHECK(call)								\
+	do {									\
+		aclError r_ = (call);						\
+		if (r_ != ACL_SUCCESS) {					\
+			const char *m_ = aclGetRecentErrMsg();			\
+			fprintf(stderr, "acl-bench: %s failed: %d (%s)\n", #call, r_,	\
+				m_ ? m_ : "");					\
+			exit(1);						\
+		}								\
+	} while (0)
+
+static bool quick;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- results ------------------------------------------------------------ */
+struct row {
+	char name[48];
+	double value, ref, ratio;
+	const char *unit, *ref_name;
+};
+
+static struct row rows[128];
+static int nrows;
+
+static void add(const char *name, double value, const char *unit, double ref,
+		const char *ref_name, bool higher_better)
+{
+	struct row *r = &rows[nrows++];
+
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->value = value;
+	r->ref = ref;
+	r->unit = unit;
+	r->ref_name = ref_name;
+	r->ratio = higher_better ? (ref > 0 ? value / ref : 0) : (ref > 0 ? value / ref : 0);
+	printf("%-30s %12.3f %-5s | %-22s %12.3f %-5s | x%.2f\n", name, value, unit, ref_name, ref,
+	       unit, r->ratio);
+	fflush(stdout);
+}
+
+/* ---- per-call costs ----------------------------------------------------- */
+static double null_syscall_ns(void)
+{
+	int n = quick ? 20000 : 200000;
+	double t0 = now_s();
+
+	for (int i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	return (now_s() - t0) * 1e9 / n;
+}
+
+/* Average cost of one call, in batches the ring can take without waiting. */
+static double memcpy_async_ns(aclrtStream s, void *d, void *h)
+{
+	int batches = quick ? 10 : 60, per = 200;
+	double total = 0;
+
+	for (int b = 0; b < batches; b++) {
+		double t0 = now_s();
+
+		for (int i = 0; i < per; i++)
+			CHECK(aclrtMemcpyAsync(d, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE, s));
+		total += now_s() - t0;
+		CHECK(aclrtSynchronizeStream(s));
+	}
+	return total * 1e9 / (batches * per);
+}
+
+static double record_ns(aclrtStream s, aclrtEvent e)
+{
+	int batches = quick ? 10 : 60, per = 200;
+	double total = 0;
+
+	for (int b = 0; b < batches; b++) {
+		double t0 = now_s();
+
+		for (int i = 0; i < per; i++)
+			CHECK(aclrtRecordEvent(e, s));
+		total += now_s() - t0;
+		CHECK(aclrtSynchronizeStream(s));
+	}
+	return total * 1e9 / (batches * per);
+}
+
+static double query_ns(aclrtEvent e)
+{
+	aclrtEventRecordedStatus st;
+	int n = quick ? 100000 : 1000000;
+	double t0 = now_s();
+
+	for (int i = 0; i < n; i++)
+		CHECK(aclrtQueryEventStatus(e, &st));
+	return (now_s() - t0) * 1e9 / n;
+}
+
+static double load_ns(void)
+{
+	static volatile uint64_t word = 1;
+	int n = quick ? 100000 : 1000000;
+	uint64_t sum = 0;
+	double t0 = now_s();
+
+	for (int i = 0; i < n; i++)
+		sum += word;
+	if (sum == 42)
+		puts("");
+	return (now_s() - t0) * 1e9 / n;
+}
+
+static double roundtrip_us(aclrtStream s, aclrtEvent e)
+{
+	int n = quick ? 200 : 2000;
+	double t0;
+
+	CHECK(aclrtSynchronizeStream(s));
+	t0 = now_s();
+	for (int i = 0; i < n; i++) {
+		CHECK(aclrtRecordEvent(e, s));
+		CHECK(aclrtSynchronizeEvent(e));
+	}
+	return (now_s() - t0) * 1e6 / n;
+}
+
+static int efd_ping, efd_pong;
+static int pingpong_n;
+
+static void *pong_thread(void *arg)
+{
+	uint64_t v;
+
+	(void)arg;
+	for (int i = 0; i < pingpong_n; i++) {
+		if (read(efd_ping, &v, sizeof(v)) != sizeof(v) ||
+		    write(efd_pong, &v, sizeof(v)) != sizeof(v))
+			break;
+	}
+	return NULL;
+}
+
+static double eventfd_us(void)
+{
+	uint64_t v = 1;
+	pthread_t th;
+	double t0, t;
+
+	pingpong_n = quick ? 200 : 2000;
+	efd_ping = eventfd(0, 0);
+	efd_pong = eventfd(0, 0);
+	pthread_create(&th, NULL, pong_thread, NULL);
+	t0 = now_s();
+	for (int i = 0; i < pingpong_n; i++) {
+		if (write(efd_ping, &v, sizeof(v)) != sizeof(v) ||
+		    read(efd_pong, &v, sizeof(v)) != sizeof(v))
+			break;
+	}
+	t = now_s() - t0;
+	pthread_join(th, NULL);
+	close(efd_ping);
+	close(efd_pong);
+	return t * 1e6 / pingpong_n;
+}
+
+/* ---- bandwidth ---------------------------------------------------------- */
+static int reps_for(size_t size)
+{
+	size_t budget = quick ? (32u << 20) : (384u << 20);
+	int r = (int)(budget / size);
+
+	return r < 2 ? 2 : r > 400 ? 400 : r;
+}
+
+static double copy_gbs(aclrtStream s, void *dst, void *src, size_t size, aclrtMemcpyKind kind)
+{
+	int reps = reps_for(size);
+	double t0;
+
+	CHECK(aclrtMemcpyAsync(dst, size, src, size, kind, s));	/* warm up */
+	CHECK(aclrtSynchronizeStream(s));
+	t0 = now_s();
+	for (int i = 0; i < reps; i++)
+		CHECK(aclrtMemcpyAsync(dst, size, src, size, kind, s));
+	CHECK(aclrtSynchronizeStream(s));
+	return (double)size * reps / (now_s() - t0) / 1e9;
+}
+
+static double memcpy_gbs(void *dst, void *src, size_t size)
+{
+	int reps = reps_for(size);
+	double t0;
+
+	memcpy(dst, src, size);
+	t0 = now_s();
+	for (int i = 0; i < reps; i++) {
+		memcpy(dst, src, size);
+		__asm__ volatile("" ::: "memory");
+	}
+	return (double)size * reps / (now_s() - t0) / 1e9;
+}
+
+static void size_name(size_t size, char *buf, size_t len)
+{
+	if (size >= (1u << 20))
+		snprintf(buf, len, "%u MiB", (unsigned)(size >> 20));
+	else
+		snprintf(buf, len, "%u KiB", (unsigned)(size >> 10));
+}
+
+/* ---- streams ------------------------------------------------------------ */
+static double streams_gbs(int k, void **bufs, size_t chunk, int copies)
+{
+	aclrtStream s[8];
+	double t0, t;
+
+	for (int i = 0; i < k; i++)
+		CHECK(aclrtCreateStream(&s[i]));
+	t0 = now_s();
+	for (int c = 0; c < copies; c++) {
+		int i = c % k;
+
+		CHECK(aclrtMemcpyAsync(bufs[2 * i + 1], chunk, bufs[2 * i], chunk,
+				       ACL_MEMCPY_DEVICE_TO_DEVICE, s[i]));
+	}
+	for (int i = 0; i < k; i++)
+		CHECK(aclrtSynchronizeStream(s[i]));
+	t = now_s() - t0;
+	for (int i = 0; i < k; i++)
+		CHECK(aclrtDestroyStream(s[i]));
+	return (double)chunk * copies / t / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	size_t max = 256u << 20, freemem, total;
+	void *hA, *hB, *dA, *dB, *small_d, *small_h, *mA, *mB;
+	double t_start = now_s(), base = 0;
+	aclrtStream s;
+	aclrtEvent e;
+	char label[96], sz[32];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			quick = true;
+		else if (!strcmp(argv[i], "--max-mib") && i + 1 < argc)
+			max = (size_t)atoi(argv[++i]) << 20;
+	}
+	CHECK(aclInit(NULL));
+	CHECK(aclrtSetDevice(0));
+	CHECK(aclrtCreateStream(&s));
+	CHECK(aclrtCreateEvent(&e));
+	CHECK(aclrtGetMemInfo(ACL_HBM_MEM, &freemem, &total));
+	/* two device buffers of the largest size must fit */
+	while (max > (4u << 20) && 2 * (max + 4096) > freemem)
+		max /= 2;
+	printf("acl-bench: device 0, %zu MiB device memory (%zu free), largest copy %zu MiB%s\n",
+	       total >> 20, freemem >> 20, max >> 20, quick ? ", quick mode" : "");
+	printf("%-30s %18s | %-22s %18s | ratio\n", "figure", "libascendcl", "reference", "");
+
+	CHECK(aclrtMalloc(&small_d, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+	CHECK(aclrtMallocHost(&small_h, 4096));
+	{
+		double sys = null_syscall_ns();
+
+		add("aclrtMemcpyAsync 64 B (call)", memcpy_async_ns(s, small_d, small_h), "ns", sys,
+		    "getppid syscall", false);
+		add("aclrtRecordEvent (call)", record_ns(s, e), "ns", sys, "getppid syscall", false);
+		add("aclrtQueryEventStatus", query_ns(e), "ns", load_ns(), "memory load", false);
+		add("record+sync round trip", roundtrip_us(s, e), "us", eventfd_us(),
+		    "eventfd ping-pong", false);
+	}
+
+	CHECK(aclrtMallocHost(&hA, max));
+	CHECK(aclrtMallocHost(&hB, max));
+	CHECK(aclrtMalloc(&dA, max, ACL_MEM_MALLOC_HUGE_FIRST));
+	CHECK(aclrtMalloc(&dB, max, ACL_MEM_MALLOC_HUGE_FIRST));
+	/* memcpy reference: ordinary memory, touched before timing */
+	mA = malloc(max);
+	mB = malloc(max);
+	if (!mA || !mB) {
+		fprintf(stderr, "acl-bench: out of host memory\n");
+		return 1;
+	}
+	memset(mA, 1, max);
+	memset(mB, 2, max);
+	memset(hA, 1, max);
+	memset(hB, 2, max);
+	for (size_t size = 4096; size <= max; size *= 4) {
+		double ref = memcpy_gbs(mB, mA, size);
+
+		size_name(size, sz, sizeof(sz));
+		snprintf(label, sizeof(label), "H2D %s", sz);
+		add(label, copy_gbs(s, dA, hA, size, ACL_MEMCPY_HOST_TO_DEVICE), "GB/s", ref,
+		    "memcpy", true);
+		snprintf(label, sizeof(label), "D2H %s", sz);
+		add(label, copy_gbs(s, hB, dA, size, ACL_MEMCPY_DEVICE_TO_HOST), "GB/s", ref,
+		    "memcpy", true);
+		snprintf(label, sizeof(label), "D2D %s", sz);
+		add(label, copy_gbs(s, dB, dA, size, ACL_MEMCPY_DEVICE_TO_DEVICE), "GB/s", ref,
+		    "memcpy", true);
+		if (size < max && size * 4 > max)
+			size = max / 4;	/* end on max exactly */
+	}
+	CHECK(aclrtFree(dA));
+	CHECK(aclrtFree(dB));
+	CHECK(aclrtFreeHost(hA));
+	CHECK(aclrtFreeHost(hB));
+	free(mA);
+	free(mB);
+
+	{
+		size_t chunk = 4u << 20;
+		int copies = quick ? 32 : 128;
+		void *bufs[16];
+
+		for (int i = 0; i < 16; i++)
+			CHECK(aclrtMalloc(&bufs[i], chunk, ACL_MEM_MALLOC_HUGE_FIRST));
+		for (int k = 1; k <= 8; k *= 2) {
+			double g = streams_gbs(k, bufs, chunk, copies);
+
+			if (k == 1)
+				base = g;
+			snprintf(label, sizeof(label), "D2D 4 MiB x%d, %d stream%s", copies, k,
+				 k > 1 ? "s" : "");
+			add(label, g, "GB/s", base, "1 stream", true);
+		}
+		for (int i = 0; i < 16; i++)
+			CHECK(aclrtFree(bufs[i]));
+	}
+	CHECK(aclrtDestroyEvent(e));
+	CHECK(aclrtDestroyStream(s));
+	CHECK(aclrtResetDevice(0));
+	CHECK(aclFinalize());
+
+	printf("{\"tool\": \"acl-bench\", \"seconds\": %.1f, \"results\": [", now_s() - t_start);
+	for (int i = 0; i < nrows; i++)
+		printf("%s{\"name\": \"%s\", \"value\": %.4f, \"unit\": \"%s\", \"reference\": "
+		       "\"%s\", \"reference_value\": %.4f, \"ratio\": %.4f}", i ? ", " : "",
+		       rows[i].name, rows[i].value, rows[i].unit, rows[i].ref_name, rows[i].ref,
+		       rows[i].ratio);
+	printf("]}\n");
+	return 0;
+}
