@@ -334,7 +334,7 @@ int npu_rings_init(struct npu_device *ndev);
 struct npu_ring *npu_ring_claim(struct npu_device *ndev);
 void npu_ring_release(struct npu_ring *ring);
 void npu_ring_attach(struct npu_ring *ring, struct npu_stream *stream);
-int npu_ring_start(struct npu_ring *ring, u32 entries);
+int npu_ring_start(struct npu_ring *ring, u32 entries, u32 priority);
 int npu_ring_reset(struct npu_ring *ring);
 int npu_ring_stop(struct npu_ring *ring);
 u32 npu_ring_space(struct npu_ring *ring);

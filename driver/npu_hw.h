@@ -100,6 +100,8 @@ enum npu_fault {
 #define NPU_RING_ERROR_INDEX		0x24	/* u32, RO: ring index of the failed command */
 #define NPU_RING_CMDS_DONE		0x28	/* u64, RO: commands executed */
 #define NPU_RING_BYTES_DONE		0x30	/* u64, RO: bytes copied or filled */
+#define NPU_RING_PRIORITY		0x38	/* u32, RW: 0 (first) .. 7, latched at ENABLE */
+#define   NPU_RING_PRIORITY_LOWEST	7
 
 enum npu_ring_state {
 	NPU_RING_DISABLED = 0,
@@ -118,7 +120,7 @@ enum npu_error {
 	NPU_ERR_ALIGN = 5,		/* fence, wait or timestamp address not 8-byte aligned */
 	NPU_ERR_SGL = 6,		/* malformed scatter-gather list */
 	NPU_ERR_DMA = 7,		/* transfer failed */
-	NPU_ERR_RING_CONFIG = 8,	/* BASE, SIZE or VECTOR invalid at enable */
+	NPU_ERR_RING_CONFIG = 8,	/* BASE, SIZE, VECTOR or PRIORITY invalid at enable */
 };
 
 /*

@@ -145,7 +145,7 @@ int npu_ring_reset(struct npu_ring *ring)
 	return ret;
 }
 
-static int npu_ring_enable(struct npu_ring *ring)
+static int npu_ring_enable(struct npu_ring *ring, u32 priority)
 {
 	u32 status;
 	int ret;
@@ -156,6 +156,7 @@ static int npu_ring_enable(struct npu_ring *ring)
 		 upper_32_bits(ring->cmds_dma));
 	npu_ring_wr32(ring, NPU_RING_SIZE, ring->entries);
 	npu_ring_wr32(ring, NPU_RING_VECTOR, ring->vector);
+	npu_ring_wr32(ring, NPU_RING_PRIORITY, priority);
 	npu_ring_wr32(ring, NPU_RING_TAIL, 0);
 	ring->tail = 0;
 	npu_ring_wr32(ring, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
@@ -178,10 +179,11 @@ static int npu_ring_enable(struct npu_ring *ring)
  * npu_ring_start - give a ring memory and enable it on the card
  * @ring: a stopped ring
  * @entries: ring size in commands, a power of two the card supports
+ * @priority: 0 (served first when copy engines are contended) .. 7
  *
  * Return: 0, -ENOMEM, or -ETIMEDOUT/-EIO when the card does not accept it.
  */
-int npu_ring_start(struct npu_ring *ring, u32 entries)
+int npu_ring_start(struct npu_ring *ring, u32 entries, u32 priority)
 {
 	struct device *dev = ring->ndev->drm.dev;
 	int ret;
@@ -198,7 +200,7 @@ int npu_ring_start(struct npu_ring *ring, u32 entries)
 	ret = npu_ring_reset_hw(ring);
 	if (ret)
 		goto err_free;
-	ret = npu_ring_enable(ring);
+	ret = npu_ring_enable(ring, priority);
 	if (ret)
 		goto err_reset;
 	return 0;

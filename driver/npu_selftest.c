@@ -75,7 +75,7 @@ int npu_selftest(struct npu_device *ndev)
 	if (!fence)
 		return -ENOMEM;
 
-	ret = npu_ring_start(ring, NPU_SELFTEST_ENTRIES);
+	ret = npu_ring_start(ring, NPU_SELFTEST_ENTRIES, 0);
 	if (ret)
 		goto out_free;
 

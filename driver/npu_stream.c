@@ -338,7 +338,7 @@ int npu_stream_create_ioctl(struct drm_device *dev, void *data,
 	stream->ring = npu_ring_claim(ndev);
 	if (!stream->ring)
 		goto err_slot;
-	ret = npu_ring_start(stream->ring, entries);
+	ret = npu_ring_start(stream->ring, entries, stream->priority);
 	if (ret)
 		goto err_ring;
 

@@ -192,7 +192,7 @@ struct drm_npu_bo_create {
 
 struct drm_npu_stream_create {
 	__u32 flags;		/* in: none defined, must be 0 */
-	__u32 priority;		/* in: 0 (highest) .. 7 (lowest) */
+	__u32 priority;		/* in: 0 (highest) .. 7; the card's copy engines serve it first */
 	__u32 ring_entries;	/* in: power of two, 0 for the default */
 	__u32 id;		/* out: the stream, for SUBMIT and DESTROY */
 	__u32 slot;		/* out: its fence slot */

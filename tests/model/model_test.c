@@ -1351,6 +1351,52 @@ TEST(guest_ram_too_small)
 	unlink(path);
 }
 
+/*
+ * With one copy engine, a priority-0 ring's long copy runs to the end while
+ * a priority-7 ring's copy, started first, waits between its chunks.
+ */
+TEST(priority_wins_the_copy_engine)
+{
+	struct npu_cmd low_copy = cmd_copy(64 * MiB, 0, 64 * MiB, 0);
+	struct npu_cmd high_copy = cmd_copy(200 * MiB, 160 * MiB, 32 * MiB, 0);
+	struct npu_client_opts o;
+	struct test_ring low, high;
+	struct npu_client c;
+	int ret;
+
+	npu_client_default_opts(&o);
+	o.bar_size = 256 * MiB;
+	o.copy_engines = 1;
+	ret = npu_client_start(&c, &o);
+	if (ret)
+		npu_client_cleanup(&c);
+	ASSERT_EQ(0, ret);
+
+	ring_wr32(&c, 0, NPU_RING_PRIORITY, NPU_RING_PRIORITY_LOWEST);
+	ring_wr32(&c, 1, NPU_RING_PRIORITY, 0);
+	ASSERT_TRUE(ring_setup(&c, &low, 0, 4, 1));
+	ASSERT_TRUE(ring_setup(&c, &high, 1, 4, 2));
+	ring_push(&c, &low, &low_copy);
+	ring_submit(&c, &low);
+	ring_push(&c, &high, &high_copy);
+	ring_submit(&c, &high);
+
+	ASSERT_TRUE(ring_wait_head(&c, &high, 1, 30 * T_MS));
+	/* Without priorities the two would have shared the engine about evenly. */
+	EXPECT_LE(ring_rd64(&c, 0, NPU_RING_BYTES_DONE), 8 * MiB);
+	EXPECT_TRUE(ring_wait_head(&c, &low, 1, 30 * T_MS));
+	EXPECT_EQ(64 * MiB, ring_rd64(&c, 0, NPU_RING_BYTES_DONE));
+
+	/* A priority past the lowest is refused at enable. */
+	ring_wr32(&c, 2, NPU_RING_PRIORITY, NPU_RING_PRIORITY_LOWEST + 1);
+	EXPECT_FALSE(ring_setup(&c, &low, 2, 4, 1));
+	EXPECT_EQ(NPU_ERR_RING_CONFIG, ring_rd32(&c, 2, NPU_RING_ERROR));
+
+	EXPECT_EQ(0, npu_client_disconnect(&c, T_MS));
+	EXPECT_TRUE(model_exited_cleanly(&c));
+	npu_client_cleanup(&c);
+}
+
 /* Many rings, and a stale socket from a crashed run is replaced. */
 TEST(max_rings_and_stale_socket)
 {

@@ -196,20 +196,42 @@ void dma_side_free(struct dma_side *side)
 	side->count = 0;
 }
 
-static void engine_get(struct npu_card *card)
+/* A transfer of a ring at @priority enters or leaves the engine queue. */
+static void engine_want(struct npu_card *card, uint32_t priority, int delta)
 {
 	pthread_mutex_lock(&card->engine_lock);
-	while (card->engines_free == 0)
-		pthread_cond_wait(&card->engine_free, &card->engine_lock);
-	card->engines_free--;
+	card->engine_wanting[priority] += delta;
+	pthread_cond_broadcast(&card->engine_free);
 	pthread_mutex_unlock(&card->engine_lock);
 }
 
-static void engine_put(struct npu_card *card)
+static bool engine_more_urgent_waiter(struct npu_card *card, uint32_t priority)
+{
+	uint32_t p;
+
+	for (p = 0; p < priority; p++)
+		if (card->engine_wanting[p])
+			return true;
+	return false;
+}
+
+static void engine_get(struct npu_card *card, uint32_t priority)
+{
+	pthread_mutex_lock(&card->engine_lock);
+	while (card->engines_free == 0 || engine_more_urgent_waiter(card, priority))
+		pthread_cond_wait(&card->engine_free, &card->engine_lock);
+	card->engines_free--;
+	card->engine_wanting[priority]--;
+	pthread_mutex_unlock(&card->engine_lock);
+}
+
+/* Back in the queue: between its chunks a transfer still wants an engine. */
+static void engine_put(struct npu_card *card, uint32_t priority)
 {
 	pthread_mutex_lock(&card->engine_lock);
 	card->engines_free++;
-	pthread_cond_signal(&card->engine_free);
+	card->engine_wanting[priority]++;
+	pthread_cond_broadcast(&card->engine_free);
 	pthread_mutex_unlock(&card->engine_lock);
 }
 
@@ -276,37 +298,42 @@ static uint64_t transfer_chunk(struct seg_cursor *dst, struct seg_cursor *src,
 
 static bool transfer(struct npu_card *card, struct dma_side *dst,
 		     struct dma_side *src, uint8_t byte, uint64_t size,
-		     dma_continue_fn cont, void *ctx)
+		     uint32_t priority, dma_continue_fn cont, void *ctx)
 {
 	struct seg_cursor d = { .side = dst }, s = { .side = src };
+	bool ok = true;
 
+	engine_want(card, priority, 1);
 	while (size) {
 		uint64_t chunk = size < NPU_MODEL_DMA_CHUNK ?
 				 size : NPU_MODEL_DMA_CHUNK;
 		uint64_t done;
 
 		/* Between chunks: a reset, hang or dead card stops us here. */
-		if (!cont(ctx))
-			return false;
-		engine_get(card);
+		if (!cont(ctx)) {
+			ok = false;
+			break;
+		}
+		engine_get(card, priority);
 		done = transfer_chunk(&d, src ? &s : NULL, byte, chunk);
-		engine_put(card);
+		engine_put(card, priority);
 		if (done != chunk)
 			break;
 		size -= chunk;
 	}
-	return true;
+	engine_want(card, priority, -1);
+	return ok;
 }
 
 bool dma_copy(struct npu_card *card, struct dma_side *dst,
-	      struct dma_side *src, uint64_t size,
+	      struct dma_side *src, uint64_t size, uint32_t priority,
 	      dma_continue_fn cont, void *ctx)
 {
-	return transfer(card, dst, src, 0, size, cont, ctx);
+	return transfer(card, dst, src, 0, size, priority, cont, ctx);
 }
 
 bool dma_fill(struct npu_card *card, struct dma_side *dst, uint8_t byte,
-	      uint64_t size, dma_continue_fn cont, void *ctx)
+	      uint64_t size, uint32_t priority, dma_continue_fn cont, void *ctx)
 {
-	return transfer(card, dst, NULL, byte, size, cont, ctx);
+	return transfer(card, dst, NULL, byte, size, priority, cont, ctx);
 }

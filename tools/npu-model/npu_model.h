@@ -84,6 +84,7 @@ struct npu_ring {
 	uint64_t base;
 	uint32_t size;
 	uint32_t vector;
+	uint32_t priority;
 
 	/*
 	 * Card-owned counters, mirrored into the registers.  The ring
@@ -124,10 +125,15 @@ struct npu_card {
 	pthread_mutex_t heartbeat_lock;
 	uint64_t heartbeat;
 
-	/* copy engines: a counting semaphore over NUM_COPY_ENGINES */
+	/*
+	 * Copy engines: NUM_COPY_ENGINES grants of one chunk each. wanting[p]
+	 * counts transfers of ring priority p that wait between chunks; a free
+	 * engine goes to the most urgent of them.
+	 */
 	pthread_mutex_t engine_lock;
 	pthread_cond_t engine_free;
 	uint32_t engines_free;
+	uint32_t engine_wanting[NPU_RING_PRIORITY_LOWEST + 1];
 
 	struct npu_ring *rings;
 };
@@ -268,10 +274,10 @@ void dma_side_free(struct dma_side *side);
 /* Called between chunks; false means give up (reset, shutdown). */
 typedef bool (*dma_continue_fn)(void *ctx);
 bool dma_copy(struct npu_card *card, struct dma_side *dst,
-	      struct dma_side *src, uint64_t size,
+	      struct dma_side *src, uint64_t size, uint32_t priority,
 	      dma_continue_fn cont, void *ctx);
 bool dma_fill(struct npu_card *card, struct dma_side *dst, uint8_t byte,
-	      uint64_t size, dma_continue_fn cont, void *ctx);
+	      uint64_t size, uint32_t priority, dma_continue_fn cont, void *ctx);
 
 /* ivshmem.c */
 int ivshmem_listen(const char *path);

@@ -233,7 +233,7 @@ static int cmd_copy(struct ring_ctx *ctx, const struct ring_cmd *c,
 				c->dst_sg_count);
 	if (!err && ring_take_fail_dma(ctx->r))
 		err = NPU_ERR_DMA;
-	if (!err && !dma_copy(card, &dst, &src, c->size,
+	if (!err && !dma_copy(card, &dst, &src, c->size, ctx->r->priority,
 			      ring_checkpoint_cb, ctx))
 		err = CMD_ABORTED;
 
@@ -256,7 +256,7 @@ static int cmd_fill(struct ring_ctx *ctx, const struct ring_cmd *c,
 			c->dst_sg_count);
 	if (!err && ring_take_fail_dma(ctx->r))
 		err = NPU_ERR_DMA;
-	if (!err && !dma_fill(card, &dst, c->arg, c->size,
+	if (!err && !dma_fill(card, &dst, c->arg, c->size, ctx->r->priority,
 			      ring_checkpoint_cb, ctx))
 		err = CMD_ABORTED;
 
@@ -617,12 +617,14 @@ void ring_enable(struct npu_ring *r)
 	uint64_t base = ring_read64(r, NPU_RING_BASE);
 	uint32_t size = ring_read32(r, NPU_RING_SIZE);
 	uint32_t vector = ring_read32(r, NPU_RING_VECTOR);
+	uint32_t priority = ring_read32(r, NPU_RING_PRIORITY);
 
 	pthread_mutex_lock(&r->lock);
 	if (r->mode != RING_MODE_DISABLED)
 		goto out;
 
-	if (!ring_config_ok(r, base, size, vector)) {
+	if (!ring_config_ok(r, base, size, vector) ||
+	    priority > NPU_RING_PRIORITY_LOWEST) {
 		npu_log("ring %u: bad config base %#llx size %u vector %u",
 			r->idx, (unsigned long long)base, size, vector);
 		r->mode = RING_MODE_STOPPED;
@@ -634,6 +636,7 @@ void ring_enable(struct npu_ring *r)
 	r->base = base;
 	r->size = size;
 	r->vector = vector;
+	r->priority = priority;
 	r->mode = RING_MODE_ENABLED;
 	ring_set_status(r, NPU_RING_IDLE);
 	/* commands written before ENABLE run without a doorbell */
