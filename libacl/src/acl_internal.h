@@ -10,7 +10,9 @@
  * Locking (outer to inner): init_lock > device->lock > event->lock >
  * stream->lock > cb_lock > host/device range map locks. The submit path
  * takes only the stream's own lock (plus a read lock on the host range map
- * when a host pointer has to be classified).
+ * when a host pointer has to be classified). Nothing waits for a stream
+ * under device->lock if it can help it (acl_device_drain): a callback the
+ * stream waits for may call into the runtime.
  */
 #ifndef LIBASCENDCL_INTERNAL_H
 #define LIBASCENDCL_INTERNAL_H
@@ -212,10 +214,16 @@ void acl_device_mark_dead(struct acl_device *dev);
 /* Event slot frees that wait for the slot to reach a value. */
 void acl_device_defer_slot(struct acl_device *dev, uint32_t slot, uint64_t value);
 void acl_device_reap_slots(struct acl_device *dev);
+/* acl_stream_drain for each stream of dev (of ctx only, unless NULL). */
+void acl_device_drain(struct acl_device *dev, struct acl_context *ctx);
 
 /* The calling thread's current context, NULL (and an error) if none. */
 struct acl_context *acl_current_ctx(void);
 struct acl_context *acl_current_ctx_quiet(void);
+/* For calls that report through out: checks it, then as acl_current_ctx. */
+struct acl_context *acl_current_ctx_for(const void *out, aclError *err);
+/* A driver parameter of the current context's device. */
+aclError acl_current_dev_param(const char *fn, uint32_t param, uint64_t *value);
 void acl_set_current_ctx(struct acl_context *ctx);
 struct acl_context *acl_context_create(struct acl_device *dev, bool is_default,
 				       aclError *err);
@@ -247,18 +255,31 @@ struct acl_stream {
 	struct acl_list link;		/* in dev->streams */
 };
 
+/*
+ * Where submitted work completes: the kernel stream it went to (which a
+ * recovery may since have replaced) and the value its slot then reaches.
+ */
+struct acl_ticket {
+	struct acl_kstream *k;
+	uint64_t seq;
+};
+
 /* NULL means the current context's default stream. */
 struct acl_stream *acl_stream_resolve(aclrtStream handle, aclError *err);
 struct acl_stream *acl_stream_new(struct acl_device *dev, struct acl_context *ctx,
 				  uint32_t priority, uint32_t flags, aclError *err);
 aclError acl_stream_free(struct acl_stream *s, bool wait);
-/* Queues commands; *seqno gets the value the stream's slot reaches. */
+/*
+ * Waits for the stream's work, releasing blocking callbacks nobody will
+ * serve. Holds no device lock: callbacks may call the runtime meanwhile.
+ */
+void acl_stream_drain(struct acl_stream *s);
+/* Queues commands; *done (if not NULL) tells where the last of them completes. */
 aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds,
-			   size_t count, uint64_t *seqno);
-/* Waits until the stream's slot reaches seqno (timeout_ms -1: forever). */
-aclError acl_stream_wait_seq(struct acl_stream *s, uint64_t seqno, int32_t timeout_ms);
+			   size_t count, struct acl_ticket *done);
+/* Waits for a ticket of s (timeout_ms -1: forever). */
+aclError acl_stream_wait(struct acl_stream *s, const struct acl_ticket *t, int32_t timeout_ms);
 aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms);
-bool acl_stream_idle(struct acl_stream *s);
 
 /* Waits for a slot of dev to reach value; spins briefly first. */
 aclError acl_wait_slot(struct acl_device *dev, uint32_t slot, uint64_t value,
@@ -287,7 +308,7 @@ struct acl_event {
 	uint32_t flags;
 	bool ex;			/* made by aclrtCreateEventExWithFlag */
 	bool has_slot;
-	uint64_t counter;		/* last value a record wrote */
+	uint64_t counter;		/* last value recorded into the slot */
 	struct acl_stream *last_stream;
 	/* slot << 40 | value of the latest record (0: never recorded) */
 	_Atomic uint64_t state;
@@ -337,7 +358,7 @@ struct acl_opnd {
 };
 
 void acl_classify(struct acl_device *dev, const void *p, size_t len, struct acl_opnd *o);
-void acl_hostmem_drop_device(struct acl_device *dev);
+void acl_hostmem_drop(struct acl_device *dev);	/* NULL: registrations */
 void acl_devmem_drop_device(struct acl_device *dev);
 
 /* ---- callbacks (callback.c) -------------------------------------------- */

@@ -216,22 +216,16 @@ static aclError launch(struct acl_stream *s, void (*fn)(void *), void *arg, bool
 
 /* ---- stream lifecycle hooks -------------------------------------------- */
 
-/* The stream failed and got a new ring (s->lock held). */
+/*
+ * The stream failed and got a new ring (s->lock held): its callbacks will
+ * never be reached. The slots stay: the submission being retried names
+ * them, and the next SLOT_WRITE to "reached" clears its error.
+ */
 void acl_cb_stream_failed(struct acl_stream *s)
 {
-	struct acl_device *d = s->dev;
-	struct acl_cbstate *st;
-	uint32_t slot;
-
 	pthread_mutex_lock(&cb_lock);
-	st = s->cb;
-	if (st) {
-		drop_queue(st);
-		/* The old "reached" slot carries the failure for good. */
-		if (!drv_slot_alloc(d->fd, &slot)) {
-			drv_slot_free(d->fd, st->reached_slot);
-			st->reached_slot = slot;
-		}
+	if (s->cb) {
+		drop_queue(s->cb);
 		pthread_cond_broadcast(&cb_cond);
 	}
 	pthread_mutex_unlock(&cb_lock);
@@ -370,11 +364,83 @@ ACL_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
 	return launch(s, fn, userData, blockType == ACL_CALLBACK_BLOCK, CB_REPORT);
 }
 
-ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
+/* What a pass over the streams found for the caller (cb_lock held). */
+struct cb_scan {
+	int nserved;			/* streams whose callbacks the caller runs */
+	struct acl_cbstate *pending;	/* one whose next callback the card has yet to reach */
+};
+
+/* Reports run in the subscribed thread, host functions in the worker. */
+static bool serves(const struct acl_cbstate *st, enum cb_kind kind, pthread_t me)
+{
+	return kind == CB_HOSTFUNC || (st->subscribed && pthread_equal(st->thread, me));
+}
+
+/*
+ * Runs the first callback of kind that the card has reached on a stream
+ * the caller serves, and returns true; else says in *sc what to wait for.
+ */
+static bool serve_one(enum cb_kind kind, struct cb_scan *sc)
 {
 	pthread_t me = pthread_self();
-	int64_t deadline, now;
+	struct acl_list *pos;
+
+	*sc = (struct cb_scan){ 0 };
+	for (pos = cb_all.next; pos != &cb_all; pos = pos->next) {
+		struct acl_cbstate *st = acl_container_of(pos, struct acl_cbstate, link);
+		struct acl_cb *cb;
+
+		if (!serves(st, kind, me))
+			continue;
+		sc->nserved++;
+		cb = take_ready(st, kind);
+		if (cb) {
+			run_cb(st, cb);
+			return true;	/* the list may have changed meanwhile */
+		}
+		if (!sc->pending && st->head && st->head->kind == kind && !st->busy)
+			sc->pending = st;
+	}
+	return false;
+}
+
+/*
+ * Sleeps (cb_lock dropped) until the card reaches the pending callback,
+ * only briefly when callbacks of other streams may fall due meanwhile;
+ * with none pending, until a launch. Never past deadline.
+ */
+static void wait_for_callbacks(const struct cb_scan *sc, int64_t deadline)
+{
+	int64_t now = acl_now_ns();
+	int64_t slice = sc->pending && sc->nserved > 1 ? 2000000 : 100000000;
+	int64_t until = deadline - now < slice ? deadline : now + slice;
+	struct acl_device *d;
+	uint32_t slot;
+	uint64_t seq;
+
+	if (!sc->pending) {
+		cond_wait_until(until);
+		return;
+	}
+	d = sc->pending->s->dev;
+	slot = sc->pending->reached_slot;
+	seq = sc->pending->head->seq;
+	pthread_mutex_unlock(&cb_lock);
+	if (drv_wait(d->fd, slot, seq, until) == -EIO) {
+		/* The stream failed: the next pass drops its callbacks. */
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	pthread_mutex_lock(&cb_lock);
+}
+
+/* Runs every callback that is due, waiting up to timeout for the first. */
+ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
+{
+	int64_t deadline;
 	bool did = false;
+	struct cb_scan sc;
 
 	if (timeout == 0 || timeout < -1)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "timeout %d is invalid (-1 or > 0)", timeout);
@@ -382,59 +448,22 @@ ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
 	deadline = timeout < 0 ? INT64_MAX : acl_now_ns() + (int64_t)timeout * 1000000;
 	pthread_mutex_lock(&cb_lock);
 	for (;;) {
-		struct acl_cbstate *pending = NULL;
-		struct acl_list *pos;
-		int nsub = 0;
-		bool ran = false;
-
-		for (pos = cb_all.next; pos != &cb_all; pos = pos->next) {
-			struct acl_cbstate *st = acl_container_of(pos, struct acl_cbstate, link);
-			struct acl_cb *cb;
-
-			if (!st->subscribed || !pthread_equal(st->thread, me))
-				continue;
-			nsub++;
-			cb = take_ready(st, CB_REPORT);
-			if (cb) {
-				run_cb(st, cb);
-				ran = did = true;
-				break;	/* the list may have changed */
-			}
-			if (!pending && st->head && st->head->kind == CB_REPORT && !st->busy)
-				pending = st;
-		}
-		if (ran)
+		if (serve_one(CB_REPORT, &sc)) {
+			did = true;
 			continue;
-		if (!nsub) {
+		}
+		if (did)
+			break;
+		if (!sc.nserved) {
 			pthread_mutex_unlock(&cb_lock);
 			return ACL_FAIL(ACL_ERROR_RT_THREAD_SUBSCRIBE,
 					"the calling thread is not subscribed to any stream");
 		}
-		if (did)
-			break;
-		now = acl_now_ns();
-		if (now >= deadline) {
+		if (acl_now_ns() >= deadline) {
 			pthread_mutex_unlock(&cb_lock);
 			return ACL_FAIL(ACL_ERROR_RT_REPORT_TIMEOUT, "no callback within %d ms", timeout);
 		}
-		if (!pending) {
-			cond_wait_until(deadline < now + 100000000 ? deadline : now + 100000000);
-		} else {
-			/* Sleep until the card reaches it (briefly, if others may be due). */
-			int64_t slice = nsub > 1 ? 2000000 : 100000000;
-			int64_t until = deadline < now + slice ? deadline : now + slice;
-			struct acl_device *d = pending->s->dev;
-			uint32_t slot = pending->reached_slot;
-			uint64_t seq = pending->head->seq;
-
-			pthread_mutex_unlock(&cb_lock);
-			if (drv_wait(d->fd, slot, seq, until) == -EIO) {
-				struct timespec ts = { 0, 1000000 };
-
-				nanosleep(&ts, NULL);
-			}
-			pthread_mutex_lock(&cb_lock);
-		}
+		wait_for_callbacks(&sc, deadline);
 	}
 	pthread_mutex_unlock(&cb_lock);
 	return ACL_SUCCESS;
@@ -444,48 +473,13 @@ ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
 
 static void *worker_main(void *unused)
 {
+	struct cb_scan sc;
+
 	(void)unused;
 	pthread_mutex_lock(&cb_lock);
-	while (!worker_stop) {
-		struct acl_cbstate *pending = NULL;
-		struct acl_list *pos;
-		int npending = 0;
-		bool ran = false;
-
-		for (pos = cb_all.next; pos != &cb_all; pos = pos->next) {
-			struct acl_cbstate *st = acl_container_of(pos, struct acl_cbstate, link);
-			struct acl_cb *cb = take_ready(st, CB_HOSTFUNC);
-
-			if (cb) {
-				run_cb(st, cb);
-				ran = true;
-				break;
-			}
-			if (st->head && st->head->kind == CB_HOSTFUNC && !st->busy) {
-				npending++;
-				if (!pending)
-					pending = st;
-			}
-		}
-		if (ran)
-			continue;
-		if (!pending) {
-			cond_wait_until(acl_now_ns() + 100000000);
-		} else {
-			int64_t until = acl_now_ns() + (npending > 1 ? 2000000 : 100000000);
-			struct acl_device *d = pending->s->dev;
-			uint32_t slot = pending->reached_slot;
-			uint64_t seq = pending->head->seq;
-
-			pthread_mutex_unlock(&cb_lock);
-			if (drv_wait(d->fd, slot, seq, until) == -EIO) {
-				struct timespec ts = { 0, 1000000 };
-
-				nanosleep(&ts, NULL);
-			}
-			pthread_mutex_lock(&cb_lock);
-		}
-	}
+	while (!worker_stop)
+		if (!serve_one(CB_HOSTFUNC, &sc))
+			wait_for_callbacks(&sc, INT64_MAX);
 	pthread_mutex_unlock(&cb_lock);
 	return NULL;
 }

@@ -46,6 +46,20 @@ struct acl_context *acl_current_ctx(void)
 	return c;
 }
 
+struct acl_context *acl_current_ctx_for(const void *out, aclError *err)
+{
+	struct acl_context *c;
+
+	if (!out) {
+		*err = ACL_FAIL(ACL_ERROR_INVALID_PARAM, "the output pointer is NULL");
+		return NULL;
+	}
+	c = acl_current_ctx();
+	if (!c)
+		*err = ACL_ERROR_RT_CONTEXT_NULL;
+	return c;
+}
+
 void acl_set_current_ctx(struct acl_context *c)
 {
 	tls_ctx = c;
@@ -123,57 +137,59 @@ ACL_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
 	return ACL_SUCCESS;
 }
 
+static struct acl_context *context_get(aclrtContext context, aclError *err)
+{
+	struct acl_context *c = acl_obj_lookup(ACL_OBJ_CONTEXT, context);
+
+	if (!c)
+		*err = ACL_FAIL(ACL_ERROR_INVALID_PARAM, "context %p is not a live context", context);
+	return c;
+}
+
 ACL_EXPORT aclError aclrtDestroyContext(aclrtContext context)
 {
-	struct acl_context *c;
+	aclError err = ACL_SUCCESS;
+	struct acl_context *c = context_get(context, &err);
 	struct acl_device *d;
 
-	ACL_CHECK_NULL(context);
-	c = acl_obj_lookup(ACL_OBJ_CONTEXT, context);
 	if (!c)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "context %p is not a live context", context);
+		return err;
 	if (c->is_default)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
 				"the default context is released by aclrtResetDevice, not destroyed");
 	d = c->dev;
-	pthread_mutex_lock(&d->lock);
+	/* Waits for the streams first, without the device lock. */
+	acl_device_drain(d, c);
 	acl_context_destroy(c, true);
-	pthread_mutex_unlock(&d->lock);
 	return acl_device_release(d, false);
 }
 
 ACL_EXPORT aclError aclrtSetCurrentContext(aclrtContext context)
 {
-	struct acl_context *c;
+	aclError err = ACL_SUCCESS;
+	struct acl_context *c = context_get(context, &err);
 
-	ACL_CHECK_NULL(context);
-	c = acl_obj_lookup(ACL_OBJ_CONTEXT, context);
-	if (!c)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "context %p is not a live context", context);
-	acl_set_current_ctx(c);
-	return ACL_SUCCESS;
+	if (c)
+		acl_set_current_ctx(c);
+	return err;
 }
 
 ACL_EXPORT aclError aclrtGetCurrentContext(aclrtContext *context)
 {
-	struct acl_context *c;
+	aclError err = ACL_SUCCESS;
+	struct acl_context *c = acl_current_ctx_for(context, &err);
 
-	ACL_CHECK_NULL(context);
-	c = acl_current_ctx();
-	if (!c)
-		return ACL_ERROR_RT_CONTEXT_NULL;
-	*context = acl_obj_handle(c);
-	return ACL_SUCCESS;
+	if (c)
+		*context = acl_obj_handle(c);
+	return err;
 }
 
 ACL_EXPORT aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
 {
-	struct acl_context *c;
+	aclError err = ACL_SUCCESS;
+	struct acl_context *c = acl_current_ctx_for(stream, &err);
 
-	ACL_CHECK_NULL(stream);
-	c = acl_current_ctx();
-	if (!c)
-		return ACL_ERROR_RT_CONTEXT_NULL;
-	*stream = acl_obj_handle(c->default_stream);
-	return ACL_SUCCESS;
+	if (c)
+		*stream = acl_obj_handle(c->default_stream);
+	return err;
 }

@@ -155,7 +155,7 @@ static void device_close_locked(struct acl_device *d, bool wait)
 	while (d->events.next != &d->events)
 		acl_event_free(acl_container_of(d->events.next, struct acl_event, link));
 
-	acl_hostmem_drop_device(d);
+	acl_hostmem_drop(d);
 	acl_devmem_drop_device(d);
 	pthread_mutex_lock(&d->slot_lock);
 	while (d->deferred) {
@@ -301,6 +301,20 @@ void acl_device_reap_slots(struct acl_device *d)
 	pthread_mutex_unlock(&d->slot_lock);
 }
 
+aclError acl_current_dev_param(const char *fn, uint32_t param, uint64_t *value)
+{
+	struct acl_context *c = acl_current_ctx();
+	int ret;
+
+	if (!c)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	ret = drv_get_param(c->dev->fd, param, value);
+	if (ret)
+		return acl_fail(fn, acl_errno_code(ret), "reading parameter %u of device %d: %s",
+				param, c->dev->id, strerror(-ret));
+	return ACL_SUCCESS;
+}
+
 /* ---- public API -------------------------------------------------------- */
 
 ACL_EXPORT aclError aclrtGetDeviceCount(uint32_t *count)
@@ -339,6 +353,9 @@ ACL_EXPORT aclError aclrtResetDevice(int32_t deviceId)
 		ACL_LOGW("device %d was not set", deviceId);
 		return ACL_SUCCESS;
 	}
+	/* The last reference waits for the streams: first without the lock. */
+	if (d->refs == 1)
+		acl_device_drain(d, NULL);
 	return acl_device_release(d, false);
 }
 
@@ -353,14 +370,12 @@ ACL_EXPORT aclError aclrtResetDeviceForce(int32_t deviceId)
 
 ACL_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
 {
-	struct acl_context *c;
+	aclError err = ACL_SUCCESS;
+	struct acl_context *c = acl_current_ctx_for(deviceId, &err);
 
-	ACL_CHECK_NULL(deviceId);
-	c = acl_current_ctx();
-	if (!c)
-		return ACL_ERROR_RT_CONTEXT_NULL;
-	*deviceId = c->dev->id;
-	return ACL_SUCCESS;
+	if (c)
+		*deviceId = c->dev->id;
+	return err;
 }
 
 ACL_EXPORT aclError aclrtGetRunMode(aclrtRunMode *runMode)
@@ -377,17 +392,69 @@ ACL_EXPORT aclError aclrtSetTsDevice(aclrtTsId tsId)
 	return ACL_SUCCESS;
 }
 
+/* A stream seen under the device lock, to be waited for after it is dropped. */
+struct stream_ref {
+	struct acl_stream *s;
+	uint32_t gen;
+};
+
+/* The streams of d (of ctx only, unless NULL): *list of *n; fails only for memory. */
+static aclError snapshot_streams(struct acl_device *d, struct acl_context *ctx,
+				 struct stream_ref **list, size_t *n)
+{
+	struct acl_list *pos;
+	size_t cap = 0;
+
+	*list = NULL;
+	*n = 0;
+	pthread_mutex_lock(&d->lock);
+	for (pos = d->streams.next; pos != &d->streams; pos = pos->next) {
+		struct acl_stream *s = acl_container_of(pos, struct acl_stream, link);
+
+		if (ctx && s->ctx != ctx)
+			continue;
+		if (*n == cap) {
+			void *p = realloc(*list, (cap = cap ? cap * 2 : 16) * sizeof(**list));
+
+			if (!p) {
+				pthread_mutex_unlock(&d->lock);
+				free(*list);
+				return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
+			}
+			*list = p;
+		}
+		(*list)[(*n)++] = (struct stream_ref){ s, atomic_load(&s->obj.gen) };
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ACL_SUCCESS;
+}
+
+/* False once the stream was destroyed after the snapshot. */
+static bool still_live(const struct stream_ref *r)
+{
+	return atomic_load(&r->s->obj.gen) == r->gen;
+}
+
+void acl_device_drain(struct acl_device *d, struct acl_context *ctx)
+{
+	struct stream_ref *list;
+	size_t n, i;
+
+	/* Without memory for the list, the teardown waits under the lock. */
+	if (snapshot_streams(d, ctx, &list, &n))
+		return;
+	for (i = 0; i < n; i++)
+		if (still_live(&list[i]))
+			acl_stream_drain(list[i].s);
+	free(list);
+}
+
 static aclError sync_device(int32_t timeout)
 {
-	struct {
-		struct acl_stream *s;
-		uint32_t gen;
-	} *list = NULL;
+	struct stream_ref *list;
 	struct acl_context *c;
-	struct acl_device *d;
-	struct acl_list *pos;
-	size_t n = 0, cap = 0, i;
-	aclError err = ACL_SUCCESS, e;
+	size_t n, i;
+	aclError err, e;
 	int64_t deadline;
 
 	if (timeout < -1)
@@ -395,32 +462,15 @@ static aclError sync_device(int32_t timeout)
 	c = acl_current_ctx();
 	if (!c)
 		return ACL_ERROR_RT_CONTEXT_NULL;
-	d = c->dev;
-	/* Snapshot the device's streams, then wait without the device lock. */
-	pthread_mutex_lock(&d->lock);
-	for (pos = d->streams.next; pos != &d->streams; pos = pos->next) {
-		if (n == cap) {
-			void *p = realloc(list, (cap = cap ? cap * 2 : 16) * sizeof(*list));
-
-			if (!p) {
-				pthread_mutex_unlock(&d->lock);
-				free(list);
-				return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
-			}
-			list = p;
-		}
-		list[n].s = acl_container_of(pos, struct acl_stream, link);
-		list[n].gen = atomic_load(&list[n].s->obj.gen);
-		n++;
-	}
-	pthread_mutex_unlock(&d->lock);
-
+	err = snapshot_streams(c->dev, NULL, &list, &n);
+	if (err)
+		return err;
 	deadline = timeout < 0 ? 0 : acl_now_ns() + (int64_t)timeout * 1000000;
 	for (i = 0; i < n; i++) {
 		int32_t left = -1;
 
-		if (atomic_load(&list[i].s->obj.gen) != list[i].gen)
-			continue;	/* destroyed meanwhile */
+		if (!still_live(&list[i]))
+			continue;
 		if (timeout >= 0) {
 			int64_t ns = deadline - acl_now_ns();
 

@@ -62,6 +62,28 @@ static struct acl_event *event_get(aclrtEvent event, aclError *err)
 	return ev;
 }
 
+/* The stream of a call that puts ev on it: it must be of ev's device. */
+static struct acl_stream *stream_for_event(struct acl_event *ev, aclrtStream stream,
+					   aclError *err)
+{
+	struct acl_stream *s = acl_stream_resolve(stream, err);
+
+	if (s && s->dev != ev->dev) {
+		*err = ACL_FAIL(ACL_ERROR_INVALID_PARAM,
+				"event of device %d used with a stream of device %d", ev->dev->id,
+				s->dev->id);
+		return NULL;
+	}
+	return s;
+}
+
+/* Whether the record in state st (if any) has completed on the card. */
+static bool record_done(struct acl_device *d, uint64_t st)
+{
+	return !ACL_EV_VALUE(st) || acl_seq_reached(acl_slot_value(d, ACL_EV_SLOT(st)),
+						    ACL_EV_VALUE(st));
+}
+
 /* Called with the device lock held (device teardown): no ioctls. */
 void acl_event_free(struct acl_event *ev)
 {
@@ -98,7 +120,7 @@ ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 	struct acl_device *d;
 	struct acl_event *ev;
 	aclError err = ACL_SUCCESS;
-	uint64_t st;
+	uint32_t slot;
 
 	ev = event_get(event, &err);
 	if (!ev)
@@ -106,14 +128,16 @@ ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 	d = ev->dev;
 	pthread_mutex_lock(&d->lock);
 	pthread_mutex_lock(&ev->lock);
-	st = atomic_load(&ev->state);
+	slot = ACL_EV_SLOT(atomic_load(&ev->state));
 	if (ev->has_slot) {
-		/* A pending record keeps the slot until the card writes it. */
-		if (st && !acl_seq_reached(acl_slot_value(d, ACL_EV_SLOT(st)), ACL_EV_VALUE(st)) &&
-		    !acl_slot_err(d, ACL_EV_SLOT(st)))
-			acl_device_defer_slot(d, ACL_EV_SLOT(st), ACL_EV_VALUE(st));
+		/*
+		 * A pending record keeps the slot until the card writes it:
+		 * judged by the last value recorded, which a reset leaves.
+		 */
+		if (!acl_seq_reached(acl_slot_value(d, slot), ev->counter) && !acl_slot_err(d, slot))
+			acl_device_defer_slot(d, slot, ev->counter);
 		else
-			drv_slot_free(d->fd, ACL_EV_SLOT(st));
+			drv_slot_free(d->fd, slot);
 	}
 	pthread_mutex_unlock(&ev->lock);
 	acl_event_free(ev);
@@ -143,9 +167,15 @@ static aclError record(struct acl_event *ev, struct acl_stream *s)
 						       : acl_errno_code(ret),
 					"no event slot left on device %d", d->id);
 		}
+		/*
+		 * The failed slot is not freed: a record of another stream may
+		 * still be queued behind it, and its late write must not land
+		 * in a slot that was handed on. It goes with the device.
+		 */
 		if (ev->has_slot)
 			ACL_LOGW("event slot %u failed; event moved to slot %u", ACL_EV_SLOT(st), slot);
 		ev->has_slot = true;
+		ev->counter = 0;
 		st = 0;
 	}
 	val = ev->counter + 1;
@@ -183,14 +213,36 @@ ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
-	s = acl_stream_resolve(stream, &err);
+	s = stream_for_event(ev, stream, &err);
 	if (!s)
 		return err;
-	if (s->dev != ev->dev)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
-				"event of device %d recorded on a stream of device %d",
-				ev->dev->id, s->dev->id);
 	return record(ev, s);
+}
+
+/* The stream waits on the card; nothing is queued for a completed record. */
+ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+	struct drm_npu_cmd cmd = { .op = DRM_NPU_OP_SLOT_WAIT };
+	struct acl_stream *s;
+	struct acl_event *ev;
+	aclError err = ACL_SUCCESS;
+	uint64_t st;
+
+	ev = event_get(event, &err);
+	if (!ev)
+		return err;
+	if (ev->flags && !(ev->flags & ACL_EVENT_SYNC))
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
+				"event was created without ACL_EVENT_SYNC and cannot be waited on");
+	s = stream_for_event(ev, stream, &err);
+	if (!s)
+		return err;
+	st = atomic_load(&ev->state);
+	if (record_done(s->dev, st))
+		return ACL_SUCCESS;
+	cmd.slot = ACL_EV_SLOT(st);
+	cmd.value = ACL_EV_VALUE(st);
+	return acl_stream_submit(s, &cmd, 1, NULL);
 }
 
 ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
@@ -206,7 +258,7 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 	if (ev->ex)
 		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 				"events of aclrtCreateEventExWithFlag cannot be reset");
-	s = acl_stream_resolve(stream, &err);
+	s = stream_for_event(ev, stream, &err);
 	if (!s)
 		return err;
 	pthread_mutex_lock(&ev->lock);
@@ -224,11 +276,7 @@ static aclError event_done(struct acl_event *ev, bool *done)
 	uint64_t st = atomic_load(&ev->state);
 	uint32_t e;
 
-	if (!ACL_EV_VALUE(st)) {
-		*done = true;
-		return ACL_SUCCESS;
-	}
-	if (acl_seq_reached(acl_slot_value(d, ACL_EV_SLOT(st)), ACL_EV_VALUE(st))) {
+	if (record_done(d, st)) {
 		*done = true;
 		return ACL_SUCCESS;
 	}
@@ -243,61 +291,56 @@ static aclError event_done(struct acl_event *ev, bool *done)
 	return ACL_SUCCESS;
 }
 
-ACL_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+/*
+ * What the three query calls share: argument checks, then whether the
+ * event's last record has completed. Loads only: no lock, no system call,
+ * and no error bookkeeping unless a check fails.
+ */
+static aclError query_event(const char *fn, aclrtEvent event, const void *status,
+			    bool takes_ex, bool *done)
 {
 	struct acl_event *ev;
 	aclError err = ACL_SUCCESS;
-	bool done;
 
-	ACL_CHECK_NULL(status);
+	if (!status)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "status is NULL");
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
-	err = event_done(ev, &done);
-	if (err)
-		return err;
-	*status = done ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
-	return ACL_SUCCESS;
+	if (ev->ex && !takes_ex)
+		return acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+				"%s does not take events of aclrtCreateEventExWithFlag", fn);
+	return event_done(ev, done);
+}
+
+ACL_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+	bool done;
+	aclError err = query_event(__func__, event, status, true, &done);
+
+	if (!err)
+		*status = done ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+	return err;
 }
 
 ACL_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 {
-	struct acl_event *ev;
-	aclError err = ACL_SUCCESS;
 	bool done;
+	aclError err = query_event(__func__, event, status, false, &done);
 
-	ACL_CHECK_NULL(status);
-	ev = event_get(event, &err);
-	if (!ev)
-		return err;
-	if (ev->ex)
-		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-				"aclrtQueryEvent does not take events of aclrtCreateEventExWithFlag");
-	err = event_done(ev, &done);
-	if (err)
-		return err;
-	*status = done ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
-	return ACL_SUCCESS;
+	if (!err)
+		*status = done ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+	return err;
 }
 
 ACL_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
-	struct acl_event *ev;
-	aclError err = ACL_SUCCESS;
 	bool done;
+	aclError err = query_event(__func__, event, status, false, &done);
 
-	ACL_CHECK_NULL(status);
-	ev = event_get(event, &err);
-	if (!ev)
-		return err;
-	if (ev->ex)
-		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-				"aclrtQueryEventWaitStatus does not take events of aclrtCreateEventExWithFlag");
-	err = event_done(ev, &done);
-	if (err)
-		return err;
-	*status = done ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
-	return ACL_SUCCESS;
+	if (!err)
+		*status = done ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+	return err;
 }
 
 static aclError sync_event(aclrtEvent event, int32_t timeout)
@@ -411,17 +454,12 @@ ACL_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
 
 ACL_EXPORT aclError aclrtGetEventAvailNum(uint32_t *eventCount)
 {
-	struct acl_context *c;
 	uint64_t v;
-	int ret;
+	aclError err;
 
 	ACL_CHECK_NULL(eventCount);
-	c = acl_current_ctx();
-	if (!c)
-		return ACL_ERROR_RT_CONTEXT_NULL;
-	ret = drv_get_param(c->dev->fd, DRM_NPU_PARAM_FREE_SLOTS, &v);
-	if (ret)
-		return ACL_FAIL(acl_errno_code(ret), "querying free slots: %s", strerror(-ret));
-	*eventCount = (uint32_t)v;
-	return ACL_SUCCESS;
+	err = acl_current_dev_param(__func__, DRM_NPU_PARAM_FREE_SLOTS, &v);
+	if (!err)
+		*eventCount = (uint32_t)v;
+	return err;
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <json-c/json.h>
 
 #include "acl_internal.h"
@@ -45,38 +46,56 @@ static bool json_int(struct json_object *o, long *out)
 	return *s && !*end && !errno;
 }
 
-static aclError parse_config(const char *path, int32_t *default_device)
+/* The whole file at path, NUL-terminated, into *text (*len bytes). */
+static aclError read_config(const char *path, char **text, size_t *len)
 {
-	struct json_tokener *tok;
-	struct json_object *root, *o, *dev;
-	char *text = NULL;
-	size_t len = 0;
-	long v;
+	struct stat sb;
 	FILE *f;
 	aclError err = ACL_SUCCESS;
 
-	*default_device = -1;
+	*text = NULL;
 	f = fopen(path, "re");
 	if (!f)
 		return ACL_FAIL(ACL_ERROR_INVALID_FILE, "cannot open config file %s: %s", path,
 				strerror(errno));
-	if (fseek(f, 0, SEEK_END) == 0) {
-		long n = ftell(f);
-
-		if (n > (10L << 20)) {
-			fclose(f);
-			return ACL_FAIL(ACL_ERROR_INVALID_FILE_SIZE, "config file %s is too large", path);
-		}
-		rewind(f);
-		text = calloc(1, (size_t)(n > 0 ? n : 0) + 1);
-		if (text)
-			len = fread(text, 1, (size_t)(n > 0 ? n : 0), f);
+	if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode))
+		err = ACL_FAIL(ACL_ERROR_INVALID_FILE, "config file %s is not a regular file", path);
+	else if (sb.st_size > (10L << 20))
+		err = ACL_FAIL(ACL_ERROR_INVALID_FILE_SIZE, "config file %s is too large", path);
+	else if (!(*text = calloc(1, (size_t)sb.st_size + 1)))
+		err = ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory reading %s", path);
+	else {
+		*len = fread(*text, 1, (size_t)sb.st_size, f);
+		if (ferror(f))
+			err = ACL_FAIL(ACL_ERROR_INVALID_FILE, "cannot read config file %s", path);
 	}
 	fclose(f);
-	if (!text)
-		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory reading %s", path);
-	text[len] = 0;
-	if (!text[strspn(text, " \t\r\n")]) {
+	if (err) {
+		free(*text);
+		*text = NULL;
+	}
+	return err;
+}
+
+static bool blank(const char *s)
+{
+	return !s[strspn(s, " \t\r\n")];
+}
+
+static aclError parse_config(const char *path, int32_t *default_device)
+{
+	struct json_tokener *tok;
+	struct json_object *root = NULL, *o, *dev;
+	char *text;
+	size_t len = 0;
+	long v;
+	aclError err;
+
+	*default_device = -1;
+	err = read_config(path, &text, &len);
+	if (err)
+		return err;
+	if (blank(text)) {
 		free(text);
 		return ACL_SUCCESS;	/* an empty file: default configuration */
 	}
@@ -87,6 +106,12 @@ static aclError parse_config(const char *path, int32_t *default_device)
 	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
 		err = ACL_FAIL(ACL_ERROR_PARSE_FILE, "config file %s is not valid JSON: %s", path,
 			       tok ? json_tokener_error_desc(json_tokener_get_error(tok)) : "no memory");
+		goto out;
+	}
+	/* The tokener stops after the first value; anything after it is an error. */
+	if (!blank(text + json_tokener_get_parse_end(tok))) {
+		err = ACL_FAIL(ACL_ERROR_PARSE_FILE, "config file %s: text after the JSON object",
+			       path);
 		goto out;
 	}
 	if (!json_object_is_type(root, json_type_object)) {
@@ -161,6 +186,7 @@ static void teardown(void)
 {
 	acl_cb_shutdown();
 	acl_device_shutdown_all();
+	acl_hostmem_drop(NULL);
 	acl_default_device = -1;
 	acl_default_taken = false;
 }

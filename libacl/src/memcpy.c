@@ -18,6 +18,7 @@
 struct cmdbuf {
 	struct drm_npu_cmd *v;
 	size_t n, cap;
+	bool oom;		/* a command could not be added */
 	struct drm_npu_cmd local[8];
 };
 
@@ -26,6 +27,7 @@ static void cmdbuf_init(struct cmdbuf *b)
 	b->v = b->local;
 	b->n = 0;
 	b->cap = sizeof(b->local) / sizeof(b->local[0]);
+	b->oom = false;
 }
 
 static struct drm_npu_cmd *cmdbuf_add(struct cmdbuf *b)
@@ -35,8 +37,10 @@ static struct drm_npu_cmd *cmdbuf_add(struct cmdbuf *b)
 		struct drm_npu_cmd *v = b->v == b->local ? malloc(cap * sizeof(*v))
 							 : realloc(b->v, cap * sizeof(*v));
 
-		if (!v)
+		if (!v) {
+			b->oom = true;
 			return NULL;
+		}
 		if (b->v == b->local)
 			memcpy(v, b->local, sizeof(b->local));
 		b->v = v;
@@ -78,15 +82,15 @@ static void put_operand(struct drm_npu_cmd *c, const struct acl_opnd *o, uint64_
 }
 
 /* Appends COPY (src != NULL) or FILL commands for one contiguous run. */
-static int add_run(struct cmdbuf *b, const struct acl_opnd *dst, uint64_t doff,
-		   const struct acl_opnd *src, uint64_t soff, uint64_t len, uint8_t fill)
+static void add_run(struct cmdbuf *b, const struct acl_opnd *dst, uint64_t doff,
+		    const struct acl_opnd *src, uint64_t soff, uint64_t len, uint8_t fill)
 {
 	while (len) {
 		uint64_t n = len > ACL_COPY_CHUNK ? ACL_COPY_CHUNK : len;
 		struct drm_npu_cmd *c = cmdbuf_add(b);
 
 		if (!c)
-			return -1;
+			return;
 		c->op = src ? DRM_NPU_OP_COPY : DRM_NPU_OP_FILL;
 		c->size = n;
 		put_operand(c, dst, doff, true);
@@ -98,12 +102,29 @@ static int add_run(struct cmdbuf *b, const struct acl_opnd *dst, uint64_t doff,
 		soff += n;
 		len -= n;
 	}
-	return 0;
+}
+
+/* The checks every copy makes before it looks at the memory. */
+static aclError copy_args(const char *fn, const void *dst, const void *src, aclrtMemcpyKind kind)
+{
+	if (!dst)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "dst is NULL");
+	if (!src)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "src is NULL");
+	if ((unsigned)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "invalid memcpy kind %d", (int)kind);
+	return ACL_SUCCESS;
+}
+
+/* A synchronous copy between host pointers needs no device: the CPU does it. */
+static bool cpu_copy(bool sync, const void *dst, const void *src, aclrtMemcpyKind kind)
+{
+	return sync && !acl_is_dev_ptr(dst) && !acl_is_dev_ptr(src) &&
+	       (kind == ACL_MEMCPY_HOST_TO_HOST || kind == ACL_MEMCPY_DEFAULT);
 }
 
 static aclError kind_check(const char *fn, aclrtMemcpyKind kind, const void *dst,
-			   const struct acl_opnd *od, const void *src, const struct acl_opnd *os,
-			   aclrtMemcpyKind *eff)
+			   const struct acl_opnd *od, const void *src, const struct acl_opnd *os)
 {
 	bool dd = od->kind == ACL_OPND_DEVICE, sd = os->kind == ACL_OPND_DEVICE;
 	/* Registered host memory may stand where device memory is expected. */
@@ -135,8 +156,6 @@ static aclError kind_check(const char *fn, aclrtMemcpyKind kind, const void *dst
 		return acl_fail(fn, ACL_ERROR_INVALID_PARAM,
 				"kind %d does not match the pointers: dst %p is %s memory, src %p is %s memory",
 				(int)kind, dst, dd ? "device" : "host", src, sd ? "device" : "host");
-	*eff = dd ? (sd ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_HOST_TO_DEVICE)
-		  : (sd ? ACL_MEMCPY_DEVICE_TO_HOST : ACL_MEMCPY_HOST_TO_HOST);
 	return ACL_SUCCESS;
 }
 
@@ -170,92 +189,86 @@ static struct acl_stream *pick_stream(aclrtStream stream, bool sync, aclError *e
 	return copy_stream(c->dev, err);
 }
 
-/*
- * Runs the commands in b on s; waits when asked to (sync or pageable
- * operands). A pinned buffer of another card is reached through a bounce
- * buffer in ordinary memory (it is host memory, so the CPU copies it).
- */
-static aclError run(const char *fn, struct acl_stream *s, struct cmdbuf *b, bool wait)
+/* A copy on its way to the card: its stream and its operands. */
+struct copy {
+	struct acl_stream *s;
+	struct acl_opnd dst, src;
+	bool wait;		/* synchronous or pageable: done before the call returns */
+};
+
+/* Picks the stream, classifies [dst, +dlen) and [src, +slen), checks kind. */
+static aclError copy_setup(const char *fn, struct copy *c, aclrtStream stream, bool sync,
+			   aclrtMemcpyKind kind, void *dst, size_t dlen, const void *src, size_t slen)
 {
-	uint64_t seq;
 	aclError err = ACL_SUCCESS;
 
-	if (!b->n)
-		return ACL_SUCCESS;
-	err = acl_stream_submit(s, b->v, b->n, &seq);
-	if (!err && wait)
-		err = acl_stream_wait_seq(s, seq, -1);
-	(void)fn;
+	c->s = pick_stream(stream, sync, &err);
+	if (!c->s)
+		return err;
+	acl_classify(c->s->dev, dst, dlen, &c->dst);
+	acl_classify(c->s->dev, src, slen, &c->src);
+	c->wait = sync || c->dst.pageable || c->src.pageable;
+	return kind_check(fn, kind, dst, &c->dst, src, &c->src);
+}
+
+/* Submits the commands in b on s, waits for them if asked to, frees b. */
+static aclError run(const char *fn, struct acl_stream *s, struct cmdbuf *b, bool wait)
+{
+	struct acl_ticket t;
+	aclError err = ACL_SUCCESS;
+
+	if (b->oom)
+		err = acl_fail(fn, ACL_ERROR_BAD_ALLOC, "out of host memory");
+	else if (b->n)
+		err = acl_stream_submit(s, b->v, b->n, &t);
+	if (!err && b->n && wait)
+		err = acl_stream_wait(s, &t, -1);
+	cmdbuf_free(b);
 	return err;
 }
 
+/*
+ * A pinned buffer of another card is reached through a bounce buffer in
+ * ordinary memory (it is host memory, so the CPU copies it).
+ */
 static aclError copy_1d(const char *fn, void *dst, size_t destMax, const void *src, size_t count,
 			aclrtMemcpyKind kind, aclrtStream stream, bool sync)
 {
-	struct acl_opnd od, os;
-	struct acl_stream *s;
 	struct cmdbuf b;
-	aclrtMemcpyKind eff;
-	aclError err = ACL_SUCCESS;
+	struct copy c;
+	aclError err = copy_args(fn, dst, src, kind);
 	void *bounce = NULL;
-	bool wait;
 
-	if (!dst)
-		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "dst is NULL");
-	if (!src)
-		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "src is NULL");
-	if ((unsigned)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
-		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "invalid memcpy kind %d", (int)kind);
-	if (!count)
-		return ACL_SUCCESS;
+	if (err || !count)
+		return err;
 	if (count > destMax)
 		return acl_fail(fn, ACL_ERROR_RT_PARAM_INVALID,
 				"count %zu is larger than destMax %zu", count, destMax);
 	if (dst == src)
 		return ACL_SUCCESS;
-
-	/* Host to host, synchronous: no device involved. */
-	if (sync && !acl_is_dev_ptr(dst) && !acl_is_dev_ptr(src) &&
-	    (kind == ACL_MEMCPY_HOST_TO_HOST || kind == ACL_MEMCPY_DEFAULT)) {
+	if (cpu_copy(sync, dst, src, kind)) {
 		memmove(dst, src, count);
 		return ACL_SUCCESS;
 	}
-
-	s = pick_stream(stream, sync, &err);
-	if (!s)
-		return err;
-	acl_classify(s->dev, dst, count, &od);
-	acl_classify(s->dev, src, count, &os);
-	err = kind_check(fn, kind, dst, &od, src, &os, &eff);
+	err = copy_setup(fn, &c, stream, sync, kind, dst, count, src, count);
 	if (err)
 		return err;
-	wait = sync || od.pageable || os.pageable;
-
-	if (od.kind == ACL_OPND_FOREIGN || os.kind == ACL_OPND_FOREIGN) {
+	if (c.dst.kind == ACL_OPND_FOREIGN || c.src.kind == ACL_OPND_FOREIGN) {
 		bounce = malloc(count);
 		if (!bounce)
 			return acl_fail(fn, ACL_ERROR_BAD_ALLOC, "no memory for a bounce buffer");
-		if (os.kind == ACL_OPND_FOREIGN) {
+		if (c.src.kind == ACL_OPND_FOREIGN) {
 			memcpy(bounce, src, count);
-			os.kind = ACL_OPND_USER;
-			os.addr = (uintptr_t)bounce;
+			c.src = (struct acl_opnd){ .kind = ACL_OPND_USER, .addr = (uintptr_t)bounce };
 		}
-		if (od.kind == ACL_OPND_FOREIGN) {
-			od.kind = ACL_OPND_USER;
-			od.addr = (uintptr_t)bounce;
-		}
-		wait = true;
+		if (c.dst.kind == ACL_OPND_FOREIGN)
+			c.dst = (struct acl_opnd){ .kind = ACL_OPND_USER, .addr = (uintptr_t)bounce };
+		c.wait = true;
 	}
-
 	cmdbuf_init(&b);
-	if (add_run(&b, &od, 0, &os, 0, count, 0)) {
-		cmdbuf_free(&b);
-		free(bounce);
-		return acl_fail(fn, ACL_ERROR_BAD_ALLOC, "out of host memory");
-	}
-	err = run(fn, s, &b, wait);
-	cmdbuf_free(&b);
-	if (!err && bounce && od.addr == (uintptr_t)bounce)
+	add_run(&b, &c.dst, 0, &c.src, 0, count, 0);
+	err = run(fn, c.s, &b, c.wait);
+	if (!err && bounce && c.dst.addr == (uintptr_t)bounce)
 		memcpy(dst, bounce, count);
 	free(bounce);
 	return err;
@@ -277,21 +290,13 @@ static aclError copy_2d(const char *fn, void *dst, size_t dpitch, const void *sr
 			size_t width, size_t height, aclrtMemcpyKind kind, aclrtStream stream,
 			bool sync)
 {
-	struct acl_opnd od, os;
-	struct acl_stream *s;
 	struct cmdbuf b;
-	aclrtMemcpyKind eff;
+	struct copy c;
 	size_t dspan, sspan, i;
-	aclError err = ACL_SUCCESS;
+	aclError err = copy_args(fn, dst, src, kind);
 
-	if (!dst)
-		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "dst is NULL");
-	if (!src)
-		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "src is NULL");
-	if ((unsigned)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
-		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "invalid memcpy kind %d", (int)kind);
-	if (!width || !height)
-		return ACL_SUCCESS;
+	if (err || !width || !height)
+		return err;
 	if (width > spitch || width > dpitch)
 		return acl_fail(fn, ACL_ERROR_INVALID_PARAM,
 				"width %zu is larger than spitch %zu or dpitch %zu", width, spitch,
@@ -300,40 +305,24 @@ static aclError copy_2d(const char *fn, void *dst, size_t dpitch, const void *sr
 		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "the matrix overflows the address space");
 	dspan = (height - 1) * dpitch + width;
 	sspan = (height - 1) * spitch + width;
-
-	if (sync && !acl_is_dev_ptr(dst) && !acl_is_dev_ptr(src) &&
-	    (kind == ACL_MEMCPY_HOST_TO_HOST || kind == ACL_MEMCPY_DEFAULT)) {
+	if (cpu_copy(sync, dst, src, kind)) {
 		for (i = 0; i < height; i++)
 			memmove((char *)dst + i * dpitch, (const char *)src + i * spitch, width);
 		return ACL_SUCCESS;
 	}
-	s = pick_stream(stream, sync, &err);
-	if (!s)
-		return err;
-	acl_classify(s->dev, dst, dspan, &od);
-	acl_classify(s->dev, src, sspan, &os);
-	err = kind_check(fn, kind, dst, &od, src, &os, &eff);
+	err = copy_setup(fn, &c, stream, sync, kind, dst, dspan, src, sspan);
 	if (err)
 		return err;
-	if (od.kind == ACL_OPND_FOREIGN || os.kind == ACL_OPND_FOREIGN)
+	if (c.dst.kind == ACL_OPND_FOREIGN || c.src.kind == ACL_OPND_FOREIGN)
 		return acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 				"2D copies with pinned memory of another device are not supported");
-
 	cmdbuf_init(&b);
-	if (dpitch == width && spitch == width) {
-		err = add_run(&b, &od, 0, &os, 0, dspan, 0) ? ACL_ERROR_BAD_ALLOC : 0;
-	} else {
-		for (i = 0, err = 0; i < height && !err; i++)
-			if (add_run(&b, &od, i * dpitch, &os, i * spitch, width, 0))
-				err = ACL_ERROR_BAD_ALLOC;
-	}
-	if (err) {
-		cmdbuf_free(&b);
-		return acl_fail(fn, err, "out of host memory");
-	}
-	err = run(fn, s, &b, sync || od.pageable || os.pageable);
-	cmdbuf_free(&b);
-	return err;
+	if (dpitch == width && spitch == width)
+		add_run(&b, &c.dst, 0, &c.src, 0, dspan, 0);
+	else
+		for (i = 0; i < height && !b.oom; i++)
+			add_run(&b, &c.dst, i * dpitch, &c.src, i * spitch, width, 0);
+	return run(fn, c.s, &b, c.wait);
 }
 
 ACL_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -380,13 +369,8 @@ static aclError fill(const char *fn, void *p, size_t maxCount, int32_t value, si
 		return err;
 	}
 	cmdbuf_init(&b);
-	if (add_run(&b, &od, 0, NULL, 0, count, (uint8_t)value)) {
-		cmdbuf_free(&b);
-		return acl_fail(fn, ACL_ERROR_BAD_ALLOC, "out of host memory");
-	}
-	err = run(fn, s, &b, sync || od.pageable);
-	cmdbuf_free(&b);
-	return err;
+	add_run(&b, &od, 0, NULL, 0, count, (uint8_t)value);
+	return run(fn, s, &b, sync || od.pageable);
 }
 
 ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)

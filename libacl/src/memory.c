@@ -130,7 +130,8 @@ ACL_EXPORT aclError aclrtFree(void *devPtr)
 	if (!d)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
 				"%p is not the start of a live device allocation", devPtr);
-	if (acl_rmap_remove(&d->devmem, m->addr) != m)
+	/* m is ours only once removed: a concurrent free may have taken it. */
+	if (acl_rmap_remove(&d->devmem, (uintptr_t)devPtr) != m)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%p was freed concurrently", devPtr);
 	drv_gem_close(d->fd, m->handle);
 	free(m);
@@ -227,8 +228,11 @@ ACL_EXPORT aclError aclrtFreeHost(void *hostPtr)
 	return ACL_SUCCESS;
 }
 
-/* Device teardown: its pinned buffers go with its file. */
-void acl_hostmem_drop_device(struct acl_device *d)
+/*
+ * Drops the host memory of d: its pinned buffers, which go with its file.
+ * With d NULL, the registrations (which belong to no device): aclFinalize.
+ */
+void acl_hostmem_drop(struct acl_device *d)
 {
 	size_t i = 0;
 
@@ -236,8 +240,9 @@ void acl_hostmem_drop_device(struct acl_device *d)
 	while (i < acl_hostmap.n) {
 		struct acl_hostmem *h = acl_hostmap.v[i].data;
 
-		if (h->kind == ACL_HOST_PINNED && h->dev == d) {
-			munmap(h->ptr, h->map_size);
+		if (h->dev == d) {
+			if (h->kind == ACL_HOST_PINNED)
+				munmap(h->ptr, h->map_size);
 			free(h);
 			memmove(&acl_hostmap.v[i], &acl_hostmap.v[i + 1],
 				(acl_hostmap.n - i - 1) * sizeof(acl_hostmap.v[0]));
@@ -283,23 +288,19 @@ void acl_classify(struct acl_device *d, const void *p, size_t len, struct acl_op
 
 ACL_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, size_t *total)
 {
-	struct acl_context *c;
 	uint64_t f, t;
-	int ret;
+	aclError err;
 
 	ACL_CHECK_NULL(free_);
 	ACL_CHECK_NULL(total);
 	if ((unsigned)attr > ACL_MEM_P2P_HUGE1G)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown memory attribute %d", (int)attr);
-	c = acl_current_ctx();
-	if (!c)
-		return ACL_ERROR_RT_CONTEXT_NULL;
 	/* One kind of memory on this card: every attribute reports it. */
-	ret = drv_get_param(c->dev->fd, DRM_NPU_PARAM_DEVMEM_FREE, &f);
-	if (!ret)
-		ret = drv_get_param(c->dev->fd, DRM_NPU_PARAM_DEVMEM_SIZE, &t);
-	if (ret)
-		return ACL_FAIL(acl_errno_code(ret), "querying device memory: %s", strerror(-ret));
+	err = acl_current_dev_param(__func__, DRM_NPU_PARAM_DEVMEM_FREE, &f);
+	if (!err)
+		err = acl_current_dev_param(__func__, DRM_NPU_PARAM_DEVMEM_SIZE, &t);
+	if (err)
+		return err;
 	*free_ = (size_t)f;
 	*total = (size_t)t;
 	return ACL_SUCCESS;

@@ -170,7 +170,7 @@ static aclError stream_failed_locked(struct acl_stream *s, struct acl_kstream *k
 }
 
 aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
-			   uint64_t *seqno)
+			   struct acl_ticket *done)
 {
 	struct acl_device *d = s->dev;
 	struct acl_kstream *k;
@@ -224,53 +224,64 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 		off += n;
 	}
 	pthread_mutex_unlock(&s->lock);
-	if (seqno)
-		*seqno = seq;
+	if (done)
+		*done = (struct acl_ticket){ k, seq };
 	return ACL_SUCCESS;
 }
 
-/* Waits for seq of the current kernel stream (as returned by submit). */
-aclError acl_stream_wait_seq(struct acl_stream *s, uint64_t seq, int32_t timeout_ms)
+/* What the stream has been given so far. */
+static struct acl_ticket last_ticket(struct acl_stream *s)
 {
 	struct acl_kstream *k = atomic_load(&s->kst);
-	aclError code;
 
-	code = acl_wait_slot(s->dev, k->slot, seq, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+	return (struct acl_ticket){ k, atomic_load_explicit(&k->submitted, memory_order_acquire) };
+}
+
+static bool ticket_done(struct acl_stream *s, const struct acl_ticket *t)
+{
+	return acl_seq_reached(acl_slot_value(s->dev, t->k->slot), t->seq);
+}
+
+/*
+ * A failed wait on the ticket's kernel stream hands that stream to the
+ * failure handling, which knows whether it was replaced meanwhile.
+ */
+aclError acl_stream_wait(struct acl_stream *s, const struct acl_ticket *t, int32_t timeout_ms)
+{
+	struct acl_kstream *k = t->k;
+	aclError code, failed;
+	uint32_t e;
+
+	code = acl_wait_slot(s->dev, k->slot, t->seq, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+	if (!code)
+		return ACL_SUCCESS;
 	if (code == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
 		return ACL_FAIL(code, "stream %u did not complete within %d ms", s->obj.index,
 				timeout_ms);
-	if (code && code != ACL_ERROR_RT_LOST_HEARTBEAT && acl_slot_err(s->dev, k->slot)) {
-		uint32_t e = acl_slot_err(s->dev, k->slot);
-
-		pthread_mutex_lock(&s->lock);
-		code = stream_failed_locked(s, k);
-		pthread_mutex_unlock(&s->lock);
-		atomic_store(&s->pending_err, 0);
-		return ACL_FAIL(code, "stream %u of device %d failed: %s", s->obj.index,
-				s->dev->id, acl_slot_error_text(e));
-	}
-	if (code == ACL_ERROR_RT_LOST_HEARTBEAT) {
-		pthread_mutex_lock(&s->lock);
-		stream_failed_locked(s, k);
-		pthread_mutex_unlock(&s->lock);
+	e = acl_slot_err(s->dev, k->slot);
+	if (!e && code != ACL_ERROR_RT_LOST_HEARTBEAT)
+		return ACL_FAIL(code, "waiting for stream %u failed", s->obj.index);
+	pthread_mutex_lock(&s->lock);
+	failed = stream_failed_locked(s, k);
+	pthread_mutex_unlock(&s->lock);
+	if (code == ACL_ERROR_RT_LOST_HEARTBEAT)
 		return ACL_FAIL(code, "device %d is lost: %s", s->dev->id,
 				acl_slot_error_text(DRM_NPU_ERR_DEAD));
-	}
-	if (code)
-		return ACL_FAIL(code, "waiting for stream %u failed", s->obj.index);
-	return ACL_SUCCESS;
+	/* This failure is reported now, not again by the next sync. */
+	atomic_store(&s->pending_err, 0);
+	return ACL_FAIL(failed, "stream %u of device %d failed: %s", s->obj.index, s->dev->id,
+			acl_slot_error_text(e));
 }
 
 aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms)
 {
-	struct acl_kstream *k = atomic_load(&s->kst);
+	struct acl_ticket t = last_ticket(s);
 	aclError code, pending;
 
 	if (s->sticky_err)
 		return ACL_FAIL(s->sticky_err, "stream %u has failed: %s", s->obj.index,
-				acl_slot_error_text(acl_slot_err(s->dev, k->slot)));
-	code = acl_stream_wait_seq(s, atomic_load_explicit(&k->submitted, memory_order_acquire),
-				   timeout_ms);
+				acl_slot_error_text(acl_slot_err(s->dev, t.k->slot)));
+	code = acl_stream_wait(s, &t, timeout_ms);
 	if (code)
 		return code;
 	pending = atomic_exchange(&s->pending_err, 0);
@@ -280,12 +291,12 @@ aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms)
 	return ACL_SUCCESS;
 }
 
-bool acl_stream_idle(struct acl_stream *s)
+void acl_stream_drain(struct acl_stream *s)
 {
-	struct acl_kstream *k = atomic_load(&s->kst);
-
-	return acl_seq_reached(acl_slot_value(s->dev, k->slot),
-			       atomic_load_explicit(&k->submitted, memory_order_acquire));
+	/* A blocking callback nobody will serve would stall us forever. */
+	acl_cb_release_unserved(s);
+	if (!s->sticky_err)
+		acl_stream_sync(s, -1);
 }
 
 aclError acl_stream_free(struct acl_stream *s, bool wait)
@@ -293,12 +304,8 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 	struct acl_device *d = s->dev;
 	struct acl_kstream *k, *older;
 
-	if (wait) {
-		/* A blocking callback nobody will serve would stall us forever. */
-		acl_cb_release_unserved(s);
-		if (!s->sticky_err)
-			acl_stream_sync(s, -1);
-	}
+	if (wait)
+		acl_stream_drain(s);
 	acl_cb_stream_gone(s);
 	pthread_mutex_lock(&d->lock);
 	pthread_mutex_lock(&s->lock);
@@ -422,114 +429,78 @@ ACL_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_
 	return acl_stream_sync(s, timeout);
 }
 
-ACL_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
+/* The stream of a call that reports through out (checked first). */
+static struct acl_stream *stream_for(aclrtStream stream, const void *out, aclError *err)
 {
-	struct acl_stream *s;
-	struct acl_kstream *k;
-	aclError err = ACL_SUCCESS;
-	uint32_t e;
-
-	ACL_CHECK_NULL(status);
-	s = acl_stream_resolve(stream, &err);
-	if (!s)
-		return err;
-	k = atomic_load(&s->kst);
-	if (acl_seq_reached(acl_slot_value(s->dev, k->slot),
-			    atomic_load_explicit(&k->submitted, memory_order_acquire))) {
-		*status = ACL_STREAM_STATUS_COMPLETE;
-		return ACL_SUCCESS;
+	if (!out) {
+		*err = ACL_FAIL(ACL_ERROR_INVALID_PARAM, "the output pointer is NULL");
+		return NULL;
 	}
-	e = acl_slot_err(s->dev, k->slot);
-	if (e)
-		return acl_stream_wait_seq(s, atomic_load(&k->submitted), 0);
-	*status = ACL_STREAM_STATUS_NOT_READY;
-	return ACL_SUCCESS;
+	return acl_stream_resolve(stream, err);
 }
 
-ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+/* Loads only, like an event query: no lock and no system call on success. */
+ACL_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
 {
-	struct drm_npu_cmd cmd = { .op = DRM_NPU_OP_SLOT_WAIT };
-	struct acl_stream *s;
-	struct acl_event *ev;
 	aclError err = ACL_SUCCESS;
-	uint64_t st;
+	struct acl_stream *s = stream_for(stream, status, &err);
+	struct acl_ticket t;
+	bool done;
 
-	ACL_CHECK_NULL(event);
-	ev = acl_obj_lookup(ACL_OBJ_EVENT, event);
-	if (!ev)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "event %p is not a live event", event);
-	if (ev->flags && !(ev->flags & ACL_EVENT_SYNC))
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
-				"event was created without ACL_EVENT_SYNC and cannot be waited on");
-	s = acl_stream_resolve(stream, &err);
 	if (!s)
 		return err;
-	if (ev->dev != s->dev)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
-				"event of device %d cannot be waited on by a stream of device %d",
-				ev->dev->id, s->dev->id);
-	st = atomic_load(&ev->state);
-	if (!st || acl_seq_reached(acl_slot_value(s->dev, ACL_EV_SLOT(st)), ACL_EV_VALUE(st)))
-		return ACL_SUCCESS;	/* nothing to wait for */
-	cmd.slot = ACL_EV_SLOT(st);
-	cmd.value = ACL_EV_VALUE(st);
-	return acl_stream_submit(s, &cmd, 1, NULL);
+	t = last_ticket(s);
+	done = ticket_done(s, &t);
+	if (!done && acl_slot_err(s->dev, t.k->slot)) {
+		err = acl_stream_wait(s, &t, 0);	/* reports the failure */
+		if (err)
+			return err;
+		done = true;
+	}
+	*status = done ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+	return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
 {
-	struct acl_stream *s;
 	aclError err = ACL_SUCCESS;
+	struct acl_stream *s = stream_for(stream, priority, &err);
 
-	ACL_CHECK_NULL(priority);
-	s = acl_stream_resolve(stream, &err);
-	if (!s)
-		return err;
-	*priority = s->priority;
-	return ACL_SUCCESS;
+	if (s)
+		*priority = s->priority;
+	return err;
 }
 
 ACL_EXPORT aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
 {
-	struct acl_stream *s;
 	aclError err = ACL_SUCCESS;
+	struct acl_stream *s = stream_for(stream, flags, &err);
 
-	ACL_CHECK_NULL(flags);
-	s = acl_stream_resolve(stream, &err);
-	if (!s)
-		return err;
-	*flags = s->flags;
-	return ACL_SUCCESS;
+	if (s)
+		*flags = s->flags;
+	return err;
 }
 
 ACL_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 {
-	struct acl_stream *s;
 	aclError err = ACL_SUCCESS;
+	struct acl_stream *s = stream_for(stream, streamId, &err);
 
-	ACL_CHECK_NULL(streamId);
-	s = acl_stream_resolve(stream, &err);
-	if (!s)
-		return err;
-	*streamId = (int32_t)s->obj.index;
-	return ACL_SUCCESS;
+	if (s)
+		*streamId = (int32_t)s->obj.index;
+	return err;
 }
 
 ACL_EXPORT aclError aclrtGetStreamAvailableNum(uint32_t *streamCount)
 {
-	struct acl_context *c;
 	uint64_t v;
-	int ret;
+	aclError err;
 
 	ACL_CHECK_NULL(streamCount);
-	c = acl_current_ctx();
-	if (!c)
-		return ACL_ERROR_RT_CONTEXT_NULL;
-	ret = drv_get_param(c->dev->fd, DRM_NPU_PARAM_FREE_RINGS, &v);
-	if (ret)
-		return ACL_FAIL(acl_errno_code(ret), "querying free rings: %s", strerror(-ret));
-	*streamCount = (uint32_t)v;
-	return ACL_SUCCESS;
+	err = acl_current_dev_param(__func__, DRM_NPU_PARAM_FREE_RINGS, &v);
+	if (!err)
+		*streamCount = (uint32_t)v;
+	return err;
 }
 
 ACL_EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)

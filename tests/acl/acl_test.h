@@ -72,6 +72,50 @@ static inline bool acl_ok_init(void)
 	return r == ACL_SUCCESS || r == ACL_ERROR_REPEAT_INITIALIZE;
 }
 
+/*
+ * The fixture of suites that need ACL initialized and device 0 set for
+ * each test, and nothing more. Expand it after kselftest_harness.h.
+ */
+#define ACL_DEVICE0_FIXTURE(name)				\
+	FIXTURE(name) {						\
+		int unused;					\
+	};							\
+	FIXTURE_SETUP(name)					\
+	{							\
+		ASSERT_TRUE(acl_ok_init());			\
+		ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));	\
+	}							\
+	FIXTURE_TEARDOWN(name)					\
+	{							\
+		aclrtResetDevice(0);				\
+		aclFinalize();					\
+	}
+
+/*
+ * What the three event queries say about e: 1 complete, 0 not ready, -1
+ * when one fails or they disagree. Makes no system call of its own.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static inline int event_state(aclrtEvent e)
+{
+	aclrtEventRecordedStatus st;
+	aclrtEventWaitStatus ws;
+	aclrtEventStatus old;
+
+	if (aclrtQueryEventStatus(e, &st) || aclrtQueryEventWaitStatus(e, &ws) ||
+	    aclrtQueryEvent(e, &old))
+		return -1;
+	if (st == ACL_EVENT_RECORDED_STATUS_COMPLETE && ws == ACL_EVENT_WAIT_STATUS_COMPLETE &&
+	    old == ACL_EVENT_STATUS_COMPLETE)
+		return 1;
+	if (st == ACL_EVENT_RECORDED_STATUS_NOT_READY && ws == ACL_EVENT_WAIT_STATUS_NOT_READY &&
+	    old == ACL_EVENT_STATUS_NOT_READY)
+		return 0;
+	return -1;
+}
+#pragma GCC diagnostic pop
+
 static inline int read_text(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);

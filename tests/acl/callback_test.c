@@ -272,4 +272,52 @@ TEST_F(dev, destroy_with_unserved_callback)
 	EXPECT_EQ(0, atomic_load(&self->c.calls));
 }
 
+struct in_callback {
+	aclrtContext ctx;
+	aclError cb_err, destroy_err;
+	atomic_int done;
+};
+
+static void create_an_event(void *arg)
+{
+	struct in_callback *a = arg;
+	aclrtEvent e;
+
+	sleep_ms(200);	/* aclrtDestroyContext is waiting for this by now */
+	a->cb_err = aclrtSetCurrentContext(a->ctx);
+	if (!a->cb_err)
+		a->cb_err = aclrtCreateEvent(&e);
+	if (!a->cb_err)
+		a->cb_err = aclrtDestroyEvent(e);
+	atomic_store(&a->done, 1);
+}
+
+static void *destroy_context(void *arg)
+{
+	struct in_callback *a = arg;
+
+	a->destroy_err = aclrtDestroyContext(a->ctx);
+	return NULL;
+}
+
+/* Teardown waits for the streams' work without holding the device. */
+TEST_F(dev, destroy_context_while_a_callback_uses_the_device)
+{
+	struct in_callback a = { 0 };
+	struct timespec until;
+	pthread_t th;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateContext(&a.ctx, 0));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(NULL, create_an_event, &a));
+	ASSERT_EQ(0, pthread_create(&th, NULL, destroy_context, &a));
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	ASSERT_EQ(0, pthread_timedjoin_np(th, NULL, &until)) {
+		TH_LOG("aclrtDestroyContext and the callback deadlocked");
+	}
+	EXPECT_EQ(ACL_SUCCESS, a.destroy_err);
+	EXPECT_EQ(ACL_SUCCESS, a.cb_err);
+	EXPECT_EQ(1, atomic_load(&a.done));
+}
+
 TEST_HARNESS_MAIN

@@ -9,21 +9,22 @@
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-static char *write_config(const char *text)
+/* aclInit with a configuration file holding text; -1 if it cannot be written. */
+static aclError init_with(const char *text)
 {
-	static char path[64];
+	char path[] = "/tmp/acl-config-XXXXXX";
+	ssize_t len = (ssize_t)strlen(text);
+	aclError r = -1;
 	int fd;
 
-	snprintf(path, sizeof(path), "/tmp/acl-config-XXXXXX");
 	fd = mkstemp(path);
 	if (fd < 0)
-		return NULL;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
-		close(fd);
-		return NULL;
-	}
+		return -1;
+	if (write(fd, text, (size_t)len) == len)
+		r = aclInit(path);
 	close(fd);
-	return path;
+	unlink(path);
+	return r;
 }
 
 TEST(init_refcount)
@@ -74,67 +75,43 @@ TEST(finalize_releases_devices)
 
 TEST(config_empty_and_valid)
 {
-	char *path;
-
-	path = write_config("");
-	ASSERT_NE(NULL, path);
-	EXPECT_EQ(ACL_SUCCESS, aclInit(path));
+	EXPECT_EQ(ACL_SUCCESS, init_with(""));
 	EXPECT_EQ(ACL_SUCCESS, aclFinalize());
-	unlink(path);
-
-	path = write_config("{}");
-	EXPECT_EQ(ACL_SUCCESS, aclInit(path));
+	EXPECT_EQ(ACL_SUCCESS, init_with("{}"));
 	EXPECT_EQ(ACL_SUCCESS, aclFinalize());
-	unlink(path);
-
-	path = write_config("{\"dump\": {\"dump_path\": \"/tmp\", \"dump_list\": []},"
-			    " \"err_msg_mode\": \"1\"}");
-	EXPECT_EQ(ACL_SUCCESS, aclInit(path));
+	EXPECT_EQ(ACL_SUCCESS, init_with("{\"dump\": {\"dump_path\": \"/tmp\", \"dump_list\": []},"
+					 " \"err_msg_mode\": \"1\"}\n"));
 	EXPECT_EQ(ACL_SUCCESS, aclFinalize());
-	unlink(path);
 }
 
 TEST(config_errors)
 {
-	char *path;
-
 	EXPECT_EQ(ACL_ERROR_INVALID_FILE, aclInit("/nonexistent/acl.json"));
 	EXPECT_NE(NULL, aclGetRecentErrMsg());
-
-	path = write_config("{\"dump\": ");
-	EXPECT_EQ(ACL_ERROR_PARSE_FILE, aclInit(path));
-	unlink(path);
-
-	path = write_config("[1, 2, 3]");
-	EXPECT_EQ(ACL_ERROR_PARSE_FILE, aclInit(path));
-	unlink(path);
-
+	EXPECT_EQ(ACL_ERROR_INVALID_FILE, aclInit("/tmp"));
+	EXPECT_EQ(ACL_ERROR_PARSE_FILE, init_with("{\"dump\": "));
+	EXPECT_EQ(ACL_ERROR_PARSE_FILE, init_with("[1, 2, 3]"));
+	/* a valid object followed by more text is not a JSON file */
+	EXPECT_EQ(ACL_ERROR_PARSE_FILE, init_with("{} {}"));
+	EXPECT_EQ(ACL_ERROR_PARSE_FILE, init_with("{\"err_msg_mode\": \"1\"} x"));
 	/* deeper than 10 levels */
-	path = write_config("{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":"
-			    "{\"a\":{\"a\":{}}}}}}}}}}}}");
-	EXPECT_EQ(ACL_ERROR_PARSE_FILE, aclInit(path));
-	unlink(path);
-
-	path = write_config("{\"defaultDevice\": {\"default_device\": \"x\"}}");
-	EXPECT_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(path));
-	unlink(path);
-
-	path = write_config("{\"defaultDevice\": {\"default_device\": \"15\"}}");
-	EXPECT_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclInit(path));
-	unlink(path);
-
+	EXPECT_EQ(ACL_ERROR_PARSE_FILE,
+		  init_with("{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":"
+			    "{\"a\":{\"a\":{}}}}}}}}}}}}"));
+	EXPECT_EQ(ACL_ERROR_FILE_ATTR_INVALID,
+		  init_with("{\"defaultDevice\": {\"default_device\": \"x\"}}"));
+	EXPECT_EQ(ACL_ERROR_RT_INVALID_DEVICEID,
+		  init_with("{\"defaultDevice\": {\"default_device\": \"15\"}}"));
 	/* nothing initialized by the failures */
 	EXPECT_EQ(ACL_ERROR_REPEAT_FINALIZE, aclFinalize());
 }
 
 TEST(config_default_device)
 {
-	char *path = write_config("{\"defaultDevice\": {\"default_device\": \"0\"}}");
 	aclrtStream s;
 	int32_t dev = -1;
 
-	ASSERT_EQ(ACL_SUCCESS, aclInit(path));
-	unlink(path);
+	ASSERT_EQ(ACL_SUCCESS, init_with("{\"defaultDevice\": {\"default_device\": \"0\"}}"));
 	/* no aclrtSetDevice: the default device is used */
 	ASSERT_EQ(ACL_SUCCESS, aclrtGetDevice(&dev));
 	EXPECT_EQ(0, dev);

@@ -7,21 +7,7 @@
 #include "acl_test.h"
 #include "kselftest_harness.h"
 
-FIXTURE(dev) {
-	int unused;
-};
-
-FIXTURE_SETUP(dev)
-{
-	ASSERT_TRUE(acl_ok_init());
-	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
-}
-
-FIXTURE_TEARDOWN(dev)
-{
-	aclrtResetDevice(0);
-	aclFinalize();
-}
+ACL_DEVICE0_FIXTURE(dev)
 
 TEST_F(dev, malloc_free)
 {
@@ -225,6 +211,24 @@ TEST_F(dev, host_register)
 	aclrtDestroyStream(s);
 	free(buf);
 	free(back);
+}
+
+/* aclFinalize releases the runtime's state, registrations included. */
+TEST_F(dev, registration_ends_with_finalize)
+{
+	size_t n = 1 << 20;
+	uint8_t *buf = aligned_alloc(4096, n);
+	void *alias;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(ACL_SUCCESS, aclrtHostRegister(buf, n, ACL_HOST_REGISTER_MAPPED, &alias));
+	ASSERT_EQ(ACL_SUCCESS, aclFinalize());
+	ASSERT_TRUE(acl_ok_init());
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	EXPECT_EQ(ACL_ERROR_HOST_MEMORY_NOT_REGISTERED, aclrtHostUnregister(buf));
+	EXPECT_EQ(ACL_SUCCESS, aclrtHostRegister(buf, n, ACL_HOST_REGISTER_MAPPED, &alias));
+	EXPECT_EQ(ACL_SUCCESS, aclrtHostUnregister(buf));
+	free(buf);
 }
 
 TEST_F(dev, memory_is_per_device_file)

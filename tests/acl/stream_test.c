@@ -7,21 +7,7 @@
 #include "acl_test.h"
 #include "kselftest_harness.h"
 
-FIXTURE(dev) {
-	int unused;
-};
-
-FIXTURE_SETUP(dev)
-{
-	ASSERT_TRUE(acl_ok_init());
-	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
-}
-
-FIXTURE_TEARDOWN(dev)
-{
-	aclrtResetDevice(0);
-	aclFinalize();
-}
+ACL_DEVICE0_FIXTURE(dev)
 
 TEST_F(dev, create_destroy)
 {

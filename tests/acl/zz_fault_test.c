@@ -81,6 +81,33 @@ TEST_F(dev, dma_error_reported_once_even_if_work_follows)
 	EXPECT_EQ(0, roundtrip(self, 2));
 }
 
+static void count_call(void *arg)
+{
+	atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+/* The launch that finds the ring failed goes to the new ring, slots and all. */
+TEST_F(dev, host_func_launched_onto_a_failed_ring)
+{
+	atomic_int calls = 0;
+
+	/* the stream's callback slots exist before the failure */
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, count_call, &calls));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	ASSERT_EQ(1, calls);
+	ASSERT_EQ(0, inject(0, "dma", self->ring, -1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, 1, N, self->s));
+	sleep_ms(100);	/* the ring fails; nobody has looked yet */
+	EXPECT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, count_call, &calls));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(2, calls);
+	/* and callbacks keep working there */
+	EXPECT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, count_call, &calls));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(3, calls);
+}
+
 TEST_F(dev, dma_error_stop_mode)
 {
 	ASSERT_EQ(ACL_SUCCESS, aclrtSetStreamFailureMode(self->s, ACL_STOP_ON_FAILURE));
