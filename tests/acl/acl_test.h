@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "acl/acl.h"
+#include "text_file.h"
 
 static inline double now_ms(void)
 {
@@ -116,33 +117,6 @@ static inline int event_state(aclrtEvent e)
 }
 #pragma GCC diagnostic pop
 
-static inline int read_text(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return 0;
-}
-
-static inline int write_text(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
 /* PCI address of an ACL device. */
 static inline int dev_bdf(int32_t dev, char *bdf, size_t len)
 {
@@ -167,7 +141,7 @@ static inline int my_rings(const char *bdf, int *rings, int max)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (read_text(path, buf, sizeof(buf)))
+		if (text_read(path, buf, sizeof(buf)))
 			continue;
 		p = strstr(buf, "pid:");
 		if (p && sscanf(p, "pid: %d", &pid) == 1 && pid == getpid())
@@ -210,7 +184,7 @@ static inline int inject(int32_t dev, const char *kind, int ring, int arg)
 		snprintf(val, sizeof(val), "%s %d %d", kind, ring, arg);
 	else
 		snprintf(val, sizeof(val), "%s %d", kind, ring);
-	return write_text(path, val);
+	return text_write(path, val);
 }
 
 static inline bool fault_injection_available(void)
@@ -229,7 +203,7 @@ static inline long get_param(const char *name)
 	char path[256], buf[64];
 
 	snprintf(path, sizeof(path), "/sys/module/npu/parameters/%s", name);
-	if (read_text(path, buf, sizeof(buf)))
+	if (text_read(path, buf, sizeof(buf)))
 		return -1;
 	return strtol(buf, NULL, 10);
 }
@@ -240,7 +214,7 @@ static inline int set_param(const char *name, long value)
 
 	snprintf(path, sizeof(path), "/sys/module/npu/parameters/%s", name);
 	snprintf(buf, sizeof(buf), "%ld", value);
-	return write_text(path, buf);
+	return text_write(path, buf);
 }
 
 /*

@@ -56,8 +56,8 @@ TEST(dead_card_and_rebind)
 	/* release everything, rebind the card, and it works again */
 	EXPECT_EQ(ACL_SUCCESS, aclFinalize());
 	set_param("heartbeat_timeout_ms", old_hb);
-	ASSERT_EQ(0, write_text("/sys/bus/pci/drivers/npu/unbind", bdf));
-	ASSERT_EQ(0, write_text("/sys/bus/pci/drivers/npu/bind", bdf));
+	ASSERT_EQ(0, text_write("/sys/bus/pci/drivers/npu/unbind", bdf));
+	ASSERT_EQ(0, text_write("/sys/bus/pci/drivers/npu/bind", bdf));
 	sleep_ms(200);
 	ASSERT_TRUE(acl_ok_init());
 	ASSERT_EQ(ACL_SUCCESS, aclrtGetDeviceCount(&ndev));

@@ -117,7 +117,7 @@ static int bind_op(const char *op, const char *bdf)
 	char path[128];
 
 	snprintf(path, sizeof(path), NPU_DRIVER_DIR "/%s", op);
-	return npu_write_file(path, bdf);
+	return text_write(path, bdf);
 }
 
 /* Compares the sysfs identity with BAR2, read with the driver unbound. */
@@ -146,7 +146,7 @@ TEST_F(card, identity_matches_registers)
 
 		ASSERT_EQ(0, bind_op("unbind", bdf));
 		snprintf(enable, sizeof(enable), PCI_DEVICES "/%s/enable", bdf);
-		ASSERT_EQ(0, npu_write_file(enable, "1"));
+		ASSERT_EQ(0, text_write(enable, "1"));
 		bar = npu_map_bar2(bdf);
 		ASSERT_NE(NULL, bar);
 		EXPECT_EQ(NPU_MAGIC, npu_bar_rd32(bar, NPU_ID_MAGIC));
@@ -157,7 +157,7 @@ TEST_F(card, identity_matches_registers)
 		EXPECT_EQ(devmem, npu_bar_rd64(bar, NPU_ID_DEVMEM_SIZE));
 		EXPECT_EQ(serial, npu_bar_rd64(bar, NPU_ID_SERIAL));
 		munmap((void *)bar, NPU_REG_WINDOW_SIZE);
-		ASSERT_EQ(0, npu_write_file(enable, "0"));
+		ASSERT_EQ(0, text_write(enable, "0"));
 		ASSERT_EQ(0, bind_op("bind", bdf));
 		EXPECT_TRUE(npu_pci_is_bound(bdf));
 	}

@@ -22,10 +22,10 @@ FIXTURE(fault) {
 
 FIXTURE_SETUP(fault)
 {
-	ASSERT_EQ(0, npu_read_file(HANG_PARAM, self->hang_timeout, sizeof(self->hang_timeout)));
-	ASSERT_EQ(0, npu_read_file(HEARTBEAT_PARAM, self->heartbeat_timeout,
+	ASSERT_EQ(0, text_read(HANG_PARAM, self->hang_timeout, sizeof(self->hang_timeout)));
+	ASSERT_EQ(0, text_read(HEARTBEAT_PARAM, self->heartbeat_timeout,
 				   sizeof(self->heartbeat_timeout)));
-	ASSERT_EQ(0, npu_write_file(HANG_PARAM, "300"));
+	ASSERT_EQ(0, text_write(HANG_PARAM, "300"));
 	ASSERT_EQ(0, npu_card_open(&self->card, 0));
 	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->victim));
 	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->bystander));
@@ -41,8 +41,8 @@ FIXTURE_TEARDOWN(fault)
 	snprintf(what, sizeof(what), "clear %d", self->ring);
 	npu_inject(self->card.bdf, what);
 	npu_card_close(&self->card);
-	npu_write_file(HANG_PARAM, self->hang_timeout);
-	npu_write_file(HEARTBEAT_PARAM, self->heartbeat_timeout);
+	text_write(HANG_PARAM, self->hang_timeout);
+	text_write(HEARTBEAT_PARAM, self->heartbeat_timeout);
 }
 
 static int inject(struct _test_data_fault *self, const char *kind, int arg)
@@ -144,8 +144,8 @@ TEST_F(fault, dead_card_fails_every_waiter)
 	struct drm_npu_cmd wait = { .op = DRM_NPU_OP_SLOT_WAIT, .value = 1 };
 
 	/* A stream that waits longer than the hang timeout is hung: wait less. */
-	ASSERT_EQ(0, npu_write_file(HANG_PARAM, "5000"));
-	ASSERT_EQ(0, npu_write_file(HEARTBEAT_PARAM, "500"));
+	ASSERT_EQ(0, text_write(HANG_PARAM, "5000"));
+	ASSERT_EQ(0, text_write(HEARTBEAT_PARAM, "500"));
 	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
 	wait.slot = ev;
 	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &wait, 1, 0, &seq_a));
@@ -161,8 +161,8 @@ TEST_F(fault, dead_card_fails_every_waiter)
 
 	/* Rebinding resets the card and brings it back. */
 	npu_card_close(&self->card);
-	ASSERT_EQ(0, npu_write_file(NPU_DRIVER_DIR "/unbind", self->card.bdf));
-	ASSERT_EQ(0, npu_write_file(NPU_DRIVER_DIR "/bind", self->card.bdf));
+	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/unbind", self->card.bdf));
+	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/bind", self->card.bdf));
 	ASSERT_EQ(0, npu_card_open(&self->card, 0));
 	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
 	ASSERT_EQ(0, npu_bo_new(self->card.fd, 4096, 0, &self->buf));
@@ -177,17 +177,17 @@ TEST_F(fault, unbind_with_work_in_flight)
 	struct drm_npu_cmd wait = { .op = DRM_NPU_OP_SLOT_WAIT, .value = 1 };
 	struct drm_npu_stream_create s;
 
-	ASSERT_EQ(0, npu_write_file(HANG_PARAM, "5000"));
+	ASSERT_EQ(0, text_write(HANG_PARAM, "5000"));
 	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
 	wait.slot = ev;
 	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &wait, 1, 0, &seq));
-	ASSERT_EQ(0, npu_write_file(NPU_DRIVER_DIR "/unbind", self->card.bdf));
+	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/unbind", self->card.bdf));
 	/* The card is gone: calls say so, and the mapping reads as zeroes. */
 	EXPECT_EQ(-ENODEV, npu_wait(self->card.fd, self->victim.slot, seq, 1000));
 	EXPECT_EQ(0, self->card.fence[self->victim.slot].value);
 	EXPECT_EQ(-ENODEV, npu_stream_new(self->card.fd, 0, 0, &s));
 	npu_card_close(&self->card);
-	ASSERT_EQ(0, npu_write_file(NPU_DRIVER_DIR "/bind", self->card.bdf));
+	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/bind", self->card.bdf));
 	ASSERT_EQ(0, npu_card_open(&self->card, 0));
 	self->ring = 0;
 }

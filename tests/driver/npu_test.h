@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "npu_hw.h"
+#include "text_file.h"
 
 #define PCI_DEVICES	"/sys/bus/pci/devices"
 #define NPU_DRIVER_DIR	"/sys/bus/pci/drivers/npu"
@@ -31,35 +32,6 @@ struct npu_pci {
 	bool is_card;		/* BAR2 carries the card's magic */
 	bool bound;		/* the npu driver drives it */
 };
-
-static inline int npu_read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = 0;
-	return 0;
-}
-
-static inline int npu_write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
 
 /* Copies a directory entry name; false when it does not fit. */
 static inline bool npu_copy_name(char *dst, size_t len, const char *name)
@@ -78,7 +50,7 @@ static inline int npu_pci_attr(const char *bdf, const char *attr, char *buf,
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), PCI_DEVICES "/%s/%s", bdf, attr);
-	return npu_read_file(path, buf, len);
+	return text_read(path, buf, len);
 }
 
 static inline unsigned long long npu_card_attr(const char *bdf, const char *attr)
@@ -141,16 +113,16 @@ static inline bool npu_pci_has_magic(const char *bdf)
 	bool magic = false;
 
 	snprintf(path, sizeof(path), PCI_DEVICES "/%s/enable", bdf);
-	npu_read_file(path, enabled, sizeof(enabled));
+	text_read(path, enabled, sizeof(enabled));
 	if (strcmp(enabled, "1"))
-		npu_write_file(path, "1");
+		text_write(path, "1");
 	bar = npu_map_bar2(bdf);
 	if (bar) {
 		magic = npu_bar_rd32(bar, NPU_ID_MAGIC) == NPU_MAGIC;
 		munmap((void *)bar, NPU_REG_WINDOW_SIZE);
 	}
 	if (strcmp(enabled, "1"))
-		npu_write_file(path, "0");
+		text_write(path, "0");
 	return magic;
 }
 

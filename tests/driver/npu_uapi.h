@@ -212,7 +212,7 @@ static inline long long npu_stream_sysfs(const char *bdf, unsigned int ring,
 	size_t klen = strlen(key);
 
 	snprintf(path, sizeof(path), PCI_DEVICES "/%s/streams/%u", bdf, ring);
-	if (npu_read_file(path, buf, sizeof(buf)))
+	if (text_read(path, buf, sizeof(buf)))
 		return -1;
 	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		if (!strncmp(p, key, klen) && p[klen] == ':') {
@@ -256,7 +256,7 @@ static inline int npu_inject(const char *bdf, const char *what)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "/sys/kernel/debug/accel/%s/fault", bdf);
-	return npu_write_file(path, what);
+	return text_write(path, what);
 }
 
 #endif /* NPU_UAPI_TEST_H */

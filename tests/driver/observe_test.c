@@ -31,7 +31,7 @@ static long long fdinfo_key(int fd, const char *key)
 	char path[64], buf[4096], *p;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (npu_read_file(path, buf, sizeof(buf)))
+	if (text_read(path, buf, sizeof(buf)))
 		return -1;
 	p = strstr(buf, key);
 	if (!p || p[strlen(key)] != ':')
@@ -70,7 +70,7 @@ TEST_F(observe, debugfs_ring_dump)
 
 	ASSERT_GE(ring, 0);
 	snprintf(path, sizeof(path), "/sys/kernel/debug/accel/%s/rings", self->card.bdf);
-	ASSERT_EQ(0, npu_read_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(0, text_read(path, buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "heartbeat"));
 	snprintf(line, sizeof(line), "ring %d:", ring);
 	EXPECT_NE(NULL, strstr(buf, line)) TH_LOG("%s", buf);
