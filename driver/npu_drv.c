@@ -219,7 +219,8 @@ static void npu_remove(struct pci_dev *pdev)
 	cancel_delayed_work_sync(&ndev->heartbeat_work);
 
 	/* Stop every ring, then let waiters go and give pinned pages back. */
-	npu_card_reset(ndev);
+	if (!npu_card_reset(ndev))
+		npu_rings_reclaim(ndev);
 	npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
 	npu_sysfs_fini(ndev);
 }

@@ -239,6 +239,25 @@ int npu_ring_stop(struct npu_ring *ring)
 }
 
 /**
+ * npu_rings_reclaim - free the memory of rings kept after a failed stop
+ * @ndev: the card, just reset as a whole
+ */
+void npu_rings_reclaim(struct npu_device *ndev)
+{
+	u32 i;
+
+	for (i = 0; i < ndev->id.num_rings; i++) {
+		struct npu_ring *ring = &ndev->rings[i];
+
+		if (ring->owned || !ring->cmds)
+			continue;
+		dma_free_coherent(ndev->drm.dev, ring->entries * sizeof(*ring->cmds),
+				  ring->cmds, ring->cmds_dma);
+		ring->cmds = NULL;
+	}
+}
+
+/**
  * npu_ring_space - free command slots of a ring
  * @ring: a started ring; the caller holds drm_dev_enter()
  *
