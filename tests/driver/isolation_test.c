@@ -168,4 +168,84 @@ TEST_F(isolation, killed_mid_copy_gives_everything_back)
 	close(pipefd[1]);
 }
 
+/* Children on both cards' streams, killed at random moments, many times. */
+static void work_until_killed(unsigned int seed)
+{
+	struct drm_npu_stream_create s[3];
+	struct drm_npu_bo_create dev, host;
+	size_t size = 4u << 20;
+	uint8_t *src = malloc(size), *dst = malloc(size);
+	struct npu_card card;
+	unsigned int i;
+
+	/* The second card when there is one, for every other child. */
+	if (!src || !dst ||
+	    (npu_card_open(&card, seed % 2) && npu_card_open(&card, 0)))
+		_exit(1);
+	if (npu_bo_new(card.fd, size, 0, &dev) ||
+	    npu_bo_new(card.fd, size, DRM_NPU_BO_HOST, &host))
+		_exit(2);
+	for (i = 0; i < 3; i++)
+		if (npu_stream_new(card.fd, i, 16, &s[i]))
+			_exit(3);
+	npu_fill_random(src, size, seed);
+	for (i = 0;; i++) {
+		struct drm_npu_cmd cmds[3] = {
+			npu_cmd_copy(dev.addr, (uintptr_t)src, size, DRM_NPU_CMD_SRC_USER),
+			npu_cmd_copy(0, dev.addr, size, DRM_NPU_CMD_DST_HOST),
+			npu_cmd_copy((uintptr_t)dst, dev.addr, size, DRM_NPU_CMD_DST_USER),
+		};
+
+		cmds[1].dst_handle = host.handle;
+		npu_submit(card.fd, s[i % 3].id, cmds, 3, 0, NULL);
+	}
+}
+
+TEST(random_kills_leave_nothing_behind)
+{
+	struct npu_pci devs[NPU_MAX_DEVS];
+	struct baseline before[2], after;
+	char bdf[2][32];
+	int i, n = 0, ndevs = npu_list_pci(devs, NPU_MAX_DEVS), round, tries;
+
+	for (i = 0; i < ndevs && n < 2; i++) {
+		if (!devs[i].bound)
+			continue;
+		memcpy(bdf[n], devs[i].bdf, sizeof(bdf[n]));
+		before[n] = read_baseline(bdf[n]);
+		n++;
+	}
+	ASSERT_GT(n, 0);
+
+	srand(42);
+	for (round = 0; round < 5; round++) {
+		pid_t pids[4];
+		int status;
+
+		for (i = 0; i < 4; i++) {
+			pids[i] = fork();
+			ASSERT_GE(pids[i], 0);
+			if (!pids[i])
+				work_until_killed(round * 4 + i);
+		}
+		usleep(50000 + rand() % 300000);
+		for (i = 0; i < 4; i++) {
+			kill(pids[i], SIGKILL);
+			ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+			EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("child exited %d", WEXITSTATUS(status));
+		}
+	}
+	for (i = 0; i < n; i++) {
+		for (tries = 0; tries < 100; tries++) {
+			after = read_baseline(bdf[i]);
+			if (!memcmp(&after, &before[i], sizeof(after)))
+				break;
+			usleep(20 * 1000);
+		}
+		EXPECT_EQ(before[i].devmem, after.devmem);
+		EXPECT_EQ(before[i].rings, after.rings);
+		EXPECT_EQ(before[i].pinned, after.pinned);
+	}
+}
+
 TEST_HARNESS_MAIN
