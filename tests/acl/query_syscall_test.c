@@ -91,6 +91,8 @@ static int setup(struct world *w)
 	/* complete before the queries */
 	TRY(aclrtRecordEvent(w->done, w->idle));
 	TRY(aclrtSynchronizeEvent(w->done));
+	/* The stream's own completion lands just after the event's. */
+	TRY(aclrtSynchronizeStream(w->idle));
 	/* not complete while the child lives: nobody opens the gate */
 	TRY(gate_close_on(&w->g, w->gated));
 	TRY(aclrtRecordEvent(w->held, w->gated));
