@@ -49,12 +49,12 @@ static const struct {
 } probes[NPROBES] = {
 	[NEVER_RECORDED] = { "event never recorded", 1 },
 	[DONE_EVENT] = { "event completed before strict mode", 1 },
-	[IDLE_STREAM] = { "its stream", 1 },
+	[IDLE_STREAM] = { "the stream it was recorded on", 1 },
 	[DEFAULT_STREAM] = { "the default stream (NULL)", 1 },
 	[HELD_EVENT] = { "event behind aclrtValueWait", 0 },
-	[GATED_STREAM] = { "its stream", 0 },
+	[GATED_STREAM] = { "the stream held by aclrtValueWait", 0 },
 	[LATE_EVENT] = { "event behind a large fill, polled until complete", 1 },
-	[BUSY_STREAM] = { "its stream", 1 },
+	[BUSY_STREAM] = { "its stream, polled until complete", 1 },
 	[NO_ERROR_RECORDED] = { "aclGetRecentErrMsg() is NULL afterwards", 1 },
 };
 
@@ -124,6 +124,9 @@ static void query_all(struct world *w, struct report *r)
 	while (event_state(w->late) == 0 && r->pending_polls < POLL_LIMIT)
 		r->pending_polls++;
 	r->got[LATE_EVENT] = event_state(w->late);
+	/* The stream's own completion is written just after its last event's. */
+	while (stream_state(w->busy) == 0 && r->pending_polls < POLL_LIMIT)
+		r->pending_polls++;
 	r->got[BUSY_STREAM] = stream_state(w->busy);
 	r->got[NO_ERROR_RECORDED] = aclGetRecentErrMsg() == NULL;
 }
