@@ -202,6 +202,7 @@ enum npu_stream_state {
  * @sysfs_attr: its entry in the card's streams/ directory
  * @sysfs_name: name of that entry
  * @sysfs_added: the entry exists
+ * @rcu: frees the stream after lock-free lookups are done with it
  */
 struct npu_stream {
 	struct kref ref;
@@ -226,6 +227,7 @@ struct npu_stream {
 	struct kobj_attribute sysfs_attr;
 	char sysfs_name[16];
 	bool sysfs_added;
+	struct rcu_head rcu;
 };
 
 /**

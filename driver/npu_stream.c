@@ -13,7 +13,8 @@ static void npu_stream_release(struct kref *ref)
 	struct npu_stream *stream = container_of(ref, struct npu_stream, ref);
 
 	mutex_destroy(&stream->submit_lock);
-	kfree(stream);
+	/* npu_stream_get() may still be looking at it under RCU. */
+	kfree_rcu(stream, rcu);
 }
 
 void npu_stream_put(struct npu_stream *stream)
@@ -26,17 +27,20 @@ void npu_stream_put(struct npu_stream *stream)
  * @ctx: the context
  * @id: stream number
  *
+ * Lock-free, so that threads submitting to their own streams do not
+ * contend on the context.
+ *
  * Return: the stream with a reference, or NULL.
  */
 struct npu_stream *npu_stream_get(struct npu_ctx *ctx, u32 id)
 {
 	struct npu_stream *stream;
 
-	mutex_lock(&ctx->lock);
+	rcu_read_lock();
 	stream = xa_load(&ctx->streams, id);
-	if (stream)
-		kref_get(&stream->ref);
-	mutex_unlock(&ctx->lock);
+	if (stream && !kref_get_unless_zero(&stream->ref))
+		stream = NULL;
+	rcu_read_unlock();
 	return stream;
 }
 
