@@ -25,7 +25,7 @@ FIXTURE_SETUP(fault)
 	ASSERT_EQ(0, text_read(HANG_PARAM, self->hang_timeout, sizeof(self->hang_timeout)));
 	ASSERT_EQ(0, text_read(HEARTBEAT_PARAM, self->heartbeat_timeout,
 				   sizeof(self->heartbeat_timeout)));
-	ASSERT_EQ(0, text_write(HANG_PARAM, "300"));
+	ASSERT_EQ(0, text_write(HANG_PARAM, "500"));
 	ASSERT_EQ(0, npu_card_open(&self->card, 0));
 	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->victim));
 	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->bystander));
@@ -116,7 +116,7 @@ TEST_F(fault, slow_ring_is_not_hung)
 	struct drm_npu_cmd cmds[4];
 	int i;
 
-	ASSERT_EQ(0, inject(self, "delay", 150000));		/* 150 ms a command, 300 ms timeout */
+	ASSERT_EQ(0, inject(self, "delay", 100000));		/* 100 ms a command, 500 ms timeout */
 	for (i = 0; i < 4; i++)
 		cmds[i] = npu_cmd_fill(self->buf.addr, i, 64, 0);
 	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, cmds, 4, 0, &seq));
