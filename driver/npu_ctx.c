@@ -122,6 +122,7 @@ int npu_open(struct drm_device *dev, struct drm_file *file)
 	mutex_init(&ctx->lock);
 	xa_init_flags(&ctx->streams, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&ctx->wq);
+	INIT_WORK(&ctx->propagate_work, npu_ctx_propagate_work);
 
 	mutex_lock(&ndev->contexts_lock);
 	ctx->id = ++ndev->next_ctx_id;
@@ -155,6 +156,8 @@ void npu_postclose(struct drm_device *dev, struct drm_file *file)
 		npu_stream_destroy(stream, true);
 	}
 	xa_destroy(&ctx->streams);
+	/* Queued by the failures above; there is nothing left to fail. */
+	cancel_work_sync(&ctx->propagate_work);
 
 	mutex_lock(&ndev->contexts_lock);
 	list_del(&ctx->link);
@@ -275,6 +278,14 @@ int npu_slot_signal_ioctl(struct drm_device *dev, void *data,
 static bool npu_slot_reached(struct drm_npu_fence_slot *slot, u64 value)
 {
 	return (s64)(READ_ONCE(slot->value) - value) >= 0;
+}
+
+/* The slot failed before reaching what @wait waits for: it never will. */
+bool npu_ctx_wait_failed(struct npu_ctx *ctx, const struct npu_slot_wait *wait)
+{
+	struct drm_npu_fence_slot *slot = npu_ctx_slot(ctx, wait->slot);
+
+	return READ_ONCE(slot->error) && !npu_slot_reached(slot, wait->value);
 }
 
 static int npu_wait_slot(struct npu_ctx *ctx, struct drm_npu_fence_slot *slot,

@@ -149,6 +149,7 @@ struct npu_fence_area {
  * @slots_used: allocated fence slots
  * @event_slots: slots allocated as events (the others belong to streams)
  * @wq: woken by every interrupt of the context's rings and every signal
+ * @propagate_work: fails the streams that wait on slots a failure left unset
  * @bytes_moved: bytes copied or filled by completed work
  * @busy_ns: time the context's streams had work queued
  * @host_mem: bytes of pinned host buffers
@@ -166,6 +167,7 @@ struct npu_ctx {
 	unsigned long *slots_used;
 	unsigned long *event_slots;
 	wait_queue_head_t wq;
+	struct work_struct propagate_work;
 	atomic64_t bytes_moved;
 	atomic64_t busy_ns;
 	atomic64_t host_mem;
@@ -245,6 +247,14 @@ struct npu_pin {
 };
 
 /**
+ * struct npu_slot_wait - a SLOT_WAIT of a job: the slot and the value awaited
+ */
+struct npu_slot_wait {
+	u64 value;
+	u32 slot;
+};
+
+/**
  * struct npu_job - one submitted batch, alive until the card completes it
  * @link: in npu_stream.jobs
  * @seqno: value of the stream's slot once the batch is done
@@ -258,6 +268,8 @@ struct npu_pin {
  * @sg_count: entries of @sg
  * @event_slots: slots the batch writes, failed with the stream
  * @nevents: number of @event_slots
+ * @waits: slots the batch waits on, which fail it if they fail
+ * @nwaits: number of @waits
  */
 struct npu_job {
 	struct list_head link;
@@ -272,6 +284,8 @@ struct npu_job {
 	unsigned int sg_count;
 	u32 *event_slots;
 	unsigned int nevents;
+	struct npu_slot_wait *waits;
+	unsigned int nwaits;
 };
 
 /**
@@ -367,6 +381,7 @@ dma_addr_t npu_ctx_slot_dma(struct npu_ctx *ctx, u32 slot);
 int npu_ctx_slot_alloc(struct npu_ctx *ctx, bool event);
 void npu_ctx_slot_free(struct npu_ctx *ctx, u32 slot);
 bool npu_ctx_slot_valid(struct npu_ctx *ctx, u32 slot, bool event_only);
+bool npu_ctx_wait_failed(struct npu_ctx *ctx, const struct npu_slot_wait *wait);
 int npu_get_param_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_slot_alloc_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
@@ -378,6 +393,7 @@ struct npu_stream *npu_stream_get(struct npu_ctx *ctx, u32 id);
 void npu_stream_put(struct npu_stream *stream);
 void npu_stream_destroy(struct npu_stream *stream, bool abort);
 void npu_stream_fail(struct npu_stream *stream, u32 error);
+void npu_ctx_propagate_work(struct work_struct *work);
 void npu_stream_irq(struct npu_stream *stream);
 void npu_stream_add_job(struct npu_stream *stream, struct npu_job *job);
 const char *npu_stream_state_name(struct npu_stream *stream);

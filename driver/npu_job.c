@@ -63,6 +63,7 @@ static struct npu_job *npu_job_alloc(unsigned int count)
 	struct npu_job *job;
 	size_t size = sizeof(*job) + 2 * count * sizeof(*job->bos) +
 		      2 * count * sizeof(*job->pins) +
+		      count * sizeof(*job->waits) +
 		      count * sizeof(*job->event_slots);
 
 	job = kvzalloc(size, GFP_KERNEL);
@@ -70,7 +71,8 @@ static struct npu_job *npu_job_alloc(unsigned int count)
 		return NULL;
 	job->bos = (struct drm_gem_object **)(job + 1);
 	job->pins = (struct npu_pin *)(job->bos + 2 * count);
-	job->event_slots = (u32 *)(job->pins + 2 * count);
+	job->waits = (struct npu_slot_wait *)(job->pins + 2 * count);
+	job->event_slots = (u32 *)(job->waits + count);
 	return job;
 }
 
@@ -299,6 +301,9 @@ static int npu_build_slot(struct npu_submit *sub, unsigned int i,
 	case DRM_NPU_OP_SLOT_WAIT:
 		hw->opcode = cpu_to_le16(NPU_OP_WAIT);
 		hw->arg = cpu_to_le32(NPU_WAIT_GEQ);
+		sub->job->waits[sub->job->nwaits++] = (struct npu_slot_wait) {
+			.slot = uc->slot, .value = uc->value,
+		};
 		break;
 	default:
 		hw->opcode = cpu_to_le16(NPU_OP_TIMESTAMP);
@@ -418,6 +423,17 @@ static void npu_job_clear_event_errors(struct npu_submit *sub)
 			   DRM_NPU_ERR_NONE);
 }
 
+/* The batch waits on a slot whose writer already failed. */
+static bool npu_job_waits_on_failure(struct npu_submit *sub)
+{
+	unsigned int i;
+
+	for (i = 0; i < sub->job->nwaits; i++)
+		if (npu_ctx_wait_failed(sub->ctx, &sub->job->waits[i]))
+			return true;
+	return false;
+}
+
 static bool npu_stream_has_space(struct npu_stream *stream, u32 needed)
 {
 	bool ok = true;
@@ -488,6 +504,7 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 {
 	struct npu_submit sub = { .ctx = stream->ctx };
 	unsigned int i, nhw = args->count + 1;
+	bool waits_on_failure;
 	int ret = -ENOMEM;
 
 	sub.job = npu_job_alloc(args->count);
@@ -507,12 +524,16 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 	if (ret)
 		goto out;
 
+	waits_on_failure = npu_job_waits_on_failure(&sub);
 	mutex_lock(&stream->submit_lock);
 	ret = npu_queue_job(&sub, stream, nhw, args->flags & DRM_NPU_SUBMIT_NONBLOCK,
 			    &args->seqno);
 	mutex_unlock(&stream->submit_lock);
-	if (!ret)
+	if (!ret) {
 		sub.job = NULL;	/* the stream owns it now */
+		if (waits_on_failure)
+			queue_work(system_wq, &stream->ctx->propagate_work);
+	}
 out:
 	if (sub.job)
 		npu_job_free(stream->ctx->ndev, sub.job);

@@ -133,6 +133,49 @@ void npu_stream_fail(struct npu_stream *stream, u32 error)
 			stream->ring->index);
 	mutex_unlock(&stream->submit_lock);
 	wake_up_all(&ctx->wq);
+	/* Streams waiting on the card for this one's events would wait forever. */
+	queue_work(system_wq, &ctx->propagate_work);
+}
+
+/* The stream waits, in a queued job, on a slot that failed before reaching the value. */
+static bool npu_stream_waits_on_failure(struct npu_stream *stream)
+{
+	struct npu_job *job;
+	bool blocked = false;
+	unsigned int i;
+
+	spin_lock_irq(&stream->lock);
+	list_for_each_entry(job, &stream->jobs, link) {
+		for (i = 0; i < job->nwaits && !blocked; i++)
+			blocked = npu_ctx_wait_failed(stream->ctx, &job->waits[i]);
+		if (blocked)
+			break;
+	}
+	spin_unlock_irq(&stream->lock);
+	return blocked;
+}
+
+/**
+ * npu_ctx_propagate_work - fail the streams that wait for failed work
+ * @work: npu_ctx.propagate_work
+ *
+ * A failed stream's events never reach their values, so a stream waiting
+ * on one on the card would only end by the hang timeout; fail it now.
+ * Failing it queues this work again, which follows chains of streams.
+ */
+void npu_ctx_propagate_work(struct work_struct *work)
+{
+	struct npu_ctx *ctx = container_of(work, struct npu_ctx, propagate_work);
+	struct npu_stream *stream;
+	unsigned long id;
+
+	mutex_lock(&ctx->lock);
+	xa_for_each(&ctx->streams, id, stream) {
+		if (READ_ONCE(stream->state) == NPU_STREAM_ACTIVE &&
+		    npu_stream_waits_on_failure(stream))
+			npu_stream_fail(stream, DRM_NPU_ERR_DEPENDENCY);
+	}
+	mutex_unlock(&ctx->lock);
 }
 
 static u32 npu_ring_error_to_uapi(u32 error)

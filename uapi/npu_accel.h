@@ -284,6 +284,7 @@ enum drm_npu_error {
 	DRM_NPU_ERR_HANG = 3,		/* no progress within the hang timeout */
 	DRM_NPU_ERR_DEAD = 4,		/* the card stopped its heartbeat */
 	DRM_NPU_ERR_ABORTED = 5,	/* the stream was destroyed with ABORT */
+	DRM_NPU_ERR_DEPENDENCY = 6,	/* a slot the stream waited on failed */
 };
 
 /*

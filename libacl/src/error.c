@@ -70,6 +70,7 @@ aclError acl_slot_error_code(uint32_t err)
 	case DRM_NPU_ERR_DEAD:
 		return ACL_ERROR_RT_LOST_HEARTBEAT;
 	case DRM_NPU_ERR_ABORTED:
+	case DRM_NPU_ERR_DEPENDENCY:
 		return ACL_ERROR_RT_STREAM_ABORT;
 	case DRM_NPU_ERR_REJECTED:
 		return ACL_ERROR_RT_DRV_INTERNAL_ERROR;
@@ -91,6 +92,8 @@ const char *acl_slot_error_text(uint32_t err)
 		return "the card stopped its heartbeat (device lost)";
 	case DRM_NPU_ERR_ABORTED:
 		return "the stream was aborted";
+	case DRM_NPU_ERR_DEPENDENCY:
+		return "an event the stream waited for on the card failed with its own stream";
 	case DRM_NPU_ERR_REJECTED:
 		return "the card rejected a command of the stream";
 	default:

@@ -95,6 +95,44 @@ TEST_F(fault, dma_error_fails_the_stream)
 	EXPECT_EQ(0, self->card.fence[ev].error);
 }
 
+TEST_F(fault, failure_reaches_the_streams_waiting_on_it)
+{
+	struct drm_npu_cmd wait_then_fill[2], fill_then_record[2];
+	uint64_t seq_victim, seq_waiter, seq_late;
+	uint32_t ev;
+	int64_t start;
+
+	/* Only the propagation, not the hang timeout, may fail the waiter. */
+	ASSERT_EQ(0, text_write(HANG_PARAM, "20000"));
+	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	wait_then_fill[0] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WAIT, .slot = ev, .value = 1 };
+	wait_then_fill[1] = npu_cmd_fill(self->buf.addr + 8192, 2, 64, 0);
+	ASSERT_EQ(0, npu_submit(self->card.fd, self->bystander.id, wait_then_fill, 2, 0,
+				&seq_waiter));
+
+	ASSERT_EQ(0, inject(self, "dma", 0));
+	fill_then_record[0] = npu_cmd_fill(self->buf.addr, 1, 64, 0);
+	fill_then_record[1] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WRITE, .slot = ev, .value = 1 };
+	start = npu_now_ns();
+	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, fill_then_record, 2, 0, &seq_victim));
+
+	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->victim.slot, seq_victim, 10000));
+	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->bystander.slot, seq_waiter, 10000));
+	EXPECT_LT(npu_now_ns() - start, 5000 * 1000000LL);
+	EXPECT_EQ(DRM_NPU_ERR_DMA, self->card.fence[self->victim.slot].error);
+	EXPECT_EQ(DRM_NPU_ERR_DEPENDENCY, self->card.fence[self->bystander.slot].error);
+
+	/* A wait on the failed event queued afterwards fails as well. */
+	{
+		struct drm_npu_stream_create late;
+
+		ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &late));
+		ASSERT_EQ(0, npu_submit(self->card.fd, late.id, wait_then_fill, 2, 0, &seq_late));
+		EXPECT_EQ(-EIO, npu_wait(self->card.fd, late.slot, seq_late, 10000));
+		EXPECT_EQ(DRM_NPU_ERR_DEPENDENCY, self->card.fence[late.slot].error);
+	}
+}
+
 TEST_F(fault, hung_ring_is_detected)
 {
 	struct drm_npu_cmd fill = npu_cmd_fill(self->buf.addr, 1, 64, 0);
