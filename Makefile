@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make          build the module, the card model, the tools and the tests
-# make check    run every test: model unit tests on the host, then the
-#               kselftest suites in a guest with two emulated cards
-# make run      the main job: boot a guest with emulated cards and use them
+# make            build the module, the card model, the library, the tools
+#                 and the tests
+# make check      run every test: the model's and the guest runner's on the
+#                 host, then the driver's and the library's kselftest suites
+#                 in a guest with two emulated cards; ends "N passed, M failed"
+# make run        the main job: an AscendCL program on two emulated cards
+# make sparse     the module under sparse (C=2, W=1)
+# make checkpatch driver/ and uapi/ under the kernel's checkpatch.pl
 #
 # Missing Debian packages are installed first (tools/deps).
 
