@@ -65,7 +65,8 @@ static void npu_job_fail_events(struct npu_stream *stream, struct npu_job *job)
 
 /*
  * Frees the jobs the card completed, or every job when @all; the caller
- * guarantees that the card no longer runs the ring in that case.
+ * guarantees that the card no longer runs the ring in that case.  The
+ * counters move under the lock, in job order, whoever retires.
  */
 static void npu_stream_retire(struct npu_stream *stream, bool all)
 {
@@ -74,8 +75,15 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 
 	spin_lock_irq(&stream->lock);
 	list_for_each_entry_safe(job, next, &stream->jobs, link) {
-		if (!all && !npu_job_done(stream, job))
+		if (npu_job_done(stream, job)) {
+			stream->completed = job->seqno;
+			atomic64_add(job->bytes, &stream->bytes);
+			atomic64_add(job->bytes, &stream->ctx->bytes_moved);
+		} else if (all) {
+			npu_job_fail_events(stream, job);
+		} else {
 			break;
+		}
 		list_move_tail(&job->link, &done);
 	}
 	if (!list_empty(&done) && list_empty(&stream->jobs))
@@ -83,20 +91,24 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 			     &stream->ctx->busy_ns);
 	spin_unlock_irq(&stream->lock);
 
-	list_for_each_entry_safe(job, next, &done, link) {
-		if (npu_job_done(stream, job)) {
-			stream->completed = job->seqno;
-			atomic64_add(job->bytes, &stream->bytes);
-			atomic64_add(job->bytes, &stream->ctx->bytes_moved);
-		} else {
-			npu_job_fail_events(stream, job);
-		}
+	list_for_each_entry_safe(job, next, &done, link)
 		npu_job_free(stream->ctx->ndev, job);
-	}
 	wake_up_all(&stream->space_wq);
 	/* Also when the card's interrupt was lost: the hang check got here. */
 	if (!list_empty(&done))
 		wake_up_all(&stream->ctx->wq);
+}
+
+/**
+ * npu_stream_update - retire what the card completed before reporting on it
+ * @stream: the stream
+ *
+ * The card's fence write reaches userspace before its interrupt is handled;
+ * a report read right after a wait must already count the work waited for.
+ */
+void npu_stream_update(struct npu_stream *stream)
+{
+	npu_stream_retire(stream, false);
 }
 
 /**

@@ -126,8 +126,11 @@ static ssize_t npu_stream_show(struct kobject *kobj, struct kobj_attribute *attr
 			       char *buf)
 {
 	struct npu_stream *stream = container_of(attr, struct npu_stream, sysfs_attr);
-	u64 completed = READ_ONCE(npu_ctx_slot(stream->ctx, stream->slot)->value);
-	u64 submitted = READ_ONCE(stream->submitted);
+	u64 completed, submitted;
+
+	npu_stream_update(stream);
+	completed = READ_ONCE(npu_ctx_slot(stream->ctx, stream->slot)->value);
+	submitted = READ_ONCE(stream->submitted);
 
 	return sysfs_emit(buf,
 			  "pid: %d\ncontext: %u\nid: %u\nring: %u\npriority: %u\n"
