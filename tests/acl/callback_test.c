@@ -13,7 +13,9 @@ struct cbctx {
 	atomic_int order[64];
 	atomic_int next;
 	atomic_int stop;
+	atomic_int release;	/* with hold: the callback waits for this, 10 s at most */
 	unsigned sleep_ms;
+	int hold;
 	pthread_t th;
 };
 
@@ -26,6 +28,8 @@ static void cb_record(void *arg)
 		atomic_store(&c->order[n], atomic_load(&c->calls));
 	if (c->sleep_ms)
 		sleep_ms(c->sleep_ms);
+	for (int i = 0; c->hold && i < 1000 && !atomic_load(&c->release); i++)
+		sleep_ms(10);
 	atomic_fetch_add(&c->calls, 1);
 }
 
@@ -92,18 +96,19 @@ TEST_F(dev, blocking_callback_stalls_the_stream)
 	ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost((void **)&host, n));
 	ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&d, n, ACL_MEM_MALLOC_HUGE_FIRST));
 	memset(host, 0, n);
-	self->c.sleep_ms = 300;
+	self->c.hold = 1;
 	ASSERT_EQ(0, pthread_create(&self->c.th, NULL, serve, &self->c));
 	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, self->s));
 	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_BLOCK,
 						   self->s));
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(host, n, 0x66, n, self->s));
-	/* while the callback sleeps the fill has not run */
+	/* while the callback is held the fill has not run */
 	sleep_ms(100);
 	ASSERT_EQ(ACL_SUCCESS, aclrtStreamQuery(self->s, &st));
 	EXPECT_EQ(ACL_STREAM_STATUS_NOT_READY, st);
 	EXPECT_EQ(0, host[0]);
 	EXPECT_EQ(0, atomic_load(&self->c.calls));
+	atomic_store(&self->c.release, 1);
 	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
 	EXPECT_EQ(1, atomic_load(&self->c.calls));
 	EXPECT_EQ(0x66, host[n - 1]);
@@ -116,16 +121,15 @@ TEST_F(dev, blocking_callback_stalls_the_stream)
 
 TEST_F(dev, nonblocking_callback_does_not_stall)
 {
-	double t0;
-
-	self->c.sleep_ms = 500;
+	/* The callback runs until the test lets it go, after the synchronize. */
+	self->c.hold = 1;
 	ASSERT_EQ(0, pthread_create(&self->c.th, NULL, serve, &self->c));
 	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, self->s));
 	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(cb_record, &self->c, ACL_CALLBACK_NO_BLOCK,
 						   self->s));
-	t0 = now_ms();
 	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
-	EXPECT_LT(now_ms() - t0, 400);
+	EXPECT_EQ(0, atomic_load(&self->c.calls));
+	atomic_store(&self->c.release, 1);
 	wait_calls(&self->c, 1);
 	EXPECT_EQ(1, atomic_load(&self->c.calls));
 	aclrtUnSubscribeReport((uint64_t)self->c.th, self->s);
@@ -241,20 +245,31 @@ TEST_F(dev, host_func)
 	aclrtDestroyStream(s2);
 }
 
+static void *release_later(void *arg)
+{
+	struct cbctx *c = arg;
+
+	sleep_ms(100);
+	atomic_store(&c->release, 1);
+	return NULL;
+}
+
 TEST_F(dev, host_func_blocks_the_stream)
 {
 	aclrtStreamStatus st;
-	double t0;
+	pthread_t releaser;
 
-	self->c.sleep_ms = 200;
+	self->c.hold = 1;
 	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, cb_record, &self->c));
 	sleep_ms(50);
 	ASSERT_EQ(ACL_SUCCESS, aclrtStreamQuery(self->s, &st));
 	EXPECT_EQ(ACL_STREAM_STATUS_NOT_READY, st);
-	t0 = now_ms();
+	EXPECT_EQ(0, atomic_load(&self->c.calls));
+	ASSERT_EQ(0, pthread_create(&releaser, NULL, release_later, &self->c));
+	/* returns only once the function has run */
 	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
-	EXPECT_GT(now_ms() - t0, 50);
 	EXPECT_EQ(1, atomic_load(&self->c.calls));
+	pthread_join(releaser, NULL);
 }
 
 TEST_F(dev, destroy_with_unserved_callback)
