@@ -155,7 +155,7 @@ TEST_F(isolation, killed_mid_copy_gives_everything_back)
 	EXPECT_TRUE(WIFSIGNALED(status));
 
 	/* The file is released by the dying process, maybe a moment later. */
-	for (tries = 0; tries < 100; tries++) {
+	for (tries = 0; tries < 500; tries++) {
 		after = read_baseline(self->mine.bdf);
 		if (!memcmp(&after, &before, sizeof(after)))
 			break;
@@ -236,7 +236,7 @@ TEST(random_kills_leave_nothing_behind)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		for (tries = 0; tries < 100; tries++) {
+		for (tries = 0; tries < 500; tries++) {
 			after = read_baseline(bdf[i]);
 			if (!memcmp(&after, &before[i], sizeof(after)))
 				break;
