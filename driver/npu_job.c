@@ -474,13 +474,14 @@ static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
 	if (npu_ring_space(stream->ring) < nhw)
 		goto out_exit;	/* only a NONBLOCK race can get here */
 
-	sub->job->seqno = stream->submitted + 1;
-	npu_build_done_fence(sub, nhw - 1, stream, sub->job->seqno);
+	/* Once on the ring the job may complete and be freed at any time. */
+	*seqno = stream->submitted + 1;
+	sub->job->seqno = *seqno;
+	npu_build_done_fence(sub, nhw - 1, stream, *seqno);
 	npu_job_clear_event_errors(sub);
 	npu_stream_add_job(stream, sub->job);
-	stream->submitted = sub->job->seqno;
+	stream->submitted = *seqno;
 	npu_ring_push(stream->ring, sub->hw, nhw);
-	*seqno = sub->job->seqno;
 	ret = 0;
 out_exit:
 	drm_dev_exit(idx);

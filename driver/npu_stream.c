@@ -72,6 +72,7 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 {
 	struct npu_job *job, *next;
 	LIST_HEAD(done);
+	bool retired;
 
 	spin_lock_irq(&stream->lock);
 	list_for_each_entry_safe(job, next, &stream->jobs, link) {
@@ -86,7 +87,8 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 		}
 		list_move_tail(&job->link, &done);
 	}
-	if (!list_empty(&done) && list_empty(&stream->jobs))
+	retired = !list_empty(&done);
+	if (retired && list_empty(&stream->jobs))
 		atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), stream->busy_since)),
 			     &stream->ctx->busy_ns);
 	spin_unlock_irq(&stream->lock);
@@ -95,7 +97,7 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 		npu_job_free(stream->ctx->ndev, job);
 	wake_up_all(&stream->space_wq);
 	/* Also when the card's interrupt was lost: the hang check got here. */
-	if (!list_empty(&done))
+	if (retired)
 		wake_up_all(&stream->ctx->wq);
 }
 
