@@ -368,7 +368,7 @@ int npu_stream_create_ioctl(struct drm_device *dev, void *data,
 	struct npu_ctx *ctx = file->driver_priv;
 	struct npu_device *ndev = ctx->ndev;
 	struct npu_stream *stream;
-	u32 entries;
+	u32 entries, id;
 	int ret, slot, idx;
 
 	ret = npu_stream_check_args(ndev, args);
@@ -403,16 +403,22 @@ int npu_stream_create_ioctl(struct drm_device *dev, void *data,
 	if (ret)
 		goto err_ring;
 
+	/* Reserve the id; lookups find nothing there until the stream is ready. */
 	mutex_lock(&ctx->lock);
-	ret = xa_alloc(&ctx->streams, &stream->id, stream, xa_limit_31b, GFP_KERNEL);
+	ret = xa_alloc(&ctx->streams, &id, NULL, xa_limit_31b, GFP_KERNEL);
 	mutex_unlock(&ctx->lock);
 	if (ret)
 		goto err_stop;
 
+	stream->id = id;
 	npu_ring_attach(stream->ring, stream);
 	npu_sysfs_stream_add(stream);
-	args->id = stream->id;
-	args->slot = stream->slot;
+	/* From here another thread may destroy it: use only the copies. */
+	mutex_lock(&ctx->lock);
+	xa_store(&ctx->streams, id, stream, GFP_KERNEL);
+	mutex_unlock(&ctx->lock);
+	args->id = id;
+	args->slot = slot;
 	drm_dev_exit(idx);
 	return 0;
 

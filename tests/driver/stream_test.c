@@ -5,6 +5,7 @@
  * rings, destroy with and without abort, and running out of rings.
  */
 
+#include <stdatomic.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -213,6 +214,53 @@ TEST_F(stream, many_threads_many_streams)
 		ASSERT_EQ(0, pthread_join(threads[i], &ret));
 		EXPECT_EQ(NULL, ret) TH_LOG("thread %d", i);
 	}
+}
+
+struct churn {
+	int fd;
+	atomic_int stop;
+};
+
+/* Destroys, by guessing their ids, the streams another thread creates. */
+static void *destroy_guessed_ids(void *arg)
+{
+	struct churn *c = arg;
+	uint32_t id;
+
+	while (!atomic_load(&c->stop))
+		for (id = 1; id <= 16; id++)
+			npu_stream_del(c->fd, id, DRM_NPU_STREAM_DESTROY_ABORT);
+	return NULL;
+}
+
+TEST_F(stream, destroy_races_create_and_submit)
+{
+	uint64_t free_rings = npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS);
+	uint64_t free_slots = npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_SLOTS);
+	struct drm_npu_cmd fill = npu_cmd_fill(self->buf.addr, 7, 4096, 0);
+	struct churn c = { .fd = self->card.fd };
+	struct drm_npu_stream_create s;
+	int i, ret, created = 0, stolen = 0;
+	pthread_t th;
+	uint64_t seq;
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, destroy_guessed_ids, &c));
+	for (i = 0; i < 500; i++) {
+		ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
+		created++;
+		ret = npu_submit(self->card.fd, s.id, &fill, 1, 0, &seq);
+		/* gone, or failed by the abort after the lookup */
+		EXPECT_TRUE(ret == 0 || ret == -ENOENT || ret == -EIO) TH_LOG("submit: %d", ret);
+		ret = npu_stream_del(self->card.fd, s.id, 0);
+		EXPECT_TRUE(ret == 0 || ret == -ENOENT) TH_LOG("destroy: %d", ret);
+		stolen += ret == -ENOENT;
+	}
+	TH_LOG("%d of %d streams destroyed by the other thread", stolen, created);
+	atomic_store(&c.stop, 1);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(500, created);
+	EXPECT_EQ(free_rings, npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS));
+	EXPECT_EQ(free_slots, npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_SLOTS));
 }
 
 TEST_F(stream, two_processes_at_once)
