@@ -166,6 +166,11 @@ static void npu_heartbeat_work(struct work_struct *work)
 			      msecs_to_jiffies(npu_heartbeat_timeout_ms))) {
 		drm_err(&ndev->drm, "heartbeat stopped for %u ms: card is dead\n",
 			npu_heartbeat_timeout_ms);
+		/*
+		 * A dead card cannot confirm ring resets; without bus mastering
+		 * it can no longer reach the pages its streams are about to let go.
+		 */
+		pci_clear_master(npu_pdev(ndev));
 		WRITE_ONCE(ndev->dead, true);
 		npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
 		return;

@@ -260,15 +260,19 @@ int npu_slot_signal_ioctl(struct drm_device *dev, void *data,
 	struct drm_npu_slot *args = data;
 	struct npu_ctx *ctx = file->driver_priv;
 	struct drm_npu_fence_slot *slot;
+	int idx;
 
 	if (args->pad)
 		return -EINVAL;
 	if (!npu_ctx_slot_valid(ctx, args->slot, true))
 		return -ENOENT;
 
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
 	slot = npu_ctx_slot(ctx, args->slot);
 	WRITE_ONCE(slot->error, DRM_NPU_ERR_NONE);
 	WRITE_ONCE(slot->timestamp, npu_rd64(ctx->ndev, NPU_GLB_CLOCK_NS));
+	drm_dev_exit(idx);
 	/* The card's WAIT polls the value; order the timestamp before it. */
 	smp_store_release(&slot->value, args->value);
 	wake_up_all(&ctx->wq);
@@ -331,6 +335,7 @@ int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)
 {
 	struct npu_device *ndev = ctx->ndev;
+	int idx;
 
 	switch (param) {
 	case DRM_NPU_PARAM_DEVMEM_SIZE:
@@ -352,7 +357,10 @@ static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)
 		*value = ndev->id.serial;
 		break;
 	case DRM_NPU_PARAM_CLOCK_NS:
+		if (!drm_dev_enter(&ndev->drm, &idx))
+			return -ENODEV;
 		*value = npu_rd64(ndev, NPU_GLB_CLOCK_NS);
+		drm_dev_exit(idx);
 		break;
 	case DRM_NPU_PARAM_FENCE_MMAP_OFFSET:
 		*value = drm_vma_node_offset_addr(&ctx->fence->gem.vma_node);

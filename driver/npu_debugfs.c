@@ -48,7 +48,7 @@ static int npu_rings_show(struct seq_file *m, void *unused)
 		   npu_rd64(ndev, NPU_GLB_HEARTBEAT), npu_rd64(ndev, NPU_GLB_CLOCK_NS),
 		   npu_rd32(ndev, NPU_GLB_ERROR), ndev->dead ? " DEAD" : "");
 
-	/* Holding the streams' submit locks would stall on a full ring. */
+	/* rings_lock keeps a stopping ring from freeing its commands meanwhile. */
 	spin_lock_irq(&ndev->rings_lock);
 	for (i = 0; i < ndev->id.num_rings; i++) {
 		if (ndev->rings[i].owned && ndev->rings[i].cmds)

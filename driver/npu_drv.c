@@ -225,9 +225,13 @@ static void npu_remove(struct pci_dev *pdev)
 	drm_dev_unplug(&ndev->drm);
 	cancel_delayed_work_sync(&ndev->heartbeat_work);
 
-	/* Stop every ring, then let waiters go and give pinned pages back. */
+	/*
+	 * Stop every ring and bus mastering, then let waiters go and give
+	 * pinned pages back.
+	 */
 	if (!npu_card_reset(ndev))
 		npu_rings_reclaim(ndev);
+	pci_clear_master(pdev);
 	npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
 	npu_sysfs_fini(ndev);
 }

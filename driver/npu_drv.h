@@ -36,6 +36,9 @@ struct npu_stream;
  * @cmds: the ring in coherent memory
  * @cmds_dma: bus address of @cmds
  * @tail: next free slot counter, a copy of the TAIL register
+ * @done: sequence number of the last batch the card completed on the ring,
+ *	written by the card; kernel memory, unlike the slots userspace names
+ * @done_dma: bus address of @done
  * @wq: woken by the ring's interrupt
  * @owned: a stream owns the ring, under npu_device.rings_lock
  * @stream: the stream to notify of interrupts, under npu_device.rings_lock
@@ -48,6 +51,8 @@ struct npu_ring {
 	struct npu_cmd *cmds;
 	dma_addr_t cmds_dma;
 	u32 tail;
+	u64 *done;
+	dma_addr_t done_dma;
 	wait_queue_head_t wq;
 	bool owned;
 	struct npu_stream *stream;
@@ -200,7 +205,7 @@ enum npu_stream_state {
  * @space_wq: woken when ring slots are freed or the stream fails
  * @retire_work: retires completed jobs and notices ring errors
  * @hang_work: declares the stream hung when it makes no progress
- * @progress: ring HEAD and command count at the last hang check
+ * @progress: the ring's commands and bytes done at the last hang check
  * @sysfs_attr: its entry in the card's streams/ directory
  * @sysfs_name: name of that entry
  * @sysfs_added: the entry exists

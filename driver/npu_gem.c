@@ -84,6 +84,19 @@ struct drm_gem_object *npu_gem_create_object(struct drm_device *dev, size_t size
 	return &bo->base.base;
 }
 
+/* What the memory held for its previous owner must not show through. */
+static int npu_device_bo_clear(struct npu_device *ndev, struct npu_bo *bo)
+{
+	int idx;
+
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return -ENODEV;
+	memset_io(ndev->regs + ndev->id.devmem_offset + bo->node.start, 0,
+		  bo->node.size);
+	drm_dev_exit(idx);
+	return 0;
+}
+
 static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 {
 	struct npu_device *ndev = ctx->ndev;
@@ -108,6 +121,11 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 		drm_gem_object_release(&bo->base.base);
 		kfree(bo);
 		return ERR_PTR(-ENOMEM);
+	}
+	ret = npu_device_bo_clear(ndev, bo);
+	if (ret) {
+		drm_gem_object_put(&bo->base.base);
+		return ERR_PTR(ret);
 	}
 	return bo;
 }

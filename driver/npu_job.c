@@ -12,9 +12,6 @@
 
 #include "npu_drv.h"
 
-/* Bounds the pages one command pins from ordinary user memory. */
-#define NPU_MAX_USER_BYTES	SZ_1G
-
 /* A host operand whose pages are not contiguous for the card. */
 struct npu_sg_fixup {
 	unsigned int cmd;
@@ -84,8 +81,6 @@ static int npu_pin_user(struct npu_submit *sub, u64 uaddr, u64 size, bool write)
 	unsigned long first, last;
 	int pinned, ret;
 
-	if (size > NPU_MAX_USER_BYTES)
-		return -EINVAL;
 	if (!access_ok(u64_to_user_ptr(uaddr), size))
 		return -EFAULT;
 
@@ -207,9 +202,13 @@ static int npu_operand(struct npu_submit *sub, unsigned int cmd, bool dst,
 	u64 offset, end;
 	int ret;
 
+	/* Bounds what one command pins, and its scatter-gather table. */
+	BUILD_BUG_ON((DRM_NPU_MAX_HOST_SIZE >> PAGE_SHIFT) + 1 > NPU_SG_MAX_ENTRIES);
 	if ((flags & host) && (flags & user))
 		return -EINVAL;
 	if (!(flags & host) && handle)
+		return -EINVAL;
+	if ((flags & (host | user)) && size > DRM_NPU_MAX_HOST_SIZE)
 		return -EINVAL;
 
 	if (flags & user) {
@@ -402,15 +401,23 @@ static int npu_build_sg_tables(struct npu_submit *sub)
 	return 0;
 }
 
-static void npu_build_done_fence(struct npu_submit *sub, unsigned int i,
-				 struct npu_stream *stream, u64 seqno)
+/* The fences after a batch: the stream's slot, then the ring's own word. */
+#define NPU_DONE_FENCES	2
+
+static void npu_build_done_fences(struct npu_submit *sub, unsigned int i,
+				  struct npu_stream *stream, u64 seqno)
 {
 	struct npu_cmd *hw = &sub->hw[i];
 
-	hw->opcode = cpu_to_le16(NPU_OP_FENCE);
-	hw->flags = cpu_to_le16(NPU_CMD_DST_HOST | NPU_CMD_FENCE_TIME | NPU_CMD_IRQ);
-	hw->dst = cpu_to_le64(npu_ctx_slot_dma(sub->ctx, stream->slot));
-	hw->value = cpu_to_le64(seqno);
+	hw[0].opcode = cpu_to_le16(NPU_OP_FENCE);
+	hw[0].flags = cpu_to_le16(NPU_CMD_DST_HOST | NPU_CMD_FENCE_TIME);
+	hw[0].dst = cpu_to_le64(npu_ctx_slot_dma(sub->ctx, stream->slot));
+	hw[0].value = cpu_to_le64(seqno);
+
+	hw[1].opcode = cpu_to_le16(NPU_OP_FENCE);
+	hw[1].flags = cpu_to_le16(NPU_CMD_DST_HOST | NPU_CMD_IRQ);
+	hw[1].dst = cpu_to_le64(stream->ring->done_dma);
+	hw[1].value = cpu_to_le64(seqno);
 }
 
 /* Recording an event again replaces what a failed stream left in it. */
@@ -448,21 +455,20 @@ static bool npu_stream_has_space(struct npu_stream *stream, u32 needed)
 	return ok;
 }
 
+static int npu_wait_space(struct npu_stream *stream, u32 needed, bool nonblock)
+{
+	if (nonblock)
+		return npu_stream_has_space(stream, needed) ? 0 : -EAGAIN;
+	return wait_event_interruptible(stream->space_wq,
+					npu_stream_has_space(stream, needed));
+}
+
+/* Puts the job on the ring; -EAGAIN when another submitter took the room. */
 static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
-			 unsigned int nhw, bool nonblock, u64 *seqno)
+			 unsigned int nhw, u64 *seqno)
 {
 	struct npu_device *ndev = sub->ctx->ndev;
 	int idx, ret;
-
-	if (nonblock) {
-		if (!npu_stream_has_space(stream, nhw))
-			return -EAGAIN;
-	} else {
-		ret = wait_event_interruptible(stream->space_wq,
-					       npu_stream_has_space(stream, nhw));
-		if (ret)
-			return ret;
-	}
 
 	if (!drm_dev_enter(&ndev->drm, &idx))
 		return -ENODEV;
@@ -472,12 +478,12 @@ static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
 	}
 	ret = -EAGAIN;
 	if (npu_ring_space(stream->ring) < nhw)
-		goto out_exit;	/* only a NONBLOCK race can get here */
+		goto out_exit;
 
 	/* Once on the ring the job may complete and be freed at any time. */
 	*seqno = stream->submitted + 1;
 	sub->job->seqno = *seqno;
-	npu_build_done_fence(sub, nhw - 1, stream, *seqno);
+	npu_build_done_fences(sub, nhw - NPU_DONE_FENCES, stream, *seqno);
 	npu_job_clear_event_errors(sub);
 	npu_stream_add_job(stream, sub->job);
 	stream->submitted = *seqno;
@@ -488,6 +494,25 @@ out_exit:
 	return ret;
 }
 
+/* Waits for ring space without the submit lock, so that others may go on. */
+static int npu_queue_job_wait(struct npu_submit *sub, struct npu_stream *stream,
+			      unsigned int nhw, bool nonblock, u64 *seqno)
+{
+	int ret;
+
+	do {
+		ret = npu_wait_space(stream, nhw, nonblock);
+		if (ret)
+			return ret;
+		ret = mutex_lock_interruptible(&stream->submit_lock);
+		if (ret)
+			return ret;
+		ret = npu_queue_job(sub, stream, nhw, seqno);
+		mutex_unlock(&stream->submit_lock);
+	} while (ret == -EAGAIN && !nonblock);
+	return ret;
+}
+
 static int npu_submit_check_args(struct npu_stream *stream,
 				 const struct drm_npu_submit *args)
 {
@@ -495,7 +520,7 @@ static int npu_submit_check_args(struct npu_stream *stream,
 	    args->cmd_size != sizeof(struct drm_npu_cmd))
 		return -EINVAL;
 	if (!args->count || args->count > DRM_NPU_MAX_BATCH ||
-	    args->count + 1 > stream->ring->entries)
+	    args->count + NPU_DONE_FENCES > stream->ring->entries)
 		return -EINVAL;
 	return 0;
 }
@@ -504,7 +529,7 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 		      const struct drm_npu_cmd *ucmds)
 {
 	struct npu_submit sub = { .ctx = stream->ctx };
-	unsigned int i, nhw = args->count + 1;
+	unsigned int i, nhw = args->count + NPU_DONE_FENCES;
 	bool waits_on_failure;
 	int ret = -ENOMEM;
 
@@ -526,10 +551,8 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 		goto out;
 
 	waits_on_failure = npu_job_waits_on_failure(&sub);
-	mutex_lock(&stream->submit_lock);
-	ret = npu_queue_job(&sub, stream, nhw, args->flags & DRM_NPU_SUBMIT_NONBLOCK,
-			    &args->seqno);
-	mutex_unlock(&stream->submit_lock);
+	ret = npu_queue_job_wait(&sub, stream, nhw,
+				 args->flags & DRM_NPU_SUBMIT_NONBLOCK, &args->seqno);
 	if (!ret) {
 		sub.job = NULL;	/* the stream owns it now */
 		if (waits_on_failure)

@@ -42,19 +42,25 @@ u32 npu_ring_error(struct npu_ring *ring)
  * npu_rings_init - set up the driver's view of the card's rings
  * @ndev: the card
  *
- * Spreads the rings over the ring vectors; no ring memory is allocated
- * until a ring is started.
+ * Spreads the rings over the ring vectors and gives each its completion
+ * word; no ring memory is allocated until a ring is started.
  *
  * Return: 0 or -ENOMEM.
  */
 int npu_rings_init(struct npu_device *ndev)
 {
 	u32 ring_vectors = ndev->num_irqs - 1;
+	dma_addr_t done_dma;
+	u64 *done;
 	u32 i;
 
 	ndev->rings = drmm_kcalloc(&ndev->drm, ndev->id.num_rings,
 				   sizeof(*ndev->rings), GFP_KERNEL);
 	if (!ndev->rings)
+		return -ENOMEM;
+	done = dmam_alloc_coherent(ndev->drm.dev, ndev->id.num_rings * sizeof(*done),
+				   &done_dma, GFP_KERNEL);
+	if (!done)
 		return -ENOMEM;
 
 	for (i = 0; i < ndev->id.num_rings; i++) {
@@ -63,6 +69,8 @@ int npu_rings_init(struct npu_device *ndev)
 		ring->ndev = ndev;
 		ring->index = i;
 		ring->vector = 1 + i % ring_vectors;
+		ring->done = &done[i];
+		ring->done_dma = done_dma + i * sizeof(*done);
 		init_waitqueue_head(&ring->wq);
 	}
 	return 0;
@@ -175,6 +183,19 @@ static int npu_ring_enable(struct npu_ring *ring, u32 priority)
 	return 0;
 }
 
+/* The debugfs dump looks at the commands under rings_lock. */
+static void npu_ring_free_cmds(struct npu_ring *ring)
+{
+	struct npu_device *ndev = ring->ndev;
+	struct npu_cmd *cmds = ring->cmds;
+
+	spin_lock_irq(&ndev->rings_lock);
+	ring->cmds = NULL;
+	spin_unlock_irq(&ndev->rings_lock);
+	dma_free_coherent(ndev->drm.dev, ring->entries * sizeof(*cmds), cmds,
+			  ring->cmds_dma);
+}
+
 /**
  * npu_ring_start - give a ring memory and enable it on the card
  * @ring: a stopped ring
@@ -200,17 +221,19 @@ int npu_ring_start(struct npu_ring *ring, u32 entries, u32 priority)
 	ret = npu_ring_reset_hw(ring);
 	if (ret)
 		goto err_free;
+	/* Sequence numbers start again with each stream. */
+	WRITE_ONCE(*ring->done, 0);
 	ret = npu_ring_enable(ring, priority);
 	if (ret)
 		goto err_reset;
 	return 0;
 
 err_reset:
-	npu_ring_reset_hw(ring);
+	/* A ring the card may still read keeps its memory, out of use. */
+	if (npu_ring_reset_hw(ring))
+		return ret;
 err_free:
-	dma_free_coherent(dev, entries * sizeof(*ring->cmds), ring->cmds,
-			  ring->cmds_dma);
-	ring->cmds = NULL;
+	npu_ring_free_cmds(ring);
 	return ret;
 }
 
@@ -218,8 +241,9 @@ err_free:
  * npu_ring_stop - stop a ring and release its memory
  * @ring: a started ring
  *
- * The ring's memory is released only once the card confirms the reset;
- * a card that does not answer keeps it, since it might still read it.
+ * The ring's memory is released only once the card confirms the reset, or
+ * once a dead card lost bus mastering; a card that does not answer keeps
+ * it, since it might still read it.
  *
  * Return: 0, or -ETIMEDOUT when the card did not confirm.
  */
@@ -232,9 +256,7 @@ int npu_ring_stop(struct npu_ring *ring)
 			ring->index);
 		return ret;
 	}
-	dma_free_coherent(ring->ndev->drm.dev, ring->entries * sizeof(*ring->cmds),
-			  ring->cmds, ring->cmds_dma);
-	ring->cmds = NULL;
+	npu_ring_free_cmds(ring);
 	return 0;
 }
 
@@ -249,11 +271,8 @@ void npu_rings_reclaim(struct npu_device *ndev)
 	for (i = 0; i < ndev->id.num_rings; i++) {
 		struct npu_ring *ring = &ndev->rings[i];
 
-		if (ring->owned || !ring->cmds)
-			continue;
-		dma_free_coherent(ndev->drm.dev, ring->entries * sizeof(*ring->cmds),
-				  ring->cmds, ring->cmds_dma);
-		ring->cmds = NULL;
+		if (!ring->owned && ring->cmds)
+			npu_ring_free_cmds(ring);
 	}
 }
 

@@ -49,9 +49,13 @@ static struct drm_npu_fence_slot *npu_stream_slot(struct npu_stream *stream)
 	return npu_ctx_slot(stream->ctx, stream->slot);
 }
 
+/*
+ * Decided from the ring's own completion word: the stream's slot lies in
+ * memory that userspace can have the card write with any value.
+ */
 static bool npu_job_done(struct npu_stream *stream, struct npu_job *job)
 {
-	return (s64)(READ_ONCE(npu_stream_slot(stream)->value) - job->seqno) >= 0;
+	return (s64)(READ_ONCE(*stream->ring->done) - job->seqno) >= 0;
 }
 
 static void npu_job_fail_events(struct npu_stream *stream, struct npu_job *job)
@@ -192,6 +196,17 @@ void npu_ctx_propagate_work(struct work_struct *work)
 	mutex_unlock(&ctx->lock);
 }
 
+/* Nothing queued, or nothing that will run any more. */
+static bool npu_stream_idle(struct npu_stream *stream)
+{
+	bool idle;
+
+	spin_lock_irq(&stream->lock);
+	idle = list_empty(&stream->jobs) || stream->state != NPU_STREAM_ACTIVE;
+	spin_unlock_irq(&stream->lock);
+	return idle;
+}
+
 static u32 npu_ring_error_to_uapi(u32 error)
 {
 	return error == NPU_ERR_DMA ? DRM_NPU_ERR_DMA : DRM_NPU_ERR_REJECTED;
@@ -218,42 +233,57 @@ static void npu_stream_retire_work(struct work_struct *work)
 	npu_stream_retire(stream, false);
 }
 
-static u64 npu_stream_progress(struct npu_stream *stream)
+/* Commands executed and bytes moved: a long copy advances the latter. */
+static u64 npu_stream_progress(struct npu_ring *ring)
 {
-	u64 progress = 0;
+	return npu_ring_rd64(ring, NPU_RING_CMDS_DONE) +
+	       npu_ring_rd64(ring, NPU_RING_BYTES_DONE);
+}
+
+static void npu_stream_hang_check(struct npu_stream *stream)
+{
+	struct npu_ring *ring = stream->ring;
+	u32 status, error;
+	u64 progress;
 	int idx;
 
-	if (drm_dev_enter(&stream->ctx->ndev->drm, &idx)) {
-		progress = npu_ring_rd64(stream->ring, NPU_RING_CMDS_DONE);
-		drm_dev_exit(idx);
+	if (!drm_dev_enter(&stream->ctx->ndev->drm, &idx))
+		return;
+	status = npu_ring_status(ring);
+	error = npu_ring_error(ring);
+	progress = npu_stream_progress(ring);
+	drm_dev_exit(idx);
+
+	/* Stopped with an error whose interrupt was lost. */
+	if (status == NPU_RING_STOPPED) {
+		npu_stream_fail(stream, npu_ring_error_to_uapi(error));
+		return;
 	}
-	return progress;
+	/*
+	 * A ring stalled on a WAIT waits for another stream or for the CPU,
+	 * whose failures reach it as DEPENDENCY; a card that stops its
+	 * heartbeat is dead, not hung: wait for that verdict.
+	 */
+	if (progress == stream->progress && status != NPU_RING_WAITING &&
+	    !npu_card_heartbeat_stale(stream->ctx->ndev)) {
+		drm_warn(&stream->ctx->ndev->drm, "ring %u made no progress for %u ms, declared hung\n",
+			 ring->index, npu_hang_timeout_ms);
+		npu_stream_fail(stream, DRM_NPU_ERR_HANG);
+		return;
+	}
+	stream->progress = progress;
+	schedule_delayed_work(&stream->hang_work, msecs_to_jiffies(npu_hang_timeout_ms));
 }
 
 static void npu_stream_hang_work(struct work_struct *work)
 {
 	struct npu_stream *stream = container_of(to_delayed_work(work),
 						 struct npu_stream, hang_work);
-	u64 progress;
 
+	/* Also retires what completed with its interrupt lost. */
 	npu_stream_retire(stream, false);
-	if (list_empty(&stream->jobs) || READ_ONCE(stream->state) != NPU_STREAM_ACTIVE)
-		return;
-
-	progress = npu_stream_progress(stream);
-	/* A card that stops its heartbeat is dead, not hung: wait for that verdict. */
-	if (progress == stream->progress && npu_card_heartbeat_stale(stream->ctx->ndev)) {
-		schedule_delayed_work(&stream->hang_work, msecs_to_jiffies(npu_hang_timeout_ms));
-		return;
-	}
-	if (progress == stream->progress) {
-		drm_warn(&stream->ctx->ndev->drm, "ring %u made no progress for %u ms, declared hung\n",
-			 stream->ring->index, npu_hang_timeout_ms);
-		npu_stream_fail(stream, DRM_NPU_ERR_HANG);
-		return;
-	}
-	stream->progress = progress;
-	schedule_delayed_work(&stream->hang_work, msecs_to_jiffies(npu_hang_timeout_ms));
+	if (READ_ONCE(stream->state) == NPU_STREAM_ACTIVE && !npu_stream_idle(stream))
+		npu_stream_hang_check(stream);
 }
 
 /* Called under npu_device.rings_lock from the ring's interrupt. */
@@ -291,17 +321,6 @@ const char *npu_stream_state_name(struct npu_stream *stream)
 	}
 }
 
-static bool npu_stream_idle(struct npu_stream *stream)
-{
-	bool idle;
-
-	npu_stream_retire(stream, false);
-	spin_lock_irq(&stream->lock);
-	idle = list_empty(&stream->jobs) || stream->state != NPU_STREAM_ACTIVE;
-	spin_unlock_irq(&stream->lock);
-	return idle;
-}
-
 /**
  * npu_stream_destroy - tear down a stream taken out of its context's table
  * @stream: the stream; the caller gives up the table's reference
@@ -311,8 +330,11 @@ void npu_stream_destroy(struct npu_stream *stream, bool abort)
 {
 	struct npu_ctx *ctx = stream->ctx;
 
-	if (!abort)
+	if (!abort) {
+		/* From here on the retire work, run by interrupts, wakes us. */
+		npu_stream_retire(stream, false);
 		wait_event(stream->space_wq, npu_stream_idle(stream));
+	}
 	npu_stream_fail(stream, DRM_NPU_ERR_ABORTED);
 	stream->state = NPU_STREAM_DESTROYED;
 
@@ -450,9 +472,12 @@ int npu_stream_destroy_ioctl(struct drm_device *dev, void *data,
 	if (!stream)
 		return -ENOENT;
 
-	if (!abort && wait_event_interruptible(stream->space_wq, npu_stream_idle(stream))) {
-		npu_stream_put(stream);
-		return -ERESTARTSYS;
+	if (!abort) {
+		npu_stream_retire(stream, false);
+		if (wait_event_interruptible(stream->space_wq, npu_stream_idle(stream))) {
+			npu_stream_put(stream);
+			return -ERESTARTSYS;
+		}
 	}
 
 	mutex_lock(&ctx->lock);

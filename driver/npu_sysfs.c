@@ -129,7 +129,7 @@ static ssize_t npu_stream_show(struct kobject *kobj, struct kobj_attribute *attr
 	u64 completed, submitted;
 
 	npu_stream_update(stream);
-	completed = READ_ONCE(npu_ctx_slot(stream->ctx, stream->slot)->value);
+	completed = READ_ONCE(stream->completed);
 	submitted = READ_ONCE(stream->submitted);
 
 	return sysfs_emit(buf,

@@ -101,7 +101,8 @@ extern "C" {
  * with -EAGAIN under DRM_NPU_SUBMIT_NONBLOCK.
  *
  * Errors: -ENOENT (stream), -EINVAL (command, flags, pad, count 0 or over
- * DRM_NPU_MAX_BATCH, @cmd_size not sizeof(struct drm_npu_cmd)), -EFAULT
+ * DRM_NPU_MAX_BATCH or over the stream's ring_entries - 2, a host operand
+ * over DRM_NPU_MAX_HOST_SIZE, @cmd_size not sizeof(struct drm_npu_cmd)), -EFAULT
  * (unreadable commands or user memory), -EPERM (an address or slot not of
  * this context), -EAGAIN, -EIO (the stream has failed; it accepts nothing
  * until destroyed), -ENODEV (the card is gone or dead).
@@ -222,6 +223,12 @@ enum drm_npu_op {
 	DRM_NPU_OP_VALUE_WAIT = 6,	/* dst (device, 8-byte aligned), value, cond */
 	DRM_NPU_OP_TIMESTAMP = 7,	/* slot: its timestamp only */
 };
+
+/*
+ * Largest host operand (DRM_NPU_CMD_*_HOST or _USER) of one COPY or FILL;
+ * larger transfers are split into several commands.
+ */
+#define DRM_NPU_MAX_HOST_SIZE	(128ULL << 20)
 
 #define DRM_NPU_CMD_DST_HOST	0x1
 #define DRM_NPU_CMD_SRC_HOST	0x2

@@ -107,6 +107,9 @@ TEST_F(uapi, bo_create_rejects)
 	bo.addr = 1;
 	EXPECT_EQ(-EINVAL, npu_ioctl(self->card.fd, DRM_IOCTL_NPU_BO_CREATE, &bo));
 	bo.addr = 0;
+	bo.mmap_offset = 4096;
+	EXPECT_EQ(-EINVAL, npu_ioctl(self->card.fd, DRM_IOCTL_NPU_BO_CREATE, &bo));
+	bo.mmap_offset = 0;
 	bo.size = total + 1;
 	EXPECT_EQ(-ENOMEM, npu_ioctl(self->card.fd, DRM_IOCTL_NPU_BO_CREATE, &bo));
 	bo.size = ~0ULL;
@@ -291,12 +294,16 @@ TEST_F(uapi, submit_rejects_commands)
 	c.src_handle = self->host_bo.handle;
 	c.src = 8192 - 32;					/* past its end */
 	EXPECT_EQ(-EINVAL, submit_one(self, c));
+	c.src = ~0ULL - 16;					/* offset wraps */
+	EXPECT_EQ(-EINVAL, submit_one(self, c));
 	c = npu_cmd_copy(dev, (uintptr_t)local, 64, 0);
 	c.src_handle = self->host_bo.handle;			/* handle without HOST */
 	EXPECT_EQ(-EINVAL, submit_one(self, c));
 	c = npu_cmd_copy(dev, 0x10, 64, DRM_NPU_CMD_SRC_USER);	/* unmapped */
 	EXPECT_EQ(-EFAULT, submit_one(self, c));
 	c = npu_cmd_copy(dev, 0xffffffffffff0000ULL, 64, DRM_NPU_CMD_SRC_USER);
+	EXPECT_EQ(-EFAULT, submit_one(self, c));
+	c = npu_cmd_copy(dev, ~0ULL - 16, 64, DRM_NPU_CMD_SRC_USER);	/* wraps */
 	EXPECT_EQ(-EFAULT, submit_one(self, c));
 	c = npu_cmd_copy((uintptr_t)"read-only", dev, 8, DRM_NPU_CMD_DST_USER);
 	EXPECT_EQ(-EFAULT, submit_one(self, c));
@@ -365,6 +372,10 @@ TEST_F(uapi, slots)
 	EXPECT_EQ(-EINVAL, npu_ioctl(self->card.fd, DRM_IOCTL_NPU_SLOT_ALLOC, &bad));
 	bad.slot = slot;
 	EXPECT_EQ(-EINVAL, npu_ioctl(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, &bad));
+	EXPECT_EQ(-EINVAL, npu_ioctl(self->card.fd, DRM_IOCTL_NPU_SLOT_FREE, &bad));
+	bad = (struct drm_npu_slot){ .slot = slot, .value = 1 };
+	EXPECT_EQ(-EINVAL, npu_ioctl(self->card.fd, DRM_IOCTL_NPU_SLOT_FREE, &bad));
+	EXPECT_EQ(7, self->card.fence[slot].value);
 
 	EXPECT_EQ(0, npu_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_FREE, slot, 0));
 	EXPECT_EQ(-ENOENT, npu_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_FREE, slot, 0));
