@@ -7,12 +7,16 @@
  * per-card state (one DRM file = one kernel context per card, shared by
  * every ACL context on that card); stream.c owns submission and waiting.
  *
- * Locking (outer to inner): init_lock > device->lock > event->lock >
- * stream->lock > cb_lock > host/device range map locks. The submit path
- * takes only the stream's own lock (plus a read lock on the host range map
- * when a host pointer has to be classified). Nothing waits for a stream
- * under device->lock if it can help it (acl_device_drain): a callback the
- * stream waits for may call into the runtime.
+ * Locking (outer to inner): init_lock > device->lock > device->list_lock >
+ * event->lock > stream->lock > cb_lock > host/device range map locks.
+ * device->lock covers the reference count and opening and closing the
+ * card; list_lock only the lists of contexts, streams and events, and is
+ * never held while waiting. The submit path takes only the stream's own
+ * lock (plus a read lock on the host range map when a host pointer has to
+ * be classified). A teardown may wait for a callback that is running, and
+ * the callback may create and destroy events and streams meanwhile: those
+ * take list_lock, not device->lock. Nothing waits for a stream under
+ * device->lock if it can help it (acl_device_drain).
  */
 #ifndef LIBASCENDCL_INTERNAL_H
 #define LIBASCENDCL_INTERNAL_H
@@ -168,7 +172,8 @@ struct acl_device {
 	char bdf[32];			/* PCI address */
 	unsigned minor;
 
-	pthread_mutex_t lock;		/* open/close, lists, refs */
+	pthread_mutex_t lock;		/* open/close, refs */
+	pthread_mutex_t list_lock;	/* contexts, streams, events */
 	int refs;			/* aclrtSetDevice + explicit contexts */
 	int fd;				/* -1 while closed */
 	volatile struct drm_npu_fence_slot *fence;
@@ -249,6 +254,7 @@ struct acl_stream {
 	uint32_t priority, flags;
 	uint64_t failure_mode;
 	bool is_default;
+	bool dying;			/* being freed (under list_lock) */
 	_Atomic int pending_err;	/* failure found while submitting */
 	aclError sticky_err;		/* unrecoverable (dead card, stop mode) */
 	struct acl_cbstate *cb;		/* callbacks, under cb_lock */
@@ -318,6 +324,7 @@ struct acl_event {
 #define ACL_EV_SLOT(st)		((uint32_t)((st) >> 40))
 #define ACL_EV_VALUE(st)	((st) & ((1ULL << 40) - 1))
 
+/* Caller holds the device's list_lock. */
 void acl_event_free(struct acl_event *ev);
 
 /* ---- memory (memory.c) ------------------------------------------------- */

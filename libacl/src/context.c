@@ -83,34 +83,51 @@ struct acl_context *acl_context_create(struct acl_device *d, bool is_default, ac
 		return NULL;
 	}
 	c->default_stream->is_default = true;
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->list_lock);
 	acl_list_add(&d->contexts, &c->link);
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->list_lock);
 	return c;
 }
 
-/* Destroys the context's streams (its default stream last), then it. */
+/* A stream of c other than its default one that nobody is freeing yet. */
+static struct acl_stream *next_stream(struct acl_context *c)
+{
+	struct acl_device *d = c->dev;
+	struct acl_stream *found = NULL;
+	struct acl_list *pos;
+
+	pthread_mutex_lock(&d->list_lock);
+	for (pos = d->streams.next; pos != &d->streams && !found; pos = pos->next) {
+		struct acl_stream *s = acl_container_of(pos, struct acl_stream, link);
+
+		if (s->ctx == c && s != c->default_stream && !s->dying)
+			found = s;
+	}
+	pthread_mutex_unlock(&d->list_lock);
+	return found;
+}
+
+/*
+ * Destroys the context's streams (its default stream last), then it. Takes
+ * the list lock only to find each stream: freeing one may wait for a
+ * running callback, which may create and destroy streams and events.
+ */
 void acl_context_destroy(struct acl_context *c, bool wait)
 {
 	struct acl_device *d = c->dev;
-	struct acl_list *pos, *next;
+	struct acl_stream *s;
 
-	pthread_mutex_lock(&d->lock);
-	for (pos = d->streams.next; pos != &d->streams; pos = next) {
-		struct acl_stream *s = acl_container_of(pos, struct acl_stream, link);
-
-		next = pos->next;
-		if (s->ctx == c && s != c->default_stream)
-			acl_stream_free(s, wait);
-	}
+	while ((s = next_stream(c)))
+		acl_stream_free(s, wait);
 	if (c->default_stream)
 		acl_stream_free(c->default_stream, wait);
 	c->default_stream = NULL;
+	pthread_mutex_lock(&d->list_lock);
 	acl_list_del(&c->link);
+	pthread_mutex_unlock(&d->list_lock);
 	if (tls_ctx == c)
 		tls_ctx = NULL;
 	acl_obj_free(c);
-	pthread_mutex_unlock(&d->lock);
 }
 
 ACL_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)

@@ -60,6 +60,7 @@ static void device_init_struct(struct acl_device *d)
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&d->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
+	pthread_mutex_init(&d->list_lock, NULL);
 	pthread_mutex_init(&d->copy_lock, NULL);
 	pthread_mutex_init(&d->slot_lock, NULL);
 	acl_list_init(&d->contexts);
@@ -130,30 +131,60 @@ struct acl_device *acl_device_get(int32_t id)
 	return &acl_devices[id];
 }
 
+/* The first context of d other than the default one, NULL if none. */
+static struct acl_context *next_context(struct acl_device *d)
+{
+	struct acl_context *c = NULL;
+	struct acl_list *pos;
+
+	pthread_mutex_lock(&d->list_lock);
+	for (pos = d->contexts.next; pos != &d->contexts && !c; pos = pos->next) {
+		c = acl_container_of(pos, struct acl_context, link);
+		if (c == d->default_ctx)
+			c = NULL;
+	}
+	pthread_mutex_unlock(&d->list_lock);
+	return c;
+}
+
+/* A stream of d that nobody is freeing yet, NULL if none. */
+static struct acl_stream *next_stream(struct acl_device *d)
+{
+	struct acl_stream *s = NULL;
+	struct acl_list *pos;
+
+	pthread_mutex_lock(&d->list_lock);
+	for (pos = d->streams.next; pos != &d->streams && !s; pos = pos->next)
+		if (!acl_container_of(pos, struct acl_stream, link)->dying)
+			s = acl_container_of(pos, struct acl_stream, link);
+	pthread_mutex_unlock(&d->list_lock);
+	return s;
+}
+
+/*
+ * The lists are walked one element at a time under the list lock, which is
+ * dropped while a context or stream is destroyed: that may wait for a
+ * running callback, which may create and destroy streams and events.
+ */
 static void device_close_locked(struct acl_device *d, bool wait)
 {
-	struct acl_list *pos, *next;
+	struct acl_context *c;
+	struct acl_stream *s;
 
 	/* Explicit contexts first, the default one (and its stream) last. */
-	for (pos = d->contexts.next; pos != &d->contexts; pos = next) {
-		struct acl_context *c = acl_container_of(pos, struct acl_context, link);
-
-		next = pos->next;
-		if (c != d->default_ctx)
-			acl_context_destroy(c, wait);
-	}
+	while ((c = next_context(d)))
+		acl_context_destroy(c, wait);
 	if (d->default_ctx)
 		acl_context_destroy(d->default_ctx, wait);
 	d->default_ctx = NULL;
 	/* Streams that outlived their context, and the copy stream. */
-	while (d->streams.next != &d->streams) {
-		struct acl_stream *s = acl_container_of(d->streams.next, struct acl_stream, link);
-
+	while ((s = next_stream(d)))
 		acl_stream_free(s, wait);
-	}
 	d->copy_stream = NULL;
+	pthread_mutex_lock(&d->list_lock);
 	while (d->events.next != &d->events)
 		acl_event_free(acl_container_of(d->events.next, struct acl_event, link));
+	pthread_mutex_unlock(&d->list_lock);
 
 	acl_hostmem_drop(d);
 	acl_devmem_drop_device(d);
@@ -407,7 +438,7 @@ static aclError snapshot_streams(struct acl_device *d, struct acl_context *ctx,
 
 	*list = NULL;
 	*n = 0;
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->list_lock);
 	for (pos = d->streams.next; pos != &d->streams; pos = pos->next) {
 		struct acl_stream *s = acl_container_of(pos, struct acl_stream, link);
 
@@ -417,7 +448,7 @@ static aclError snapshot_streams(struct acl_device *d, struct acl_context *ctx,
 			void *p = realloc(*list, (cap = cap ? cap * 2 : 16) * sizeof(**list));
 
 			if (!p) {
-				pthread_mutex_unlock(&d->lock);
+				pthread_mutex_unlock(&d->list_lock);
 				free(*list);
 				return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
 			}
@@ -425,7 +456,7 @@ static aclError snapshot_streams(struct acl_device *d, struct acl_context *ctx,
 		}
 		(*list)[(*n)++] = (struct stream_ref){ s, atomic_load(&s->obj.gen) };
 	}
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->list_lock);
 	return ACL_SUCCESS;
 }
 

@@ -41,9 +41,9 @@ static aclError create_event(aclrtEvent *event, uint32_t flags, bool ex)
 	ev->ex = ex;
 	pthread_mutex_init(&ev->lock, NULL);
 	acl_list_init(&ev->link);
-	pthread_mutex_lock(&c->dev->lock);
+	pthread_mutex_lock(&c->dev->list_lock);
 	acl_list_add(&c->dev->events, &ev->link);
-	pthread_mutex_unlock(&c->dev->lock);
+	pthread_mutex_unlock(&c->dev->list_lock);
 	*event = acl_obj_handle(ev);
 	return ACL_SUCCESS;
 }
@@ -84,7 +84,7 @@ static bool record_done(struct acl_device *d, uint64_t st)
 						    ACL_EV_VALUE(st));
 }
 
-/* Called with the device lock held (device teardown): no ioctls. */
+/* Called with the list lock held (also by the device teardown): no ioctls. */
 void acl_event_free(struct acl_event *ev)
 {
 	acl_list_del(&ev->link);
@@ -126,7 +126,7 @@ ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 	if (!ev)
 		return err;
 	d = ev->dev;
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->list_lock);
 	pthread_mutex_lock(&ev->lock);
 	slot = ACL_EV_SLOT(atomic_load(&ev->state));
 	if (ev->has_slot) {
@@ -141,7 +141,7 @@ ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 	}
 	pthread_mutex_unlock(&ev->lock);
 	acl_event_free(ev);
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->list_lock);
 	acl_device_reap_slots(d);
 	return ACL_SUCCESS;
 }

@@ -131,9 +131,9 @@ struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 		return NULL;
 	}
 	atomic_store(&s->kst, k);
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->list_lock);
 	acl_list_add(&d->streams, &s->link);
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->list_lock);
 	return s;
 }
 
@@ -299,15 +299,35 @@ void acl_stream_drain(struct acl_stream *s)
 		acl_stream_sync(s, -1);
 }
 
+/* Marks s as being freed; false if another thread got there first. */
+static bool claim(struct acl_stream *s)
+{
+	struct acl_device *d = s->dev;
+	bool mine;
+
+	pthread_mutex_lock(&d->list_lock);
+	mine = !s->dying;
+	s->dying = true;
+	pthread_mutex_unlock(&d->list_lock);
+	return mine;
+}
+
+/* Holds no lock while it waits for the stream and for a running callback. */
 aclError acl_stream_free(struct acl_stream *s, bool wait)
 {
 	struct acl_device *d = s->dev;
 	struct acl_kstream *k, *older;
 
+	if (!claim(s))
+		return ACL_SUCCESS;
 	if (wait)
 		acl_stream_drain(s);
 	acl_cb_stream_gone(s);
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->list_lock);
+	acl_list_del(&s->link);
+	if (d->copy_stream == s)
+		d->copy_stream = NULL;
+	pthread_mutex_unlock(&d->list_lock);
 	pthread_mutex_lock(&s->lock);
 	k = atomic_load(&s->kst);
 	if (d->fd >= 0)
@@ -317,12 +337,8 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 		free(k);
 	}
 	atomic_store(&s->kst, NULL);
-	acl_list_del(&s->link);
-	if (d->copy_stream == s)
-		d->copy_stream = NULL;
 	pthread_mutex_unlock(&s->lock);
 	acl_obj_free(s);
-	pthread_mutex_unlock(&d->lock);
 	return ACL_SUCCESS;
 }
 

@@ -335,4 +335,88 @@ TEST_F(dev, destroy_context_while_a_callback_uses_the_device)
 	EXPECT_EQ(1, atomic_load(&a.done));
 }
 
+/*
+ * A non-blocking callback that is still running when the device or its
+ * context is torn down: the teardown waits for it, and it uses the runtime
+ * meanwhile (events, streams), which must not wait for the teardown.
+ */
+struct running_cb {
+	aclrtContext ctx;
+	aclError err, teardown_err;
+	atomic_int running, done;
+	int reset;		/* tear down with aclrtResetDevice, not aclrtDestroyContext */
+};
+
+static void use_the_runtime(void *arg)
+{
+	struct running_cb *a = arg;
+	aclrtEvent e;
+	aclrtStream s;
+
+	atomic_store(&a->running, 1);
+	sleep_ms(200);	/* the teardown waits for this callback by now */
+	a->err = aclrtSetCurrentContext(a->ctx);
+	if (!a->err)
+		a->err = aclrtCreateEvent(&e);
+	if (!a->err)
+		a->err = aclrtDestroyEvent(e);
+	if (!a->err)
+		a->err = aclrtCreateStream(&s);
+	if (!a->err)
+		a->err = aclrtDestroyStream(s);
+	atomic_store(&a->done, 1);
+}
+
+static void *tear_down(void *arg)
+{
+	struct running_cb *a = arg;
+
+	a->teardown_err = a->reset ? aclrtResetDevice(0) : aclrtDestroyContext(a->ctx);
+	return NULL;
+}
+
+/* Launches use_the_runtime on s, waits for it to start, tears down: 10 s at most. */
+static void teardown_with_running_callback(struct __test_metadata *_metadata,
+					   struct cbctx *c, struct running_cb *a, aclrtStream s)
+{
+	struct timespec until;
+	pthread_t th;
+
+	ASSERT_EQ(0, pthread_create(&c->th, NULL, serve, c));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)c->th, s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(use_the_runtime, a, ACL_CALLBACK_NO_BLOCK, s));
+	for (int i = 0; i < 500 && !atomic_load(&a->running); i++)
+		sleep_ms(10);
+	ASSERT_EQ(1, atomic_load(&a->running));
+	ASSERT_EQ(0, pthread_create(&th, NULL, tear_down, a));
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	ASSERT_EQ(0, pthread_timedjoin_np(th, NULL, &until)) {
+		TH_LOG("the teardown and a running callback deadlocked");
+	}
+	EXPECT_EQ(ACL_SUCCESS, a->teardown_err);
+	EXPECT_EQ(ACL_SUCCESS, a->err);
+	EXPECT_EQ(1, atomic_load(&a->done));
+	atomic_store(&c->stop, 1);
+	pthread_join(c->th, NULL);
+}
+
+TEST_F(dev, destroy_context_while_a_nonblocking_callback_runs)
+{
+	struct running_cb a = { 0 };
+	aclrtStream s;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateContext(&a.ctx, 0));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s));
+	teardown_with_running_callback(_metadata, &self->c, &a, s);
+}
+
+TEST_F(dev, reset_device_while_a_nonblocking_callback_runs)
+{
+	struct running_cb a = { .reset = 1 };
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetCurrentContext(&a.ctx));
+	teardown_with_running_callback(_metadata, &self->c, &a, self->s);
+}
+
 TEST_HARNESS_MAIN
