@@ -374,19 +374,42 @@ ACL_EXPORT aclError aclrtSetDevice(int32_t deviceId)
 	return ACL_SUCCESS;
 }
 
+/*
+ * Drops a reference unless it is the last one; returns the count it found.
+ * Deciding under the lock means that of two racing resets exactly one sees
+ * the last reference, and it waits for the streams.
+ */
+static int release_unless_last(struct acl_device *d)
+{
+	int refs;
+
+	pthread_mutex_lock(&d->lock);
+	refs = d->refs;
+	if (refs > 1)
+		d->refs--;
+	pthread_mutex_unlock(&d->lock);
+	return refs;
+}
+
 ACL_EXPORT aclError aclrtResetDevice(int32_t deviceId)
 {
 	struct acl_device *d = acl_device_get(deviceId);
+	int refs;
 
 	if (!d)
 		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
-	if (d->refs == 0) {
+	refs = release_unless_last(d);
+	if (refs == 0) {
 		ACL_LOGW("device %d was not set", deviceId);
 		return ACL_SUCCESS;
 	}
-	/* The last reference waits for the streams: first without the lock. */
-	if (d->refs == 1)
-		acl_device_drain(d, NULL);
+	if (refs > 1)
+		return ACL_SUCCESS;
+	/*
+	 * The last reference waits for the streams without the lock, then
+	 * goes (closing the card unless an aclrtSetDevice came meanwhile).
+	 */
+	acl_device_drain(d, NULL);
 	return acl_device_release(d, false);
 }
 

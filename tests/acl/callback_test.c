@@ -419,4 +419,60 @@ TEST_F(dev, reset_device_while_a_nonblocking_callback_runs)
 	teardown_with_running_callback(_metadata, &self->c, &a, self->s);
 }
 
+struct two_resets {
+	atomic_int release;
+	aclError set_err, reset_err[2];
+};
+
+/* Holds the stream until released, then takes and drops a reference. */
+static void set_and_reset(void *arg)
+{
+	struct two_resets *a = arg;
+
+	for (int i = 0; i < 1000 && !atomic_load(&a->release); i++)
+		sleep_ms(10);
+	a->set_err = aclrtSetDevice(0);
+	if (!a->set_err)
+		a->set_err = aclrtResetDevice(0);
+}
+
+static void *reset0(void *arg)
+{
+	aclError *err = arg;
+
+	*err = aclrtResetDevice(0);
+	return NULL;
+}
+
+/*
+ * Two threads drop the last two references at once while a host function
+ * holds the default stream: one of them waits for the stream without the
+ * device lock, so the function can still take a reference.
+ */
+TEST_F(dev, concurrent_resets_wait_without_the_lock)
+{
+	struct two_resets a = { 0 };
+	struct timespec until;
+	pthread_t th[2];
+	aclrtContext ctx;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(NULL, set_and_reset, &a));
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, reset0, &a.reset_err[i]));
+	sleep_ms(100);
+	atomic_store(&a.release, 1);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_timedjoin_np(th[i], NULL, &until)) {
+			TH_LOG("aclrtResetDevice waited for the stream under the device lock");
+		}
+	EXPECT_EQ(ACL_SUCCESS, a.set_err);
+	EXPECT_EQ(ACL_SUCCESS, a.reset_err[0]);
+	EXPECT_EQ(ACL_SUCCESS, a.reset_err[1]);
+	/* both references are gone: the device is closed */
+	EXPECT_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetCurrentContext(&ctx));
+}
+
 TEST_HARNESS_MAIN
