@@ -26,6 +26,7 @@
 
 struct npu_device;
 struct npu_stream;
+struct npu_stream_dir;
 
 /**
  * struct npu_ring - one hardware command ring of the card
@@ -41,6 +42,7 @@ struct npu_stream;
  * @done_dma: bus address of @done
  * @wq: woken by the ring's interrupt
  * @owned: a stream owns the ring, under npu_device.rings_lock
+ * @kept: out of use, memory kept, after the card did not confirm a reset
  * @stream: the stream to notify of interrupts, under npu_device.rings_lock
  */
 struct npu_ring {
@@ -55,6 +57,7 @@ struct npu_ring {
 	dma_addr_t done_dma;
 	wait_queue_head_t wq;
 	bool owned;
+	bool kept;
 	struct npu_stream *stream;
 };
 
@@ -84,11 +87,11 @@ struct npu_identity {
  * @num_irqs: MSI-X vectors allocated; ring vectors are 1..num_irqs-1
  * @rings: per-ring state, @id.num_rings of them
  * @rings_lock: protects ring ownership; taken in interrupt context
- * @rings_used: rings owned by streams
+ * @rings_used: rings owned by streams or kept out of use
  * @mm_lock: protects @mm and @devmem_used
  * @mm: allocator of device memory, all contexts
  * @devmem_used: bytes of device memory allocated
- * @sysfs_lock: protects @streams_kobj and the entries in it
+ * @sysfs_lock: protects @streams_kobj and @stream_dirs
  * @contexts_lock: protects @contexts
  * @contexts: open contexts, for card-wide failure
  * @next_ctx_id: context numbers, for sysfs and fdinfo
@@ -98,6 +101,7 @@ struct npu_identity {
  * @heartbeat: last heartbeat value seen
  * @heartbeat_seen: jiffies when @heartbeat last changed
  * @streams_kobj: sysfs directory with one entry per live stream
+ * @stream_dirs: the entries in @streams_kobj
  * @selftest_ok: the probe-time self-test completed a fence
  * @selftest_ns: round trip of the self-test, doorbell to interrupt
  */
@@ -113,7 +117,7 @@ struct npu_device {
 	struct mutex mm_lock;		/* @mm, @devmem_used */
 	struct drm_mm mm;
 	u64 devmem_used;
-	struct mutex sysfs_lock;	/* @streams_kobj and its entries */
+	struct mutex sysfs_lock;	/* @streams_kobj, @stream_dirs */
 	struct mutex contexts_lock;	/* @contexts */
 	struct list_head contexts;
 	u32 next_ctx_id;
@@ -123,6 +127,7 @@ struct npu_device {
 	u64 heartbeat;
 	unsigned long heartbeat_seen;
 	struct kobject *streams_kobj;
+	struct list_head stream_dirs;
 	bool selftest_ok;
 	u64 selftest_ns;
 };
@@ -206,9 +211,7 @@ enum npu_stream_state {
  * @retire_work: retires completed jobs and notices ring errors
  * @hang_work: declares the stream hung when it makes no progress
  * @progress: the ring's commands and bytes done at the last hang check
- * @sysfs_attr: its entry in the card's streams/ directory
- * @sysfs_name: name of that entry
- * @sysfs_added: the entry exists
+ * @sysfs_dir: its directory in the card's streams/, under sysfs_lock
  * @rcu: frees the stream after lock-free lookups are done with it
  */
 struct npu_stream {
@@ -231,9 +234,7 @@ struct npu_stream {
 	struct work_struct retire_work;
 	struct delayed_work hang_work;
 	u64 progress;
-	struct kobj_attribute sysfs_attr;
-	char sysfs_name[16];
-	bool sysfs_added;
+	struct npu_stream_dir *sysfs_dir;
 	struct rcu_head rcu;
 };
 

@@ -113,7 +113,10 @@ void npu_ring_release(struct npu_ring *ring)
 	spin_lock_irq(&ndev->rings_lock);
 	ring->owned = false;
 	ring->stream = NULL;
-	ndev->rings_used--;
+	/* A ring whose memory was kept after a failed stop stays counted. */
+	ring->kept = !!ring->cmds;
+	if (!ring->kept)
+		ndev->rings_used--;
 	spin_unlock_irq(&ndev->rings_lock);
 }
 
@@ -271,8 +274,14 @@ void npu_rings_reclaim(struct npu_device *ndev)
 	for (i = 0; i < ndev->id.num_rings; i++) {
 		struct npu_ring *ring = &ndev->rings[i];
 
-		if (!ring->owned && ring->cmds)
-			npu_ring_free_cmds(ring);
+		if (ring->owned || !ring->cmds)
+			continue;
+		npu_ring_free_cmds(ring);
+		spin_lock_irq(&ndev->rings_lock);
+		if (ring->kept)
+			ndev->rings_used--;
+		ring->kept = false;
+		spin_unlock_irq(&ndev->rings_lock);
 	}
 }
 

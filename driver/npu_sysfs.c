@@ -14,20 +14,20 @@ static struct npu_device *dev_to_npu(struct device *dev)
 	return dev_get_drvdata(dev);
 }
 
-#define NPU_ID_ATTR(name, fmt)						\
+#define NPU_ID_ATTR(name, fmt, field)					\
 static ssize_t name##_show(struct device *dev,				\
 			   struct device_attribute *attr, char *buf)	\
 {									\
-	return sysfs_emit(buf, fmt "\n", dev_to_npu(dev)->id.name);	\
+	return sysfs_emit(buf, fmt "\n", dev_to_npu(dev)->id.field);	\
 }									\
 static DEVICE_ATTR_RO(name)
 
-NPU_ID_ATTR(serial, "%016llx");
-NPU_ID_ATTR(num_rings, "%u");
-NPU_ID_ATTR(num_copy_engines, "%u");
-NPU_ID_ATTR(num_vectors, "%u");
-NPU_ID_ATTR(max_ring_entries, "%u");
-NPU_ID_ATTR(devmem_size, "%llu");
+NPU_ID_ATTR(serial, "%016llx", serial);
+NPU_ID_ATTR(num_rings, "%u", num_rings);
+NPU_ID_ATTR(num_copy_engines, "%u", num_copy_engines);
+NPU_ID_ATTR(num_vectors, "%u", num_vectors);
+NPU_ID_ATTR(max_ring_entries, "%u", max_ring_entries);
+NPU_ID_ATTR(devmem_size, "%llu", devmem_size);
 
 static ssize_t version_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
@@ -119,44 +119,110 @@ const struct attribute_group *npu_card_groups[] = {
 };
 
 /*
- * streams/: one read-only file per live stream, named after its ring (a
- * ring has one stream at most), with one "key: value" line per property.
+ * streams/<ring>/: one directory per live stream, named after its ring (a
+ * ring has one stream at most), one value per file. The directory is a
+ * kobject of its own: removing it waits for readers, after which the
+ * stream may go while the kobject lingers until its last reference.
  */
-static ssize_t npu_stream_show(struct kobject *kobj, struct kobj_attribute *attr,
-			       char *buf)
+struct npu_stream_dir {
+	struct kobject kobj;
+	struct list_head link;
+	struct npu_stream *stream;
+};
+
+static struct npu_stream *kobj_to_stream(struct kobject *kobj)
 {
-	struct npu_stream *stream = container_of(attr, struct npu_stream, sysfs_attr);
-	u64 completed, submitted;
-
-	npu_stream_update(stream);
-	completed = READ_ONCE(stream->completed);
-	submitted = READ_ONCE(stream->submitted);
-
-	return sysfs_emit(buf,
-			  "pid: %d\ncontext: %u\nid: %u\nring: %u\npriority: %u\n"
-			  "submitted: %llu\ncompleted: %llu\npending: %llu\n"
-			  "state: %s\nbytes: %lld\n",
-			  stream->ctx->pid, stream->ctx->id, stream->id,
-			  stream->ring->index, stream->priority, submitted, completed,
-			  submitted - completed, npu_stream_state_name(stream),
-			  atomic64_read(&stream->bytes));
+	return container_of(kobj, struct npu_stream_dir, kobj)->stream;
 }
 
+/* Counters are read after retiring what the card completed. */
+static struct npu_stream *kobj_to_updated_stream(struct kobject *kobj)
+{
+	struct npu_stream *stream = kobj_to_stream(kobj);
+
+	npu_stream_update(stream);
+	return stream;
+}
+
+#define NPU_STREAM_ATTR(name, fmt, value)				\
+static ssize_t stream_##name##_show(struct kobject *kobj,		\
+				    struct kobj_attribute *attr, char *buf) \
+{									\
+	struct npu_stream *stream = kobj_to_updated_stream(kobj);	\
+									\
+	return sysfs_emit(buf, fmt "\n", value);			\
+}									\
+static struct kobj_attribute stream_##name##_attr =			\
+	__ATTR(name, 0444, stream_##name##_show, NULL)
+
+NPU_STREAM_ATTR(pid, "%d", stream->ctx->pid);
+NPU_STREAM_ATTR(context, "%u", stream->ctx->id);
+NPU_STREAM_ATTR(id, "%u", stream->id);
+NPU_STREAM_ATTR(ring, "%u", stream->ring->index);
+NPU_STREAM_ATTR(priority, "%u", stream->priority);
+NPU_STREAM_ATTR(submitted, "%llu", READ_ONCE(stream->submitted));
+NPU_STREAM_ATTR(completed, "%llu", READ_ONCE(stream->completed));
+NPU_STREAM_ATTR(pending, "%llu",
+		READ_ONCE(stream->submitted) - READ_ONCE(stream->completed));
+NPU_STREAM_ATTR(state, "%s", npu_stream_state_name(stream));
+NPU_STREAM_ATTR(bytes, "%lld", atomic64_read(&stream->bytes));
+
+static struct attribute *npu_stream_attrs[] = {
+	&stream_pid_attr.attr,
+	&stream_context_attr.attr,
+	&stream_id_attr.attr,
+	&stream_ring_attr.attr,
+	&stream_priority_attr.attr,
+	&stream_submitted_attr.attr,
+	&stream_completed_attr.attr,
+	&stream_pending_attr.attr,
+	&stream_state_attr.attr,
+	&stream_bytes_attr.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(npu_stream);
+
+static void npu_stream_dir_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct npu_stream_dir, kobj));
+}
+
+static const struct kobj_type npu_stream_ktype = {
+	.release = npu_stream_dir_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = npu_stream_groups,
+};
+
+/* Called with sysfs_lock held. */
+static void npu_stream_dir_remove(struct npu_stream_dir *dir)
+{
+	list_del(&dir->link);
+	dir->stream->sysfs_dir = NULL;
+	kobject_del(&dir->kobj);
+	kobject_put(&dir->kobj);
+}
+
+/* An operator's view only: a stream works without its directory. */
 void npu_sysfs_stream_add(struct npu_stream *stream)
 {
 	struct npu_device *ndev = stream->ctx->ndev;
+	struct npu_stream_dir *dir;
 
-	snprintf(stream->sysfs_name, sizeof(stream->sysfs_name), "%u",
-		 stream->ring->index);
-	sysfs_attr_init(&stream->sysfs_attr.attr);
-	stream->sysfs_attr.attr.name = stream->sysfs_name;
-	stream->sysfs_attr.attr.mode = 0444;
-	stream->sysfs_attr.show = npu_stream_show;
+	dir = kzalloc(sizeof(*dir), GFP_KERNEL);
+	if (!dir)
+		return;
+	dir->stream = stream;
 
 	mutex_lock(&ndev->sysfs_lock);
-	if (ndev->streams_kobj &&
-	    !sysfs_create_file(ndev->streams_kobj, &stream->sysfs_attr.attr))
-		stream->sysfs_added = true;
+	if (!ndev->streams_kobj) {
+		kfree(dir);
+	} else if (kobject_init_and_add(&dir->kobj, &npu_stream_ktype,
+					ndev->streams_kobj, "%u", stream->ring->index)) {
+		kobject_put(&dir->kobj);
+	} else {
+		list_add_tail(&dir->link, &ndev->stream_dirs);
+		stream->sysfs_dir = dir;
+	}
 	mutex_unlock(&ndev->sysfs_lock);
 }
 
@@ -165,22 +231,26 @@ void npu_sysfs_stream_remove(struct npu_stream *stream)
 	struct npu_device *ndev = stream->ctx->ndev;
 
 	mutex_lock(&ndev->sysfs_lock);
-	/* Without streams_kobj the directory, entries included, is gone. */
-	if (ndev->streams_kobj && stream->sysfs_added)
-		sysfs_remove_file(ndev->streams_kobj, &stream->sysfs_attr.attr);
-	stream->sysfs_added = false;
+	if (stream->sysfs_dir)
+		npu_stream_dir_remove(stream->sysfs_dir);
 	mutex_unlock(&ndev->sysfs_lock);
 }
 
 int npu_sysfs_init(struct npu_device *ndev)
 {
+	INIT_LIST_HEAD(&ndev->stream_dirs);
 	ndev->streams_kobj = kobject_create_and_add("streams", &ndev->drm.dev->kobj);
 	return ndev->streams_kobj ? 0 : -ENOMEM;
 }
 
+/* Streams of files still open outlive the card's directories. */
 void npu_sysfs_fini(struct npu_device *ndev)
 {
+	struct npu_stream_dir *dir, *next;
+
 	mutex_lock(&ndev->sysfs_lock);
+	list_for_each_entry_safe(dir, next, &ndev->stream_dirs, link)
+		npu_stream_dir_remove(dir);
 	kobject_put(ndev->streams_kobj);
 	ndev->streams_kobj = NULL;
 	mutex_unlock(&ndev->sysfs_lock);

@@ -20,6 +20,8 @@
 #ifndef _UAPI_NPU_ACCEL_H_
 #define _UAPI_NPU_ACCEL_H_
 
+#include <linux/const.h>
+
 #include "drm.h"
 
 #if defined(__cplusplus)
@@ -173,7 +175,7 @@ struct drm_npu_get_param {
 };
 
 /* Device addresses: the card's memory as commands and userspace name it. */
-#define DRM_NPU_DEVICE_ADDR_BASE	(1ULL << 56)
+#define DRM_NPU_DEVICE_ADDR_BASE	_BITULL(56)
 #define DRM_NPU_BO_ALIGN		64
 
 #define DRM_NPU_BO_DEVICE	0x0		/* card memory */

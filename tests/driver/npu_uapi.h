@@ -204,26 +204,22 @@ static inline void npu_fill_random(void *buf, size_t len, unsigned int seed)
 		((uint8_t *)buf)[i] = (uint8_t)(x >> (i & 3) * 8);
 }
 
-/* Reads one "key: value" line from a card's streams/<ring> entry. */
+/* Reads streams/<ring>/<key> of a card: its number, and its text if @text. */
 static inline long long npu_stream_sysfs(const char *bdf, unsigned int ring,
 					 const char *key, char *text, size_t len)
 {
-	char path[PATH_MAX], buf[512], *p;
-	size_t klen = strlen(key);
+	char path[PATH_MAX], buf[128];
 
-	snprintf(path, sizeof(path), PCI_DEVICES "/%s/streams/%u", bdf, ring);
+	snprintf(path, sizeof(path), PCI_DEVICES "/%s/streams/%u/%s", bdf, ring, key);
 	if (text_read(path, buf, sizeof(buf)))
 		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (!strncmp(p, key, klen) && p[klen] == ':') {
-			if (text) {
-				snprintf(text, len, "%s", p + klen + 2);
-				text[strcspn(text, "\n")] = 0;
-			}
-			return strtoll(p + klen + 2, NULL, 10);
-		}
+	if (text) {
+		size_t n = strnlen(buf, len - 1);
+
+		memcpy(text, buf, n);
+		text[n] = 0;
 	}
-	return -1;
+	return strtoll(buf, NULL, 10);
 }
 
 /* Finds the ring of this process's stream @id in sysfs; -1 if none. */
