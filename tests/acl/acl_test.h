@@ -123,12 +123,15 @@ static inline int dev_bdf(int32_t dev, char *bdf, size_t len)
 	return aclrtDeviceGetPCIBusId(dev, bdf, (int32_t)len) == ACL_SUCCESS ? 0 : -1;
 }
 
-/* Rings of the card that streams of this process run on; returns count. */
+/*
+ * Rings of the card that streams of this process run on; returns count.
+ * The driver has a directory streams/<ring>/ per stream, with its pid.
+ */
 static inline int my_rings(const char *bdf, int *rings, int max)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 300], buf[512];
+	char dir[PATH_MAX], path[PATH_MAX + 300], buf[64];
 	struct dirent *de;
-	int n = 0, pid;
+	int n = 0;
 	DIR *d;
 
 	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s/streams", bdf);
@@ -136,15 +139,12 @@ static inline int my_rings(const char *bdf, int *rings, int max)
 	if (!d)
 		return -1;
 	while ((de = readdir(d)) && n < max) {
-		char *p;
-
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/pid", dir, de->d_name);
 		if (text_read(path, buf, sizeof(buf)))
 			continue;
-		p = strstr(buf, "pid:");
-		if (p && sscanf(p, "pid: %d", &pid) == 1 && pid == getpid())
+		if (atoi(buf) == getpid())
 			rings[n++] = atoi(de->d_name);
 	}
 	closedir(d);
