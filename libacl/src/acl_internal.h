@@ -235,11 +235,18 @@ struct acl_context *acl_context_create(struct acl_device *dev, bool is_default,
 void acl_context_destroy(struct acl_context *ctx, bool wait);
 
 /* ---- streams (stream.c) ------------------------------------------------ */
-/* One kernel stream; replaced when a failed stream is recovered. */
+/*
+ * One kernel stream; replaced when a failed stream is recovered (or
+ * aborted). The replaced one is kept, marked gone, until the stream is
+ * freed: threads may still be waiting on it.
+ */
 struct acl_kstream {
 	uint32_t id;
 	uint32_t slot;
 	_Atomic uint64_t submitted;	/* last seqno handed to the card */
+	_Atomic bool gone;		/* destroyed: its slot is no longer its own */
+	uint64_t final_value;		/* its slot when it was destroyed */
+	uint32_t final_err;
 	struct acl_kstream *older;
 };
 

@@ -28,17 +28,63 @@ static inline void cpu_relax(void)
 #endif
 }
 
-aclError acl_wait_slot(struct acl_device *d, uint32_t slot, uint64_t value,
-		       int32_t timeout_ms, aclError timeout_code)
+/*
+ * The state of k's slot. Retiring k frees the slot in the driver, which
+ * may hand it out again at once (value 0, no error); so k is marked gone
+ * first, with the state its slot was left in, and gone is checked after
+ * reading the slot: while k is not gone, what was read was k's.
+ */
+static void kstream_state(struct acl_device *d, struct acl_kstream *k, uint64_t *value,
+			  uint32_t *err)
+{
+	*value = acl_slot_value(d, k->slot);
+	*err = acl_slot_err(d, k->slot);
+	if (atomic_load(&k->gone)) {
+		*value = k->final_value;
+		*err = k->final_err;
+	}
+}
+
+/* The error of k's slot, for messages. */
+static uint32_t kstream_err(struct acl_device *d, struct acl_kstream *k)
+{
+	uint64_t v;
+	uint32_t e;
+
+	kstream_state(d, k, &v, &e);
+	return e;
+}
+
+/* A slot's state: through k when it is a kernel stream's slot. */
+static void slot_state(struct acl_device *d, uint32_t slot, struct acl_kstream *k,
+		       uint64_t *value, uint32_t *err)
+{
+	if (k) {
+		kstream_state(d, k, value, err);
+		return;
+	}
+	*value = acl_slot_value(d, slot);
+	*err = acl_slot_err(d, slot);
+}
+
+/*
+ * Waits for a slot to reach value, spinning briefly first. Every outcome
+ * is judged by the slot's state, not by what the driver's wait returned:
+ * once k is gone the driver may have waited on a slot that is no longer
+ * k's, or not know the slot at all.
+ */
+static aclError wait_slot(struct acl_device *d, uint32_t slot, struct acl_kstream *k,
+			  uint64_t value, int32_t timeout_ms, aclError timeout_code)
 {
 	int64_t spin_end = 0, deadline;
+	uint64_t v;
 	uint32_t e;
 	int ret;
 
 	for (;;) {
-		if (acl_seq_reached(acl_slot_value(d, slot), value))
+		slot_state(d, slot, k, &v, &e);
+		if (acl_seq_reached(v, value))
 			return ACL_SUCCESS;
-		e = acl_slot_err(d, slot);
 		if (e)
 			goto slot_error;
 		if (!spin_end)
@@ -53,29 +99,39 @@ aclError acl_wait_slot(struct acl_device *d, uint32_t slot, uint64_t value,
 	deadline = timeout_ms < 0 ? INT64_MAX : acl_now_ns() + (int64_t)timeout_ms * 1000000;
 	for (;;) {
 		/*
-		 * Sleep in slices: a lost interrupt costs at most a slice,
-		 * since the slot itself is checked again after each.
+		 * Sleep in slices: a lost interrupt (or a wait on a slot that
+		 * changed hands) costs at most a slice, since the slot itself
+		 * is checked again after each.
 		 */
 		int64_t now = acl_now_ns();
 		int64_t until = deadline - now > WAIT_SLICE_NS ? now + WAIT_SLICE_NS : deadline;
 
 		ret = drv_wait(d->fd, slot, value, until);
-		if (!ret || acl_seq_reached(acl_slot_value(d, slot), value))
+		slot_state(d, slot, k, &v, &e);
+		if (acl_seq_reached(v, value))
 			return ACL_SUCCESS;
+		if (e)
+			goto slot_error;
+		if (!ret)
+			return ACL_SUCCESS;	/* an event slot, re-recorded meanwhile */
 		if (ret == -ETIME) {
 			if (acl_now_ns() >= deadline)
 				return timeout_code;
 			continue;
 		}
-		if (ret != -EIO)
+		if (ret != -EIO)	/* -EIO: the error was cleared meanwhile */
 			return acl_errno_code(ret);
-		break;
 	}
-	e = acl_slot_err(d, slot);
 slot_error:
 	if (e == DRM_NPU_ERR_DEAD)
 		acl_device_mark_dead(d);
 	return acl_slot_error_code(e);
+}
+
+aclError acl_wait_slot(struct acl_device *d, uint32_t slot, uint64_t value,
+		       int32_t timeout_ms, aclError timeout_code)
+{
+	return wait_slot(d, slot, NULL, value, timeout_ms, timeout_code);
 }
 
 static aclError kstream_new(struct acl_stream *s, struct acl_kstream **out)
@@ -106,6 +162,21 @@ static aclError kstream_new(struct acl_stream *s, struct acl_kstream **out)
 	}
 	*out = k;
 	return ACL_SUCCESS;
+}
+
+/*
+ * Destroys k's kernel stream (after a failure or an abort) while other
+ * threads may still wait on it: they read its final state from k (see
+ * kstream_state). Work that completes while k is aborted counts as aborted.
+ */
+static void kstream_retire(struct acl_device *d, struct acl_kstream *k)
+{
+	k->final_value = acl_slot_value(d, k->slot);
+	k->final_err = acl_slot_err(d, k->slot);
+	if (!k->final_err)
+		k->final_err = DRM_NPU_ERR_ABORTED;
+	atomic_store(&k->gone, true);
+	drv_stream_destroy(d->fd, k->id, true);
 }
 
 struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
@@ -144,10 +215,13 @@ struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 static aclError stream_failed_locked(struct acl_stream *s, struct acl_kstream *k)
 {
 	struct acl_device *d = s->dev;
-	uint32_t e = acl_slot_err(d, k->slot);
-	aclError code = e ? acl_slot_error_code(e) : ACL_ERROR_RT_INTERNAL_ERROR;
 	struct acl_kstream *nk;
+	aclError code;
+	uint64_t v;
+	uint32_t e;
 
+	kstream_state(d, k, &v, &e);
+	code = e ? acl_slot_error_code(e) : ACL_ERROR_RT_INTERNAL_ERROR;
 	if (e == DRM_NPU_ERR_DEAD)
 		acl_device_mark_dead(d);
 	if (atomic_load(&s->kst) != k || s->sticky_err)
@@ -160,7 +234,7 @@ static aclError stream_failed_locked(struct acl_stream *s, struct acl_kstream *k
 		s->sticky_err = code;
 		return code;
 	}
-	drv_stream_destroy(d->fd, k->id, true);
+	kstream_retire(d, k);
 	nk->older = k;
 	atomic_store(&s->kst, nk);
 	acl_cb_stream_failed(s);
@@ -185,7 +259,7 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 		code = s->sticky_err;
 		pthread_mutex_unlock(&s->lock);
 		return ACL_FAIL(code, "stream %u has failed and accepts no work (%s)",
-				s->obj.index, acl_slot_error_text(acl_slot_err(d, atomic_load(&s->kst)->slot)));
+				s->obj.index, acl_slot_error_text(kstream_err(d, atomic_load(&s->kst))));
 	}
 	k = atomic_load(&s->kst);
 	while (off < count) {
@@ -198,7 +272,7 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 			if (s->sticky_err) {
 				pthread_mutex_unlock(&s->lock);
 				return ACL_FAIL(code, "stream %u failed: %s", s->obj.index,
-						acl_slot_error_text(acl_slot_err(d, k->slot)));
+						acl_slot_error_text(kstream_err(d, k)));
 			}
 			if (!atomic_load(&s->pending_err))
 				atomic_store(&s->pending_err, code);
@@ -237,9 +311,13 @@ static struct acl_ticket last_ticket(struct acl_stream *s)
 	return (struct acl_ticket){ k, atomic_load_explicit(&k->submitted, memory_order_acquire) };
 }
 
-static bool ticket_done(struct acl_stream *s, const struct acl_ticket *t)
+/* Whether the ticket's work is done; *err: the slot's error if not. */
+static bool ticket_done(struct acl_stream *s, const struct acl_ticket *t, uint32_t *err)
 {
-	return acl_seq_reached(acl_slot_value(s->dev, t->k->slot), t->seq);
+	uint64_t v;
+
+	kstream_state(s->dev, t->k, &v, err);
+	return acl_seq_reached(v, t->seq);
 }
 
 /*
@@ -252,13 +330,13 @@ aclError acl_stream_wait(struct acl_stream *s, const struct acl_ticket *t, int32
 	aclError code, failed;
 	uint32_t e;
 
-	code = acl_wait_slot(s->dev, k->slot, t->seq, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+	code = wait_slot(s->dev, k->slot, k, t->seq, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
 	if (!code)
 		return ACL_SUCCESS;
 	if (code == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
 		return ACL_FAIL(code, "stream %u did not complete within %d ms", s->obj.index,
 				timeout_ms);
-	e = acl_slot_err(s->dev, k->slot);
+	e = kstream_err(s->dev, k);
 	if (!e && code != ACL_ERROR_RT_LOST_HEARTBEAT)
 		return ACL_FAIL(code, "waiting for stream %u failed", s->obj.index);
 	pthread_mutex_lock(&s->lock);
@@ -280,7 +358,7 @@ aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms)
 
 	if (s->sticky_err)
 		return ACL_FAIL(s->sticky_err, "stream %u has failed: %s", s->obj.index,
-				acl_slot_error_text(acl_slot_err(s->dev, t.k->slot)));
+				acl_slot_error_text(kstream_err(s->dev, t.k)));
 	code = acl_stream_wait(s, &t, timeout_ms);
 	if (code)
 		return code;
@@ -461,13 +539,14 @@ ACL_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *stat
 	aclError err = ACL_SUCCESS;
 	struct acl_stream *s = stream_for(stream, status, &err);
 	struct acl_ticket t;
+	uint32_t e;
 	bool done;
 
 	if (!s)
 		return err;
 	t = last_ticket(s);
-	done = ticket_done(s, &t);
-	if (!done && acl_slot_err(s->dev, t.k->slot)) {
+	done = ticket_done(s, &t, &e);
+	if (!done && e) {
 		err = acl_stream_wait(s, &t, 0);	/* reports the failure */
 		if (err)
 			return err;
@@ -552,7 +631,7 @@ ACL_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
 	k = atomic_load(&s->kst);
 	err = kstream_new(s, &nk);
 	if (!err) {
-		drv_stream_destroy(s->dev->fd, k->id, true);
+		kstream_retire(s->dev, k);
 		nk->older = k;
 		atomic_store(&s->kst, nk);
 		s->sticky_err = 0;
