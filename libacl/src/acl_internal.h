@@ -36,6 +36,10 @@
 #define ACL_DEV_ADDR_BASE	DRM_NPU_DEVICE_ADDR_BASE
 /* Copies are cut into pieces of at most this size (one command each). */
 #define ACL_COPY_CHUNK		(64ULL << 20)
+/* Internal streams for synchronous calls, at most, per device. */
+#define ACL_COPY_STREAMS	4
+/* A further internal stream is made only while this many rings are free. */
+#define ACL_COPY_RING_MARGIN	16
 
 static inline bool acl_is_dev_ptr(const void *p)
 {
@@ -186,7 +190,9 @@ struct acl_device {
 	struct acl_list contexts;	/* every live context */
 	struct acl_list streams;	/* every live stream (internal too) */
 	struct acl_list events;		/* every live event */
-	struct acl_stream *copy_stream;	/* for synchronous copies, lazily */
+	/* Internal streams for synchronous calls, made as calls overlap. */
+	struct acl_stream *copy_streams[ACL_COPY_STREAMS];
+	int copy_users[ACL_COPY_STREAMS];	/* calls running on each */
 	pthread_mutex_t copy_lock;
 
 	struct acl_rmap devmem;		/* device allocations */

@@ -177,10 +177,13 @@ static void device_close_locked(struct acl_device *d, bool wait)
 	if (d->default_ctx)
 		acl_context_destroy(d->default_ctx, wait);
 	d->default_ctx = NULL;
-	/* Streams that outlived their context, and the copy stream. */
+	/* Streams that outlived their context, and the internal ones. */
+	pthread_mutex_lock(&d->copy_lock);
+	memset(d->copy_streams, 0, sizeof(d->copy_streams));
+	memset(d->copy_users, 0, sizeof(d->copy_users));
+	pthread_mutex_unlock(&d->copy_lock);
 	while ((s = next_stream(d)))
 		acl_stream_free(s, wait);
-	d->copy_stream = NULL;
 	pthread_mutex_lock(&d->list_lock);
 	while (d->events.next != &d->events)
 		acl_event_free(acl_container_of(d->events.next, struct acl_event, link));

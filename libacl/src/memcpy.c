@@ -5,8 +5,8 @@
  * pinned-buffer handle + offset (aclrtMallocHost memory of the stream's
  * card) or as user memory that the driver pins for the command. Calls
  * that touch pageable memory wait for their work before returning, as the
- * caller may reuse that memory at once; the synchronous calls run on an
- * internal stream per device and wait too.
+ * caller may reuse that memory at once; the synchronous calls run on
+ * internal streams of the device and wait too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -159,22 +159,66 @@ static aclError kind_check(const char *fn, aclrtMemcpyKind kind, const void *dst
 	return ACL_SUCCESS;
 }
 
-/* The device's internal stream for synchronous calls. */
-static struct acl_stream *copy_stream(struct acl_device *d, aclError *err)
+/*
+ * Whether another internal stream may take a ring: the first always may;
+ * more only while the card has rings to spare, so that they do not crowd
+ * out the application's own streams.
+ */
+static bool copy_stream_affordable(struct acl_device *d, int have)
 {
-	struct acl_stream *s;
+	uint64_t free_rings = 0;
+
+	if (have == 0)
+		return true;
+	if (have == ACL_COPY_STREAMS)
+		return false;
+	return !drv_get_param(d->fd, DRM_NPU_PARAM_FREE_RINGS, &free_rings) &&
+	       free_rings >= ACL_COPY_RING_MARGIN;
+}
+
+/*
+ * An internal stream for a synchronous call, to be given back with
+ * copy_stream_put: an idle one, else a new one if affordable, else the
+ * least used. Calls that overlap thus run on rings of their own, in
+ * parallel, and a failed copy fails no other thread's call, while the
+ * rings taken stay few (ACL_COPY_STREAMS per device at most).
+ */
+static struct acl_stream *copy_stream_get(struct acl_device *d, aclError *err)
+{
+	struct acl_stream *s = NULL;
+	int n, best = -1;
 
 	pthread_mutex_lock(&d->copy_lock);
-	s = d->copy_stream;
-	if (!s) {
+	for (n = 0; n < ACL_COPY_STREAMS && d->copy_streams[n]; n++)
+		if (best < 0 || d->copy_users[n] < d->copy_users[best])
+			best = n;
+	if ((best < 0 || d->copy_users[best]) && copy_stream_affordable(d, n)) {
 		s = acl_stream_new(d, NULL, DRM_NPU_PRIORITY_HIGHEST, 0, err);
-		d->copy_stream = s;
+		if (s) {
+			d->copy_streams[n] = s;
+			best = n;
+		}
+	}
+	if (best >= 0) {
+		d->copy_users[best]++;
+		s = d->copy_streams[best];
 	}
 	pthread_mutex_unlock(&d->copy_lock);
 	return s;
 }
 
-/* The stream a call runs on: the given one, or the copy stream (sync). */
+static void copy_stream_put(struct acl_stream *s)
+{
+	struct acl_device *d = s->dev;
+
+	pthread_mutex_lock(&d->copy_lock);
+	for (int i = 0; i < ACL_COPY_STREAMS; i++)
+		if (d->copy_streams[i] == s)
+			d->copy_users[i]--;
+	pthread_mutex_unlock(&d->copy_lock);
+}
+
+/* The stream a call runs on: the given one, or an internal one (sync). */
 static struct acl_stream *pick_stream(aclrtStream stream, bool sync, aclError *err)
 {
 	struct acl_context *c;
@@ -186,17 +230,28 @@ static struct acl_stream *pick_stream(aclrtStream stream, bool sync, aclError *e
 		*err = ACL_ERROR_RT_CONTEXT_NULL;
 		return NULL;
 	}
-	return copy_stream(c->dev, err);
+	return copy_stream_get(c->dev, err);
+}
+
+/* Gives back what pick_stream took. */
+static void put_stream(struct acl_stream *s, bool sync)
+{
+	if (sync)
+		copy_stream_put(s);
 }
 
 /* A copy on its way to the card: its stream and its operands. */
 struct copy {
 	struct acl_stream *s;
 	struct acl_opnd dst, src;
+	bool sync;		/* s is an internal stream, given back by copy_done */
 	bool wait;		/* synchronous or pageable: done before the call returns */
 };
 
-/* Picks the stream, classifies [dst, +dlen) and [src, +slen), checks kind. */
+/*
+ * Picks the stream, classifies [dst, +dlen) and [src, +slen), checks kind.
+ * On success the caller ends with copy_done.
+ */
 static aclError copy_setup(const char *fn, struct copy *c, aclrtStream stream, bool sync,
 			   aclrtMemcpyKind kind, void *dst, size_t dlen, const void *src, size_t slen)
 {
@@ -205,10 +260,21 @@ static aclError copy_setup(const char *fn, struct copy *c, aclrtStream stream, b
 	c->s = pick_stream(stream, sync, &err);
 	if (!c->s)
 		return err;
+	c->sync = sync;
 	acl_classify(c->s->dev, dst, dlen, &c->dst);
 	acl_classify(c->s->dev, src, slen, &c->src);
 	c->wait = sync || c->dst.pageable || c->src.pageable;
-	return kind_check(fn, kind, dst, &c->dst, src, &c->src);
+	err = kind_check(fn, kind, dst, &c->dst, src, &c->src);
+	if (err)
+		put_stream(c->s, sync);
+	return err;
+}
+
+/* Passes err on. */
+static aclError copy_done(struct copy *c, aclError err)
+{
+	put_stream(c->s, c->sync);
+	return err;
 }
 
 /* Submits the commands in b on s, waits for them if asked to, frees b. */
@@ -256,7 +322,8 @@ static aclError copy_1d(const char *fn, void *dst, size_t destMax, const void *s
 	if (c.dst.kind == ACL_OPND_FOREIGN || c.src.kind == ACL_OPND_FOREIGN) {
 		bounce = malloc(count);
 		if (!bounce)
-			return acl_fail(fn, ACL_ERROR_BAD_ALLOC, "no memory for a bounce buffer");
+			return copy_done(&c, acl_fail(fn, ACL_ERROR_BAD_ALLOC,
+						      "no memory for a bounce buffer"));
 		if (c.src.kind == ACL_OPND_FOREIGN) {
 			memcpy(bounce, src, count);
 			c.src = (struct acl_opnd){ .kind = ACL_OPND_USER, .addr = (uintptr_t)bounce };
@@ -271,7 +338,7 @@ static aclError copy_1d(const char *fn, void *dst, size_t destMax, const void *s
 	if (!err && bounce && c.dst.addr == (uintptr_t)bounce)
 		memcpy(dst, bounce, count);
 	free(bounce);
-	return err;
+	return copy_done(&c, err);
 }
 
 ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
@@ -314,15 +381,15 @@ static aclError copy_2d(const char *fn, void *dst, size_t dpitch, const void *sr
 	if (err)
 		return err;
 	if (c.dst.kind == ACL_OPND_FOREIGN || c.src.kind == ACL_OPND_FOREIGN)
-		return acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-				"2D copies with pinned memory of another device are not supported");
+		return copy_done(&c, acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+					      "2D copies with pinned memory of another device are not supported"));
 	cmdbuf_init(&b);
 	if (dpitch == width && spitch == width)
 		add_run(&b, &c.dst, 0, &c.src, 0, dspan, 0);
 	else
 		for (i = 0; i < height && !b.oom; i++)
 			add_run(&b, &c.dst, i * dpitch, &c.src, i * spitch, width, 0);
-	return run(fn, c.s, &b, c.wait);
+	return copy_done(&c, run(fn, c.s, &b, c.wait));
 }
 
 ACL_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -366,11 +433,13 @@ static aclError fill(const char *fn, void *p, size_t maxCount, int32_t value, si
 		err = acl_stream_sync(s, -1);
 		if (!err)
 			memset(p, (uint8_t)value, count);
-		return err;
+	} else {
+		cmdbuf_init(&b);
+		add_run(&b, &od, 0, NULL, 0, count, (uint8_t)value);
+		err = run(fn, s, &b, sync || od.pageable);
 	}
-	cmdbuf_init(&b);
-	add_run(&b, &od, 0, NULL, 0, count, (uint8_t)value);
-	return run(fn, s, &b, sync || od.pageable);
+	put_stream(s, sync);
+	return err;
 }
 
 ACL_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)

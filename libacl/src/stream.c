@@ -403,8 +403,6 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 	acl_cb_stream_gone(s);
 	pthread_mutex_lock(&d->list_lock);
 	acl_list_del(&s->link);
-	if (d->copy_stream == s)
-		d->copy_stream = NULL;
 	pthread_mutex_unlock(&d->list_lock);
 	pthread_mutex_lock(&s->lock);
 	k = atomic_load(&s->kst);

@@ -65,6 +65,49 @@ fail:
 	return NULL;
 }
 
+/* Synchronous copies: host -> device -> device -> host, pageable and pinned. */
+static void *sync_copy_worker(void *p)
+{
+	struct worker *w = p;
+	uint8_t *pinned, *pageable = malloc(w->size);
+	void *d1, *d2;
+
+	if (!pageable || aclrtSetCurrentContext(w->ctx) ||
+	    aclrtMallocHost((void **)&pinned, w->size) ||
+	    aclrtMalloc(&d1, w->size, ACL_MEM_MALLOC_HUGE_FIRST) ||
+	    aclrtMalloc(&d2, w->size, ACL_MEM_MALLOC_HUGE_FIRST)) {
+		w->errors = 1000;
+		return NULL;
+	}
+	for (int i = 0; i < w->iters; i++) {
+		unsigned seed = (unsigned)(w->id * 1000 + i);
+		uint8_t *src = i & 1 ? pinned : pageable, *dst = i & 1 ? pageable : pinned;
+		aclError r;
+
+		fill_pat(src, w->size, seed);
+		memset(dst, 0, w->size);
+		r = aclrtMemcpy(d1, w->size, src, w->size, ACL_MEMCPY_HOST_TO_DEVICE);
+		if (!r)
+			r = aclrtMemset(d2, w->size, 0, w->size);
+		if (!r)
+			r = aclrtMemcpy(d2, w->size, d1, w->size, ACL_MEMCPY_DEVICE_TO_DEVICE);
+		if (!r)
+			r = aclrtMemcpy(dst, w->size, d2, w->size, ACL_MEMCPY_DEVICE_TO_HOST);
+		if (r) {
+			if (!w->first_err)
+				w->first_err = r;
+			w->errors++;
+		} else if (check_pat(dst, w->size, seed) >= 0) {
+			w->errors++;
+		}
+	}
+	aclrtFree(d1);
+	aclrtFree(d2);
+	aclrtFreeHost(pinned);
+	free(pageable);
+	return NULL;
+}
+
 FIXTURE(dev) {
 	aclrtContext ctx;
 };
@@ -98,6 +141,36 @@ TEST_F(dev, threads_own_streams)
 		if (w[i].errors)
 			TH_LOG("thread %d: %d errors, first %d", i, w[i].errors, w[i].first_err);
 	}
+}
+
+/*
+ * Synchronous copies from many threads at once: each sees its own data,
+ * and the library's internal streams take a few rings, not one per thread.
+ */
+TEST_F(dev, threads_copy_synchronously)
+{
+	struct worker w[2 * NTHREADS];
+	pthread_t th[2 * NTHREADS];
+	int rings[128], n;
+	char bdf[64];
+
+	for (int i = 0; i < 2 * NTHREADS; i++) {
+		w[i] = (struct worker){ .id = i + 20, .ctx = self->ctx, .iters = 20,
+					.size = (size_t)(48 << 10) + (size_t)i * 4093 };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, sync_copy_worker, &w[i]));
+	}
+	for (int i = 0; i < 2 * NTHREADS; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, w[i].errors);
+		if (w[i].errors)
+			TH_LOG("thread %d: %d errors, first %d", i, w[i].errors, w[i].first_err);
+	}
+	/* the default stream's ring and at most four internal ones */
+	ASSERT_EQ(0, dev_bdf(0, bdf, sizeof(bdf)));
+	n = my_rings(bdf, rings, 128);
+	TH_LOG("%d rings in use", n);
+	EXPECT_GE(n, 2);
+	EXPECT_LE(n, 5);
 }
 
 TEST_F(dev, threads_share_a_stream)
