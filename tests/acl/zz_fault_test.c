@@ -37,6 +37,19 @@ FIXTURE_TEARDOWN(dev)
 	aclFinalize();
 }
 
+/* The thread's message for its last failure names what went wrong. */
+#define EXPECT_MSG(want)							\
+	do {									\
+		const char *m_ = aclGetRecentErrMsg();				\
+										\
+		EXPECT_NE(NULL, m_);						\
+		if (m_) {							\
+			EXPECT_NE(NULL, strstr(m_, want)) {			\
+				TH_LOG("message: %s", m_);			\
+			}							\
+		}								\
+	} while (0)
+
 static int roundtrip(struct _test_data_dev *self, unsigned seed)
 {
 	fill_pat(self->host, N, seed);
@@ -77,7 +90,9 @@ TEST_F(dev, dma_error_reported_once_even_if_work_follows)
 	sleep_ms(100);
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, 1, N, self->s));
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_MSG("failed");
 	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(NULL, aclGetRecentErrMsg());
 	EXPECT_EQ(0, roundtrip(self, 2));
 }
 
@@ -100,6 +115,7 @@ TEST_F(dev, host_func_launched_onto_a_failed_ring)
 	sleep_ms(100);	/* the ring fails; nobody has looked yet */
 	EXPECT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, count_call, &calls));
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_MSG("failed");
 	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
 	EXPECT_EQ(2, calls);
 	/* and callbacks keep working there */
@@ -115,9 +131,12 @@ TEST_F(dev, dma_error_stop_mode)
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->host, N,
 						ACL_MEMCPY_HOST_TO_DEVICE, self->s));
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_MSG("DMA");
 	/* the stream stays failed */
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtMemsetAsync(self->d, N, 1, N, self->s));
+	EXPECT_MSG("accepts no work");
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_MSG("DMA");
 	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(self->s));
 	/* other streams are fine */
 	EXPECT_EQ(ACL_SUCCESS, aclrtMemset(self->d, N, 2, N));
@@ -142,7 +161,9 @@ TEST_F(dev, dma_error_seen_by_event)
 	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s));
 	ASSERT_EQ(ACL_SUCCESS, gate_open(&g));
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeEvent(e));
+	EXPECT_MSG("DMA");
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtQueryEventStatus(e, &st));
+	EXPECT_MSG("DMA");
 	/* the event is usable again once re-recorded on a healthy stream */
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
 	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s));
@@ -164,6 +185,7 @@ TEST_F(dev, pageable_copy_fails_in_the_call)
 	ASSERT_EQ(0, inject(0, "dma", ring2, -1));
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtMemcpyAsync(self->d, N, pg, N,
 							 ACL_MEMCPY_HOST_TO_DEVICE, s2));
+	EXPECT_MSG("DMA");
 	inject(0, "clear", ring2, -1);
 	EXPECT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, pg, N, ACL_MEMCPY_HOST_TO_DEVICE, s2));
 	aclrtDestroyStream(s2);
@@ -185,7 +207,8 @@ TEST_F(dev, hung_ring)
 	set_param("hang_timeout_ms", old);
 	EXPECT_EQ(ACL_ERROR_RT_TASK_TIMEOUT, r);
 	EXPECT_LT(now_ms() - t0, 10000);
-	TH_LOG("hang reported after %.0f ms: %s", now_ms() - t0, aclGetRecentErrMsg());
+	TH_LOG("hang reported after %.0f ms", now_ms() - t0);
+	EXPECT_MSG("hang timeout");
 	/* recovered onto another ring */
 	EXPECT_EQ(0, roundtrip(self, 3));
 }
@@ -196,6 +219,7 @@ TEST_F(dev, slow_commands_and_timeouts)
 	for (int i = 0; i < 4; i++)
 		ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, i, N, self->s));
 	EXPECT_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(self->s, 20));
+	EXPECT_MSG("did not complete within 20 ms");
 	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStreamWithTimeout(self->s, 20000));
 	ASSERT_EQ(0, inject(0, "clear", self->ring, -1));
 	EXPECT_EQ(0, roundtrip(self, 4));
@@ -214,6 +238,101 @@ TEST_F(dev, lost_interrupts)
 	}
 	TH_LOG("5 syncs with dropped interrupts: %.0f ms", now_ms() - t0);
 	EXPECT_EQ(0, roundtrip(self, 5));
+}
+
+struct sync_copier {
+	aclrtContext ctx;
+	atomic_int *stop;
+	uint8_t *host;
+	void *d;
+	atomic_int ok, dma, other;
+	aclError other_err;
+	pthread_t th;
+};
+
+static void *sync_copies(void *arg)
+{
+	struct sync_copier *c = arg;
+
+	aclrtSetCurrentContext(c->ctx);
+	while (!atomic_load(c->stop)) {
+		aclError r = aclrtMemcpy(c->d, N, c->host, N, ACL_MEMCPY_HOST_TO_DEVICE);
+
+		if (!r)
+			c->ok++;
+		else if (r == ACL_ERROR_RT_SYS_DMA)
+			c->dma++;
+		else {
+			c->other_err = r;
+			c->other++;
+		}
+	}
+	return NULL;
+}
+
+#define COPIERS 4
+
+/*
+ * Threads copying synchronously at once run on internal rings of their
+ * own: a failed transfer fails the one call that made it, no other.
+ */
+TEST_F(dev, failed_sync_copy_fails_only_its_own_call)
+{
+	struct sync_copier c[COPIERS];
+	int base[16], now[16], internal[16], nb, nn, ni = 0, dma = 0;
+	atomic_int stop = 0;
+	aclrtContext ctx;
+	char bdf[64];
+
+	ASSERT_EQ(0, dev_bdf(0, bdf, sizeof(bdf)));
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetCurrentContext(&ctx));
+	nb = my_rings(bdf, base, 16);
+	ASSERT_GE(nb, 1);
+	for (int i = 0; i < COPIERS; i++) {
+		c[i] = (struct sync_copier){ .ctx = ctx, .stop = &stop };
+		ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost((void **)&c[i].host, N));
+		ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&c[i].d, N, ACL_MEM_MALLOC_HUGE_FIRST));
+		ASSERT_EQ(0, pthread_create(&c[i].th, NULL, sync_copies, &c[i]));
+	}
+	sleep_ms(300);
+	/* the rings the library took for the copies meanwhile */
+	nn = my_rings(bdf, now, 16);
+	for (int i = 0; i < nn; i++) {
+		int j;
+
+		for (j = 0; j < nb && base[j] != now[i]; j++)
+			;
+		if (j == nb)
+			internal[ni++] = now[i];
+	}
+	TH_LOG("%d internal ring(s)", ni);
+	ASSERT_GE(ni, 1);
+	for (int i = 0; i < ni; i++)
+		ASSERT_EQ(0, inject(0, "dma", internal[i], -1));
+	for (int t = 0; t < 500 && !dma; t++) {
+		sleep_ms(10);
+		for (int i = 0; i < COPIERS; i++)
+			dma += c[i].dma;
+	}
+	sleep_ms(200);
+	atomic_store(&stop, 1);
+	dma = 0;
+	for (int i = 0; i < COPIERS; i++) {
+		pthread_join(c[i].th, NULL);
+		TH_LOG("copier %d: %d ok, %d failed DMA, %d other", i, c[i].ok, c[i].dma, c[i].other);
+		dma += c[i].dma;
+		EXPECT_EQ(0, c[i].other) {
+			TH_LOG("copier %d: %d calls failed with %d", i, c[i].other, c[i].other_err);
+		}
+		EXPECT_GT(c[i].ok, 0);
+		aclrtFree(c[i].d);
+		aclrtFreeHost(c[i].host);
+	}
+	for (int i = 0; i < ni; i++)
+		inject(0, "clear", internal[i], -1);
+	/* each fault failed one call: the one whose transfer it hit */
+	EXPECT_GE(dma, 1);
+	EXPECT_LE(dma, ni);
 }
 
 TEST_HARNESS_MAIN
