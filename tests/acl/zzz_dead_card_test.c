@@ -16,6 +16,7 @@ TEST(dead_card_and_rebind)
 	long old_hb = get_param("heartbeat_timeout_ms");
 	aclrtDeviceStatus st;
 	aclrtStream s, s2;
+	const char *msg;
 	uint32_t ndev;
 	int32_t victim;
 	char bdf[64];
@@ -38,11 +39,22 @@ TEST(dead_card_and_rebind)
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(d, N, 1, N, s));
 	r = aclrtSynchronizeStreamWithTimeout(s, 20000);
 	EXPECT_EQ(ACL_ERROR_RT_LOST_HEARTBEAT, r);
-	TH_LOG("dead card: %s", aclGetRecentErrMsg());
+	msg = aclGetRecentErrMsg();
+	ASSERT_NE(NULL, msg);
+	TH_LOG("dead card: %s", msg);
+	EXPECT_NE(NULL, strstr(msg, "heartbeat"));
 	EXPECT_EQ(ACL_SUCCESS, aclrtQueryDeviceStatus(victim, &st));
 	EXPECT_EQ(ACL_RT_DEVICE_STATUS_ABNORMAL, st);
 	EXPECT_EQ(ACL_ERROR_RT_LOST_HEARTBEAT, aclrtCreateStream(&s2));
+	msg = aclGetRecentErrMsg();
+	ASSERT_NE(NULL, msg);
+	EXPECT_NE(NULL, strstr(msg, "heartbeat"));
 	EXPECT_EQ(ACL_ERROR_RT_LOST_HEARTBEAT, aclrtMemsetAsync(d, N, 1, N, s));
+	msg = aclGetRecentErrMsg();
+	ASSERT_NE(NULL, msg);
+	EXPECT_NE(NULL, strstr(msg, "heartbeat")) {
+		TH_LOG("message: %s", msg);
+	}
 	if (ndev > 1) {
 		/* the other card is unaffected */
 		void *d0;
