@@ -53,7 +53,10 @@ TEST_F(acl, get_device_without_context)
 	EXPECT_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&dev));
 	EXPECT_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetCurrentContext(&ctx));
 	EXPECT_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtCreateStream(&s));
+	EXPECT_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtCtxGetCurrentDefaultStream(&s));
+	EXPECT_NE(NULL, aclGetRecentErrMsg());
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetDevice(NULL));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtCtxGetCurrentDefaultStream(NULL));
 }
 
 TEST_F(acl, set_reset_refcount)
@@ -265,6 +268,9 @@ TEST_F(acl, run_mode_and_info)
 	EXPECT_EQ(ACL_SUCCESS, aclrtDeviceGetStreamPriorityRange(&least, &greatest));
 	EXPECT_EQ(7, least);
 	EXPECT_EQ(0, greatest);
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetStreamPriorityRange(NULL, &greatest));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetStreamPriorityRange(&least, NULL));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetStreamPriorityRange(NULL, NULL));
 	EXPECT_EQ(ACL_SUCCESS, aclrtQueryDeviceStatus(0, &st));
 	EXPECT_EQ(ACL_RT_DEVICE_STATUS_NORMAL, st);
 	EXPECT_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtQueryDeviceStatus(77, &st));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Copies and fills: data integrity through every kind (incl. DEFAULT and
- * HOST_TO_HOST), pinned / pageable / registered host memory, sizes from a
+ * Copies and fills: data integrity through every kind (incl. DEFAULT,
+ * HOST_TO_HOST and HOST_TO_BUF_TO_DEVICE), pinned / pageable / registered host memory, sizes from a
  * byte to tens of MiB at unaligned offsets, 2D copies, memset, the
  * argument checks, and aclrtValueWrite/aclrtValueWait.
  */
@@ -108,6 +108,55 @@ TEST_F(dev, async_mixed_and_inferred)
 		ASSERT_EQ(0, roundtrip(self, self->pin_a, self->pg_b, sizes[i], 0, 0,
 				       (unsigned)i + 100, false, true));
 	}
+}
+
+/*
+ * Host to device through each kind that allows it, HOST_TO_BUF_TO_DEVICE
+ * included, sync and async, from pinned and pageable memory; read back.
+ */
+TEST_F(dev, every_host_to_device_kind)
+{
+	static const aclrtMemcpyKind kinds[] = { ACL_MEMCPY_HOST_TO_DEVICE,
+						 ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
+						 ACL_MEMCPY_DEFAULT };
+	const size_t n = (1 << 20) + 13;
+	unsigned seed = 300;
+
+	for (size_t k = 0; k < 3; k++) {
+		for (int pinned = 0; pinned < 2; pinned++) {
+			for (int async = 0; async < 2; async++, seed++) {
+				uint8_t *src = pinned ? self->pin_a : self->pg_a;
+				uint8_t *dst = pinned ? self->pg_b : self->pin_b;
+				aclError r;
+
+				fill_pat(src + 5, n, seed);
+				memset(dst, 0, n);
+				r = async ? aclrtMemcpyAsync(self->d_a, n, src + 5, n, kinds[k], self->s)
+					  : aclrtMemcpy(self->d_a, n, src + 5, n, kinds[k]);
+				ASSERT_EQ(ACL_SUCCESS, r);
+				ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+				ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(dst, n, self->d_a, n,
+								   ACL_MEMCPY_DEVICE_TO_HOST));
+				EXPECT_EQ(-1, check_pat(dst, n, seed)) {
+					TH_LOG("kind %d, %s, %s", (int)kinds[k],
+					       pinned ? "pinned" : "pageable", async ? "async" : "sync");
+				}
+			}
+		}
+	}
+	/* 2D too */
+	fill_pat(self->pg_a, 64 * 100, seed);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy2d(self->d_a, 64, self->pg_a, 64, 64, 100,
+					     ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE));
+	memset(self->pg_b, 0, 64 * 100);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(self->pg_b, 64 * 100, self->d_a, 64 * 100,
+					   ACL_MEMCPY_DEVICE_TO_HOST));
+	EXPECT_EQ(-1, check_pat(self->pg_b, 64 * 100, seed));
+	/* the kind still has to match the pointers */
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(self->pg_b, 64, self->d_a, 64,
+						       ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(self->d_b, 64, self->d_a, 64,
+						       ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE));
 }
 
 TEST_F(dev, pageable_async_completes_before_return)
@@ -230,6 +279,47 @@ TEST_F(dev, memcpy_2d)
 							 ACL_MEMCPY_HOST_TO_DEVICE));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2d(self->d_a, 200, src, 200, 150, 2,
 							 (aclrtMemcpyKind)9));
+}
+
+TEST_F(dev, memcpy_2d_async_errors)
+{
+	uint8_t *h = self->pin_a;
+	void *d = self->d_a;
+
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(NULL, 64, h, 64, 64, 2,
+							      ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(d, 64, NULL, 64, 64, 2,
+							      ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	/* width above either pitch */
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(d, 64, h, 128, 100, 2,
+							      ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(d, 128, h, 64, 100, 2,
+							      ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	/* kinds out of range or contradicting the pointers */
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(d, 64, h, 64, 64, 2,
+							      (aclrtMemcpyKind)6, self->s));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(d, 64, h, 64, 64, 2,
+							      ACL_MEMCPY_DEVICE_TO_HOST, self->s));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(h, 64, d, 64, 64, 2,
+							      ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	/* a matrix larger than the address space */
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(d, SIZE_MAX / 2, h, 64, 64, 4,
+							      ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	/* a stream that is not one */
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(d, 64, h, 64, 64, 2,
+							      ACL_MEMCPY_HOST_TO_DEVICE,
+							      (aclrtStream)0x77));
+	EXPECT_NE(NULL, aclGetRecentErrMsg());
+	/* zero width or height: nothing to do */
+	EXPECT_EQ(ACL_SUCCESS, aclrtMemcpy2dAsync(d, 64, h, 64, 0, 2, ACL_MEMCPY_HOST_TO_DEVICE,
+						  self->s));
+	EXPECT_EQ(ACL_SUCCESS, aclrtMemcpy2dAsync(d, 64, h, 64, 64, 0, ACL_MEMCPY_HOST_TO_DEVICE,
+						  self->s));
+	/* and a good one still works */
+	fill_pat(h, 64 * 8, 77);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy2dAsync(d, 64, h, 64, 64, 8, ACL_MEMCPY_HOST_TO_DEVICE,
+						  self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
 }
 
 TEST_F(dev, memset)

@@ -50,6 +50,40 @@ TEST_F(dev, create_errors)
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamGetId(NULL, NULL));
 }
 
+TEST_F(dev, attribute_errors)
+{
+	uint32_t flags = 99;
+	aclrtStream s, def = NULL;
+
+	/* NULL means the default stream, and so does its handle */
+	EXPECT_EQ(ACL_SUCCESS, aclrtStreamGetFlags(NULL, &flags));
+	EXPECT_EQ(0, flags);
+	ASSERT_EQ(ACL_SUCCESS, aclrtCtxGetCurrentDefaultStream(&def));
+	EXPECT_NE(NULL, def);
+	flags = 99;
+	EXPECT_EQ(ACL_SUCCESS, aclrtStreamGetFlags(def, &flags));
+	EXPECT_EQ(0, flags);
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtCtxGetCurrentDefaultStream(NULL));
+	/* no output, invented and stale handles */
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&s, 3, ACL_STREAM_FAST_SYNC));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamGetFlags(s, NULL));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamGetFlags(NULL, NULL));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamGetFlags((aclrtStream)0x1234, &flags));
+	EXPECT_NE(NULL, aclGetRecentErrMsg());
+	EXPECT_EQ(ACL_SUCCESS, aclrtStreamGetFlags(s, &flags));
+	EXPECT_EQ(ACL_STREAM_FAST_SYNC, flags);
+	ASSERT_EQ(ACL_SUCCESS, aclrtDestroyStream(s));
+	flags = 99;
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamGetFlags(s, &flags));
+	EXPECT_EQ(99, flags);
+	/* without a current context */
+	ASSERT_EQ(ACL_SUCCESS, aclrtResetDevice(0));
+	EXPECT_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtStreamGetFlags(NULL, &flags));
+	EXPECT_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtCtxGetCurrentDefaultStream(&def));
+	/* a default stream's handle dies with its context */
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamGetFlags(def, &flags));
+}
+
 TEST_F(dev, query_and_sync)
 {
 	struct gate g;
