@@ -327,7 +327,8 @@ struct acl_event {
 	uint32_t flags;
 	bool ex;			/* made by aclrtCreateEventExWithFlag */
 	bool has_slot;
-	uint64_t counter;		/* last value recorded into the slot */
+	uint64_t counter;		/* last value written into the slot */
+	uint64_t reset_at;		/* the slot's value once the last reset is reached */
 	struct acl_stream *last_stream;
 	/* slot << 40 | value of the latest record (0: never recorded) */
 	_Atomic uint64_t state;

@@ -11,6 +11,12 @@
  * Slot values only grow: a record on another stream while the previous
  * record is still pending first waits (on the card) for that record, so a
  * late earlier record can never overwrite a later one.
+ *
+ * aclrtResetEvent acts in stream order too: it writes the next value as
+ * well, and the event counts as never recorded once the slot has reached
+ * it. Until then the event stands for its last record, which the reset
+ * leaves in the state word; so a query or a wait sees the same either way,
+ * and only the timestamps go with the reset.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -146,7 +152,11 @@ ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 	return ACL_SUCCESS;
 }
 
-static aclError record(struct acl_event *ev, struct acl_stream *s)
+/*
+ * Queues SLOT_WRITE of the event's next value on s: a record, or the point
+ * where a reset takes effect.
+ */
+static aclError write_next(struct acl_event *ev, struct acl_stream *s, bool reset)
 {
 	struct acl_device *d = ev->dev;
 	struct drm_npu_cmd cmds[2];
@@ -176,7 +186,10 @@ static aclError record(struct acl_event *ev, struct acl_stream *s)
 			ACL_LOGW("event slot %u failed; event moved to slot %u", ACL_EV_SLOT(st), slot);
 		ev->has_slot = true;
 		ev->counter = 0;
+		ev->reset_at = 0;
 		st = 0;
+		/* the new slot with no record, whatever the submit below does */
+		atomic_store(&ev->state, (uint64_t)slot << 40);
 	}
 	val = ev->counter + 1;
 	memset(cmds, 0, sizeof(cmds));
@@ -195,10 +208,10 @@ static aclError record(struct acl_event *ev, struct acl_stream *s)
 	if (!err) {
 		ev->counter = val;
 		ev->last_stream = s;
-		atomic_store(&ev->state, (uint64_t)slot << 40 | val);
-	} else if (!st) {
-		/* keep the freshly allocated slot with no record */
-		atomic_store(&ev->state, (uint64_t)slot << 40);
+		if (reset)
+			ev->reset_at = val;
+		else
+			atomic_store(&ev->state, (uint64_t)slot << 40 | val);
 	}
 	pthread_mutex_unlock(&ev->lock);
 	return err;
@@ -216,7 +229,7 @@ ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
 		return err;
-	return record(ev, s);
+	return write_next(ev, s, false);
 }
 
 /* The stream waits on the card; nothing is queued for a completed record. */
@@ -245,12 +258,18 @@ ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 	return acl_stream_submit(s, &cmd, 1, NULL);
 }
 
+/*
+ * Asynchronous, like a record: the event is back to "never recorded" when
+ * the stream gets there. Only events of aclrtCreateEventWithFlag with
+ * ACL_EVENT_SYNC can be reset, as documented. The reset waits on the card
+ * for a pending record of another stream (see write_next), which the usual
+ * aclrtStreamWaitEvent before it does anyway.
+ */
 ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
 	struct acl_event *ev;
 	struct acl_stream *s;
 	aclError err = ACL_SUCCESS;
-	uint64_t st;
 
 	ev = event_get(event, &err);
 	if (!ev)
@@ -258,15 +277,16 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 	if (ev->ex)
 		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 				"events of aclrtCreateEventExWithFlag cannot be reset");
+	if (!(ev->flags & ACL_EVENT_SYNC))
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
+				"only events created by aclrtCreateEventWithFlag with ACL_EVENT_SYNC "
+				"can be reset");
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
 		return err;
-	pthread_mutex_lock(&ev->lock);
-	/* Back to "never recorded"; the slot and the ordering state stay. */
-	st = atomic_load(&ev->state);
-	atomic_store(&ev->state, st & ~((1ULL << 40) - 1));
-	pthread_mutex_unlock(&ev->lock);
-	return ACL_SUCCESS;
+	if (!ACL_EV_VALUE(atomic_load(&ev->state)) && !ev->counter)
+		return ACL_SUCCESS;	/* never written: nothing to reset */
+	return write_next(ev, s, true);
 }
 
 /* *done: the last record completed (or there is none); else an error. */
@@ -377,12 +397,19 @@ ACL_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t t
 	return sync_event(event, timeout);
 }
 
+/* Whether a reset after the last record has taken effect (ev->lock held). */
+static bool reset_reached(struct acl_event *ev, uint64_t st)
+{
+	return ev->reset_at && !acl_seq_reached(ACL_EV_VALUE(st), ev->reset_at) &&
+	       acl_seq_reached(acl_slot_value(ev->dev, ACL_EV_SLOT(st)), ev->reset_at);
+}
+
 /* Card time (ns) of the event's completed record. */
 static aclError event_time(struct acl_event *ev, uint64_t *ns)
 {
 	uint64_t st = atomic_load(&ev->state);
 	aclError err = ACL_SUCCESS;
-	bool done;
+	bool done, reset;
 
 	if (!ACL_EV_VALUE(st))
 		return ACL_FAIL(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "the event was never recorded");
@@ -392,6 +419,13 @@ static aclError event_time(struct acl_event *ev, uint64_t *ns)
 	if (!done)
 		return ACL_FAIL(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "the event has not completed yet");
 	*ns = __atomic_load_n(&ev->dev->fence[ACL_EV_SLOT(st)].timestamp, __ATOMIC_ACQUIRE);
+	/* Checked after the read: a reset that has landed wrote its own time. */
+	pthread_mutex_lock(&ev->lock);
+	reset = reset_reached(ev, st);
+	pthread_mutex_unlock(&ev->lock);
+	if (reset)
+		return ACL_FAIL(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+				"the event was reset after its last record");
 	return ACL_SUCCESS;
 }
 

@@ -125,23 +125,79 @@ TEST_F(dev, rerecord_captures_latest)
 	aclrtDestroyEvent(e);
 }
 
-TEST_F(dev, reset_event)
+/*
+ * aclrtResetEvent is asynchronous: it takes effect when its stream gets
+ * there. Until then the event stands for its last record (a query or a
+ * wait sees it); afterwards it is as never recorded (no timestamp).
+ */
+TEST_F(dev, reset_event_in_stream_order)
 {
-	aclrtEventRecordedStatus st;
+	aclrtStreamStatus ss;
+	struct gate g2;
+	aclrtStream s3;
 	aclrtEvent e;
+	uint64_t ts;
 
+	ASSERT_EQ(ACL_SUCCESS, gate_init(&g2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s3));
 	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
-	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
+	/* a completed record, then a reset held back on s2 */
 	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s1));
-	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
-	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s2));
 	ASSERT_EQ(ACL_SUCCESS, aclrtResetEvent(e, self->s2));
-	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
-	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+	EXPECT_EQ(ACL_SUCCESS, aclrtEventGetTimestamp(e, &ts));
+	EXPECT_EQ(1, event_state(e));
 	ASSERT_EQ(ACL_SUCCESS, gate_open(&self->g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s2));
+	/* reached: never recorded */
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventGetTimestamp(e, &ts));
+	EXPECT_EQ(1, event_state(e));
+
+	/* a pending record is not taken back by a reset queued elsewhere */
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&g2, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtResetEvent(e, self->s2));
+	EXPECT_EQ(0, event_state(e));
+	/* and a stream that waits for the event now waits for that record */
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamWaitEvent(s3, e));
+	sleep_ms(50);
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamQuery(s3, &ss));
+	EXPECT_EQ(ACL_STREAM_STATUS_NOT_READY, ss);
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&g2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s3));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s2));
+	EXPECT_EQ(1, event_state(e));
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventGetTimestamp(e, &ts));
+
+	/* recorded again after the reset */
 	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s2));
 	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
+	EXPECT_EQ(ACL_SUCCESS, aclrtEventGetTimestamp(e, &ts));
 	aclrtDestroyEvent(e);
+	aclrtDestroyStream(s3);
+	gate_fini(&g2);
+}
+
+/* Only events of aclrtCreateEventWithFlag with ACL_EVENT_SYNC may be reset. */
+TEST_F(dev, reset_event_restrictions)
+{
+	aclrtEvent plain, timeline, sync;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&plain));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&timeline, ACL_EVENT_TIME_LINE));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&sync, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtResetEvent(plain, self->s1));
+	EXPECT_NE(NULL, aclGetRecentErrMsg());
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtResetEvent(timeline, self->s1));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtResetEvent(sync, (aclrtStream)0x99));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtResetEvent(NULL, self->s1));
+	/* never recorded: nothing to do; the default stream will do */
+	EXPECT_EQ(ACL_SUCCESS, aclrtResetEvent(sync, NULL));
+	EXPECT_EQ(1, event_state(sync));
+	aclrtDestroyEvent(plain);
+	aclrtDestroyEvent(timeline);
+	aclrtDestroyEvent(sync);
 }
 
 TEST_F(dev, stream_waits_on_device)
@@ -276,7 +332,7 @@ TEST_F(dev, destroy_after_reset_keeps_the_slot_until_written)
 	aclrtEvent a, b;
 
 	ASSERT_EQ(ACL_SUCCESS, gate_init(&g2));
-	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&a));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&a, ACL_EVENT_SYNC));
 	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
 	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(a, self->s1));
 	ASSERT_EQ(ACL_SUCCESS, aclrtResetEvent(a, self->s1));
