@@ -6,6 +6,7 @@
 #                 host, then the driver's and the library's kselftest suites
 #                 in a guest with two emulated cards; ends "N passed, M failed"
 # make run        the main job: an AscendCL program on two emulated cards
+# make bench      acl-bench (libacl/libacl.mk) in a guest sized for it
 # make sparse     the module under sparse (C=2, W=1)
 # make checkpatch driver/ and uapi/ under the kernel's checkpatch.pl
 #

@@ -11,8 +11,11 @@
  *   bandwidth   H2D, D2H, D2D from 4 KiB to 256 MiB vs memcpy
  *   streams     aggregate D2D throughput with 1, 2, 4, 8 streams vs 1
  *
+ * The ratio says how many times better than its reference a figure is
+ * (above 1: faster or more throughput), whichever way the figure counts.
  * Prints a table, then the same figures as JSON (last line).
- * Run: tools/vm-run --mem 2048 --devmem 1024 -- build/tools/acl-bench [--quick]
+ * Run: make bench, or
+ * tools/vm-run --mem 2048 --devmem 1024 -- build/tools/acl-bench [--quick]
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -68,7 +71,11 @@ static void add(const char *name, double value, const char *unit, double ref,
 	r->ref = ref;
 	r->unit = unit;
 	r->ref_name = ref_name;
-	r->ratio = higher_better ? (ref > 0 ? value / ref : 0) : (ref > 0 ? value / ref : 0);
+	/* A cost is better when lower, a throughput when higher. */
+	if (ref <= 0 || value <= 0)
+		r->ratio = 0;
+	else
+		r->ratio = higher_better ? value / ref : ref / value;
 	printf("%-30s %12.3f %-5s | %-22s %12.3f %-5s | x%.2f\n", name, value, unit, ref_name, ref,
 	       unit, r->ratio);
 	fflush(stdout);
@@ -289,7 +296,8 @@ int main(int argc, char **argv)
 		max /= 2;
 	printf("acl-bench: device 0, %zu MiB device memory (%zu free), largest copy %zu MiB%s\n",
 	       total >> 20, freemem >> 20, max >> 20, quick ? ", quick mode" : "");
-	printf("%-30s %18s | %-22s %18s | ratio\n", "figure", "libascendcl", "reference", "");
+	printf("%-30s %18s | %-22s %18s | ratio (>1: better)\n", "figure", "libascendcl",
+	       "reference", "");
 
 	CHECK(aclrtMalloc(&small_d, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
 	CHECK(aclrtMallocHost(&small_h, 4096));
