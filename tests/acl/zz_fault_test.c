@@ -213,6 +213,57 @@ TEST_F(dev, hung_ring)
 	EXPECT_EQ(0, roundtrip(self, 3));
 }
 
+static void sleep_600ms(void *unused)
+{
+	(void)unused;
+	sleep_ms(600);
+}
+
+/*
+ * A ring that waits on the card is not hung, however long it waits: for
+ * aclrtValueWait, for an event of another stream, for a blocking host
+ * function. Only a ring that runs without progress is.
+ */
+TEST_F(dev, waits_on_the_card_are_not_hangs)
+{
+	long old = get_param("hang_timeout_ms");
+	struct gate g1, g2;
+	aclrtStream s2;
+	aclrtEvent e;
+	aclError r[3], opened[2];
+
+	ASSERT_GT(old, 0);
+	ASSERT_EQ(ACL_SUCCESS, gate_init(&g1));
+	ASSERT_EQ(ACL_SUCCESS, gate_init(&g2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
+	ASSERT_EQ(0, set_param("hang_timeout_ms", 200));
+	/* s waits for g1, then for e (behind g2 on s2), then for a slow host function */
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&g1, self->s));
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&g2, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamWaitEvent(self->s, e));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, sleep_600ms, NULL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, 1, N, self->s));
+	r[0] = aclrtSynchronizeStreamWithTimeout(self->s, 800);
+	opened[0] = gate_open(&g1);
+	r[1] = aclrtSynchronizeStreamWithTimeout(self->s, 800);
+	opened[1] = gate_open(&g2);
+	r[2] = aclrtSynchronizeStream(self->s);
+	set_param("hang_timeout_ms", old);
+	/* still waiting, not failed, after four hang timeouts on each wait */
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, r[0]);
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, r[1]);
+	EXPECT_EQ(ACL_SUCCESS, opened[0]);
+	EXPECT_EQ(ACL_SUCCESS, opened[1]);
+	EXPECT_EQ(ACL_SUCCESS, r[2]);
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s2));
+	aclrtDestroyEvent(e);
+	aclrtDestroyStream(s2);
+	gate_fini(&g1);
+	gate_fini(&g2);
+}
+
 TEST_F(dev, slow_commands_and_timeouts)
 {
 	ASSERT_EQ(0, inject(0, "delay", self->ring, 50000));	/* 50 ms per command */
