@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -89,7 +90,7 @@ static int make_guest_ram(struct npu_client *c)
 	return 0;
 }
 
-static void spawn_model(struct npu_client *c)
+static void spawn_model(struct npu_client *c, pid_t parent)
 {
 	char ram[32], low[32], bar[32], rings[16], vecs[16], eng[16], ser[32];
 	const char *argv[24];
@@ -118,11 +119,16 @@ static void spawn_model(struct npu_client *c)
 	argv[n] = NULL;
 
 	/*
-	 * No PR_SET_PDEATHSIG: if the test dies, its end of the socket
-	 * closes and the card exits by itself, removing its socket, which
-	 * is what we want to happen.  A test that hangs is killed by the
-	 * harness together with its process group, which includes us.
+	 * A test that hangs is killed by the harness together with its
+	 * process group, which includes us.  A test that ends without
+	 * disconnecting (the harness skips the teardown after a failed
+	 * ASSERT) takes the card with it: a healthy card would exit on the
+	 * closed socket anyway, but a stuck one would linger for good and
+	 * keep the harness's output pipe open.  Its socket stays behind;
+	 * the next card replaces a stale one.
 	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(127);
 	execv(argv[0], (char **)argv);
 	fprintf(stderr, "cannot run %s: %m\n", argv[0]);
 	_exit(127);
@@ -246,6 +252,7 @@ static int make_stale_socket(const char *path)
 
 int npu_client_start(struct npu_client *c, const struct npu_client_opts *o)
 {
+	pid_t parent;
 	uint32_t v;
 
 	memset(c, 0, sizeof(*c));
@@ -273,11 +280,12 @@ int npu_client_start(struct npu_client *c, const struct npu_client_opts *o)
 		return -1;
 
 	c->spawn_us = now_us();
+	parent = getpid();
 	c->pid = fork();
 	if (c->pid < 0)
 		return -1;
 	if (c->pid == 0)
-		spawn_model(c);
+		spawn_model(c, parent);
 
 	c->conn = connect_model(c, 10000);
 	if (c->conn < 0)
