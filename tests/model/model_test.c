@@ -1352,49 +1352,235 @@ TEST(guest_ram_too_small)
 }
 
 /*
- * With one copy engine, a priority-0 ring's long copy runs to the end while
- * a priority-7 ring's copy, started first, waits between its chunks.
+ * One copy engine, so rings compete for it, and device memory for copies
+ * long enough that faults and resets land in the middle of them.
  */
-TEST(priority_wins_the_copy_engine)
-{
-	struct npu_cmd low_copy = cmd_copy(64 * MiB, 0, 64 * MiB, 0);
-	struct npu_cmd high_copy = cmd_copy(200 * MiB, 160 * MiB, 32 * MiB, 0);
-	struct npu_client_opts o;
-	struct test_ring low, high;
+FIXTURE(one_engine) {
 	struct npu_client c;
+};
+
+FIXTURE_SETUP(one_engine)
+{
+	struct npu_client_opts o;
 	int ret;
 
 	npu_client_default_opts(&o);
 	o.bar_size = 256 * MiB;
 	o.copy_engines = 1;
-	ret = npu_client_start(&c, &o);
+	ret = npu_client_start(&self->c, &o);
 	if (ret)
-		npu_client_cleanup(&c);
-	ASSERT_EQ(0, ret);
+		npu_client_cleanup(&self->c);
+	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", npu_model_path());
+}
 
-	ring_wr32(&c, 0, NPU_RING_PRIORITY, NPU_RING_PRIORITY_LOWEST);
-	ring_wr32(&c, 1, NPU_RING_PRIORITY, 0);
-	ASSERT_TRUE(ring_setup(&c, &low, 0, 4, 1));
-	ASSERT_TRUE(ring_setup(&c, &high, 1, 4, 2));
-	ring_push(&c, &low, &low_copy);
-	ring_submit(&c, &low);
-	ring_push(&c, &high, &high_copy);
-	ring_submit(&c, &high);
+FIXTURE_TEARDOWN(one_engine)
+{
+	struct npu_client *c = &self->c;
+	bool running = c->pid != 0;
 
-	ASSERT_TRUE(ring_wait_head(&c, &high, 1, 30 * T_MS));
+	/* A card stuck on one of its rings would not exit now. */
+	EXPECT_EQ(0, npu_client_disconnect(c, T_MS));
+	if (running)
+		EXPECT_TRUE(model_exited_cleanly(c));
+	EXPECT_TRUE(socket_gone(c));
+	npu_client_cleanup(c);
+}
+
+/* Device-to-device copies, so the small guest RAM does not limit them. */
+#define LONG_COPY_BYTES		(120 * MiB)
+#define LONG_COPY_DST		(128 * MiB)
+#define SHORT_COPY_DST		(250 * MiB)
+
+static struct npu_cmd long_copy(void)
+{
+	return cmd_copy(LONG_COPY_DST, 0, LONG_COPY_BYTES, 0);
+}
+
+static struct npu_cmd short_copy(void)
+{
+	return cmd_copy(SHORT_COPY_DST, 0, 2 * MiB, 0);
+}
+
+/* Ring 0 at the lowest priority on vector 1, ring 1 at priority 0 on 2. */
+static bool setup_low_and_urgent(struct npu_client *c, struct test_ring *low,
+				 struct test_ring *urgent)
+{
+	ring_wr32(c, 0, NPU_RING_PRIORITY, NPU_RING_PRIORITY_LOWEST);
+	ring_wr32(c, 1, NPU_RING_PRIORITY, 0);
+	return ring_setup(c, low, 0, 8, 1) && ring_setup(c, urgent, 1, 8, 2);
+}
+
+/*
+ * With one copy engine, a priority-0 ring's long copy runs to the end while
+ * a priority-7 ring's copy, started first, waits between its chunks.
+ */
+TEST_F(one_engine, priority_wins_the_copy_engine)
+{
+	struct npu_cmd low_copy = cmd_copy(64 * MiB, 0, 64 * MiB, 0);
+	struct npu_cmd high_copy = cmd_copy(200 * MiB, 160 * MiB, 32 * MiB, 0);
+	struct npu_client *c = &self->c;
+	struct test_ring low, high;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &high));
+	ring_push(c, &low, &low_copy);
+	ring_submit(c, &low);
+	ring_push(c, &high, &high_copy);
+	ring_submit(c, &high);
+
+	ASSERT_TRUE(ring_wait_head(c, &high, 1, 30 * T_MS));
 	/* Without priorities the two would have shared the engine about evenly. */
-	EXPECT_LE(ring_rd64(&c, 0, NPU_RING_BYTES_DONE), 8 * MiB);
-	EXPECT_TRUE(ring_wait_head(&c, &low, 1, 30 * T_MS));
-	EXPECT_EQ(64 * MiB, ring_rd64(&c, 0, NPU_RING_BYTES_DONE));
+	EXPECT_LE(ring_rd64(c, 0, NPU_RING_BYTES_DONE), 8 * MiB);
+	EXPECT_TRUE(ring_wait_head(c, &low, 1, 30 * T_MS));
+	EXPECT_EQ(64 * MiB, ring_rd64(c, 0, NPU_RING_BYTES_DONE));
 
 	/* A priority past the lowest is refused at enable. */
-	ring_wr32(&c, 2, NPU_RING_PRIORITY, NPU_RING_PRIORITY_LOWEST + 1);
-	EXPECT_FALSE(ring_setup(&c, &low, 2, 4, 1));
-	EXPECT_EQ(NPU_ERR_RING_CONFIG, ring_rd32(&c, 2, NPU_RING_ERROR));
+	ring_wr32(c, 2, NPU_RING_PRIORITY, NPU_RING_PRIORITY_LOWEST + 1);
+	EXPECT_FALSE(ring_setup(c, &low, 2, 4, 1));
+	EXPECT_EQ(NPU_ERR_RING_CONFIG, ring_rd32(c, 2, NPU_RING_ERROR));
+}
 
-	EXPECT_EQ(0, npu_client_disconnect(&c, T_MS));
-	EXPECT_TRUE(model_exited_cleanly(&c));
-	npu_client_cleanup(&c);
+/*
+ * A priority-0 ring hung in the middle of a long copy does not keep the
+ * engine from a priority-7 ring, and resets go through.
+ */
+TEST_F(one_engine, hung_urgent_ring_holds_back_no_one)
+{
+	struct npu_cmd big = long_copy(), small = short_copy();
+	struct npu_client *c = &self->c;
+	struct test_ring low, urgent;
+	uint64_t bytes;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	ring_push(c, &urgent, &big);
+	ring_submit(c, &urgent);
+	ASSERT_TRUE(ring_wait_status(c, 1, NPU_RING_RUNNING, T_MS));
+	ASSERT_TRUE(ctrl_inject(c, 1, NPU_FAULT_HANG_RING, 0));
+	ASSERT_EQ(0, ring_rd32(c, 1, NPU_RING_HEAD))
+		TH_LOG("the copy ended before the hang; this host is too fast");
+
+	ASSERT_TRUE(ring_run(c, &low, &small, T_MS));
+	bytes = ring_rd64(c, 1, NPU_RING_BYTES_DONE);
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(bytes, ring_rd64(c, 1, NPU_RING_BYTES_DONE));
+	ASSERT_EQ(0, ring_rd32(c, 1, NPU_RING_HEAD));
+
+	ASSERT_TRUE(ctrl_ring_reset(c, 0));
+	ASSERT_TRUE(ctrl_global_reset(c));
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 1, NPU_RING_STATUS));
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	ASSERT_TRUE(ring_run(c, &urgent, &small, T_MS));
+	ASSERT_TRUE(ring_run(c, &low, &small, T_MS));
+}
+
+/*
+ * A card that dies while an urgent ring copies and a less urgent one waits
+ * for the engine moves no more bytes, and a global reset brings it back.
+ */
+TEST_F(one_engine, dead_card_with_rings_queued_for_the_engine)
+{
+	struct npu_cmd big = long_copy(), small = short_copy();
+	struct npu_client *c = &self->c;
+	struct test_ring low, urgent;
+	uint64_t low_bytes, urgent_bytes;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	ring_push(c, &urgent, &big);
+	ring_submit(c, &urgent);
+	ASSERT_TRUE(ring_wait_status(c, 1, NPU_RING_RUNNING, T_MS));
+	ring_push(c, &low, &small);
+	ring_submit(c, &low);
+	ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_RUNNING, T_MS));
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_STOP_HEARTBEAT, 0));
+	ASSERT_EQ(0, ring_rd32(c, 1, NPU_RING_HEAD))
+		TH_LOG("the copy ended before the card died; this host is too fast");
+
+	/* a chunk on the engine when the card died may still land */
+	usleep(QUIET_MS * 1000);
+	low_bytes = ring_rd64(c, 0, NPU_RING_BYTES_DONE);
+	urgent_bytes = ring_rd64(c, 1, NPU_RING_BYTES_DONE);
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(low_bytes, ring_rd64(c, 0, NPU_RING_BYTES_DONE));
+	ASSERT_EQ(urgent_bytes, ring_rd64(c, 1, NPU_RING_BYTES_DONE));
+	ASSERT_EQ(0, ring_rd32(c, 1, NPU_RING_HEAD));
+
+	ASSERT_TRUE(ctrl_global_reset(c));
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 0, NPU_RING_STATUS));
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 1, NPU_RING_STATUS));
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	ASSERT_TRUE(ring_run(c, &low, &small, T_MS));
+	ASSERT_TRUE(ring_run(c, &urgent, &small, T_MS));
+}
+
+/*
+ * A ring waiting for the engine behind a busy, more urgent ring gives up
+ * the wait for a reset at once, not when the urgent ring is done.
+ */
+TEST_F(one_engine, reset_while_waiting_for_the_engine)
+{
+	struct npu_cmd big = long_copy(), small = short_copy();
+	struct npu_client *c = &self->c;
+	struct test_ring low, urgent;
+	int i;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	for (i = 0; i < 8; i++)
+		ring_push(c, &urgent, &big);
+	ring_submit(c, &urgent);
+	ASSERT_TRUE(ring_wait_status(c, 1, NPU_RING_RUNNING, T_MS));
+	ring_push(c, &low, &small);
+	ring_submit(c, &low);
+	ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_RUNNING, T_MS));
+
+	ASSERT_TRUE(ctrl_ring_reset(c, 0));
+	ASSERT_LT(ring_rd32(c, 1, NPU_RING_HEAD), 8)
+		TH_LOG("the reset waited for the urgent ring's copies");
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 0, NPU_RING_STATUS));
+	ASSERT_TRUE(ctrl_ring_reset(c, 1));
+}
+
+/* And so does shutting the card down. */
+TEST_F(one_engine, exits_while_a_ring_waits_for_the_engine)
+{
+	struct npu_cmd big = long_copy(), small = short_copy();
+	struct npu_client *c = &self->c;
+	struct test_ring low, urgent;
+	int i;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	for (i = 0; i < 8; i++)
+		ring_push(c, &urgent, &big);
+	ring_submit(c, &urgent);
+	ASSERT_TRUE(ring_wait_status(c, 1, NPU_RING_RUNNING, T_MS));
+	ring_push(c, &low, &small);
+	ring_submit(c, &low);
+	ASSERT_TRUE(ring_wait_status(c, 0, NPU_RING_RUNNING, T_MS));
+
+	ASSERT_EQ(0, kill(c->pid, SIGTERM));
+	ASSERT_TRUE(npu_client_reap(c, 1000));
+	ASSERT_TRUE(model_exited_cleanly(c));
+	ASSERT_LT(ring_rd32(c, 1, NPU_RING_HEAD), 8)
+		TH_LOG("the exit waited for the urgent ring's copies");
+}
+
+/* Shutdown with an urgent ring hung mid-copy and a less urgent one behind. */
+TEST_F(one_engine, exits_with_a_hung_urgent_ring)
+{
+	struct npu_cmd big = long_copy(), small = short_copy();
+	struct npu_client *c = &self->c;
+	struct test_ring low, urgent;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	ring_push(c, &urgent, &big);
+	ring_submit(c, &urgent);
+	ASSERT_TRUE(ring_wait_status(c, 1, NPU_RING_RUNNING, T_MS));
+	ASSERT_TRUE(ctrl_inject(c, 1, NPU_FAULT_HANG_RING, 0));
+	ring_push(c, &low, &small);
+	ring_submit(c, &low);
+	usleep(QUIET_MS * 1000);
+
+	ASSERT_EQ(0, kill(c->pid, SIGTERM));
+	ASSERT_TRUE(npu_client_reap(c, 1000));
+	ASSERT_TRUE(model_exited_cleanly(c));
 }
 
 /* Many rings, and a stale socket from a crashed run is replaced. */

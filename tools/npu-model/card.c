@@ -220,6 +220,8 @@ static void card_set_dead(struct npu_card *card, bool dead)
 	pthread_mutex_lock(&card->heartbeat_lock);
 	__atomic_store_n(&card->dead, dead, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&card->heartbeat_lock);
+	/* transfers waiting for an engine pause instead */
+	dma_ring_changed(card);
 }
 
 /*

@@ -196,11 +196,24 @@ void dma_side_free(struct dma_side *side)
 	side->count = 0;
 }
 
-/* A transfer of a ring at @priority enters or leaves the engine queue. */
-static void engine_want(struct npu_card *card, uint32_t priority, int delta)
+/*
+ * The copy engine queue.  A transfer counts in engine_wanting[] only while
+ * it is ready for its next chunk: not while it holds an engine, and not
+ * while its ring has paused it (hung ring, dead card), so a paused transfer
+ * holds back no other ring.
+ */
+static void engine_queue(struct npu_card *card, uint32_t priority, int delta)
 {
 	pthread_mutex_lock(&card->engine_lock);
 	card->engine_wanting[priority] += delta;
+	pthread_cond_broadcast(&card->engine_free);
+	pthread_mutex_unlock(&card->engine_lock);
+}
+
+/* Transfers waiting for an engine look at their ring again. */
+void dma_ring_changed(struct npu_card *card)
+{
+	pthread_mutex_lock(&card->engine_lock);
 	pthread_cond_broadcast(&card->engine_free);
 	pthread_mutex_unlock(&card->engine_lock);
 }
@@ -215,17 +228,34 @@ static bool engine_more_urgent_waiter(struct npu_card *card, uint32_t priority)
 	return false;
 }
 
-static void engine_get(struct npu_card *card, uint32_t priority)
+/*
+ * Wait for a free engine that no more urgent transfer waits for.  False,
+ * without an engine, once the ring wants the transfer to pause or stop:
+ * the wait must not outlast a reset, a hang or the card's death.
+ */
+static bool engine_get(struct npu_card *card, const struct dma_client *cl)
 {
+	bool got = false;
+
 	pthread_mutex_lock(&card->engine_lock);
-	while (card->engines_free == 0 || engine_more_urgent_waiter(card, priority))
+	while (cl->go_on(cl->ctx, false)) {
+		if (card->engines_free &&
+		    !engine_more_urgent_waiter(card, cl->priority)) {
+			card->engines_free--;
+			card->engine_wanting[cl->priority]--;
+			got = true;
+			break;
+		}
 		pthread_cond_wait(&card->engine_free, &card->engine_lock);
-	card->engines_free--;
-	card->engine_wanting[priority]--;
+	}
 	pthread_mutex_unlock(&card->engine_lock);
+	return got;
 }
 
-/* Back in the queue: between its chunks a transfer still wants an engine. */
+/*
+ * Back in the queue at once: a transfer between its chunks still wants an
+ * engine, and less urgent ones must not slip in before it asks again.
+ */
 static void engine_put(struct npu_card *card, uint32_t priority)
 {
 	pthread_mutex_lock(&card->engine_lock);
@@ -233,6 +263,17 @@ static void engine_put(struct npu_card *card, uint32_t priority)
 	card->engine_wanting[priority]++;
 	pthread_cond_broadcast(&card->engine_free);
 	pthread_mutex_unlock(&card->engine_lock);
+}
+
+/* Out of the queue while the ring pauses us; false: give up. */
+static bool transfer_pause(struct npu_card *card, const struct dma_client *cl)
+{
+	bool ok;
+
+	engine_queue(card, cl->priority, -1);
+	ok = cl->go_on(cl->ctx, true);
+	engine_queue(card, cl->priority, 1);
+	return ok;
 }
 
 /* A position in a dma_side. */
@@ -298,42 +339,43 @@ static uint64_t transfer_chunk(struct seg_cursor *dst, struct seg_cursor *src,
 
 static bool transfer(struct npu_card *card, struct dma_side *dst,
 		     struct dma_side *src, uint8_t byte, uint64_t size,
-		     uint32_t priority, dma_continue_fn cont, void *ctx)
+		     const struct dma_client *cl)
 {
 	struct seg_cursor d = { .side = dst }, s = { .side = src };
 	bool ok = true;
 
-	engine_want(card, priority, 1);
+	engine_queue(card, cl->priority, 1);
 	while (size) {
 		uint64_t chunk = size < NPU_MODEL_DMA_CHUNK ?
 				 size : NPU_MODEL_DMA_CHUNK;
 		uint64_t done;
 
 		/* Between chunks: a reset, hang or dead card stops us here. */
-		if (!cont(ctx)) {
-			ok = false;
-			break;
+		if (!engine_get(card, cl)) {
+			if (!transfer_pause(card, cl)) {
+				ok = false;
+				break;
+			}
+			continue;
 		}
-		engine_get(card, priority);
 		done = transfer_chunk(&d, src ? &s : NULL, byte, chunk);
-		engine_put(card, priority);
+		engine_put(card, cl->priority);
 		if (done != chunk)
 			break;
 		size -= chunk;
 	}
-	engine_want(card, priority, -1);
+	engine_queue(card, cl->priority, -1);
 	return ok;
 }
 
 bool dma_copy(struct npu_card *card, struct dma_side *dst,
-	      struct dma_side *src, uint64_t size, uint32_t priority,
-	      dma_continue_fn cont, void *ctx)
+	      struct dma_side *src, uint64_t size, const struct dma_client *cl)
 {
-	return transfer(card, dst, src, 0, size, priority, cont, ctx);
+	return transfer(card, dst, src, 0, size, cl);
 }
 
 bool dma_fill(struct npu_card *card, struct dma_side *dst, uint8_t byte,
-	      uint64_t size, uint32_t priority, dma_continue_fn cont, void *ctx)
+	      uint64_t size, const struct dma_client *cl)
 {
-	return transfer(card, dst, NULL, byte, size, priority, cont, ctx);
+	return transfer(card, dst, NULL, byte, size, cl);
 }

@@ -127,8 +127,9 @@ struct npu_card {
 
 	/*
 	 * Copy engines: NUM_COPY_ENGINES grants of one chunk each. wanting[p]
-	 * counts transfers of ring priority p that wait between chunks; a free
-	 * engine goes to the most urgent of them.
+	 * counts transfers of ring priority p that are ready for their next
+	 * chunk (not paused by their ring); a free engine goes to the most
+	 * urgent of them.
 	 */
 	pthread_mutex_t engine_lock;
 	pthread_cond_t engine_free;
@@ -271,13 +272,26 @@ int dma_side_sgl(struct npu_card *card, struct dma_side *side,
 		 uint64_t table, uint32_t count, uint64_t size);
 void dma_side_free(struct dma_side *side);
 
-/* Called between chunks; false means give up (reset, shutdown). */
-typedef bool (*dma_continue_fn)(void *ctx);
+/*
+ * The ring a transfer runs for.  Between chunks the transfer asks
+ * go_on(ctx, false), which never blocks: may it go on right now?  If not, it
+ * leaves the engine queue and asks go_on(ctx, true), which sits out a pause
+ * (hung ring, dead card) and is false when the transfer must give up (ring
+ * reset, shutdown).  go_on may be called with engine_lock held, so whoever
+ * holds a ring's lock must not take engine_lock.
+ */
+struct dma_client {
+	bool (*go_on)(void *ctx, bool wait);
+	void *ctx;
+	uint32_t priority;
+};
+
 bool dma_copy(struct npu_card *card, struct dma_side *dst,
-	      struct dma_side *src, uint64_t size, uint32_t priority,
-	      dma_continue_fn cont, void *ctx);
+	      struct dma_side *src, uint64_t size, const struct dma_client *cl);
 bool dma_fill(struct npu_card *card, struct dma_side *dst, uint8_t byte,
-	      uint64_t size, uint32_t priority, dma_continue_fn cont, void *ctx);
+	      uint64_t size, const struct dma_client *cl);
+/* A ring was reset, hung or is quitting, or the card died: wake waiters. */
+void dma_ring_changed(struct npu_card *card);
 
 /* ivshmem.c */
 int ivshmem_listen(const char *path);

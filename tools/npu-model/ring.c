@@ -89,9 +89,30 @@ static bool ring_checkpoint(struct ring_ctx *ctx)
 	return ok;
 }
 
-static bool ring_checkpoint_cb(void *ctx)
+/* ring_checkpoint() without the waiting: true if nothing would stop us. */
+static bool ring_may_go_on(struct ring_ctx *ctx)
 {
-	return ring_checkpoint(ctx);
+	struct npu_ring *r = ctx->r;
+	bool ok;
+
+	pthread_mutex_lock(&r->lock);
+	ok = ring_current(ctx) && !r->hang && !card_is_dead(r->card);
+	pthread_mutex_unlock(&r->lock);
+	return ok;
+}
+
+static bool ring_dma_go_on(void *ctx, bool wait)
+{
+	return wait ? ring_checkpoint(ctx) : ring_may_go_on(ctx);
+}
+
+static struct dma_client ring_dma_client(struct ring_ctx *ctx)
+{
+	return (struct dma_client) {
+		.go_on = ring_dma_go_on,
+		.ctx = ctx,
+		.priority = ctx->r->priority,
+	};
 }
 
 /* Sleep, but wake up for a reset; false if the ring was reset. */
@@ -218,6 +239,7 @@ static int copy_side(struct npu_card *card, struct dma_side *side,
 static int cmd_copy(struct ring_ctx *ctx, const struct ring_cmd *c,
 		    uint64_t *bytes)
 {
+	struct dma_client client = ring_dma_client(ctx);
 	struct npu_card *card = ctx->r->card;
 	struct dma_side src = { 0 }, dst = { 0 };
 	int err;
@@ -233,8 +255,7 @@ static int cmd_copy(struct ring_ctx *ctx, const struct ring_cmd *c,
 				c->dst_sg_count);
 	if (!err && ring_take_fail_dma(ctx->r))
 		err = NPU_ERR_DMA;
-	if (!err && !dma_copy(card, &dst, &src, c->size, ctx->r->priority,
-			      ring_checkpoint_cb, ctx))
+	if (!err && !dma_copy(card, &dst, &src, c->size, &client))
 		err = CMD_ABORTED;
 
 	dma_side_free(&src);
@@ -246,6 +267,7 @@ static int cmd_copy(struct ring_ctx *ctx, const struct ring_cmd *c,
 static int cmd_fill(struct ring_ctx *ctx, const struct ring_cmd *c,
 		    uint64_t *bytes)
 {
+	struct dma_client client = ring_dma_client(ctx);
 	struct npu_card *card = ctx->r->card;
 	struct dma_side dst = { 0 };
 	int err;
@@ -256,8 +278,7 @@ static int cmd_fill(struct ring_ctx *ctx, const struct ring_cmd *c,
 			c->dst_sg_count);
 	if (!err && ring_take_fail_dma(ctx->r))
 		err = NPU_ERR_DMA;
-	if (!err && !dma_fill(card, &dst, c->arg, c->size, ctx->r->priority,
-			      ring_checkpoint_cb, ctx))
+	if (!err && !dma_fill(card, &dst, c->arg, c->size, &client))
 		err = CMD_ABORTED;
 
 	dma_side_free(&dst);
@@ -554,6 +575,7 @@ void ring_stop_thread(struct npu_ring *r)
 	r->gen++;
 	pthread_cond_broadcast(&r->wake);
 	pthread_mutex_unlock(&r->lock);
+	dma_ring_changed(r->card);
 	pthread_join(r->thread, NULL);
 }
 
@@ -565,8 +587,10 @@ void ring_destroy(struct npu_ring *r)
 }
 
 /*
- * RING_CTRL.RESET: abandon whatever the ring does (a copy between chunks,
- * a WAIT, a hang, a delay), then put it back to its reset state.
+ * RING_CTRL.RESET: abandon whatever the ring does (a copy between chunks or
+ * waiting for an engine, a WAIT, a hang, a delay), then put it back to its
+ * reset state.  Once disabled the ring cannot start anew while we let go
+ * of its lock: only we, on the main thread, enable rings.
  */
 void ring_reset(struct npu_ring *r)
 {
@@ -576,6 +600,11 @@ void ring_reset(struct npu_ring *r)
 	r->kick = false;
 	r->hang = false;
 	pthread_cond_broadcast(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+	/* outside the ring's lock: engine waiters take it under engine_lock */
+	dma_ring_changed(r->card);
+
+	pthread_mutex_lock(&r->lock);
 	while (r->busy)
 		pthread_cond_wait(&r->idle, &r->lock);
 
@@ -694,5 +723,7 @@ void ring_inject(struct npu_ring *r, uint32_t kind, uint32_t arg)
 	/* a ring that is no longer hung goes on now */
 	pthread_cond_broadcast(&r->wake);
 	pthread_mutex_unlock(&r->lock);
+	/* and one just hung leaves the engine queue now */
+	dma_ring_changed(r->card);
 	npu_log("ring %u: fault %u arg %u", r->idx, kind, arg);
 }
