@@ -1410,6 +1410,20 @@ static bool setup_low_and_urgent(struct npu_client *c, struct test_ring *low,
 	return ring_setup(c, low, 0, 8, 1) && ring_setup(c, urgent, 1, 8, 2);
 }
 
+/* Wait until the ring has moved some bytes of the command it is on. */
+static bool wait_mid_copy(struct npu_client *c, unsigned int ring,
+			  int timeout_ms)
+{
+	uint64_t t0 = now_us();
+
+	while (ring_rd64(c, ring, NPU_RING_BYTES_DONE) == 0) {
+		if (now_us() - t0 > timeout_ms * 1000ULL)
+			return false;
+		usleep(100);
+	}
+	return true;
+}
+
 /*
  * With one copy engine, a priority-0 ring's long copy runs to the end while
  * a priority-7 ring's copy, started first, waits between its chunks.
@@ -1437,6 +1451,37 @@ TEST_F(one_engine, priority_wins_the_copy_engine)
 	ring_wr32(c, 2, NPU_RING_PRIORITY, NPU_RING_PRIORITY_LOWEST + 1);
 	EXPECT_FALSE(ring_setup(c, &low, 2, 4, 1));
 	EXPECT_EQ(NPU_ERR_RING_CONFIG, ring_rd32(c, 2, NPU_RING_ERROR));
+}
+
+/*
+ * BYTES_DONE moves with every chunk, not only when a command ends: a driver
+ * watching for progress must see a long copy advance.
+ */
+TEST_F(one_engine, bytes_done_advances_during_a_copy)
+{
+	struct npu_cmd cmd = long_copy();
+	struct npu_client *c = &self->c;
+	struct test_ring low, urgent;
+	uint64_t bytes;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	ring_push(c, &urgent, &cmd);
+	ring_submit(c, &urgent);
+	ASSERT_TRUE(wait_mid_copy(c, 1, T_MS));
+	ASSERT_TRUE(ctrl_inject(c, 1, NPU_FAULT_HANG_RING, 0));
+	usleep(QUIET_MS * 1000);
+
+	bytes = ring_rd64(c, 1, NPU_RING_BYTES_DONE);
+	ASSERT_EQ(0, ring_rd32(c, 1, NPU_RING_HEAD))
+		TH_LOG("the copy ended before the hang; this host is too fast");
+	ASSERT_EQ(0, ring_rd64(c, 1, NPU_RING_CMDS_DONE));
+	ASSERT_LT(bytes, LONG_COPY_BYTES);
+	ASSERT_EQ(0, bytes % (1 * MiB));	/* whole chunks */
+
+	ASSERT_TRUE(ctrl_inject(c, 1, NPU_FAULT_CLEAR, 0));
+	ASSERT_TRUE(ring_wait_head(c, &urgent, 1, 10 * T_MS));
+	ASSERT_EQ(LONG_COPY_BYTES, ring_rd64(c, 1, NPU_RING_BYTES_DONE));
+	ASSERT_EQ(1, ring_rd64(c, 1, NPU_RING_CMDS_DONE));
 }
 
 /*

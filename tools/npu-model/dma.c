@@ -360,6 +360,7 @@ static bool transfer(struct npu_card *card, struct dma_side *dst,
 		}
 		done = transfer_chunk(&d, src ? &s : NULL, byte, chunk);
 		engine_put(card, cl->priority);
+		cl->moved(cl->ctx, done);
 		if (done != chunk)
 			break;
 		size -= chunk;

@@ -278,10 +278,12 @@ void dma_side_free(struct dma_side *side);
  * leaves the engine queue and asks go_on(ctx, true), which sits out a pause
  * (hung ring, dead card) and is false when the transfer must give up (ring
  * reset, shutdown).  go_on may be called with engine_lock held, so whoever
- * holds a ring's lock must not take engine_lock.
+ * holds a ring's lock must not take engine_lock.  moved() reports every
+ * chunk done.
  */
 struct dma_client {
 	bool (*go_on)(void *ctx, bool wait);
+	void (*moved)(void *ctx, uint64_t bytes);
 	void *ctx;
 	uint32_t priority;
 };

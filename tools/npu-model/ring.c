@@ -106,10 +106,24 @@ static bool ring_dma_go_on(void *ctx, bool wait)
 	return wait ? ring_checkpoint(ctx) : ring_may_go_on(ctx);
 }
 
+/*
+ * Per chunk, not per command: a driver that watches BYTES_DONE for
+ * progress sees a long copy move.
+ */
+static void ring_dma_moved(void *arg, uint64_t bytes)
+{
+	struct ring_ctx *ctx = arg;
+	struct npu_ring *r = ctx->r;
+
+	r->bytes_done += bytes;
+	ring_write64(r, NPU_RING_BYTES_DONE, r->bytes_done);
+}
+
 static struct dma_client ring_dma_client(struct ring_ctx *ctx)
 {
 	return (struct dma_client) {
 		.go_on = ring_dma_go_on,
+		.moved = ring_dma_moved,
 		.ctx = ctx,
 		.priority = ctx->r->priority,
 	};
@@ -236,8 +250,7 @@ static int copy_side(struct npu_card *card, struct dma_side *side,
 	return dma_side_contig(card, side, addr, host, size);
 }
 
-static int cmd_copy(struct ring_ctx *ctx, const struct ring_cmd *c,
-		    uint64_t *bytes)
+static int cmd_copy(struct ring_ctx *ctx, const struct ring_cmd *c)
 {
 	struct dma_client client = ring_dma_client(ctx);
 	struct npu_card *card = ctx->r->card;
@@ -260,12 +273,10 @@ static int cmd_copy(struct ring_ctx *ctx, const struct ring_cmd *c,
 
 	dma_side_free(&src);
 	dma_side_free(&dst);
-	*bytes = c->size;
 	return err;
 }
 
-static int cmd_fill(struct ring_ctx *ctx, const struct ring_cmd *c,
-		    uint64_t *bytes)
+static int cmd_fill(struct ring_ctx *ctx, const struct ring_cmd *c)
 {
 	struct dma_client client = ring_dma_client(ctx);
 	struct npu_card *card = ctx->r->card;
@@ -282,7 +293,6 @@ static int cmd_fill(struct ring_ctx *ctx, const struct ring_cmd *c,
 		err = CMD_ABORTED;
 
 	dma_side_free(&dst);
-	*bytes = c->size;
 	return err;
 }
 
@@ -392,12 +402,10 @@ static int cmd_wait(struct ring_ctx *ctx, const struct ring_cmd *c)
 	return NPU_ERR_NONE;
 }
 
-static int cmd_execute(struct ring_ctx *ctx, const struct ring_cmd *c,
-		       uint64_t *bytes)
+static int cmd_execute(struct ring_ctx *ctx, const struct ring_cmd *c)
 {
 	int err = cmd_check_fields(c);
 
-	*bytes = 0;
 	if (err)
 		return err;
 
@@ -405,9 +413,9 @@ static int cmd_execute(struct ring_ctx *ctx, const struct ring_cmd *c,
 	case NPU_OP_NOP:
 		return NPU_ERR_NONE;
 	case NPU_OP_COPY:
-		return cmd_copy(ctx, c, bytes);
+		return cmd_copy(ctx, c);
 	case NPU_OP_FILL:
-		return cmd_fill(ctx, c, bytes);
+		return cmd_fill(ctx, c);
 	case NPU_OP_FENCE:
 		return cmd_fence(ctx, c);
 	case NPU_OP_WAIT:
@@ -438,13 +446,13 @@ static void ring_fail(struct ring_ctx *ctx, int err)
 	ring_raise_irq(r);
 }
 
-/* Counters, then HEAD: its release store publishes the command's writes. */
-static void ring_complete(struct npu_ring *r, const struct ring_cmd *c,
-			  uint64_t bytes)
+/*
+ * CMDS_DONE, then HEAD: its release store publishes the command's writes.
+ * BYTES_DONE has advanced chunk by chunk already.
+ */
+static void ring_complete(struct npu_ring *r, const struct ring_cmd *c)
 {
 	r->cmds_done++;
-	r->bytes_done += bytes;
-	ring_write64(r, NPU_RING_BYTES_DONE, r->bytes_done);
 	ring_write64(r, NPU_RING_CMDS_DONE, r->cmds_done);
 	r->head++;
 	ring_write32(r, NPU_RING_HEAD, r->head);
@@ -458,7 +466,6 @@ static bool ring_step(struct ring_ctx *ctx)
 	struct npu_ring *r = ctx->r;
 	uint32_t delay = ring_delay_us(r);
 	struct ring_cmd c;
-	uint64_t bytes;
 	int err;
 
 	if (delay && !ring_sleep_us(ctx, delay))
@@ -467,14 +474,14 @@ static bool ring_step(struct ring_ctx *ctx)
 		return false;
 
 	ring_fetch(r, &c);
-	err = cmd_execute(ctx, &c, &bytes);
+	err = cmd_execute(ctx, &c);
 	if (err == CMD_ABORTED)
 		return false;
 	if (err) {
 		ring_fail(ctx, err);
 		return false;
 	}
-	ring_complete(r, &c, bytes);
+	ring_complete(r, &c);
 	return true;
 }
 
