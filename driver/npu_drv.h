@@ -120,7 +120,7 @@ struct npu_device {
 	struct mutex sysfs_lock;	/* @streams_kobj, @stream_dirs */
 	struct mutex contexts_lock;	/* @contexts */
 	struct list_head contexts;
-	u32 next_ctx_id;
+	u64 next_ctx_id;
 	atomic64_t pinned_pages;
 	bool dead;
 	struct delayed_work heartbeat_work;
@@ -151,7 +151,7 @@ struct npu_fence_area {
  * @ndev: the card
  * @file: the DRM file
  * @link: in npu_device.contexts
- * @id: number of the context on the card
+ * @id: number of the context on the card, never reused
  * @pid: process that opened it
  * @fence: the fence area
  * @lock: protects @streams, @slots_used, @event_slots
@@ -169,7 +169,7 @@ struct npu_ctx {
 	struct npu_device *ndev;
 	struct drm_file *file;
 	struct list_head link;
-	u32 id;
+	u64 id;
 	pid_t pid;
 	struct npu_fence_area *fence;
 	struct mutex lock;		/* streams and slot bitmaps */
@@ -297,13 +297,15 @@ struct npu_job {
 /**
  * struct npu_bo - a buffer: device memory, or pinned host memory
  * @base: the shmem object for host buffers; only its GEM part for device
- * @ctx: the context that created it, the only one that may use it
+ * @owner: id of the context that created it, the only one that may use it;
+ *	an id, not a pointer: a buffer can outlive its context (GEM flink)
+ *	and a pointer can be reused by a later context
  * @node: place in device memory (device buffers)
  * @sgt: DMA mapping of the pages (host buffers)
  */
 struct npu_bo {
 	struct drm_gem_shmem_object base;
-	struct npu_ctx *ctx;
+	u64 owner;
 	struct drm_mm_node node;
 	struct sg_table *sgt;
 };

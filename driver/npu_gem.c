@@ -106,7 +106,7 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
-	bo->ctx = ctx;
+	bo->owner = ctx->id;
 	bo->base.base.funcs = &npu_device_bo_funcs;
 	/* GEM sizes are in pages; the allocation itself is bo->node.size. */
 	drm_gem_private_object_init(&ndev->drm, &bo->base.base, PAGE_ALIGN(size));
@@ -141,7 +141,7 @@ static struct npu_bo *npu_host_bo_create(struct npu_ctx *ctx, u64 size)
 	if (IS_ERR(shmem))
 		return ERR_CAST(shmem);
 	bo = container_of(shmem, struct npu_bo, base);
-	bo->ctx = ctx;
+	bo->owner = ctx->id;
 
 	/* Pins the pages and maps them for the card until the buffer dies. */
 	sgt = drm_gem_shmem_get_pages_sgt(shmem);
@@ -228,7 +228,7 @@ struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
 	drm_mm_for_each_node_in_range(node, &ndev->mm, start, start + 1) {
 		struct npu_bo *bo = container_of(node, struct npu_bo, node);
 
-		if (bo->ctx == ctx && end <= node->start + node->size &&
+		if (bo->owner == ctx->id && end <= node->start + node->size &&
 		    kref_get_unless_zero(&bo->base.base.refcount))
 			found = &bo->base.base;
 		break;
@@ -252,7 +252,7 @@ struct drm_gem_object *npu_host_bo_lookup(struct npu_ctx *ctx, u32 handle)
 {
 	struct drm_gem_object *obj = drm_gem_object_lookup(ctx->file, handle);
 
-	if (obj && (!npu_bo_is_host(obj) || to_npu_bo(obj)->ctx != ctx)) {
+	if (obj && (!npu_bo_is_host(obj) || to_npu_bo(obj)->owner != ctx->id)) {
 		drm_gem_object_put(obj);
 		obj = NULL;
 	}

@@ -156,7 +156,7 @@ static struct kobj_attribute stream_##name##_attr =			\
 	__ATTR(name, 0444, stream_##name##_show, NULL)
 
 NPU_STREAM_ATTR(pid, "%d", stream->ctx->pid);
-NPU_STREAM_ATTR(context, "%u", stream->ctx->id);
+NPU_STREAM_ATTR(context, "%llu", stream->ctx->id);
 NPU_STREAM_ATTR(id, "%u", stream->id);
 NPU_STREAM_ATTR(ring, "%u", stream->ring->index);
 NPU_STREAM_ATTR(priority, "%u", stream->priority);
