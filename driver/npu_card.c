@@ -113,7 +113,7 @@ int npu_card_reset(struct npu_device *ndev)
  */
 int npu_card_inject_fault(struct npu_device *ndev, u32 ring, u32 kind, u32 arg)
 {
-	if (ring >= ndev->id.num_rings || kind > NPU_FAULT_STOP_HEARTBEAT)
+	if (ring >= ndev->id.num_rings || kind > NPU_FAULT_LAST)
 		return -EINVAL;
 	npu_wr32(ndev, NPU_INJ_RING, ring);
 	npu_wr32(ndev, NPU_INJ_KIND, kind);

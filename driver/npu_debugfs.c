@@ -3,7 +3,8 @@
  * debugfs, in /sys/kernel/debug/accel/<PCI device>/:
  *   rings   registers and queued commands of every ring a stream owns
  *   fault   arms the card's fault injection: "<kind> <ring> [arg]" with kind
- *           one of clear, hang, dma, delay, drop_irq, stop_heartbeat
+ *           one of clear, hang, dma, delay, drop_irq, stop_heartbeat,
+ *           stuck_reset
  */
 
 #include <linux/debugfs.h>
@@ -69,6 +70,7 @@ static const char * const npu_fault_names[] = {
 	[NPU_FAULT_DELAY] = "delay",
 	[NPU_FAULT_DROP_IRQ] = "drop_irq",
 	[NPU_FAULT_STOP_HEARTBEAT] = "stop_heartbeat",
+	[NPU_FAULT_STUCK_RESET] = "stuck_reset",
 };
 
 static ssize_t npu_fault_write(struct file *file, const char __user *ubuf,

@@ -43,6 +43,10 @@ struct npu_stream_dir;
  * @wq: woken by the ring's interrupt
  * @owned: a stream owns the ring, under npu_device.rings_lock
  * @kept: out of use, memory kept, after the card did not confirm a reset
+ * @kept_jobs: jobs of the last stream, kept with their pages and buffers
+ *	since the card may still run them
+ * @kept_fence: fence area of that stream's context, which the card may
+ *	still write, referenced
  * @stream: the stream to notify of interrupts, under npu_device.rings_lock
  */
 struct npu_ring {
@@ -58,6 +62,8 @@ struct npu_ring {
 	wait_queue_head_t wq;
 	bool owned;
 	bool kept;
+	struct list_head kept_jobs;
+	struct drm_gem_object *kept_fence;
 	struct npu_stream *stream;
 };
 

@@ -84,7 +84,10 @@ enum npu_fault {
 	NPU_FAULT_DELAY = 3,		/* ARG microseconds before each command */
 	NPU_FAULT_DROP_IRQ = 4,		/* drop the ring's next ARG interrupts */
 	NPU_FAULT_STOP_HEARTBEAT = 5,	/* the whole card dies until global reset */
+	NPU_FAULT_STUCK_RESET = 6,	/* the ring ignores RESET until global reset */
 };
+
+#define NPU_FAULT_LAST			NPU_FAULT_STUCK_RESET
 
 /* Per-ring registers, at NPU_RING_REGS_BASE + ring * NPU_RING_REGS_STRIDE */
 #define NPU_RING_BASE			0x00	/* u64, RW: DMA address, 64-byte aligned */

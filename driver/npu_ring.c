@@ -72,6 +72,7 @@ int npu_rings_init(struct npu_device *ndev)
 		ring->done = &done[i];
 		ring->done_dma = done_dma + i * sizeof(*done);
 		init_waitqueue_head(&ring->wq);
+		INIT_LIST_HEAD(&ring->kept_jobs);
 	}
 	return 0;
 }
@@ -263,8 +264,22 @@ int npu_ring_stop(struct npu_ring *ring)
 	return 0;
 }
 
+/* What a stopped ring's last stream left it, released. */
+static void npu_ring_release_kept(struct npu_ring *ring)
+{
+	struct npu_job *job, *next;
+
+	list_for_each_entry_safe(job, next, &ring->kept_jobs, link) {
+		list_del(&job->link);
+		npu_job_free(ring->ndev, job);
+	}
+	if (ring->kept_fence)
+		drm_gem_object_put(ring->kept_fence);
+	ring->kept_fence = NULL;
+}
+
 /**
- * npu_rings_reclaim - free the memory of rings kept after a failed stop
+ * npu_rings_reclaim - free what rings kept after a failed stop held
  * @ndev: the card, just reset as a whole
  */
 void npu_rings_reclaim(struct npu_device *ndev)
@@ -276,6 +291,7 @@ void npu_rings_reclaim(struct npu_device *ndev)
 
 		if (ring->owned || !ring->cmds)
 			continue;
+		npu_ring_release_kept(ring);
 		npu_ring_free_cmds(ring);
 		spin_lock_irq(&ndev->rings_lock);
 		if (ring->kept)

@@ -67,6 +67,17 @@ static void npu_job_fail_events(struct npu_stream *stream, struct npu_job *job)
 			   stream->error);
 }
 
+/* The events of queued jobs that a ring which did not stop keeps. */
+static void npu_stream_fail_kept_events(struct npu_stream *stream)
+{
+	struct npu_job *job;
+
+	spin_lock_irq(&stream->lock);
+	list_for_each_entry(job, &stream->jobs, link)
+		npu_job_fail_events(stream, job);
+	spin_unlock_irq(&stream->lock);
+}
+
 /*
  * Frees the jobs the card completed, or every job when @all; the caller
  * guarantees that the card no longer runs the ring in that case.  The
@@ -144,11 +155,13 @@ void npu_stream_fail(struct npu_stream *stream, u32 error)
 	mutex_lock(&stream->submit_lock);
 	stopped = ctx->ndev->dead || !npu_ring_reset(stream->ring);
 	WRITE_ONCE(npu_stream_slot(stream)->error, error);
-	if (stopped)
+	if (stopped) {
 		npu_stream_retire(stream, true);
-	else
+	} else {
 		drm_err(&ctx->ndev->drm, "ring %u did not stop; its pages stay pinned\n",
 			stream->ring->index);
+		npu_stream_fail_kept_events(stream);
+	}
 	mutex_unlock(&stream->submit_lock);
 	wake_up_all(&ctx->wq);
 	/* Streams waiting on the card for this one's events would wait forever. */
@@ -321,6 +334,22 @@ const char *npu_stream_state_name(struct npu_stream *stream)
 	}
 }
 
+/*
+ * The card did not stop the ring: the pages and buffers of the stream's
+ * queued jobs, and the fence area the ring writes, stay with the ring
+ * until a global reset (npu_rings_reclaim()).
+ */
+static void npu_stream_leave_to_ring(struct npu_stream *stream)
+{
+	struct npu_ring *ring = stream->ring;
+
+	spin_lock_irq(&stream->lock);
+	list_splice_tail_init(&stream->jobs, &ring->kept_jobs);
+	spin_unlock_irq(&stream->lock);
+	drm_gem_object_get(&stream->ctx->fence->gem);
+	ring->kept_fence = &stream->ctx->fence->gem;
+}
+
 /**
  * npu_stream_destroy - tear down a stream taken out of its context's table
  * @stream: the stream; the caller gives up the table's reference
@@ -343,8 +372,8 @@ void npu_stream_destroy(struct npu_stream *stream, bool abort)
 	cancel_work_sync(&stream->retire_work);
 	cancel_delayed_work_sync(&stream->hang_work);
 
-	if (stream->ring->cmds)
-		npu_ring_stop(stream->ring);
+	if (stream->ring->cmds && npu_ring_stop(stream->ring))
+		npu_stream_leave_to_ring(stream);
 	npu_ring_release(stream->ring);
 	npu_ctx_slot_free(ctx, stream->slot);
 	npu_stream_put(stream);

@@ -192,6 +192,91 @@ TEST_F(fault, lost_interrupt_is_recovered)
 	EXPECT_EQ(0, bystander_run(self));
 }
 
+/* Pages pinned system-wide with FOLL_PIN and not yet unpinned. */
+static long long pins_outstanding(void)
+{
+	long long acquired = -1, released = -1, v;
+	char line[128], name[64];
+	FILE *f;
+
+	/* Folds the per-CPU counters in, which /proc/vmstat alone lags behind. */
+	text_write("/proc/sys/vm/stat_refresh", "1");
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lld", name, &v) != 2)
+			continue;
+		if (!strcmp(name, "nr_foll_pin_acquired"))
+			acquired = v;
+		else if (!strcmp(name, "nr_foll_pin_released"))
+			released = v;
+	}
+	fclose(f);
+	return acquired < 0 || released < 0 ? -1 : acquired - released;
+}
+
+/*
+ * A ring the card does not stop keeps what its work uses (pages, buffers,
+ * the fence area it writes) and stays out of use, until unbinding resets
+ * the card and gives it all back.
+ */
+TEST_F(fault, ring_that_does_not_stop_keeps_its_pages)
+{
+	const size_t size = 1 << 20;
+	const long long pages = size / 4096;
+	struct drm_npu_cmd cmds[2];
+	struct drm_npu_stream_create s;
+	long long pinned, rings_used, pins;
+	int64_t start;
+	uint8_t *mem;
+	uint64_t seq;
+	uint32_t ev;
+
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	memset(mem, 0, size);
+	pinned = npu_card_attr(self->card.bdf, "pinned_pages");
+	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	cmds[0] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WAIT, .slot = ev, .value = 1 };
+	cmds[1] = npu_cmd_fill((uintptr_t)mem, 0x77, size, DRM_NPU_CMD_DST_USER);
+	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, cmds, 2, 0, &seq));
+	EXPECT_EQ(pinned + pages, npu_card_attr(self->card.bdf, "pinned_pages"));
+	rings_used = npu_card_attr(self->card.bdf, "rings_used");
+
+	ASSERT_EQ(0, inject(self, "stuck_reset", 0));
+	EXPECT_EQ(0, npu_stream_del(self->card.fd, self->victim.id,
+				    DRM_NPU_STREAM_DESTROY_ABORT));
+	EXPECT_EQ(-1, npu_stream_sysfs(self->card.bdf, self->ring, "id", NULL, 0));
+	EXPECT_EQ(pinned + pages, npu_card_attr(self->card.bdf, "pinned_pages"));
+	EXPECT_EQ(rings_used, npu_card_attr(self->card.bdf, "rings_used"));
+	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
+	EXPECT_NE(self->ring, npu_stream_ring(self->card.bdf, s.id));
+
+	/* The ring indeed still runs, into pages that are still pinned. */
+	ASSERT_EQ(0, npu_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 1));
+	start = npu_now_ns();
+	while (mem[size - 1] != 0x77 && npu_now_ns() - start < 5000 * 1000000LL)
+		usleep(1000);
+	EXPECT_EQ(0x77, mem[0]);
+	EXPECT_EQ(0x77, mem[size - 1]);
+
+	/* Unbinding resets the card; the kept pages are unpinned then. */
+	pins = pins_outstanding();
+	ASSERT_GE(pins, pages);
+	npu_card_close(&self->card);
+	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/unbind", self->card.bdf));
+	EXPECT_LE(pins_outstanding(), pins - pages);
+	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/bind", self->card.bdf));
+	ASSERT_EQ(0, npu_card_open(&self->card, 0));
+	EXPECT_EQ(0, npu_card_attr(self->card.bdf, "pinned_pages"));
+	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
+	ASSERT_EQ(0, npu_bo_new(self->card.fd, 4096, 0, &self->buf));
+	EXPECT_EQ(0, npu_run(&self->card, &s, npu_cmd_fill(self->buf.addr, 1, 64, 0)));
+	self->ring = npu_stream_ring(self->card.bdf, s.id);
+	munmap(mem, size);
+}
+
 TEST_F(fault, dead_card_fails_every_waiter)
 {
 	uint32_t ev;

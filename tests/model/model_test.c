@@ -1069,6 +1069,34 @@ TEST_F(npu, fault_hang_ring)
 	ASSERT_EQ(1, irq_wait(c, 1, T_MS));
 }
 
+/* A ring whose reset is stuck goes on as it was; a global reset stops it. */
+TEST_F(npu, fault_stuck_reset)
+{
+	struct npu_client *c = &self->c;
+	struct npu_cmd nop = cmd_nop(NPU_CMD_IRQ);
+	struct test_ring r, o;
+
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ASSERT_TRUE(ring_setup(c, &o, 1, 8, 2));
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_HANG_RING, 0));
+	ASSERT_TRUE(ctrl_inject(c, 0, NPU_FAULT_STUCK_RESET, 0));
+	ring_push(c, &r, &nop);
+	ring_submit(c, &r);
+
+	ASSERT_FALSE(ctrl_ring_reset(c, 0));
+	ASSERT_EQ(NPU_RING_CTRL_RESET, ring_rd32(c, 0, NPU_RING_CTRL));
+	ASSERT_NE(NPU_RING_DISABLED, ring_rd32(c, 0, NPU_RING_STATUS));
+	ASSERT_TRUE(ring_run(c, &o, &nop, T_MS));
+
+	ASSERT_TRUE(ctrl_global_reset(c));
+	ASSERT_EQ(0, ring_rd32(c, 0, NPU_RING_CTRL));
+	ASSERT_EQ(NPU_RING_DISABLED, ring_rd32(c, 0, NPU_RING_STATUS));
+	ASSERT_TRUE(ring_setup(c, &r, 0, 8, 1));
+	ASSERT_TRUE(ring_run(c, &r, &nop, T_MS));
+	/* the global reset disarmed the fault */
+	ASSERT_TRUE(ctrl_ring_reset(c, 0));
+}
+
 TEST_F(npu, fault_fail_dma)
 {
 	struct npu_client *c = &self->c;

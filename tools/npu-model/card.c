@@ -255,7 +255,7 @@ static void card_inject(struct npu_card *card)
 	if (kind == NPU_FAULT_STOP_HEARTBEAT) {
 		npu_log("fault: heartbeat stopped, card dead");
 		card_set_dead(card, true);
-	} else if (kind > NPU_FAULT_STOP_HEARTBEAT) {
+	} else if (kind > NPU_FAULT_LAST) {
 		npu_log("fault: unknown kind %u ignored", kind);
 	} else if (ring >= card->cfg.num_rings) {
 		npu_log("fault: no ring %u, ignored", ring);
@@ -264,14 +264,21 @@ static void card_inject(struct npu_card *card)
 	}
 }
 
+/*
+ * A ring whose reset is stuck (a fault) leaves RESET set and goes on, as a
+ * broken ring would: the driver must not free what it uses.  Only a
+ * global reset gets it back.
+ */
 static void card_ring_control(struct npu_ring *r)
 {
 	uint32_t ctrl = ring_read32(r, NPU_RING_CTRL);
 
-	if (ctrl & NPU_RING_CTRL_RESET)
-		ring_reset(r);
-	else if (ctrl & NPU_RING_CTRL_ENABLE)
+	if (ctrl & NPU_RING_CTRL_RESET) {
+		if (!ring_reset_stuck(r))
+			ring_reset(r);
+	} else if (ctrl & NPU_RING_CTRL_ENABLE) {
 		ring_enable(r);
+	}
 }
 
 /*

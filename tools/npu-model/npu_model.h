@@ -99,6 +99,7 @@ struct npu_ring {
 	bool fail_dma;
 	uint32_t delay_us;
 	uint32_t drop_irqs;
+	bool stuck_reset;
 };
 
 struct npu_card {
@@ -243,6 +244,7 @@ void ring_enable(struct npu_ring *r);
 void ring_doorbell(struct npu_ring *r, uint32_t vector);
 void ring_poke(struct npu_ring *r);
 void ring_inject(struct npu_ring *r, uint32_t kind, uint32_t arg);
+bool ring_reset_stuck(struct npu_ring *r);
 void ring_raise_irq(struct npu_ring *r);
 
 /* dma.c */

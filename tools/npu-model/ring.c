@@ -704,6 +704,16 @@ void ring_poke(struct npu_ring *r)
 	pthread_mutex_unlock(&r->lock);
 }
 
+bool ring_reset_stuck(struct npu_ring *r)
+{
+	bool stuck;
+
+	pthread_mutex_lock(&r->lock);
+	stuck = r->stuck_reset;
+	pthread_mutex_unlock(&r->lock);
+	return stuck;
+}
+
 void ring_inject(struct npu_ring *r, uint32_t kind, uint32_t arg)
 {
 	pthread_mutex_lock(&r->lock);
@@ -713,6 +723,10 @@ void ring_inject(struct npu_ring *r, uint32_t kind, uint32_t arg)
 		r->fail_dma = false;
 		r->delay_us = 0;
 		r->drop_irqs = 0;
+		r->stuck_reset = false;
+		break;
+	case NPU_FAULT_STUCK_RESET:
+		r->stuck_reset = true;
 		break;
 	case NPU_FAULT_HANG_RING:
 		r->hang = true;
