@@ -383,6 +383,8 @@ void acl_hostmem_drop(struct acl_device *dev);	/* NULL: registrations */
 void acl_devmem_drop_device(struct acl_device *dev);
 
 /* ---- callbacks (callback.c) -------------------------------------------- */
+/* Whether the calling thread is inside a callback: it must not wait for a teardown. */
+bool acl_cb_running(void);
 void acl_cb_stream_gone(struct acl_stream *s);
 void acl_cb_stream_failed(struct acl_stream *s);
 bool acl_cb_release_unserved(struct acl_stream *s);

@@ -15,6 +15,11 @@
  *
  * The bookkeeping (queues, subscriptions) sits under one mutex, cb_lock;
  * the card-side work goes through the stream's own submission path.
+ *
+ * A callback may call the runtime, even tear down its own stream, context
+ * or device. Such a teardown must not wait for the callback that makes it,
+ * nor for callbacks that only the calling thread would serve: those are
+ * let go instead (acl_cb_release_unserved, acl_cb_stream_gone).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,7 +48,10 @@ struct acl_cbstate {
 	struct acl_cb *head, *tail;
 	bool subscribed;
 	pthread_t thread;
-	bool busy;			/* a callback of the stream is running */
+	bool busy;			/* a callback of the stream is running: */
+	struct acl_cb *cur;		/* this one, */
+	pthread_t runner;		/* in this thread */
+	bool orphan;			/* stream gone under its running callback */
 	struct acl_list link;		/* in cb_all */
 };
 
@@ -53,7 +61,15 @@ static pthread_once_t cb_once = PTHREAD_ONCE_INIT;
 static struct acl_list cb_all = { &cb_all, &cb_all };
 
 static pthread_t worker;
-static bool worker_running, worker_stop;
+static bool worker_running;
+
+/* Callbacks the thread is inside (aclrtProcessReport in a callback nests). */
+static __thread int tls_running;
+
+bool acl_cb_running(void)
+{
+	return tls_running > 0;
+}
 
 static void cb_init_once(void)
 {
@@ -138,20 +154,33 @@ static struct acl_cb *take_ready(struct acl_cbstate *st, enum cb_kind kind)
 	if (!st->head)
 		st->tail = NULL;
 	st->busy = true;
+	st->cur = cb;
+	st->runner = pthread_self();
 	return cb;
 }
 
-/* Runs cb outside cb_lock (which the caller holds) and releases the ring. */
+/*
+ * Runs cb outside cb_lock (which the caller holds) and releases the ring,
+ * unless a teardown let it past already (done never goes back). When the
+ * callback destroyed its own stream, st is orphaned: its slots are gone
+ * and it is freed here.
+ */
 static void run_cb(struct acl_cbstate *st, struct acl_cb *cb)
 {
 	struct acl_device *d = st->s->dev;
 
 	pthread_mutex_unlock(&cb_lock);
+	tls_running++;
 	cb->fn(cb->arg);
-	if (cb->block)
-		drv_slot_signal(d->fd, st->done_slot, cb->seq);
+	tls_running--;
 	pthread_mutex_lock(&cb_lock);
-	st->busy = false;
+	if (st->orphan) {
+		free(st);
+	} else {
+		if (cb->block && !acl_seq_reached(acl_slot_value(d, st->done_slot), cb->seq))
+			drv_slot_signal(d->fd, st->done_slot, cb->seq);
+		st->busy = false;
+	}
 	pthread_cond_broadcast(&cb_cond);
 	free(cb);
 }
@@ -232,46 +261,66 @@ void acl_cb_stream_failed(struct acl_stream *s)
 }
 
 /*
- * Before a waiting destroy: blocking callbacks that no thread will serve
- * are released (not run), so that the stream can drain.
+ * Whether a thread other than me will run st's next callback of kind
+ * (cb_lock held): me is busy waiting for the stream meanwhile.
+ */
+static bool served_by_another(const struct acl_cbstate *st, enum cb_kind kind, pthread_t me)
+{
+	if (kind == CB_REPORT)
+		return st->subscribed && !pthread_equal(st->thread, me);
+	return worker_running && !pthread_equal(worker, me);
+}
+
+/*
+ * Before a waiting destroy: blocking callbacks that no other thread will
+ * serve are released (not run), so that the stream can drain. A blocking
+ * callback that the caller itself runs cannot return first: the ring is
+ * let past it (run_cb then signals nothing).
  */
 bool acl_cb_release_unserved(struct acl_stream *s)
 {
+	pthread_t me = pthread_self();
 	struct acl_cbstate *st;
 	bool released = false;
-	uint64_t last = 0;
+	uint64_t upto = 0;
 	uint32_t slot = 0;
 
 	pthread_mutex_lock(&cb_lock);
 	st = s->cb;
-	if (st && st->head) {
-		bool report_unserved = st->head->kind == CB_REPORT && !st->subscribed;
-		bool host_unserved = st->head->kind == CB_HOSTFUNC && !worker_running;
-
-		if (report_unserved || host_unserved) {
-			last = st->launched;
-			slot = st->done_slot;
-			drop_queue(st);
-			released = true;
-		}
+	if (st && st->busy && st->cur->block && pthread_equal(st->runner, me)) {
+		upto = st->cur->seq;
+		slot = st->done_slot;
+	}
+	if (st && st->head && !served_by_another(st, st->head->kind, me)) {
+		upto = st->launched;
+		slot = st->done_slot;
+		drop_queue(st);
+		released = true;
 	}
 	pthread_mutex_unlock(&cb_lock);
-	if (released) {
-		ACL_LOGW("stream %u destroyed with callbacks nobody served: dropped", s->obj.index);
-		drv_slot_signal(s->dev->fd, slot, last);
-	}
+	if (released)
+		ACL_LOGW("stream %u destroyed with callbacks nobody else serves: dropped",
+			 s->obj.index);
+	if (upto)
+		drv_slot_signal(s->dev->fd, slot, upto);
 	return released;
 }
 
+/*
+ * Waits for the stream's running callback, unless the caller is running it
+ * (it destroys its own stream): then run_cb frees st once it returns.
+ */
 void acl_cb_stream_gone(struct acl_stream *s)
 {
 	struct acl_device *d = s->dev;
 	struct acl_cbstate *st;
+	bool mine;
 
 	pthread_mutex_lock(&cb_lock);
 	st = s->cb;
 	if (st) {
-		while (st->busy)
+		mine = st->busy && pthread_equal(st->runner, pthread_self());
+		while (st->busy && !mine)
 			pthread_cond_wait(&cb_cond, &cb_lock);
 		drop_queue(st);
 		acl_list_del(&st->link);
@@ -282,7 +331,9 @@ void acl_cb_stream_gone(struct acl_stream *s)
 			drv_slot_free(d->fd, st->done_slot);
 		}
 		pthread_mutex_destroy(&st->launch_lock);
-		free(st);
+		st->orphan = mine;
+		if (!mine)
+			free(st);
 		s->cb = NULL;
 		pthread_cond_broadcast(&cb_cond);
 	}
@@ -477,7 +528,8 @@ static void *worker_main(void *unused)
 
 	(void)unused;
 	pthread_mutex_lock(&cb_lock);
-	while (!worker_stop)
+	/* Until stopped, or replaced after it stopped itself (aclFinalize in a host function). */
+	while (worker_running && pthread_equal(worker, pthread_self()))
 		if (!serve_one(CB_HOSTFUNC, &sc))
 			wait_for_callbacks(&sc, INT64_MAX);
 	pthread_mutex_unlock(&cb_lock);
@@ -496,7 +548,6 @@ ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, vo
 	pthread_once(&cb_once, cb_init_once);
 	pthread_mutex_lock(&cb_lock);
 	if (!worker_running) {
-		worker_stop = false;
 		if (pthread_create(&worker, NULL, worker_main, NULL)) {
 			pthread_mutex_unlock(&cb_lock);
 			return ACL_FAIL(ACL_ERROR_RT_INTERNAL_ERROR, "cannot start the host-function thread");
@@ -508,19 +559,26 @@ ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, vo
 	return launch(s, fn, args, true, CB_HOSTFUNC);
 }
 
+/*
+ * Stops the worker after the host function it runs. A host function that
+ * calls this (aclFinalize) cannot wait for itself: its thread ends, unjoined,
+ * when it returns.
+ */
 void acl_cb_shutdown(void)
 {
-	bool join;
+	pthread_t me = pthread_self(), w;
+	bool join, self;
 
 	pthread_once(&cb_once, cb_init_once);
 	pthread_mutex_lock(&cb_lock);
-	join = worker_running && !pthread_equal(worker, pthread_self());
-	worker_stop = true;
+	self = worker_running && pthread_equal(worker, me);
+	join = worker_running && !self;
+	w = worker;
+	worker_running = false;
 	pthread_cond_broadcast(&cb_cond);
 	pthread_mutex_unlock(&cb_lock);
 	if (join)
-		pthread_join(worker, NULL);
-	pthread_mutex_lock(&cb_lock);
-	worker_running = false;
-	pthread_mutex_unlock(&cb_lock);
+		pthread_join(w, NULL);
+	if (self)
+		pthread_detach(me);
 }

@@ -48,6 +48,26 @@ static void wait_calls(struct cbctx *c, int n)
 		sleep_ms(10);
 }
 
+/*
+ * A deadlock must fail a test, not hang it: the watchdog ends the test's
+ * process (kselftest runs each test in one of its own) with a message.
+ */
+static void watchdog_fire(int sig)
+{
+	static const char msg[] = "# watchdog: the test hung (a deadlock?)\n";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+static void watchdog_arm(unsigned sec)
+{
+	signal(SIGALRM, watchdog_fire);
+	alarm(sec);
+}
+
 FIXTURE(dev) {
 	aclrtStream s;
 	struct cbctx c;
@@ -473,6 +493,133 @@ TEST_F(dev, concurrent_resets_wait_without_the_lock)
 	EXPECT_EQ(ACL_SUCCESS, a.reset_err[1]);
 	/* both references are gone: the device is closed */
 	EXPECT_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetCurrentContext(&ctx));
+}
+
+/*
+ * Callbacks that tear down what they run on: the teardown does not wait
+ * for the callback that makes it.
+ */
+struct self_teardown {
+	aclrtStream s;
+	atomic_int done;
+	aclError err;
+};
+
+static void destroy_own_stream(void *arg)
+{
+	struct self_teardown *a = arg;
+
+	a->err = aclrtDestroyStream(a->s);
+	atomic_store(&a->done, 1);
+}
+
+static void reset_own_device(void *arg)
+{
+	struct self_teardown *a = arg;
+
+	a->err = aclrtResetDevice(0);
+	atomic_store(&a->done, 1);
+}
+
+static void finalize_in_callback(void *arg)
+{
+	struct self_teardown *a = arg;
+
+	a->err = aclFinalize();
+	atomic_store(&a->done, 1);
+}
+
+static void wait_done(atomic_int *done)
+{
+	for (int i = 0; i < 500 && !atomic_load(done); i++)
+		sleep_ms(10);
+}
+
+TEST_F(dev, callbacks_destroy_their_own_stream)
+{
+	struct self_teardown a[3] = { 0 };
+	uint8_t *host;
+	size_t n = 4096;
+
+	watchdog_arm(20);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost((void **)&host, n));
+	ASSERT_EQ(0, pthread_create(&self->c.th, NULL, serve, &self->c));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&a[i].s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, a[0].s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, a[1].s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(destroy_own_stream, &a[0],
+						   ACL_CALLBACK_BLOCK, a[0].s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(destroy_own_stream, &a[1],
+						   ACL_CALLBACK_NO_BLOCK, a[1].s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(a[2].s, destroy_own_stream, &a[2]));
+	/* Queued behind the destroying callback: it drains the stream. */
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(host, n, 7, n, a[2].s));
+	for (int i = 0; i < 3; i++) {
+		wait_done(&a[i].done);
+		EXPECT_EQ(1, atomic_load(&a[i].done));
+		EXPECT_EQ(ACL_SUCCESS, a[i].err);
+	}
+	EXPECT_EQ(7, host[n - 1]);
+	atomic_store(&self->c.stop, 1);
+	pthread_join(self->c.th, NULL);
+	/* The runtime goes on: callbacks on a new stream run. */
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, cb_record, &self->c));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(1, atomic_load(&self->c.calls));
+	aclrtFreeHost(host);
+}
+
+TEST_F(dev, host_func_resets_its_device)
+{
+	struct self_teardown a = { 0 };
+	aclrtContext ctx;
+
+	watchdog_arm(20);
+	/* The fixture's reference is the last: the host function closes the device. */
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, reset_own_device, &a));
+	wait_done(&a.done);
+	ASSERT_EQ(1, atomic_load(&a.done));
+	EXPECT_EQ(ACL_SUCCESS, a.err);
+	EXPECT_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetCurrentContext(&ctx));
+	/* It opens again, and host functions still run. */
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(NULL, cb_record, &self->c));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(NULL));
+	EXPECT_EQ(1, atomic_load(&self->c.calls));
+}
+
+TEST_F(dev, callbacks_finalize)
+{
+	struct self_teardown a = { 0 };
+
+	watchdog_arm(20);
+	/* A host function: the worker thread cannot wait for itself. */
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, finalize_in_callback, &a));
+	wait_done(&a.done);
+	ASSERT_EQ(1, atomic_load(&a.done));
+	EXPECT_EQ(ACL_SUCCESS, a.err);
+	EXPECT_EQ(ACL_ERROR_REPEAT_FINALIZE, aclFinalize());
+
+	/* A new worker serves host functions after aclInit. */
+	ASSERT_EQ(ACL_SUCCESS, aclInit(NULL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(NULL, cb_record, &self->c));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(NULL));
+	EXPECT_EQ(1, atomic_load(&self->c.calls));
+
+	/* A callback in a subscribed thread. */
+	memset(&a, 0, sizeof(a));
+	ASSERT_EQ(0, pthread_create(&self->c.th, NULL, serve, &self->c));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->c.th, NULL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(finalize_in_callback, &a, ACL_CALLBACK_BLOCK,
+						   NULL));
+	wait_done(&a.done);
+	ASSERT_EQ(1, atomic_load(&a.done));
+	EXPECT_EQ(ACL_SUCCESS, a.err);
+	atomic_store(&self->c.stop, 1);
+	pthread_join(self->c.th, NULL);
+	EXPECT_EQ(ACL_ERROR_REPEAT_FINALIZE, aclFinalize());
 }
 
 TEST_HARNESS_MAIN
