@@ -6,6 +6,11 @@
  * drops them all. The last one going releases every device, stream, event
  * and buffer of the process.
  *
+ * The teardown waits for running callbacks, which may call the runtime, so
+ * it runs without the init lock: "finalizing" keeps aclInit waiting until
+ * it is done (failing at once in a callback, which the teardown may be
+ * waiting for).
+ *
  * The configuration file is JSON (parsed with json-c). Recognised keys:
  *   "defaultDevice": {"default_device": "<id>"}   device used by threads
  *                                                 that set none
@@ -27,6 +32,8 @@ pthread_mutex_t acl_init_lock = PTHREAD_MUTEX_INITIALIZER;
 int32_t acl_default_device = -1;
 bool acl_default_taken;
 static uint64_t init_refs;
+static bool finalizing;
+static pthread_cond_t finalized = PTHREAD_COND_INITIALIZER;
 
 /* Reads a small integer given as a JSON number or a decimal string. */
 static bool json_int(struct json_object *o, long *out)
@@ -155,6 +162,13 @@ ACL_EXPORT aclError aclInit(const char *configPath)
 
 	acl_log_init();
 	pthread_mutex_lock(&acl_init_lock);
+	while (finalizing && !acl_cb_running())
+		pthread_cond_wait(&finalized, &acl_init_lock);
+	if (finalizing) {
+		pthread_mutex_unlock(&acl_init_lock);
+		return ACL_FAIL(ACL_ERROR_RT_DEVICE_TASK_ABORT,
+				"aclFinalize is under way and waits for this callback");
+	}
 	if (init_refs) {
 		init_refs++;
 		pthread_mutex_unlock(&acl_init_lock);
@@ -181,14 +195,26 @@ ACL_EXPORT aclError aclInit(const char *configPath)
 	return ACL_SUCCESS;
 }
 
-/* Called with acl_init_lock held when the last reference goes. */
-static void teardown(void)
+/*
+ * Called with acl_init_lock held when the last reference goes; drops it
+ * while it waits. The default device stops standing in first, so that a
+ * callback running meanwhile does not take it again. Devices close before
+ * the worker stops: their running callbacks are waited for, queued ones
+ * dropped.
+ */
+static void teardown_locked(void)
 {
-	acl_cb_shutdown();
-	acl_device_shutdown_all();
-	acl_hostmem_drop(NULL);
+	init_refs = 0;
 	acl_default_device = -1;
 	acl_default_taken = false;
+	finalizing = true;
+	pthread_mutex_unlock(&acl_init_lock);
+	acl_device_shutdown_all();
+	acl_cb_shutdown();
+	acl_hostmem_drop(NULL);
+	pthread_mutex_lock(&acl_init_lock);
+	finalizing = false;
+	pthread_cond_broadcast(&finalized);
 }
 
 ACL_EXPORT aclError aclFinalize(void)
@@ -198,8 +224,7 @@ ACL_EXPORT aclError aclFinalize(void)
 		pthread_mutex_unlock(&acl_init_lock);
 		return ACL_FAIL(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize without aclInit");
 	}
-	init_refs = 0;
-	teardown();
+	teardown_locked();
 	pthread_mutex_unlock(&acl_init_lock);
 	return ACL_SUCCESS;
 }
@@ -212,7 +237,7 @@ ACL_EXPORT aclError aclFinalizeReference(uint64_t *refCount)
 		return ACL_FAIL(ACL_ERROR_REPEAT_FINALIZE, "aclFinalizeReference without aclInit");
 	}
 	if (--init_refs == 0)
-		teardown();
+		teardown_locked();
 	if (refCount)
 		*refCount = init_refs;
 	pthread_mutex_unlock(&acl_init_lock);

@@ -622,4 +622,196 @@ TEST_F(dev, callbacks_finalize)
 	EXPECT_EQ(ACL_ERROR_REPEAT_FINALIZE, aclFinalize());
 }
 
+/*
+ * A callback that calls the runtime while another thread tears its device
+ * down. It calls only once the teardown is under way, which it sees when
+ * the ring of an idle "marker" stream goes: the teardown destroys that
+ * stream just before the callback's own, for which it then waits.
+ */
+enum { TD_RESET, TD_DESTROY_CONTEXT, TD_FINALIZE };
+enum { CALL_SET_DEVICE, CALL_CREATE_CONTEXT, CALL_RESET_DEVICE, CALL_NO_CONTEXT, CALL_INIT };
+
+FIXTURE(teardown) {
+	char bdf[32];
+	int marker_ring;
+	aclrtStream marker, s;
+	aclrtContext ctx;	/* TD_DESTROY_CONTEXT: holds the last reference */
+	pthread_t server;
+	atomic_int stop, running, saw_teardown, done;
+	aclError err, teardown_err;
+	int call, teardown;
+};
+
+FIXTURE_VARIANT(teardown) {
+	int teardown;
+	int call;
+	bool host_func;		/* aclrtLaunchHostFunc, else a non-blocking callback */
+	bool default_device;	/* aclInit's config names device 0 */
+	aclError expect;	/* what the call in the callback returns */
+};
+
+/* aclInit with {"defaultDevice": {"default_device": "0"}}. */
+static aclError init_default_device0(void)
+{
+	static const char text[] = "{\"defaultDevice\": {\"default_device\": \"0\"}}";
+	char path[] = "/tmp/acl-config-XXXXXX";
+	aclError r = ACL_ERROR_INVALID_FILE;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return r;
+	if (write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1)
+		r = aclInit(path);
+	close(fd);
+	unlink(path);
+	return r;
+}
+
+static bool ring_is_mine(const char *bdf, int ring)
+{
+	int rings[128], n = my_rings(bdf, rings, 128);
+
+	for (int i = 0; i < n; i++)
+		if (rings[i] == ring)
+			return true;
+	return false;
+}
+
+static void call_during_teardown(void *arg)
+{
+	FIXTURE_DATA(teardown) *t = arg;
+	aclrtContext c;
+
+	atomic_store(&t->running, 1);
+	for (int i = 0; i < 500 && ring_is_mine(t->bdf, t->marker_ring); i++)
+		sleep_ms(10);
+	atomic_store(&t->saw_teardown, !ring_is_mine(t->bdf, t->marker_ring));
+	sleep_ms(50);	/* the teardown waits for this callback by now */
+	switch (t->call) {
+	case CALL_SET_DEVICE:
+		t->err = aclrtSetDevice(0);
+		if (!t->err)
+			aclrtResetDevice(0);
+		break;
+	case CALL_CREATE_CONTEXT:
+		t->err = aclrtCreateContext(&c, 0);
+		if (!t->err)
+			aclrtDestroyContext(c);
+		break;
+	case CALL_RESET_DEVICE:
+		t->err = aclrtResetDevice(0);
+		break;
+	case CALL_NO_CONTEXT:
+		t->err = aclrtGetCurrentContext(&c);
+		break;
+	case CALL_INIT:
+		t->err = aclInit(NULL);
+		break;
+	}
+	atomic_store(&t->done, 1);
+}
+
+static void *serve_teardown(void *arg)
+{
+	FIXTURE_DATA(teardown) *t = arg;
+
+	while (!atomic_load(&t->stop))
+		aclrtProcessReport(50);
+	return NULL;
+}
+
+static void *run_teardown(void *arg)
+{
+	FIXTURE_DATA(teardown) *t = arg;
+
+	switch (t->teardown) {
+	case TD_RESET:
+		t->teardown_err = aclrtResetDevice(0);
+		break;
+	case TD_DESTROY_CONTEXT:
+		t->teardown_err = aclrtDestroyContext(t->ctx);
+		break;
+	case TD_FINALIZE:
+		t->teardown_err = aclFinalize();
+		break;
+	}
+	return NULL;
+}
+
+FIXTURE_SETUP(teardown)
+{
+	watchdog_arm(20);
+	self->call = variant->call;
+	self->teardown = variant->teardown;
+	if (variant->default_device) {
+		ASSERT_EQ(ACL_SUCCESS, init_default_device0());
+	} else {
+		ASSERT_TRUE(acl_ok_init());
+	}
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	ASSERT_EQ(0, dev_bdf(0, self->bdf, sizeof(self->bdf)));
+	/* Both on the default context, the marker first. */
+	self->marker_ring = create_stream_ring(0, &self->marker);
+	ASSERT_LE(0, self->marker_ring);
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&self->s));
+	if (variant->teardown == TD_DESTROY_CONTEXT) {
+		/* The explicit context keeps the device; it is destroyed last. */
+		ASSERT_EQ(ACL_SUCCESS, aclrtCreateContext(&self->ctx, 0));
+		ASSERT_EQ(ACL_SUCCESS, aclrtResetDevice(0));
+	}
+}
+
+FIXTURE_TEARDOWN(teardown)
+{
+	atomic_store(&self->stop, 1);
+	if (self->server)
+		pthread_join(self->server, NULL);
+	aclrtResetDevice(0);
+	aclFinalize();
+}
+
+TEST_F(teardown, callback_calls_the_runtime)
+{
+	struct timespec until;
+	pthread_t th;
+
+	if (variant->host_func) {
+		ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(self->s, call_during_teardown, self));
+	} else {
+		ASSERT_EQ(0, pthread_create(&self->server, NULL, serve_teardown, self));
+		ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)self->server, self->s));
+		ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(call_during_teardown, self,
+							   ACL_CALLBACK_NO_BLOCK, self->s));
+	}
+	for (int i = 0; i < 500 && !atomic_load(&self->running); i++)
+		sleep_ms(10);
+	ASSERT_EQ(1, atomic_load(&self->running));
+	ASSERT_EQ(0, pthread_create(&th, NULL, run_teardown, self));
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	ASSERT_EQ(0, pthread_timedjoin_np(th, NULL, &until)) {
+		TH_LOG("the teardown and the callback deadlocked");
+	}
+	EXPECT_EQ(ACL_SUCCESS, self->teardown_err);
+	EXPECT_EQ(1, atomic_load(&self->done));
+	EXPECT_EQ(1, atomic_load(&self->saw_teardown));
+	EXPECT_EQ(variant->expect, self->err);
+}
+
+/* aclInit would have to wait for the aclFinalize that waits for it. */
+FIXTURE_VARIANT_ADD(teardown, finalize_init) {
+	.teardown = TD_FINALIZE, .call = CALL_INIT, .expect = ACL_ERROR_RT_DEVICE_TASK_ABORT,
+};
+
+/* aclFinalize is under way: the default device no longer stands in. */
+FIXTURE_VARIANT_ADD(teardown, finalize_default_device) {
+	.teardown = TD_FINALIZE, .call = CALL_NO_CONTEXT, .default_device = true,
+	.expect = ACL_ERROR_RT_CONTEXT_NULL,
+};
+
+FIXTURE_VARIANT_ADD(teardown, finalize_default_device_host_func) {
+	.teardown = TD_FINALIZE, .call = CALL_NO_CONTEXT, .default_device = true,
+	.host_func = true, .expect = ACL_ERROR_RT_CONTEXT_NULL,
+};
+
 TEST_HARNESS_MAIN
