@@ -9,14 +9,19 @@
  *
  * Locking (outer to inner): init_lock > device->lock > device->list_lock >
  * event->lock > stream->lock > cb_lock > host/device range map locks.
- * device->lock covers the reference count and opening and closing the
- * card; list_lock only the lists of contexts, streams and events, and is
- * never held while waiting. The submit path takes only the stream's own
- * lock (plus a read lock on the host range map when a host pointer has to
- * be classified). A teardown may wait for a callback that is running, and
- * the callback may create and destroy events and streams meanwhile: those
- * take list_lock, not device->lock. Nothing waits for a stream under
- * device->lock if it can help it (acl_device_drain).
+ * device->lock covers the reference count and opening the card; list_lock
+ * only the lists of contexts, streams and events. The submit path takes
+ * only the stream's own lock (plus a read lock on the host range map when
+ * a host pointer has to be classified).
+ *
+ * Teardowns (aclrtDestroyStream/Context, aclrtResetDevice, aclFinalize)
+ * wait for streams and for running callbacks, and a callback may call the
+ * runtime meanwhile, aclrtSetDevice and aclInit included. So no teardown
+ * waits holding a lock: a device being closed is marked closing (and
+ * aclFinalize marks the runtime finalizing) with the lock dropped. Others
+ * wait for the mark to go, but a callback does not (the teardown may wait
+ * for it): its call fails instead. Nor does a teardown wait for the
+ * callback its caller is running (callback.c).
  */
 #ifndef LIBASCENDCL_INTERNAL_H
 #define LIBASCENDCL_INTERNAL_H
@@ -176,9 +181,11 @@ struct acl_device {
 	char bdf[32];			/* PCI address */
 	unsigned minor;
 
-	pthread_mutex_t lock;		/* open/close, refs */
+	pthread_mutex_t lock;		/* open, refs, closing */
+	pthread_cond_t closed;		/* closing went false */
 	pthread_mutex_t list_lock;	/* contexts, streams, events */
 	int refs;			/* aclrtSetDevice + explicit contexts */
+	bool closing;			/* refs went to 0: being closed, unlocked */
 	int fd;				/* -1 while closed */
 	volatile struct drm_npu_fence_slot *fence;
 	size_t fence_size;
@@ -216,8 +223,14 @@ extern int acl_ndevices;
 /* Scans /dev/accel for npu cards (once, or again when rescan is set). */
 void acl_enumerate_devices(bool rescan);
 struct acl_device *acl_device_get(int32_t id);	/* NULL if out of range */
-/* Takes a reference, opening the card on the first one. */
-aclError acl_device_acquire(struct acl_device *dev);
+/*
+ * Takes a reference, opening the card on the first one. A card being
+ * closed is waited for, unless !wait or in a callback: then it fails with
+ * ACL_ERROR_RT_DEVICE_TASK_ABORT (logged only when wait).
+ */
+aclError acl_device_acquire(struct acl_device *dev, bool wait);
+/* Waits for a close of dev to end, as acquire; false if it did not. */
+bool acl_device_wait_closed(struct acl_device *dev);
 /* Drops a reference; closes the card at zero (or at once when force). */
 aclError acl_device_release(struct acl_device *dev, bool force);
 void acl_device_shutdown_all(void);

@@ -13,27 +13,48 @@
 static __thread struct acl_context *tls_ctx;
 static __thread uint32_t tls_ctx_gen;
 
+/*
+ * aclInit's "defaultDevice" stands in for an aclrtSetDevice: the first
+ * thread that needs it takes one reference for the process, under the init
+ * lock. A close of the device is waited for without that lock (a callback
+ * the close waits for may need it), and not at all in a callback.
+ */
+static struct acl_context *default_device_ctx(void)
+{
+	struct acl_device *d;
+	bool closing;
+
+	if (acl_default_device < 0)
+		return NULL;	/* the common case, without the lock */
+	do {
+		closing = false;
+		pthread_mutex_lock(&acl_init_lock);
+		d = acl_default_device >= 0 ? acl_device_get(acl_default_device) : NULL;
+		if (d && !acl_default_taken) {
+			aclError err = acl_device_acquire(d, false);
+
+			acl_default_taken = !err;
+			closing = err == ACL_ERROR_RT_DEVICE_TASK_ABORT;
+		}
+		pthread_mutex_unlock(&acl_init_lock);
+	} while (closing && acl_device_wait_closed(d));
+	if (!d || closing)
+		return NULL;
+	pthread_mutex_lock(&d->lock);
+	if (d->default_ctx && !d->closing)
+		acl_set_current_ctx(d->default_ctx);
+	pthread_mutex_unlock(&d->lock);
+	return tls_ctx;
+}
+
 struct acl_context *acl_current_ctx_quiet(void)
 {
 	struct acl_context *c = tls_ctx;
-	struct acl_device *d;
 
 	if (c && atomic_load(&c->obj.gen) == tls_ctx_gen && c->obj.live)
 		return c;
 	tls_ctx = NULL;
-	/* aclInit's "defaultDevice" stands in for an aclrtSetDevice. */
-	if (acl_default_device >= 0 && (d = acl_device_get(acl_default_device))) {
-		pthread_mutex_lock(&acl_init_lock);
-		if (!acl_default_taken && acl_device_acquire(d) == ACL_SUCCESS)
-			acl_default_taken = true;
-		pthread_mutex_unlock(&acl_init_lock);
-		pthread_mutex_lock(&d->lock);
-		if (d->default_ctx)
-			acl_set_current_ctx(d->default_ctx);
-		pthread_mutex_unlock(&d->lock);
-		return tls_ctx;
-	}
-	return NULL;
+	return default_device_ctx();
 }
 
 struct acl_context *acl_current_ctx(void)
@@ -141,7 +162,7 @@ ACL_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
 	if (!d)
 		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
 	/* An explicit context holds a reference on its device. */
-	err = acl_device_acquire(d);
+	err = acl_device_acquire(d, true);
 	if (err)
 		return err;
 	c = acl_context_create(d, false, &err);

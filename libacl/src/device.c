@@ -5,6 +5,12 @@
  * first reference (aclrtSetDevice, aclrtCreateContext): one DRM file for
  * the process, its fence area mapped read-only, the default context with
  * its default stream created. It is closed when the last reference goes.
+ *
+ * A close waits for the streams and for running callbacks, which may call
+ * the runtime meanwhile, aclrtSetDevice included. So it holds no lock of
+ * the device while it works: d->closing keeps others from reopening the
+ * device until it is done. They wait for that, except from inside a
+ * callback: the close may be waiting for that very callback.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -52,14 +58,8 @@ static void read_bdf(struct acl_device *d)
 
 static void device_init_struct(struct acl_device *d)
 {
-	pthread_mutexattr_t attr;
-
-	/* Recursive: opening and closing create and destroy contexts and
-	 * streams, which take the lock themselves. */
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&d->lock, &attr);
-	pthread_mutexattr_destroy(&attr);
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->closed, NULL);
 	pthread_mutex_init(&d->list_lock, NULL);
 	pthread_mutex_init(&d->copy_lock, NULL);
 	pthread_mutex_init(&d->slot_lock, NULL);
@@ -82,7 +82,7 @@ void acl_enumerate_devices(bool rescan)
 		goto out;
 	/* Devices in use keep their slot; a rescan happens with none open. */
 	for (i = 0; i < (acl_ndevices > 0 ? acl_ndevices : 0); i++)
-		if (acl_devices[i].refs > 0)
+		if (acl_devices[i].refs > 0 || acl_devices[i].closing)
 			goto out;
 
 	memset(found, 0, sizeof(found));
@@ -162,11 +162,13 @@ static struct acl_stream *next_stream(struct acl_device *d)
 }
 
 /*
- * The lists are walked one element at a time under the list lock, which is
- * dropped while a context or stream is destroyed: that may wait for a
- * running callback, which may create and destroy streams and events.
+ * Closes the card (d->closing set, or still being opened: no callback can
+ * run yet). The lists are walked one element at a time under the list
+ * lock, which is dropped while a context or stream is destroyed: that may
+ * wait for a running callback, which may create and destroy streams and
+ * events.
  */
-static void device_close_locked(struct acl_device *d, bool wait)
+static void device_teardown(struct acl_device *d, bool wait)
 {
 	struct acl_context *c;
 	struct acl_stream *s;
@@ -205,7 +207,6 @@ static void device_close_locked(struct acl_device *d, bool wait)
 	/* Closing the file stops whatever is left and frees it all. */
 	close(d->fd);
 	d->fd = -1;
-	d->refs = 0;
 	atomic_store(&d->dead, false);
 }
 
@@ -257,7 +258,7 @@ static aclError device_open_locked(struct acl_device *d)
 
 	d->default_ctx = acl_context_create(d, true, &err);
 	if (!d->default_ctx) {
-		device_close_locked(d, false);
+		device_teardown(d, false);
 		return err;
 	}
 	ACL_LOGI("opened device %d (%s, %s): %llu bytes, %u rings", d->id, d->path, d->bdf,
@@ -265,25 +266,73 @@ static aclError device_open_locked(struct acl_device *d)
 	return ACL_SUCCESS;
 }
 
-aclError acl_device_acquire(struct acl_device *d)
+/*
+ * Waits while another thread closes d (d->lock held), unless told not to
+ * or called in a callback. False if d is still closing.
+ */
+static bool wait_closed_locked(struct acl_device *d, bool wait)
 {
-	aclError err = ACL_SUCCESS;
+	while (d->closing && wait && !acl_cb_running())
+		pthread_cond_wait(&d->closed, &d->lock);
+	return !d->closing;
+}
+
+bool acl_device_wait_closed(struct acl_device *d)
+{
+	bool closed;
 
 	pthread_mutex_lock(&d->lock);
-	if (d->refs == 0)
+	closed = wait_closed_locked(d, true);
+	pthread_mutex_unlock(&d->lock);
+	return closed;
+}
+
+aclError acl_device_acquire(struct acl_device *d, bool wait)
+{
+	aclError err = ACL_SUCCESS;
+	bool closing;
+
+	pthread_mutex_lock(&d->lock);
+	closing = !wait_closed_locked(d, wait);
+	if (!closing && d->refs == 0)
 		err = device_open_locked(d);
-	if (!err)
+	if (!closing && !err)
 		d->refs++;
 	pthread_mutex_unlock(&d->lock);
-	return err;
+	if (!closing)
+		return err;
+	if (!wait)
+		return ACL_ERROR_RT_DEVICE_TASK_ABORT;
+	return ACL_FAIL(ACL_ERROR_RT_DEVICE_TASK_ABORT,
+			"device %d is being closed by a teardown that waits for this callback",
+			d->id);
+}
+
+/* Closes d, which the caller marked closing, without holding its lock. */
+static void device_close(struct acl_device *d, bool wait)
+{
+	device_teardown(d, wait);
+	pthread_mutex_lock(&d->lock);
+	d->closing = false;
+	pthread_cond_broadcast(&d->closed);
+	pthread_mutex_unlock(&d->lock);
 }
 
 aclError acl_device_release(struct acl_device *d, bool force)
 {
+	bool close;
+
 	pthread_mutex_lock(&d->lock);
-	if (d->refs > 0 && (force || --d->refs == 0))
-		device_close_locked(d, !force);
+	/* Forced, it returns with d closed, also when another thread closes it. */
+	wait_closed_locked(d, force);
+	close = d->refs > 0 && (force || --d->refs == 0);
+	if (close) {
+		d->refs = 0;
+		d->closing = true;
+	}
 	pthread_mutex_unlock(&d->lock);
+	if (close)
+		device_close(d, !force);
 	return ACL_SUCCESS;
 }
 
@@ -368,7 +417,7 @@ ACL_EXPORT aclError aclrtSetDevice(int32_t deviceId)
 		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID,
 				"device %d does not exist (%d device(s))", deviceId,
 				acl_ndevices < 0 ? 0 : acl_ndevices);
-	err = acl_device_acquire(d);
+	err = acl_device_acquire(d, true);
 	if (err)
 		return err;
 	pthread_mutex_lock(&d->lock);

@@ -798,6 +798,53 @@ TEST_F(teardown, callback_calls_the_runtime)
 	EXPECT_EQ(variant->expect, self->err);
 }
 
+/* The device is being closed: reopening it would wait for this callback. */
+FIXTURE_VARIANT_ADD(teardown, reset_device_set_device) {
+	.teardown = TD_RESET, .call = CALL_SET_DEVICE,
+	.expect = ACL_ERROR_RT_DEVICE_TASK_ABORT,
+};
+
+FIXTURE_VARIANT_ADD(teardown, reset_device_create_context) {
+	.teardown = TD_RESET, .call = CALL_CREATE_CONTEXT,
+	.expect = ACL_ERROR_RT_DEVICE_TASK_ABORT,
+};
+
+/* Its last reference is gone already: nothing to drop. */
+FIXTURE_VARIANT_ADD(teardown, reset_device_reset_device) {
+	.teardown = TD_RESET, .call = CALL_RESET_DEVICE, .expect = ACL_SUCCESS,
+};
+
+FIXTURE_VARIANT_ADD(teardown, reset_device_default_device) {
+	.teardown = TD_RESET, .call = CALL_NO_CONTEXT, .default_device = true,
+	.expect = ACL_ERROR_RT_CONTEXT_NULL,
+};
+
+/* The last context closes the device, the default context's streams too. */
+FIXTURE_VARIANT_ADD(teardown, destroy_context_set_device) {
+	.teardown = TD_DESTROY_CONTEXT, .call = CALL_SET_DEVICE,
+	.expect = ACL_ERROR_RT_DEVICE_TASK_ABORT,
+};
+
+FIXTURE_VARIANT_ADD(teardown, destroy_context_set_device_host_func) {
+	.teardown = TD_DESTROY_CONTEXT, .call = CALL_SET_DEVICE, .host_func = true,
+	.expect = ACL_ERROR_RT_DEVICE_TASK_ABORT,
+};
+
+FIXTURE_VARIANT_ADD(teardown, destroy_context_reset_device_host_func) {
+	.teardown = TD_DESTROY_CONTEXT, .call = CALL_RESET_DEVICE, .host_func = true,
+	.expect = ACL_SUCCESS,
+};
+
+FIXTURE_VARIANT_ADD(teardown, finalize_set_device) {
+	.teardown = TD_FINALIZE, .call = CALL_SET_DEVICE,
+	.expect = ACL_ERROR_RT_DEVICE_TASK_ABORT,
+};
+
+FIXTURE_VARIANT_ADD(teardown, finalize_reset_device_host_func) {
+	.teardown = TD_FINALIZE, .call = CALL_RESET_DEVICE, .host_func = true,
+	.expect = ACL_SUCCESS,
+};
+
 /* aclInit would have to wait for the aclFinalize that waits for it. */
 FIXTURE_VARIANT_ADD(teardown, finalize_init) {
 	.teardown = TD_FINALIZE, .call = CALL_INIT, .expect = ACL_ERROR_RT_DEVICE_TASK_ABORT,
