@@ -70,8 +70,8 @@ sparse: deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules
 
 checkpatch: deps
-	$(BUILD)/ksrc/linux-source-6.12/scripts/checkpatch.pl --no-tree --strict \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f $(filter-out %.mod.c,$(wildcard driver/*.[ch] uapi/*.h))
+	$(BUILD)/ksrc/linux-source-6.12/scripts/checkpatch.pl --no-tree --strict -f \
+		$(filter-out %.mod.c,$(wildcard driver/*.[ch] uapi/*.h))
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
