@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Random ioctls and mmaps, built from a mix of valid and invalid values:
+ * each must succeed or fail with an errno of the documented kind, the card
+ * must never have to reject a command (the driver checks them all first),
+ * another process's work must go on untouched, and closing the file must
+ * give everything back.
+ *
+ * The seed is printed; NPU_FUZZ_SEED=<n> repeats a run, NPU_FUZZ_CALLS=<n>
+ * makes it longer.
+ */
+
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "npu_uapi.h"
+
+#define FUZZ_CHILDREN	2
+#define MAX_BOS		16
+#define MAX_STREAMS	8
+#define MAX_SLOTS	16
+#define USER_SIZE	(256u << 10)
+#define HOST_BO_MAX	(4u << 20)
+
+struct fuzzer {
+	struct npu_card card;
+	uint64_t state;
+	uint64_t devmem_size;
+	uint32_t num_slots;
+	uint64_t fence_offset;
+
+	struct drm_npu_bo_create bos[MAX_BOS];
+	int nbos;
+	struct drm_npu_stream_create streams[MAX_STREAMS];
+	int nstreams;
+	uint32_t slots[MAX_SLOTS];
+	int nslots;
+	uint32_t gone_stream, gone_slot, gone_handle;	/* freed earlier */
+
+	uint8_t *user;		/* read-write, between PROT_NONE guard pages */
+	uint8_t *user_ro;	/* read-only, likewise */
+	uint8_t *unmapped;
+	struct drm_npu_cmd cmds[DRM_NPU_MAX_BATCH + 8];
+	uint8_t arg[1 << 14];	/* the largest size an ioctl number can carry */
+
+	unsigned long ok[16];	/* successes, by ioctl_index() */
+	unsigned long errs[256];	/* failures by errno */
+};
+
+static uint64_t rnd(struct fuzzer *f)
+{
+	/* splitmix64: every seed gives a full-period, well-mixed stream */
+	uint64_t z = (f->state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint32_t below(struct fuzzer *f, uint32_t n)
+{
+	return (uint32_t)(rnd(f) % n);
+}
+
+static bool one_in(struct fuzzer *f, uint32_t n)
+{
+	return below(f, n) == 0;
+}
+
+static uint64_t pick_size(struct fuzzer *f)
+{
+	static const uint64_t sizes[] = {
+		0, 1, 7, 8, 63, 64, 65, 4095, 4096, 4097, 65536, 1 << 20,
+		DRM_NPU_MAX_HOST_SIZE, DRM_NPU_MAX_HOST_SIZE + 1, 1ULL << 63, ~0ULL,
+	};
+
+	if (one_in(f, 4))
+		return rnd(f) & 0x3ffff;
+	if (one_in(f, 16))
+		return f->devmem_size + below(f, 3) - 1;
+	return sizes[below(f, sizeof(sizes) / sizeof(sizes[0]))];
+}
+
+static uint64_t pick_device_addr(struct fuzzer *f)
+{
+	struct drm_npu_bo_create *bo;
+
+	if (f->nbos && !one_in(f, 4)) {
+		bo = &f->bos[below(f, f->nbos)];
+		if (bo->flags == DRM_NPU_BO_DEVICE)
+			return bo->addr + bo->size * below(f, 2) + below(f, 130) - 65;
+	}
+	switch (below(f, 5)) {
+	case 0:
+		return DRM_NPU_DEVICE_ADDR_BASE;
+	case 1:
+		return DRM_NPU_DEVICE_ADDR_BASE + f->devmem_size - below(f, 65);
+	case 2:
+		return DRM_NPU_DEVICE_ADDR_BASE - 64;
+	case 3:
+		return ~0ULL - below(f, 4096);
+	default:
+		return rnd(f);
+	}
+}
+
+static uint64_t pick_user_addr(struct fuzzer *f)
+{
+	switch (below(f, 7)) {
+	case 0:
+	case 1:
+		return (uintptr_t)f->user + below(f, USER_SIZE + 4096) - 1;
+	case 2:
+		return (uintptr_t)f->user_ro + below(f, 4096);
+	case 3:
+		return (uintptr_t)f->unmapped;
+	case 4:
+		return 0;
+	case 5:
+		return ~0ULL - below(f, 4096);
+	default:
+		return rnd(f) & ((1ULL << 47) - 1);
+	}
+}
+
+static uint32_t pick_handle(struct fuzzer *f)
+{
+	if (f->nbos && !one_in(f, 3))
+		return f->bos[below(f, f->nbos)].handle;
+	switch (below(f, 4)) {
+	case 0:
+		return 0;
+	case 1:
+		return f->gone_handle;
+	case 2:
+		return ~0u;
+	default:
+		return (uint32_t)rnd(f);
+	}
+}
+
+static uint32_t pick_stream(struct fuzzer *f)
+{
+	if (f->nstreams && !one_in(f, 4))
+		return f->streams[below(f, f->nstreams)].id;
+	switch (below(f, 3)) {
+	case 0:
+		return f->gone_stream;
+	case 1:
+		return below(f, 256);
+	default:
+		return (uint32_t)rnd(f);
+	}
+}
+
+static uint32_t pick_slot(struct fuzzer *f)
+{
+	if (f->nslots && one_in(f, 2))
+		return f->slots[below(f, f->nslots)];
+	if (f->nstreams && one_in(f, 2))
+		return f->streams[below(f, f->nstreams)].slot;
+	switch (below(f, 4)) {
+	case 0:
+		return f->gone_slot;
+	case 1:
+		return f->num_slots - below(f, 2);
+	case 2:
+		return below(f, f->num_slots);
+	default:
+		return (uint32_t)rnd(f);
+	}
+}
+
+/* Mostly zero or one valid bit, sometimes anything. */
+static uint32_t pick_flags(struct fuzzer *f, uint32_t valid)
+{
+	if (one_in(f, 8))
+		return (uint32_t)rnd(f);
+	return (uint32_t)rnd(f) & valid;
+}
+
+static uint64_t pick_pad(struct fuzzer *f)
+{
+	return one_in(f, 16) ? 1ULL << below(f, 64) : 0;
+}
+
+static uint64_t operand(struct fuzzer *f, uint32_t flags, uint32_t host, uint32_t user,
+			uint32_t *handle)
+{
+	if (flags & host) {
+		*handle = pick_handle(f);
+		return one_in(f, 4) ? rnd(f) : below(f, 70000);
+	}
+	if (flags & user)
+		return pick_user_addr(f);
+	return pick_device_addr(f);
+}
+
+/* One of the buffers of the given kind (DRM_NPU_BO_*), NULL if none. */
+static struct drm_npu_bo_create *some_bo(struct fuzzer *f, uint32_t flags)
+{
+	int i, start;
+
+	if (!f->nbos)
+		return NULL;
+	start = (int)below(f, f->nbos);
+	for (i = 0; i < f->nbos; i++) {
+		struct drm_npu_bo_create *bo = &f->bos[(start + i) % f->nbos];
+
+		if (bo->flags == flags)
+			return bo;
+	}
+	return NULL;
+}
+
+/*
+ * A valid operand of the kind its flags say: a device address, an offset
+ * into a host buffer, or a pointer into our own memory. *room is what
+ * is left of it from there.
+ */
+static bool valid_operand(struct fuzzer *f, uint32_t kind, __u64 *at, __u32 *handle,
+			  uint64_t *room)
+{
+	struct drm_npu_bo_create *bo;
+	uint64_t off;
+
+	if (kind == 2) {	/* user */
+		off = below(f, USER_SIZE);
+		*at = (uintptr_t)f->user + off;
+		*room = USER_SIZE - off;
+		return true;
+	}
+	bo = some_bo(f, kind ? DRM_NPU_BO_HOST : DRM_NPU_BO_DEVICE);
+	if (!bo)
+		return false;
+	off = bo->size > 1 ? rnd(f) % bo->size : 0;
+	if (one_in(f, 2))
+		off &= ~63ULL;
+	*at = kind ? off : bo->addr + off;
+	*handle = kind ? bo->handle : 0;
+	*room = bo->size - off;
+	return true;
+}
+
+/* A command the driver should take, so that the card gets work to do. */
+static void plausible_cmd(struct fuzzer *f, struct drm_npu_cmd *c)
+{
+	static const uint32_t dst_flag[] = { 0, DRM_NPU_CMD_DST_HOST, DRM_NPU_CMD_DST_USER };
+	static const uint32_t src_flag[] = { 0, DRM_NPU_CMD_SRC_HOST, DRM_NPU_CMD_SRC_USER };
+	uint32_t dst_kind = below(f, 3), src_kind = below(f, 3);
+	uint64_t room = ~0ULL, src_room;
+	uint32_t slot;
+
+	memset(c, 0, sizeof(*c));
+	c->op = below(f, DRM_NPU_OP_TIMESTAMP + 1);
+	switch (c->op) {
+	case DRM_NPU_OP_COPY:
+		if (!valid_operand(f, src_kind, &c->src, &c->src_handle, &src_room))
+			break;
+		c->flags |= src_flag[src_kind];
+		room = src_room;
+		/* fall through */
+	case DRM_NPU_OP_FILL:
+		if (!valid_operand(f, dst_kind, &c->dst, &c->dst_handle, &src_room))
+			break;
+		c->flags |= dst_flag[dst_kind];
+		room = room < src_room ? room : src_room;
+		c->size = 1 + rnd(f) % (room < (1 << 20) ? room : (1 << 20));
+		c->value = c->op == DRM_NPU_OP_FILL ? below(f, 256) : 0;
+		return;
+	case DRM_NPU_OP_SLOT_WRITE:
+	case DRM_NPU_OP_SLOT_WAIT:
+	case DRM_NPU_OP_TIMESTAMP:
+		if (!f->nslots)
+			break;
+		slot = f->slots[below(f, f->nslots)];
+		c->slot = slot;
+		/* A wait mostly for what is there already, now and then for a signal. */
+		c->value = f->card.fence[slot].value + (one_in(f, 8) ? 1 : 0);
+		if (c->op == DRM_NPU_OP_TIMESTAMP)
+			c->value = 0;
+		return;
+	case DRM_NPU_OP_VALUE_WRITE:
+	case DRM_NPU_OP_VALUE_WAIT:
+		if (!valid_operand(f, 0, &c->dst, &c->dst_handle, &room) || room < 8)
+			break;
+		c->dst &= ~7ULL;
+		c->value = c->op == DRM_NPU_OP_VALUE_WAIT ? 0 : rnd(f);
+		return;
+	default:
+		return;
+	}
+	memset(c, 0, sizeof(*c));	/* no buffer to use: a NOP */
+}
+
+static void fuzz_cmd(struct fuzzer *f, struct drm_npu_cmd *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->op = one_in(f, 16) ? (uint32_t)rnd(f) : below(f, DRM_NPU_OP_TIMESTAMP + 2);
+	c->flags = pick_flags(f, DRM_NPU_CMD_DST_HOST | DRM_NPU_CMD_SRC_HOST |
+				 DRM_NPU_CMD_DST_USER | DRM_NPU_CMD_SRC_USER);
+	switch (c->op) {
+	case DRM_NPU_OP_COPY:
+		c->src = operand(f, c->flags, DRM_NPU_CMD_SRC_HOST, DRM_NPU_CMD_SRC_USER,
+				 &c->src_handle);
+		/* fall through */
+	case DRM_NPU_OP_FILL:
+		c->dst = operand(f, c->flags, DRM_NPU_CMD_DST_HOST, DRM_NPU_CMD_DST_USER,
+				 &c->dst_handle);
+		c->size = pick_size(f);
+		c->value = c->op == DRM_NPU_OP_FILL ? below(f, 256) : 0;
+		break;
+	case DRM_NPU_OP_SLOT_WRITE:
+	case DRM_NPU_OP_SLOT_WAIT:
+	case DRM_NPU_OP_TIMESTAMP:
+		c->slot = pick_slot(f);
+		c->value = one_in(f, 2) ? below(f, 4) : rnd(f);
+		break;
+	case DRM_NPU_OP_VALUE_WRITE:
+	case DRM_NPU_OP_VALUE_WAIT:
+		c->dst = pick_device_addr(f) & ~(one_in(f, 4) ? 0ULL : 7ULL);
+		c->value = rnd(f) & 3;
+		c->cond = one_in(f, 8) ? (uint32_t)rnd(f) : below(f, 4);
+		break;
+	}
+	/* Now and then a field the op does not use, or the pad, is set. */
+	if (one_in(f, 16))
+		((uint64_t *)c)[1 + below(f, 4)] ^= 1ULL << below(f, 64);
+	c->pad = pick_pad(f);
+}
+
+static unsigned long fuzz_submit(struct fuzzer *f, struct drm_npu_submit *s)
+{
+	uint32_t i, n = one_in(f, 16) ? below(f, DRM_NPU_MAX_BATCH + 3) : 1 + below(f, 4);
+	bool plausible = one_in(f, 2);
+
+	for (i = 0; i < n && i < DRM_NPU_MAX_BATCH + 8; i++) {
+		if (plausible && !one_in(f, 32))
+			plausible_cmd(f, &f->cmds[i]);
+		else
+			fuzz_cmd(f, &f->cmds[i]);
+	}
+	s->stream = pick_stream(f);
+	s->flags = one_in(f, 4) ? pick_flags(f, 0) : DRM_NPU_SUBMIT_NONBLOCK;
+	s->cmds = one_in(f, 32) ? pick_user_addr(f) : (uintptr_t)f->cmds;
+	s->count = n;
+	s->cmd_size = one_in(f, 16) ? below(f, 128) : sizeof(struct drm_npu_cmd);
+	return DRM_IOCTL_NPU_SUBMIT;
+}
+
+static unsigned long fuzz_wait(struct fuzzer *f, struct drm_npu_wait *w)
+{
+	w->slot = pick_slot(f);
+	w->flags = pick_flags(f, 0);
+	w->value = w->slot < f->num_slots ? f->card.fence[w->slot].value + below(f, 3) : rnd(f);
+	switch (below(f, 4)) {
+	case 0:
+		w->timeout_ns = 0;
+		break;
+	case 1:
+		w->timeout_ns = one_in(f, 8) ? DRM_NPU_WAIT_FOREVER : (int64_t)rnd(f);
+		break;
+	default:
+		w->timeout_ns = npu_now_ns() + below(f, 2000000);
+	}
+	return DRM_IOCTL_NPU_WAIT;
+}
+
+/* Builds one ioctl into f->arg; returns its number. */
+static unsigned long fuzz_one(struct fuzzer *f)
+{
+	struct drm_npu_bo_create *bo = (void *)f->arg;
+	struct drm_npu_stream_create *sc = (void *)f->arg;
+	struct drm_npu_stream_destroy *sd = (void *)f->arg;
+	struct drm_npu_get_param *gp = (void *)f->arg;
+	struct drm_npu_slot *sl = (void *)f->arg;
+	struct drm_gem_close *gc = (void *)f->arg;
+
+	memset(f->arg, 0, 256);
+	switch (below(f, 12)) {
+	case 0:
+		gp->param = one_in(f, 8) ? (uint32_t)rnd(f) : below(f, 14);
+		gp->pad = (uint32_t)pick_pad(f);
+		return DRM_IOCTL_NPU_GET_PARAM;
+	case 1:
+		bo->size = pick_size(f);
+		bo->flags = pick_flags(f, DRM_NPU_BO_HOST);
+		bo->mmap_offset = pick_pad(f);
+		/* Host buffers pin RAM: keep the guest out of the OOM killer. */
+		if (bo->flags == DRM_NPU_BO_HOST && bo->size > HOST_BO_MAX && bo->size <= 1ULL << 34)
+			bo->size = 1 + (bo->size & (HOST_BO_MAX - 1));
+		return DRM_IOCTL_NPU_BO_CREATE;
+	case 2:
+		gc->handle = pick_handle(f);
+		gc->pad = (uint32_t)pick_pad(f);
+		return DRM_IOCTL_GEM_CLOSE;
+	case 3:
+		sc->flags = pick_flags(f, 0);
+		sc->priority = one_in(f, 8) ? (uint32_t)rnd(f) : below(f, 8);
+		sc->ring_entries = one_in(f, 4) ? (uint32_t)rnd(f) : 8u << below(f, 4);
+		sc->pad = (uint32_t)pick_pad(f);
+		return DRM_IOCTL_NPU_STREAM_CREATE;
+	case 4:
+		sd->id = pick_stream(f);
+		sd->flags = pick_flags(f, DRM_NPU_STREAM_DESTROY_ABORT);
+		return DRM_IOCTL_NPU_STREAM_DESTROY;
+	case 5:
+	case 6:
+	case 7:
+		return fuzz_submit(f, (void *)f->arg);
+	case 8:
+		return fuzz_wait(f, (void *)f->arg);
+	case 9:
+		sl->pad = (uint32_t)pick_pad(f);
+		return DRM_IOCTL_NPU_SLOT_ALLOC;
+	case 10:
+		sl->slot = pick_slot(f);
+		sl->pad = (uint32_t)pick_pad(f);
+		sl->value = one_in(f, 2) ? 0 : rnd(f);
+		return one_in(f, 2) ? DRM_IOCTL_NPU_SLOT_FREE : DRM_IOCTL_NPU_SLOT_SIGNAL;
+	default:
+		/* A driver ioctl number with the wrong size or direction. */
+		memset(f->arg, (int)below(f, 256), sizeof(f->arg));
+		return _IOC(below(f, 4), DRM_IOCTL_BASE, DRM_COMMAND_BASE + below(f, 12),
+			    below(f, 2) ? below(f, 64) : below(f, sizeof(f->arg)));
+	}
+}
+
+static void forget(uint32_t *ids, size_t stride, int *n, uint32_t id, uint32_t *gone)
+{
+	int i;
+
+	for (i = 0; i < *n; i++) {
+		uint32_t *at = (uint32_t *)((uint8_t *)ids + i * stride);
+
+		if (*at == id) {
+			memmove(at, (uint8_t *)at + stride, (*n - i - 1) * stride);
+			(*n)--;
+			*gone = id;
+			return;
+		}
+	}
+}
+
+/* Remembers what a successful call created and forgets what it freed. */
+static void account(struct fuzzer *f, unsigned long nr)
+{
+	struct drm_npu_bo_create *bo = (void *)f->arg;
+	struct drm_npu_stream_create *sc = (void *)f->arg;
+	struct drm_npu_stream_destroy *sd = (void *)f->arg;
+	struct drm_npu_slot *sl = (void *)f->arg;
+	struct drm_gem_close *gc = (void *)f->arg;
+
+	if (nr == DRM_IOCTL_NPU_BO_CREATE) {
+		if (f->nbos < MAX_BOS)
+			f->bos[f->nbos++] = *bo;
+		else
+			npu_bo_close(f->card.fd, bo->handle);
+	} else if (nr == DRM_IOCTL_GEM_CLOSE) {
+		forget(&f->bos[0].handle, sizeof(f->bos[0]), &f->nbos, gc->handle, &f->gone_handle);
+	} else if (nr == DRM_IOCTL_NPU_STREAM_CREATE) {
+		if (f->nstreams < MAX_STREAMS)
+			f->streams[f->nstreams++] = *sc;
+		else
+			npu_stream_del(f->card.fd, sc->id, DRM_NPU_STREAM_DESTROY_ABORT);
+	} else if (nr == DRM_IOCTL_NPU_STREAM_DESTROY) {
+		forget(&f->streams[0].id, sizeof(f->streams[0]), &f->nstreams, sd->id,
+		       &f->gone_stream);
+	} else if (nr == DRM_IOCTL_NPU_SLOT_ALLOC) {
+		if (f->nslots < MAX_SLOTS)
+			f->slots[f->nslots++] = sl->slot;
+		else
+			npu_slot_op(f->card.fd, DRM_IOCTL_NPU_SLOT_FREE, sl->slot, 0);
+	} else if (nr == DRM_IOCTL_NPU_SLOT_FREE) {
+		forget(f->slots, sizeof(f->slots[0]), &f->nslots, sl->slot, &f->gone_slot);
+	}
+}
+
+static bool expected_errno(int err)
+{
+	switch (err) {
+	case EINVAL: case ENOENT: case EFAULT: case ENOMEM: case ENOSPC:
+	case EBUSY: case EAGAIN: case EINTR: case ETIME: case EIO:
+	case ENOTTY: case EOVERFLOW: case E2BIG: case EPERM: case EACCES:
+		return true;
+	}
+	return false;
+}
+
+/* A mapping of the fence area or of a buffer: never writable for the former. */
+static int fuzz_mmap(struct fuzzer *f)
+{
+	int prot = one_in(f, 2) ? PROT_READ : PROT_READ | PROT_WRITE;
+	uint64_t off = f->fence_offset, len = 4096 << below(f, 3);
+	void *p;
+
+	if (f->nbos && one_in(f, 2))
+		off = f->bos[below(f, f->nbos)].mmap_offset;
+	if (one_in(f, 4))
+		off = rnd(f) & ~4095ULL;
+	p = mmap(NULL, len, prot, one_in(f, 4) ? MAP_PRIVATE : MAP_SHARED, f->card.fd,
+		 (off_t)off);
+	if (p == MAP_FAILED)
+		return expected_errno(errno) || errno == ENXIO ? 0 : -errno;
+	if (off == f->fence_offset && (prot & PROT_WRITE)) {
+		munmap(p, len);
+		return -EPERM;
+	}
+	(void)*(volatile uint8_t *)p;
+	munmap(p, len);
+	return 0;
+}
+
+/* The card found a command the driver should have refused. */
+static int rejected_slot(struct fuzzer *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->num_slots; i++)
+		if (f->card.fence[i].error == DRM_NPU_ERR_REJECTED ||
+		    f->card.fence[i].error == DRM_NPU_ERR_DMA)
+			return (int)i;
+	return -1;
+}
+
+static uint8_t *guarded_map(size_t size, int prot)
+{
+	uint8_t *p = mmap(NULL, size + 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED || mprotect(p + 4096, size, prot | PROT_WRITE))
+		return NULL;
+	memset(p + 4096, 0x5a, size);
+	if (mprotect(p + 4096, size, prot))
+		return NULL;
+	return p + 4096;
+}
+
+static const struct {
+	unsigned long nr;
+	const char *name;
+} ioctls[] = {
+	{ DRM_IOCTL_NPU_GET_PARAM, "get_param" }, { DRM_IOCTL_NPU_BO_CREATE, "bo_create" },
+	{ DRM_IOCTL_GEM_CLOSE, "gem_close" }, { DRM_IOCTL_NPU_STREAM_CREATE, "stream_create" },
+	{ DRM_IOCTL_NPU_STREAM_DESTROY, "stream_destroy" }, { DRM_IOCTL_NPU_SUBMIT, "submit" },
+	{ DRM_IOCTL_NPU_WAIT, "wait" }, { DRM_IOCTL_NPU_SLOT_ALLOC, "slot_alloc" },
+	{ DRM_IOCTL_NPU_SLOT_FREE, "slot_free" }, { DRM_IOCTL_NPU_SLOT_SIGNAL, "slot_signal" },
+	{ 0, "mmap" },
+};
+
+#define NAMED_IOCTLS	(sizeof(ioctls) / sizeof(ioctls[0]))
+
+/* Where a call is counted: its name, or NAMED_IOCTLS for an odd size. */
+static unsigned int ioctl_index(unsigned long nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < NAMED_IOCTLS && ioctls[i].nr != nr; i++)
+		;
+	return i;
+}
+
+/* What the run reached, so that a reader can tell it did more than fail. */
+static void report(struct fuzzer *f, uint64_t seed)
+{
+	char line[1024];
+	unsigned int i;
+	int n;
+
+	n = snprintf(line, sizeof(line), "seed %llu succeeded:", (unsigned long long)seed);
+	for (i = 0; i <= NAMED_IOCTLS; i++)
+		if (f->ok[i] && n < (int)sizeof(line))
+			n += snprintf(line + n, sizeof(line) - n, " %s %lu",
+				      i < NAMED_IOCTLS ? ioctls[i].name : "odd-size", f->ok[i]);
+	ksft_print_msg("%s\n", line);
+	n = snprintf(line, sizeof(line), "seed %llu failed:", (unsigned long long)seed);
+	for (i = 0; i < 256; i++)
+		if (f->errs[i] && n < (int)sizeof(line))
+			n += snprintf(line + n, sizeof(line) - n, " %s %lu",
+				      strerrorname_np((int)i) ?: "?", f->errs[i]);
+	ksft_print_msg("%s\n", line);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* Runs in a child: exit 0, or the status names what went wrong. */
+static void fuzz(uint64_t seed, unsigned long calls)
+{
+	struct itimerval every_2ms = { { 0, 2000 }, { 0, 2000 } };
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct fuzzer *f = calloc(1, sizeof(*f));
+	unsigned long i, nr;
+	int ret, slot;
+
+	if (!f || npu_card_open(&f->card, 0))
+		_exit(10);
+	f->state = seed;
+	f->devmem_size = npu_param_or_die(f->card.fd, DRM_NPU_PARAM_DEVMEM_SIZE);
+	f->num_slots = npu_param_or_die(f->card.fd, DRM_NPU_PARAM_NUM_SLOTS);
+	f->fence_offset = npu_param_or_die(f->card.fd, DRM_NPU_PARAM_FENCE_MMAP_OFFSET);
+	f->gone_stream = f->gone_slot = f->gone_handle = ~0u;
+	f->user = guarded_map(USER_SIZE, PROT_READ | PROT_WRITE);
+	f->user_ro = guarded_map(4096, PROT_READ);
+	f->unmapped = guarded_map(4096, PROT_NONE);
+	if (!f->user || !f->user_ro || !f->unmapped)
+		_exit(11);
+
+	/* Signals make blocking calls (a ring stalled on a WAIT) return. */
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &every_2ms, NULL);
+
+	for (i = 0; i < calls; i++) {
+		if (one_in(f, 64)) {
+			ret = fuzz_mmap(f);
+			nr = 0;
+		} else {
+			nr = fuzz_one(f);
+			ret = ioctl(f->card.fd, nr, f->arg) ? -errno : 0;
+			if (!ret)
+				account(f, nr);
+		}
+		if (!ret)
+			f->ok[ioctl_index(nr)]++;
+		else
+			f->errs[-ret & 255]++;
+		if (ret && !expected_errno(-ret)) {
+			fprintf(stderr, "# call %lu (ioctl %#lx): unexpected %s\n", i, nr,
+				strerror(-ret));
+			_exit(12);
+		}
+		slot = rejected_slot(f);
+		if (slot >= 0) {
+			fprintf(stderr, "# call %lu (ioctl %#lx): slot %d has card error %u\n",
+				i, nr, slot, f->card.fence[slot].error);
+			_exit(13);
+		}
+	}
+	report(f, seed);
+	/* Half the time the file closes with everything still in it. */
+	if (one_in(f, 2)) {
+		while (f->nstreams)
+			npu_stream_del(f->card.fd, f->streams[--f->nstreams].id,
+				       DRM_NPU_STREAM_DESTROY_ABORT);
+		while (f->nbos)
+			npu_bo_close(f->card.fd, f->bos[--f->nbos].handle);
+	}
+	_exit(0);
+}
+
+struct baseline {
+	unsigned long long devmem, rings, pinned;
+};
+
+static struct baseline read_baseline(const char *bdf)
+{
+	return (struct baseline){
+		.devmem = npu_card_attr(bdf, "devmem_used"),
+		.rings = npu_card_attr(bdf, "rings_used"),
+		.pinned = npu_card_attr(bdf, "pinned_pages"),
+	};
+}
+
+static uint64_t env_or(const char *name, uint64_t fallback)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : fallback;
+}
+
+FIXTURE(fuzz) {
+	struct npu_card card;
+	struct drm_npu_stream_create stream;
+	struct drm_npu_bo_create buf;
+	uint8_t *pattern, *back;
+};
+
+#define BYSTANDER_SIZE	(1u << 20)
+
+FIXTURE_SETUP(fuzz)
+{
+	self->pattern = malloc(BYSTANDER_SIZE);
+	self->back = malloc(BYSTANDER_SIZE);
+	ASSERT_TRUE(self->pattern && self->back);
+	ASSERT_EQ(0, npu_card_open(&self->card, 0));
+}
+
+FIXTURE_TEARDOWN(fuzz)
+{
+	npu_card_close(&self->card);
+	free(self->pattern);
+	free(self->back);
+}
+
+TEST_F_TIMEOUT(fuzz, random_calls_fail_cleanly_and_touch_nothing_else, 300)
+{
+	uint64_t seed = env_or("NPU_FUZZ_SEED", (uint64_t)npu_now_ns());
+	unsigned long calls = env_or("NPU_FUZZ_CALLS", 20000);
+	struct baseline before, after;
+	pid_t pids[FUZZ_CHILDREN];
+	int i, status, tries;
+
+	before = read_baseline(self->card.bdf);
+	/* A bystander: a buffer of known data and a stream of its own. */
+	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->stream));
+	ASSERT_EQ(0, npu_bo_new(self->card.fd, BYSTANDER_SIZE, 0, &self->buf));
+	npu_fill_random(self->pattern, BYSTANDER_SIZE, (unsigned int)seed);
+	ASSERT_EQ(0, npu_run(&self->card, &self->stream,
+			     npu_cmd_copy(self->buf.addr, (uintptr_t)self->pattern,
+					  BYSTANDER_SIZE, DRM_NPU_CMD_SRC_USER)));
+
+	ksft_print_msg("seed %llu, %lu calls in each of %d processes\n",
+		       (unsigned long long)seed, calls, FUZZ_CHILDREN);
+	for (i = 0; i < FUZZ_CHILDREN; i++) {
+		pids[i] = fork();
+		ASSERT_GE(pids[i], 0);
+		if (!pids[i])
+			fuzz(seed + i, calls);
+	}
+	for (i = 0; i < FUZZ_CHILDREN; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status)) {
+			TH_LOG("fuzzer %d (seed %llu) failed", i, (unsigned long long)(seed + i));
+		}
+	}
+
+	/* The bystander's data and stream are as they were. */
+	EXPECT_EQ(0, self->card.fence[self->stream.slot].error);
+	ASSERT_EQ(0, npu_run(&self->card, &self->stream,
+			     npu_cmd_copy((uintptr_t)self->back, self->buf.addr,
+					  BYSTANDER_SIZE, DRM_NPU_CMD_DST_USER)));
+	EXPECT_EQ(0, memcmp(self->pattern, self->back, BYSTANDER_SIZE));
+	ASSERT_EQ(0, npu_stream_del(self->card.fd, self->stream.id, 0));
+	ASSERT_EQ(0, npu_bo_close(self->card.fd, self->buf.handle));
+
+	/* Everything the fuzzers held is back. */
+	for (tries = 0; tries < 500; tries++) {
+		after = read_baseline(self->card.bdf);
+		if (!memcmp(&after, &before, sizeof(after)))
+			break;
+		usleep(20 * 1000);
+	}
+	EXPECT_EQ(before.devmem, after.devmem);
+	EXPECT_EQ(before.rings, after.rings);
+	EXPECT_EQ(before.pinned, after.pinned);
+}
+
+TEST_HARNESS_MAIN
