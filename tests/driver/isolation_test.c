@@ -85,19 +85,6 @@ TEST_F(isolation, closing_one_context_spares_the_other)
 	EXPECT_EQ(0, npu_run(&self->mine, &self->stream, npu_cmd_fill(self->buf.addr, 4, 64, 0)));
 }
 
-struct baseline {
-	unsigned long long devmem, rings, pinned;
-};
-
-static struct baseline read_baseline(const char *bdf)
-{
-	return (struct baseline){
-		.devmem = npu_card_attr(bdf, "devmem_used"),
-		.rings = npu_card_attr(bdf, "rings_used"),
-		.pinned = npu_card_attr(bdf, "pinned_pages"),
-	};
-}
-
 /* The child copies 32 MiB slowly (the card delays its ring) until killed. */
 static void copy_until_killed(int ready_fd)
 {
@@ -130,14 +117,14 @@ static void copy_until_killed(int ready_fd)
 
 TEST_F(isolation, killed_mid_copy_gives_everything_back)
 {
-	struct baseline before, during, after;
-	int pipefd[2], status, tries;
+	struct npu_baseline before, during, after;
+	int pipefd[2], status;
 	char c;
 	pid_t pid;
 
 	npu_card_close(&self->theirs);
 	npu_card_close(&self->mine);
-	before = read_baseline(self->mine.bdf);
+	before = npu_read_baseline(self->mine.bdf);
 
 	ASSERT_EQ(0, pipe(pipefd));
 	pid = fork();
@@ -145,7 +132,7 @@ TEST_F(isolation, killed_mid_copy_gives_everything_back)
 	if (!pid)
 		copy_until_killed(pipefd[1]);
 	ASSERT_EQ(1, read(pipefd[0], &c, 1));
-	during = read_baseline(self->mine.bdf);
+	during = npu_read_baseline(self->mine.bdf);
 	EXPECT_GT(during.devmem, before.devmem);
 	EXPECT_EQ(before.rings + 1, during.rings);
 	EXPECT_GE(during.pinned, before.pinned + 8 * (32u << 20) / 4096);
@@ -154,13 +141,7 @@ TEST_F(isolation, killed_mid_copy_gives_everything_back)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
 
-	/* The file is released by the dying process, maybe a moment later. */
-	for (tries = 0; tries < 500; tries++) {
-		after = read_baseline(self->mine.bdf);
-		if (!memcmp(&after, &before, sizeof(after)))
-			break;
-		usleep(20 * 1000);
-	}
+	after = npu_settled_baseline(self->mine.bdf, &before);
 	EXPECT_EQ(before.devmem, after.devmem);
 	EXPECT_EQ(before.rings, after.rings);
 	EXPECT_EQ(before.pinned, after.pinned);
@@ -204,15 +185,15 @@ static void work_until_killed(unsigned int seed)
 TEST(random_kills_leave_nothing_behind)
 {
 	struct npu_pci devs[NPU_MAX_DEVS];
-	struct baseline before[2], after;
+	struct npu_baseline before[2], after;
 	char bdf[2][32];
-	int i, n = 0, ndevs = npu_list_pci(devs, NPU_MAX_DEVS), round, tries;
+	int i, n = 0, ndevs = npu_list_pci(devs, NPU_MAX_DEVS), round;
 
 	for (i = 0; i < ndevs && n < 2; i++) {
 		if (!devs[i].bound)
 			continue;
 		memcpy(bdf[n], devs[i].bdf, sizeof(bdf[n]));
-		before[n] = read_baseline(bdf[n]);
+		before[n] = npu_read_baseline(bdf[n]);
 		n++;
 	}
 	ASSERT_GT(n, 0);
@@ -236,12 +217,7 @@ TEST(random_kills_leave_nothing_behind)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		for (tries = 0; tries < 500; tries++) {
-			after = read_baseline(bdf[i]);
-			if (!memcmp(&after, &before[i], sizeof(after)))
-				break;
-			usleep(20 * 1000);
-		}
+		after = npu_settled_baseline(bdf[i], &before[i]);
 		EXPECT_EQ(before[i].devmem, after.devmem);
 		EXPECT_EQ(before[i].rings, after.rings);
 		EXPECT_EQ(before[i].pinned, after.pinned);

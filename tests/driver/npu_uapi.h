@@ -255,4 +255,37 @@ static inline int npu_inject(const char *bdf, const char *what)
 	return text_write(path, what);
 }
 
+/* What a card's users hold: it must come back when they are gone. */
+struct npu_baseline {
+	unsigned long long devmem, rings, pinned;
+};
+
+static inline struct npu_baseline npu_read_baseline(const char *bdf)
+{
+	return (struct npu_baseline){
+		.devmem = npu_card_attr(bdf, "devmem_used"),
+		.rings = npu_card_attr(bdf, "rings_used"),
+		.pinned = npu_card_attr(bdf, "pinned_pages"),
+	};
+}
+
+/*
+ * Waits up to 10 s for a card to be back at @before (a dead process's file
+ * may be released a moment after waitpid) and returns the last reading.
+ */
+static inline struct npu_baseline npu_settled_baseline(const char *bdf,
+						       const struct npu_baseline *before)
+{
+	struct npu_baseline now;
+	int tries;
+
+	for (tries = 0; tries < 500; tries++) {
+		now = npu_read_baseline(bdf);
+		if (!memcmp(&now, before, sizeof(now)))
+			break;
+		usleep(20 * 1000);
+	}
+	return now;
+}
+
 #endif /* NPU_UAPI_TEST_H */
