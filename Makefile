@@ -22,7 +22,7 @@ DRM_CFLAGS	 = $(shell pkg-config --cflags libdrm)
 DRM_LIBS	 = $(shell pkg-config --libs libdrm)
 
 MODEL_SRCS	:= $(wildcard tools/npu-model/*.c)
-MODEL_HDRS	:= $(wildcard tools/npu-model/*.h) driver/npu_hw.h
+MODEL_HDRS	:= $(wildcard tools/npu-model/*.h) driver/npu_hw.h uapi/npu_operator.h
 MODEL_TEST_SRCS	:= $(wildcard tests/model/*.c)
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
@@ -44,17 +44,17 @@ model: $(BUILD)/npu-model
 tests: $(BUILD)/tests/model_test $(DRIVER_TESTS) $(BUILD)/tests/uapi_layout.o
 
 # Fails the build when a uapi or hardware struct gains a hole or changes size.
-$(BUILD)/tests/uapi_layout.o: tests/uapi_layout.c uapi/npu_accel.h driver/npu_hw.h | deps
+$(BUILD)/tests/uapi_layout.o: tests/uapi_layout.c uapi/npu_accel.h uapi/npu_operator.h driver/npu_hw.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Wpadded -Iuapi -Idriver $(patsubst -I%,-isystem %,$(DRM_CFLAGS)) -c -o $@ $<
 
 $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Idriver -o $@ $(MODEL_SRCS)
+	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS)
 
-$(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) $(wildcard tests/model/*.h) driver/npu_hw.h | deps
+$(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) $(wildcard tests/model/*.h) driver/npu_hw.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -o $@ $(MODEL_TEST_SRCS)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -o $@ $(MODEL_TEST_SRCS)
 
 $(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/include/*.h) driver/npu_hw.h uapi/npu_accel.h | deps
 	@mkdir -p $(@D)

@@ -7,6 +7,7 @@
 
 #include "npu_accel.h"
 #include "npu_hw.h"
+#include "npu_operator.h"
 
 #define SIZE_IS(type, size) _Static_assert(sizeof(type) == (size), #type " changed size")
 
@@ -21,6 +22,23 @@ SIZE_IS(struct drm_npu_slot, 16);
 SIZE_IS(struct drm_npu_fence_slot, 32);
 SIZE_IS(struct npu_cmd, 64);
 SIZE_IS(struct npu_sg_entry, 16);
+SIZE_IS(struct npu_tensor_desc, 144);
+SIZE_IS(struct npu_activation, 16);
+SIZE_IS(struct npu_attr_conv, 48);
+SIZE_IS(struct npu_attr_matmul, 32);
+SIZE_IS(struct npu_attr_pool, 40);
+SIZE_IS(struct npu_attr_unary, 16);
+SIZE_IS(struct npu_attr_binary, 24);
+SIZE_IS(struct npu_attr_norm, 24);
+SIZE_IS(struct npu_attr_softmax, 8);
+SIZE_IS(struct npu_attr_reduce, 8);
+SIZE_IS(struct npu_attr_concat, 8);
+SIZE_IS(struct npu_attr_transpose, 32);
+SIZE_IS(struct npu_attr_resize, 48);
+SIZE_IS(struct npu_attr_pad, 72);
+SIZE_IS(struct npu_attr_slice, 128);
+SIZE_IS(union npu_op_attrs, 128);
+SIZE_IS(struct npu_op_desc, 144);
 
 /* Each struct is used once so that -Wpadded looks at all of them. */
 struct npu_uapi_all {
@@ -35,6 +53,17 @@ struct npu_uapi_all {
 	struct drm_npu_fence_slot fence_slot;
 	struct npu_cmd hw_cmd;
 	struct npu_sg_entry sg_entry;
+	struct npu_tensor_desc tensor_desc;
+	struct npu_attr_conv attr_conv;
+	struct npu_attr_matmul attr_matmul;
+	struct npu_attr_pool attr_pool;
+	struct npu_attr_binary attr_binary;
+	struct npu_attr_norm attr_norm;
+	struct npu_attr_resize attr_resize;
+	struct npu_attr_pad attr_pad;
+	struct npu_attr_slice attr_slice;
+	struct npu_op_desc op_desc;	/* last: its tensors[] is flexible */
 };
 
-SIZE_IS(struct npu_uapi_all, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16);
+SIZE_IS(struct npu_uapi_all, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16 +
+	144 + 48 + 32 + 40 + 24 + 24 + 48 + 72 + 128 + 144);

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT */
+/*
+ * The NPU card's operator descriptor format.
+ *
+ * The card reads it (driver/npu_hw.h includes this file), userspace builds
+ * it (a model compiler writes one per operator), and the driver checks it
+ * in between: DRM_NPU_OP_COMPUTE in npu_accel.h points at one.  It is one
+ * format, so it has one definition, here.  Fields are little endian.
+ */
+#ifndef _UAPI_NPU_OPERATOR_H_
+#define _UAPI_NPU_OPERATOR_H_
+
+#include <linux/types.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/*
+ * Operators: the card's NPU_OP_COMPUTE runs one operator of the card's operator
+ * library.  The command's src is the host bus address of an npu_op_desc,
+ * 64-byte aligned, with NPU_CMD_SRC_HOST set; size is the descriptor's
+ * length, sizeof(struct npu_op_desc) plus one npu_tensor_desc per input
+ * and output.  The card reads the whole descriptor before it touches a
+ * tensor, so a descriptor the card has fetched is not read again.
+ */
+enum npu_operator {
+	NPU_OPERATOR_CONV2D = 0,	/* in: x, w, [b]; out: y; attrs.conv */
+	NPU_OPERATOR_CONV_TRANSPOSE2D = 1, /* in: x, w, [b]; out: y; attrs.conv */
+	NPU_OPERATOR_MATMUL = 2,	/* in: a, b, [c]; out: y; attrs.matmul */
+	NPU_OPERATOR_POOL2D = 3,	/* in: x; out: y; attrs.pool */
+	NPU_OPERATOR_UNARY = 4,		/* in: x; out: y; attrs.unary */
+	NPU_OPERATOR_BINARY = 5,	/* in: a, b; out: y; attrs.binary */
+	NPU_OPERATOR_BATCHNORM = 6,	/* in: x, scale, bias, mean, var; out: y; attrs.norm */
+	NPU_OPERATOR_LAYERNORM = 7,	/* in: x, scale, [bias]; out: y; attrs.norm */
+	NPU_OPERATOR_SOFTMAX = 8,	/* in: x; out: y; attrs.softmax */
+	NPU_OPERATOR_REDUCE = 9,	/* in: x; out: y; attrs.reduce */
+	NPU_OPERATOR_CONCAT = 10,	/* in: x0 .. xn-1; out: y; attrs.concat */
+	NPU_OPERATOR_TRANSPOSE = 11,	/* in: x; out: y; attrs.transpose */
+	NPU_OPERATOR_RESIZE = 12,	/* in: x; out: y; attrs.resize */
+	NPU_OPERATOR_PAD = 13,		/* in: x; out: y; attrs.pad */
+	NPU_OPERATOR_SLICE = 14,	/* in: x; out: y; attrs.slice */
+	NPU_OPERATOR_CAST = 15,		/* in: x; out: y (another dtype); no attrs */
+};
+
+#define NPU_OPERATOR_LAST		NPU_OPERATOR_CAST
+
+enum npu_dtype {
+	NPU_DTYPE_F32 = 0,
+	NPU_DTYPE_BF16 = 1,
+	NPU_DTYPE_F16 = 2,
+	NPU_DTYPE_S32 = 3,
+	NPU_DTYPE_S8 = 4,
+	NPU_DTYPE_U8 = 5,
+};
+
+#define NPU_DTYPE_LAST			NPU_DTYPE_U8
+
+enum npu_tensor_format {
+	/* any rank; element i sits at sum(index[d] * strides[d]) elements */
+	NPU_FORMAT_STRIDED = 0,
+	/*
+	 * rank 4 (N, C, H, W): channels in blocks of 16, the block innermost,
+	 * C padded up to a multiple of 16 (oneDNN's nChw16c); strides are 0
+	 */
+	NPU_FORMAT_NCHW16C = 1,
+};
+
+#define NPU_TENSOR_MAX_DIMS		8
+#define NPU_OP_MAX_TENSORS		16	/* inputs and outputs together */
+#define NPU_OP_DESC_ALIGN		64
+
+/*
+ * A tensor in device memory.  Strides are in elements and not negative;
+ * the bytes the tensor spans are [addr, addr + extent) with extent
+ * (sum((dims[d] - 1) * strides[d]) + 1) * element size, which must lie in
+ * device memory.  A dimension of 0 makes an empty tensor.
+ */
+struct npu_tensor_desc {
+	__le64 addr;		/* device memory offset of element 0 */
+	__le16 dtype;		/* enum npu_dtype */
+	__le16 format;		/* enum npu_tensor_format */
+	__le16 ndims;		/* 0 (a scalar) .. NPU_TENSOR_MAX_DIMS */
+	__le16 rsvd;
+	__le64 dims[NPU_TENSOR_MAX_DIMS];	/* unused entries 0 */
+	__le64 strides[NPU_TENSOR_MAX_DIMS];	/* unused entries 0 */
+};
+
+/* Elementwise functions: UNARY operators and fused activations. */
+enum npu_unary_kind {
+	NPU_UNARY_NONE = 0,		/* identity; as activation: none */
+	NPU_UNARY_RELU = 1,
+	NPU_UNARY_CLIP = 2,		/* min alpha, max beta */
+	NPU_UNARY_SIGMOID = 3,
+	NPU_UNARY_HARDSIGMOID = 4,	/* max(0, min(1, alpha * x + beta)) */
+	NPU_UNARY_HARDSWISH = 5,	/* x * max(0, min(1, x / 6 + 1 / 2)) */
+	NPU_UNARY_LEAKY_RELU = 6,	/* slope alpha */
+	NPU_UNARY_TANH = 7,
+	NPU_UNARY_EXP = 8,
+	NPU_UNARY_LOG = 9,
+	NPU_UNARY_SQRT = 10,
+	NPU_UNARY_ABS = 11,
+	NPU_UNARY_NEG = 12,
+	NPU_UNARY_ERF = 13,
+	NPU_UNARY_GELU = 14,		/* the erf form */
+	NPU_UNARY_ELU = 15,		/* alpha */
+	NPU_UNARY_SOFTPLUS = 16,
+};
+
+#define NPU_UNARY_LAST			NPU_UNARY_SOFTPLUS
+
+/* alpha and beta are IEEE 754 binary32 bit patterns, like every float here */
+struct npu_activation {
+	__le32 kind;		/* enum npu_unary_kind */
+	__le32 alpha;
+	__le32 beta;
+	__le32 rsvd;
+};
+
+/*
+ * CONV2D and CONV_TRANSPOSE2D over NCHW: x (N, C, H, W), w (O, C / group,
+ * KH, KW) for CONV2D and (C, O / group, KH, KW) for CONV_TRANSPOSE2D, b (O).
+ * The output's H and W are given by y; the padding at the end of each
+ * spatial axis is what makes them consistent with pads_begin, so
+ * ConvTranspose's output_padding needs no field of its own.
+ */
+struct npu_attr_conv {
+	__le32 strides[2];
+	__le32 dilations[2];	/* 1: dense */
+	__le32 pads_begin[2];
+	__le32 group;
+	__le32 rsvd;
+	struct npu_activation act;
+};
+
+/*
+ * y = act(alpha * a' x b' + beta * c), a' = a or its transpose over the
+ * last two axes, likewise b'.  a, b, c and y have the same rank (2..8);
+ * batch axes and c broadcast numpy-style where they are 1.
+ */
+struct npu_attr_matmul {
+	__le32 trans_a;
+	__le32 trans_b;
+	__le32 alpha;
+	__le32 beta;
+	struct npu_activation act;
+};
+
+enum npu_pool_kind {
+	NPU_POOL_MAX = 0,
+	NPU_POOL_AVG_INCLUDE_PAD = 1,	/* divide by the whole window */
+	NPU_POOL_AVG_EXCLUDE_PAD = 2,	/* divide by the window's elements in x */
+};
+
+/* Over NCHW; y's H and W fix the end padding, as for convolutions. */
+struct npu_attr_pool {
+	__le32 kind;		/* enum npu_pool_kind */
+	__le32 kernel[2];
+	__le32 strides[2];
+	__le32 dilations[2];
+	__le32 pads_begin[2];
+	__le32 rsvd;
+};
+
+struct npu_attr_unary {
+	struct npu_activation fn;
+};
+
+enum npu_binary_kind {
+	NPU_BINARY_ADD = 0,
+	NPU_BINARY_SUB = 1,
+	NPU_BINARY_MUL = 2,
+	NPU_BINARY_DIV = 3,
+	NPU_BINARY_POW = 4,
+	NPU_BINARY_MIN = 5,
+	NPU_BINARY_MAX = 6,
+};
+
+/* a, b and y have the same rank; a and b broadcast where a dim is 1. */
+struct npu_attr_binary {
+	__le32 kind;		/* enum npu_binary_kind */
+	__le32 rsvd;
+	struct npu_activation act;
+};
+
+/*
+ * BATCHNORM (inference) normalizes NCHW-like x per channel (axis 1) with
+ * the given mean and var.  LAYERNORM normalizes over the axes from @axis
+ * to the last, scale and bias having those axes' dims.
+ */
+struct npu_attr_norm {
+	__le32 axis;
+	__le32 epsilon;
+	struct npu_activation act;
+};
+
+struct npu_attr_softmax {
+	__le32 axis;
+	__le32 log;		/* 1: log-softmax */
+};
+
+enum npu_reduce_kind {
+	NPU_REDUCE_MEAN = 0,
+	NPU_REDUCE_SUM = 1,
+	NPU_REDUCE_MAX = 2,
+	NPU_REDUCE_MIN = 3,
+};
+
+/* y has x's rank, with dims of 1 on exactly the axes in @axes. */
+struct npu_attr_reduce {
+	__le32 kind;		/* enum npu_reduce_kind */
+	__le32 axes;		/* bit d set: axis d is reduced */
+};
+
+struct npu_attr_concat {
+	__le32 axis;
+	__le32 rsvd;
+};
+
+/* y's axis d is x's axis perm[d]; entries past the rank are 0. */
+struct npu_attr_transpose {
+	__le32 perm[NPU_TENSOR_MAX_DIMS];
+};
+
+enum npu_resize_mode {
+	NPU_RESIZE_NEAREST = 0,
+	NPU_RESIZE_LINEAR = 1,		/* bilinear over the last two axes */
+};
+
+/* How an output coordinate maps to an input coordinate, per ONNX Resize. */
+enum npu_resize_coord {
+	NPU_RESIZE_HALF_PIXEL = 0,
+	NPU_RESIZE_ASYMMETRIC = 1,
+	NPU_RESIZE_ALIGN_CORNERS = 2,
+	NPU_RESIZE_PYTORCH_HALF_PIXEL = 3,
+};
+
+enum npu_resize_nearest {
+	NPU_RESIZE_ROUND_PREFER_FLOOR = 0,
+	NPU_RESIZE_ROUND_PREFER_CEIL = 1,
+	NPU_RESIZE_FLOOR = 2,
+	NPU_RESIZE_CEIL = 3,
+};
+
+struct npu_attr_resize {
+	__le32 mode;		/* enum npu_resize_mode */
+	__le32 coord;		/* enum npu_resize_coord */
+	__le32 nearest;		/* enum npu_resize_nearest */
+	__le32 rsvd;
+	__le32 scales[NPU_TENSOR_MAX_DIMS];	/* y dim / x dim as ONNX gives it */
+};
+
+enum npu_pad_mode {
+	NPU_PAD_CONSTANT = 0,
+	NPU_PAD_REFLECT = 1,
+	NPU_PAD_EDGE = 2,
+};
+
+/* Pads are signed: a negative pad crops. y's dims must agree. */
+struct npu_attr_pad {
+	__le32 mode;		/* enum npu_pad_mode */
+	__le32 value;		/* CONSTANT: the fill value */
+	__le32 begin[NPU_TENSOR_MAX_DIMS];
+	__le32 end[NPU_TENSOR_MAX_DIMS];
+};
+
+/*
+ * y[i] = x[starts + i * steps] on every axis; steps are signed and not 0,
+ * starts lie inside x, and y's dims say how many elements are taken.
+ */
+struct npu_attr_slice {
+	__le64 starts[NPU_TENSOR_MAX_DIMS];
+	__le64 steps[NPU_TENSOR_MAX_DIMS];
+};
+
+union npu_op_attrs {
+	struct npu_attr_conv conv;
+	struct npu_attr_matmul matmul;
+	struct npu_attr_pool pool;
+	struct npu_attr_unary unary;
+	struct npu_attr_binary binary;
+	struct npu_attr_norm norm;
+	struct npu_attr_softmax softmax;
+	struct npu_attr_reduce reduce;
+	struct npu_attr_concat concat;
+	struct npu_attr_transpose transpose;
+	struct npu_attr_resize resize;
+	struct npu_attr_pad pad;
+	struct npu_attr_slice slice;
+	__u8 bytes[128];	/* the union's size; unused bytes 0 */
+};
+
+struct npu_op_desc {
+	__le16 kind;		/* enum npu_operator */
+	__le16 flags;		/* none defined, 0 */
+	__u8 num_inputs;
+	__u8 num_outputs;
+	__le16 rsvd0;
+	__le64 rsvd1;
+	union npu_op_attrs attrs;
+	struct npu_tensor_desc tensors[];	/* inputs, then outputs */
+};
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_NPU_OPERATOR_H_ */
