@@ -56,6 +56,15 @@
 #define NPU_ID_FW_VERSION		0x034	/* u32: major << 16 | minor */
 #define NPU_ID_SERIAL			0x038	/* u64 */
 
+/*
+ * MSI-X vectors of the emulated card unless npu-model is given --vectors.
+ * The model, its host test client and QEMU's ivshmem device must agree on
+ * it; this header is what the first two share, and tools/vm-run asks the
+ * model (npu-model --print-vectors).  A driver must not use it: it reads
+ * NPU_ID_NUM_VECTORS, which is what a card really has.
+ */
+#define NPU_DEFAULT_NUM_VECTORS		9
+
 /* Global control and status */
 #define NPU_GLB_CTRL			0x040	/* u32, RW */
 #define   NPU_GLB_CTRL_RESET		0x1	/* self-clearing, via control doorbell */

@@ -110,7 +110,7 @@ TEST_F(npu, identity)
 	ASSERT_EQ(1, client_reg_rd32(c, NPU_ID_VERSION) >> 16);
 	ASSERT_EQ(16, client_reg_rd32(c, NPU_ID_NUM_RINGS));
 	ASSERT_EQ(2, client_reg_rd32(c, NPU_ID_NUM_COPY_ENGINES));
-	ASSERT_EQ(9, client_reg_rd32(c, NPU_ID_NUM_VECTORS));
+	ASSERT_EQ(NPU_DEFAULT_NUM_VECTORS, client_reg_rd32(c, NPU_ID_NUM_VECTORS));
 	ASSERT_EQ(1, client_reg_rd32(c, NPU_ID_DOORBELL_ID));
 	ASSERT_EQ(NPU_REG_WINDOW_SIZE, client_reg_rd64(c, NPU_ID_DEVMEM_OFFSET));
 	ASSERT_EQ(64 * MiB - NPU_REG_WINDOW_SIZE, client_reg_rd64(c, NPU_ID_DEVMEM_SIZE));
@@ -222,7 +222,7 @@ TEST_F(npu, ring_config_errors)
 		bool ok;
 	} cases[] = {
 		{ "smallest ring", good, 2, 1, true },
-		{ "largest ring", good, 65536, 8, true },
+		{ "largest ring", good, 65536, NPU_DEFAULT_NUM_VECTORS - 1, true },
 		{ "high memory", CLIENT_HIGHMEM_BASE + 4096, 64, 2, true },
 		{ "base not 64-byte aligned", good + 8, 8, 1, false },
 		{ "base past lowmem", low - 2 * SLOT_BYTES, 4, 1, false },
@@ -234,7 +234,7 @@ TEST_F(npu, ring_config_errors)
 		{ "size 3", good, 3, 1, false },
 		{ "size 131072", good, 131072, 1, false },
 		{ "vector 0", good, 8, 0, false },
-		{ "vector NUM_VECTORS", good, 8, 9, false },
+		{ "vector NUM_VECTORS", good, 8, NPU_DEFAULT_NUM_VECTORS, false },
 		{ "vector huge", good, 8, 0x10001, false },
 	};
 	unsigned int i;
@@ -1378,6 +1378,52 @@ TEST(guest_ram_too_small)
 	EXPECT_EQ(1, run_model(args));
 	close(fd);
 	unlink(path);
+}
+
+/* Runs the model to completion and returns its exit status and its stdout. */
+static int run_model_stdout(const char *const *args, char *out, size_t len)
+{
+	const char *argv[16] = { client_model_path() };
+	int status, i, fd[2];
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = args[i];
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		dup2(open("/dev/null", O_WRONLY), 2);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], out + got, len - 1 - got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(fd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* tools/vm-run gives QEMU's ivshmem device what --print-vectors says. */
+TEST(print_vectors)
+{
+	const char *const plain[] = { "--print-vectors", NULL };
+	const char *const given[] = { "--vectors", "33", "--print-vectors", NULL };
+	const char *const bad[] = { "--vectors", "1", "--print-vectors", NULL };
+	char out[64];
+
+	ASSERT_EQ(0, run_model_stdout(plain, out, sizeof(out)));
+	EXPECT_EQ(NPU_DEFAULT_NUM_VECTORS, strtoul(out, NULL, 10));
+	EXPECT_EQ('\n', out[strlen(out) - 1]);
+	ASSERT_EQ(0, run_model_stdout(given, out, sizeof(out)));
+	EXPECT_STREQ("33\n", out);
+	EXPECT_EQ(2, run_model_stdout(bad, out, sizeof(out)));
+	EXPECT_STREQ("", out);
 }
 
 /*

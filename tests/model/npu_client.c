@@ -38,7 +38,7 @@ void client_default_opts(struct client_opts *o)
 		.lowmem = 48 * MiB,	/* the top 16 MiB sit above 4 GiB */
 		.bar_size = 64 * MiB,
 		.rings = 16,
-		.vectors = 9,
+		.vectors = NPU_DEFAULT_NUM_VECTORS,
 		.copy_engines = 2,
 		.serial = 0x5e41a1,
 	};

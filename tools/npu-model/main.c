@@ -5,9 +5,11 @@
  *   npu-model --socket PATH --guest-ram FILE --ram-size BYTES [--lowmem BYTES]
  *             [--bar-size BYTES] [--rings N] [--vectors N]
  *             [--copy-engines N] [--serial N] [--verbose]
+ *   npu-model [--vectors N] --print-vectors
  *
  * The model serves exactly one QEMU and exits (status 0) when it goes away
- * or on SIGTERM/SIGINT.
+ * or on SIGTERM/SIGINT.  --print-vectors prints the card's number of MSI-X
+ * vectors and exits: QEMU's ivshmem device must be given as many.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -66,8 +68,10 @@ static void usage(FILE *f)
 		"                 [--lowmem BYTES] [--bar-size BYTES] [--rings N]\n"
 		"                 [--vectors N] [--copy-engines N] [--serial N]\n"
 		"                 [--verbose]\n"
+		"       npu-model [--vectors N] --print-vectors\n"
 		"sizes take a K, M or G suffix; defaults: --bar-size 256M,\n"
-		"--rings 64, --vectors 9, --copy-engines 4, --lowmem min(ram, 2G)\n");
+		"--rings 64, --vectors %u, --copy-engines 4, --lowmem min(ram, 2G)\n",
+		NPU_DEFAULT_NUM_VECTORS);
 }
 
 /* "64M" and friends; false on garbage or overflow. */
@@ -108,7 +112,7 @@ static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 enum {
 	OPT_SOCKET = 256, OPT_GUEST_RAM, OPT_RAM_SIZE, OPT_LOWMEM, OPT_BAR_SIZE,
 	OPT_RINGS, OPT_VECTORS, OPT_COPY_ENGINES, OPT_SERIAL, OPT_VERBOSE,
-	OPT_HELP,
+	OPT_HELP, OPT_PRINT_VECTORS,
 };
 
 static const struct option options[] = {
@@ -123,6 +127,7 @@ static const struct option options[] = {
 	{ "serial",	  required_argument, NULL, OPT_SERIAL },
 	{ "verbose",	  no_argument,	     NULL, OPT_VERBOSE },
 	{ "help",	  no_argument,	     NULL, OPT_HELP },
+	{ "print-vectors", no_argument,	     NULL, OPT_PRINT_VECTORS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -180,13 +185,14 @@ static bool config_valid(struct emu_config *cfg)
 
 static int parse_args(int argc, char **argv, struct emu_config *cfg)
 {
+	bool print_vectors = false;
 	int opt;
 
 	*cfg = (struct emu_config) {
 		.lowmem = UINT64_MAX,	/* "not given" */
 		.bar_size = 256 * MiB,
 		.num_rings = 64,
-		.num_vectors = 9,
+		.num_vectors = NPU_DEFAULT_NUM_VECTORS,
 		.num_copy_engines = 4,
 		.serial = 1,
 	};
@@ -194,6 +200,10 @@ static int parse_args(int argc, char **argv, struct emu_config *cfg)
 		if (opt == OPT_HELP) {
 			usage(stdout);
 			exit(0);
+		}
+		if (opt == OPT_PRINT_VECTORS) {
+			print_vectors = true;
+			continue;
 		}
 		if (!parse_option(cfg, opt, optarg)) {
 			if (opt != '?')
@@ -206,6 +216,10 @@ static int parse_args(int argc, char **argv, struct emu_config *cfg)
 	if (optind < argc) {
 		emu_err("unexpected argument: %s", argv[optind]);
 		return -1;
+	}
+	if (print_vectors) {
+		printf("%u\n", cfg->num_vectors);
+		exit(0);
 	}
 	return config_valid(cfg) ? 0 : -1;
 }
