@@ -70,9 +70,9 @@ $(ACL_PC): libacl/ascendcl.pc.in libacl/libacl.mk
 	sed -e 's|@PREFIX@|$(abspath .)|' -e 's|@LIBDIR@|$(abspath $(ACL_LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(abspath $(ACL_INC))|' -e 's|@VERSION@|$(ACL_VERSION)|' $< >$@
 
-$(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) tests/include/text_file.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS) | deps
+$(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(wildcard tests/include/*.h) driver/npu_hw.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -o $@ $< $(ACL_USE)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -o $@ $< $(ACL_USE)
 
 $(BUILD)/examples/%: examples/%.c $(ACL_EX_HDRS) $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
