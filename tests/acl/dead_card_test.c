@@ -3,7 +3,8 @@
  * A card that stops its heartbeat: its streams fail with
  * ACL_ERROR_RT_LOST_HEARTBEAT, aclrtQueryDeviceStatus says abnormal, the
  * other card goes on, and after the card is rebound (unbind/bind) it works
- * again. Runs last of the suites: the card stays dead until rebound.
+ * again. tools/check runs it last of the library's suites: the card stays
+ * dead until rebound.
  */
 #include "acl_test.h"
 #include "kselftest_harness.h"

@@ -3,7 +3,7 @@
  * Failures reported by the driver, provoked with the card's fault
  * injection (debugfs): a failed DMA, a hung ring, slow commands, lost
  * interrupts, and (last, since the card stays dead until it is rebound) a
- * card that stops its heartbeat. Named to run after the other suites.
+ * card that stops its heartbeat. tools/check runs it after the other suites.
  */
 #include "acl_test.h"
 #include "kselftest_harness.h"
