@@ -23,7 +23,7 @@ SIZE_IS(struct npu_cmd, 64);
 SIZE_IS(struct npu_sg_entry, 16);
 
 /* Each struct is used once so that -Wpadded looks at all of them. */
-struct npu_uapi_all {
+struct test_uapi_layout {
 	struct drm_npu_get_param get_param;
 	struct drm_npu_bo_create bo_create;
 	struct drm_npu_stream_create stream_create;
@@ -37,4 +37,4 @@ struct npu_uapi_all {
 	struct npu_sg_entry sg_entry;
 };
 
-SIZE_IS(struct npu_uapi_all, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16);
+SIZE_IS(struct test_uapi_layout, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16);
