@@ -141,11 +141,23 @@ aclError acl_fail(const char *func, aclError code, const char *fmt, ...)
 #define ACL_CHECK_NULL(p) \
 	do { if (!(p)) return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%s is NULL", #p); } while (0)
 
-/* Maps a fence slot error (enum drm_npu_error) to an ACL error code. */
-aclError acl_slot_error_code(uint32_t err);
+struct acl_device;
+
+/*
+ * The two ways the card reports a failure, each mapped in one place, and
+ * each marks the device dead when the card is gone: so every caller
+ * reports a lost card alike, and later calls know it.
+ *
+ * A fence slot of d carries err (enum drm_npu_error): its ACL code.
+ */
+aclError acl_slot_error(struct acl_device *d, uint32_t err);
 const char *acl_slot_error_text(uint32_t err);
-/* Maps an errno from the driver to an ACL error code. */
-aclError acl_errno_code(int err);
+/* A driver call on d failed with ret (a negative errno): its ACL code. */
+aclError acl_drv_error(struct acl_device *d, int ret);
+/* As acl_drv_error, and records "<what> on device N: <why>" (fmt is what). */
+aclError acl_drv_fail(const char *func, struct acl_device *d, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define ACL_DRV_FAIL(d, ret, ...) acl_drv_fail(__func__, d, ret, __VA_ARGS__)
 
 /* ---- driver layer (drv.c) ---------------------------------------------- */
 int drv_probe(const char *path);	/* 1 if an npu accel node, else 0 */

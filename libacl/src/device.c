@@ -393,8 +393,7 @@ aclError acl_current_dev_param(const char *fn, uint32_t param, uint64_t *value)
 		return ACL_ERROR_RT_CONTEXT_NULL;
 	ret = drv_get_param(c->dev->fd, param, value);
 	if (ret)
-		return acl_fail(fn, acl_errno_code(ret), "reading parameter %u of device %d: %s",
-				param, c->dev->id, strerror(-ret));
+		return acl_drv_fail(fn, c->dev, ret, "reading parameter %u", param);
 	return ACL_SUCCESS;
 }
 
@@ -701,6 +700,8 @@ ACL_EXPORT aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *
 	}
 	if (own)
 		close(fd);
+	else if (ret == -ENODEV)
+		acl_device_mark_dead(d);	/* its streams must learn it too */
 	if (ret == -ENODEV || (!ret && c1 == c0)) {
 		*deviceStatus = ACL_RT_DEVICE_STATUS_ABNORMAL;
 		return ACL_SUCCESS;

@@ -18,7 +18,6 @@
  * leaves in the state word; so a query or a wait sees the same either way,
  * and only the timestamps go with the reset.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,9 +172,7 @@ static aclError write_next(struct acl_event *ev, struct acl_stream *s, bool rese
 		ret = drv_slot_alloc(d->fd, &slot);
 		if (ret) {
 			pthread_mutex_unlock(&ev->lock);
-			return ACL_FAIL(ret == -ENOSPC ? ACL_ERROR_RT_NO_EVENT_RESOURCE
-						       : acl_errno_code(ret),
-					"no event slot left on device %d", d->id);
+			return ACL_DRV_FAIL(d, ret, "taking a fence slot for an event");
 		}
 		/*
 		 * The failed slot is not freed: a record of another stream may
@@ -301,12 +298,9 @@ static aclError event_done(struct acl_event *ev, bool *done)
 		return ACL_SUCCESS;
 	}
 	e = acl_slot_err(d, ACL_EV_SLOT(st));
-	if (e) {
-		if (e == DRM_NPU_ERR_DEAD)
-			acl_device_mark_dead(d);
-		return ACL_FAIL(acl_slot_error_code(e), "the stream recording the event failed: %s",
+	if (e)
+		return ACL_FAIL(acl_slot_error(d, e), "the stream recording the event failed: %s",
 				acl_slot_error_text(e));
-	}
 	*done = false;
 	return ACL_SUCCESS;
 }
