@@ -41,10 +41,6 @@
 #define ACL_DEV_ADDR_BASE	DRM_NPU_DEVICE_ADDR_BASE
 /* Copies are cut into pieces of at most this size (one command each). */
 #define ACL_COPY_CHUNK		(64ULL << 20)
-/* Internal streams for synchronous calls, at most, per device. */
-#define ACL_COPY_STREAMS	4
-/* A further internal stream is made only while this many rings are free. */
-#define ACL_COPY_RING_MARGIN	16
 
 static inline bool acl_is_dev_ptr(const void *p)
 {
@@ -209,10 +205,6 @@ struct acl_device {
 	struct acl_list contexts;	/* every live context */
 	struct acl_list streams;	/* every live stream (internal too) */
 	struct acl_list events;		/* every live event */
-	/* Internal streams for synchronous calls, made as calls overlap. */
-	struct acl_stream *copy_streams[ACL_COPY_STREAMS];
-	int copy_users[ACL_COPY_STREAMS];	/* calls running on each */
-	pthread_mutex_t copy_lock;
 
 	struct acl_rmap devmem;		/* device allocations */
 	pthread_mutex_t slot_lock;	/* deferred slot frees */
@@ -286,7 +278,7 @@ struct acl_cbstate;
 struct acl_stream {
 	struct acl_obj obj;
 	struct acl_device *dev;
-	struct acl_context *ctx;	/* NULL for the internal copy stream */
+	struct acl_context *ctx;	/* NULL for an internal stream (copy pool) */
 	pthread_mutex_t lock;		/* submission and recovery */
 	struct acl_kstream *_Atomic kst;
 	uint32_t priority, flags;
@@ -404,6 +396,15 @@ struct acl_opnd {
 };
 
 void acl_classify(struct acl_device *dev, const void *p, size_t len, struct acl_opnd *o);
+
+/* ---- copies (memcpy.c) ------------------------------------------------- */
+/*
+ * The internal streams that synchronous calls run on, one pool per
+ * device: device.c sets it up when it opens the card, and it goes (its
+ * streams freed, their work waited for unless !wait) when the card closes.
+ */
+void acl_copy_pool_init(struct acl_device *dev);
+void acl_copy_pool_fini(struct acl_device *dev, bool wait);
 void acl_hostmem_drop(struct acl_device *dev);	/* NULL: registrations */
 void acl_devmem_drop_device(struct acl_device *dev);
 
