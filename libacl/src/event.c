@@ -307,11 +307,19 @@ static aclError event_done(struct acl_event *ev, bool *done)
 
 /*
  * What the three query calls share: argument checks, then whether the
- * event's last record has completed. Loads only: no lock, no system call,
- * and no error bookkeeping unless a check fails.
+ * event counts as complete. Loads only: no lock, no system call, and no
+ * error bookkeeping unless a check fails.
+ *
+ * An event never recorded has nothing to wait for, so it is complete for
+ * aclrtQueryEvent, aclrtQueryEventWaitStatus, the synchronize calls and
+ * aclrtStreamWaitEvent. aclrtQueryEventStatus (recorded_status) answers
+ * whether a record has completed: not ready for an event of
+ * aclrtCreateEvent(WithFlag) until its first record, complete for one of
+ * aclrtCreateEventExWithFlag, as documented for the vendor's runtime. It
+ * is also the only query that takes events of aclrtCreateEventExWithFlag.
  */
 static aclError query_event(const char *fn, aclrtEvent event, const void *status,
-			    bool takes_ex, bool *done)
+			    bool recorded_status, bool *done)
 {
 	struct acl_event *ev;
 	aclError err = ACL_SUCCESS;
@@ -321,9 +329,13 @@ static aclError query_event(const char *fn, aclrtEvent event, const void *status
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
-	if (ev->ex && !takes_ex)
+	if (ev->ex && !recorded_status)
 		return acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 				"%s does not take events of aclrtCreateEventExWithFlag", fn);
+	if (recorded_status && !ev->ex && !ACL_EV_VALUE(atomic_load(&ev->state))) {
+		*done = false;
+		return ACL_SUCCESS;
+	}
 	return event_done(ev, done);
 }
 
