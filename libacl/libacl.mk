@@ -31,7 +31,6 @@ ACL_USE		:= -I$(ACL_INC) -L$(ACL_LIBDIR) -lascendcl $(ACL_RPATH)
 ACL_TESTS	:= $(patsubst tests/acl/%.c,$(BUILD)/tests/acl/%,$(wildcard tests/acl/*.c))
 ACL_TEST_HDRS	:= $(wildcard tests/acl/*.h)
 ACL_EXAMPLES	:= $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
-ACL_EX_HDRS	:= $(wildcard examples/*.h)
 ACL_BENCH	:= $(BUILD)/tools/acl-bench
 ACL_CXX_CHECK	:= $(BUILD)/tests/acl-extra/cxx_check
 ACL_PC_CHECK	:= $(BUILD)/tests/acl-extra/pkgconfig_check
@@ -74,7 +73,7 @@ $(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(wildcard tests/include/*.
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -o $@ $< $(ACL_USE)
 
-$(BUILD)/examples/%: examples/%.c $(ACL_EX_HDRS) $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+$(BUILD)/examples/%: examples/%.c $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE)
 
