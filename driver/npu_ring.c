@@ -10,7 +10,7 @@
 
 static u32 npu_ring_reg(const struct npu_ring *ring, u32 reg)
 {
-	return NPU_RING_REGS_BASE + ring->index * NPU_RING_REGS_STRIDE + reg;
+	return NPU_RING_REG(ring->index, reg);
 }
 
 u32 npu_ring_rd32(struct npu_ring *ring, u32 reg)

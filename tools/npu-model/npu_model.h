@@ -177,7 +177,7 @@ static inline void reg_write64(struct npu_card *card, uint32_t off, uint64_t v)
 
 static inline uint32_t ring_reg(const struct npu_ring *r, uint32_t off)
 {
-	return NPU_RING_REGS_BASE + r->idx * NPU_RING_REGS_STRIDE + off;
+	return NPU_RING_REG(r->idx, off);
 }
 
 static inline uint32_t ring_read32(struct npu_ring *r, uint32_t off)
