@@ -313,6 +313,12 @@ static int npu_build_slot(struct npu_submit *sub, unsigned int i,
 	return 0;
 }
 
+/* VALUE_WAIT hands its condition to the card's WAIT as it is. */
+static_assert((int)DRM_NPU_WAIT_GEQ == (int)NPU_WAIT_GEQ);
+static_assert((int)DRM_NPU_WAIT_EQ == (int)NPU_WAIT_EQ);
+static_assert((int)DRM_NPU_WAIT_AND == (int)NPU_WAIT_AND);
+static_assert((int)DRM_NPU_WAIT_NOR == (int)NPU_WAIT_NOR);
+
 /* VALUE_WRITE and VALUE_WAIT: an aligned 64-bit word of device memory. */
 static int npu_build_value(struct npu_submit *sub, unsigned int i,
 			   const struct drm_npu_cmd *uc)
