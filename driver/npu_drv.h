@@ -390,13 +390,17 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 /* npu_ctx.c */
 int npu_open(struct drm_device *dev, struct drm_file *file);
 void npu_postclose(struct drm_device *dev, struct drm_file *file);
+
+/* npu_fence.c */
+int npu_fence_init(struct npu_ctx *ctx, struct drm_file *file);
+void npu_fence_fini(struct npu_ctx *ctx, struct drm_file *file);
 struct drm_npu_fence_slot *npu_ctx_slot(struct npu_ctx *ctx, u32 slot);
 dma_addr_t npu_ctx_slot_dma(struct npu_ctx *ctx, u32 slot);
 int npu_ctx_slot_alloc(struct npu_ctx *ctx, bool event);
 void npu_ctx_slot_free(struct npu_ctx *ctx, u32 slot);
 bool npu_ctx_slot_valid(struct npu_ctx *ctx, u32 slot, bool event_only);
+u32 npu_ctx_free_slots(struct npu_ctx *ctx);
 bool npu_ctx_wait_failed(struct npu_ctx *ctx, const struct npu_slot_wait *wait);
-int npu_get_param_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_slot_alloc_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_slot_free_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
