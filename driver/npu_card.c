@@ -187,7 +187,7 @@ bool npu_card_heartbeat_stale(struct npu_device *ndev)
 void npu_heartbeat_start(struct npu_device *ndev)
 {
 	ndev->heartbeat = npu_rd64(ndev, NPU_GLB_HEARTBEAT);
-	ndev->heartbeat_seen = jiffies;
+	WRITE_ONCE(ndev->heartbeat_seen, jiffies);
 	INIT_DELAYED_WORK(&ndev->heartbeat_work, npu_heartbeat_work);
 	schedule_delayed_work(&ndev->heartbeat_work, NPU_HEARTBEAT_CHECK);
 }

@@ -474,12 +474,15 @@ static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
 			 unsigned int nhw, u64 *seqno)
 {
 	struct npu_device *ndev = sub->ctx->ndev;
+	bool dead;
 	int idx, ret;
 
+	lockdep_assert_held(&stream->submit_lock);
 	if (!drm_dev_enter(&ndev->drm, &idx))
 		return -ENODEV;
-	if (READ_ONCE(stream->state) != NPU_STREAM_ACTIVE || ndev->dead) {
-		ret = ndev->dead ? -ENODEV : -EIO;
+	dead = READ_ONCE(ndev->dead);
+	if (READ_ONCE(stream->state) != NPU_STREAM_ACTIVE || dead) {
+		ret = dead ? -ENODEV : -EIO;
 		goto out_exit;
 	}
 	ret = -EAGAIN;
@@ -492,7 +495,7 @@ static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
 	npu_build_done_fences(sub, nhw - NPU_DONE_FENCES, stream, *seqno);
 	npu_job_clear_event_errors(sub);
 	npu_stream_add_job(stream, sub->job);
-	stream->submitted = *seqno;
+	WRITE_ONCE(stream->submitted, *seqno);
 	npu_ring_push(stream->ring, sub->hw, nhw);
 	ret = 0;
 out_exit:
