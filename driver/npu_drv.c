@@ -21,7 +21,7 @@ MODULE_PARM_DESC(hang_timeout_ms, "a stream with work that makes no progress thi
 
 unsigned int npu_heartbeat_timeout_ms = 3000;
 module_param_named(heartbeat_timeout_ms, npu_heartbeat_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(heartbeat_timeout_ms, "a card whose heartbeat stops this long is dead");
+MODULE_PARM_DESC(heartbeat_timeout_ms, "a card whose heartbeat stops this long is dead (no less than two watchdog checks, one per heartbeat period)");
 
 /* A property of the card, or of the caller's context. */
 static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)

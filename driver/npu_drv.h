@@ -117,6 +117,8 @@ struct npu_identity {
  * @dead: the heartbeat stopped; no work is accepted any more; written once
  *	by @heartbeat_work, read locklessly
  * @heartbeat_work: watches the heartbeat
+ * @heartbeat_check: jiffies from one look at the heartbeat to the next,
+ *	from the period the card states; set before @heartbeat_work starts
  * @heartbeat: last heartbeat value seen; @heartbeat_work's own
  * @heartbeat_seen: jiffies when @heartbeat last changed; written by
  *	@heartbeat_work, read locklessly
@@ -145,6 +147,7 @@ struct npu_device {
 	atomic64_t pinned_pages;
 	bool dead;
 	struct delayed_work heartbeat_work;
+	unsigned long heartbeat_check;
 	u64 heartbeat;
 	unsigned long heartbeat_seen;
 	struct kobject *streams_kobj;
