@@ -98,7 +98,10 @@ enum npu_fault {
 
 #define NPU_FAULT_LAST			NPU_FAULT_STUCK_RESET
 
-/* Per-ring registers, at NPU_RING_REGS_BASE + ring * NPU_RING_REGS_STRIDE */
+/* Per-ring registers: NPU_RING_REG(ring, NPU_RING_*) is the BAR2 offset. */
+#define NPU_RING_REG(ring, reg)		(NPU_RING_REGS_BASE + \
+					 (ring) * NPU_RING_REGS_STRIDE + (reg))
+
 #define NPU_RING_BASE			0x00	/* u64, RW: DMA address, 64-byte aligned */
 #define NPU_RING_SIZE			0x08	/* u32, RW: entries, power of two >= 2 */
 #define NPU_RING_VECTOR			0x0c	/* u32, RW: 1..NUM_VECTORS-1 */

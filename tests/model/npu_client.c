@@ -391,7 +391,7 @@ void client_reg_wr64(struct client *c, uint32_t off, uint64_t v)
 
 static uint32_t ring_off(unsigned int ring, uint32_t off)
 {
-	return NPU_RING_REGS_BASE + ring * NPU_RING_REGS_STRIDE + off;
+	return NPU_RING_REG(ring, off);
 }
 
 uint32_t client_ring_rd32(struct client *c, unsigned int ring, uint32_t off)

@@ -183,7 +183,7 @@ static inline void emu_reg_write64(struct emu_card *card, uint32_t off,
 
 static inline uint32_t emu_ring_reg(const struct emu_ring *r, uint32_t off)
 {
-	return NPU_RING_REGS_BASE + r->idx * NPU_RING_REGS_STRIDE + off;
+	return NPU_RING_REG(r->idx, off);
 }
 
 static inline uint32_t emu_ring_read32(struct emu_ring *r, uint32_t off)
