@@ -13,21 +13,10 @@
 #include <time.h>
 
 #include "acl/acl.h"
+#include "check.h"
 
 #define SIZE (1u << 20)
 #define HOST_FUNCS 4
-
-/* A failed call: say which and why, and end (exiting frees the rest). */
-#define CHECK(call)								\
-	do {									\
-		aclError ret_ = (call);						\
-		if (ret_ != ACL_SUCCESS) {					\
-			const char *msg_ = aclGetRecentErrMsg();		\
-			fprintf(stderr, "%s:%d: %s failed: %d (%s)\n", __FILE__,	\
-				__LINE__, #call, ret_, msg_ ? msg_ : "no message");	\
-			return 1;						\
-		}								\
-	} while (0)
 
 /* What the callbacks see and count. */
 struct shared {

@@ -13,20 +13,9 @@
 #include <time.h>
 
 #include "acl/acl.h"
+#include "check.h"
 
 #define SIZE (8u << 20)
-
-/* A failed call: say which and why, and end (exiting frees the rest). */
-#define CHECK(call)								\
-	do {									\
-		aclError ret_ = (call);						\
-		if (ret_ != ACL_SUCCESS) {					\
-			const char *msg_ = aclGetRecentErrMsg();		\
-			fprintf(stderr, "%s:%d: %s failed: %d (%s)\n", __FILE__,	\
-				__LINE__, #call, ret_, msg_ ? msg_ : "no message");	\
-			return 1;						\
-		}								\
-	} while (0)
 
 /* Data that differs per copy (seed), so that a stale buffer shows. */
 static void fill(uint8_t *p, size_t n, unsigned seed)

@@ -8,18 +8,7 @@
 #include <stdio.h>
 
 #include "acl/acl.h"
-
-/* A failed call: say which and why, and end (exiting frees the rest). */
-#define CHECK(call)								\
-	do {									\
-		aclError ret_ = (call);						\
-		if (ret_ != ACL_SUCCESS) {					\
-			const char *msg_ = aclGetRecentErrMsg();		\
-			fprintf(stderr, "%s:%d: %s failed: %d (%s)\n", __FILE__,	\
-				__LINE__, #call, ret_, msg_ ? msg_ : "no message");	\
-			return 1;						\
-		}								\
-	} while (0)
+#include "check.h"
 
 int main(void)
 {

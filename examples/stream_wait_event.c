@@ -10,20 +10,9 @@
 #include <stdio.h>
 
 #include "acl/acl.h"
+#include "check.h"
 
 #define SIZE (4u << 20)
-
-/* A failed call: say which and why, and end (exiting frees the rest). */
-#define CHECK(call)								\
-	do {									\
-		aclError ret_ = (call);						\
-		if (ret_ != ACL_SUCCESS) {					\
-			const char *msg_ = aclGetRecentErrMsg();		\
-			fprintf(stderr, "%s:%d: %s failed: %d (%s)\n", __FILE__,	\
-				__LINE__, #call, ret_, msg_ ? msg_ : "no message");	\
-			return 1;						\
-		}								\
-	} while (0)
 
 static uint8_t pattern(size_t i)
 {

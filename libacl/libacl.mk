@@ -73,7 +73,7 @@ $(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(wildcard tests/include/*.
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -o $@ $< $(ACL_USE)
 
-$(BUILD)/examples/%: examples/%.c $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+$(BUILD)/examples/%: examples/%.c examples/check.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE)
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * Thin helpers over the driver's uapi for the tests: each maps onto one
  * ioctl and returns 0 or -errno.  Their names start with test_: the

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * The card and its driver as the driver's and the library's tests see them
  * from outside, independently of the driver's ioctls: PCI functions and

@@ -11,17 +11,7 @@ cd "$(dirname "$0")/../.."
 scratch=$(mktemp -d /tmp/deps-test.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 
-n=0
-failed=0
-check() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1: expected '$2', got '$3'"
-		failed=1
-	fi
-}
+. tests/include/tap.sh
 
 release=$(<build/kernel-release)
 checkout=$scratch/checkout
