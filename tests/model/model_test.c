@@ -107,7 +107,7 @@ TEST_F(npu, identity)
 	unsigned int i;
 
 	ASSERT_EQ(NPU_MAGIC, client_reg_rd32(c, NPU_ID_MAGIC));
-	ASSERT_EQ(1, client_reg_rd32(c, NPU_ID_VERSION) >> 16);
+	ASSERT_EQ(NPU_VERSION_MAJOR, client_reg_rd32(c, NPU_ID_VERSION) >> 16);
 	ASSERT_EQ(16, client_reg_rd32(c, NPU_ID_NUM_RINGS));
 	ASSERT_EQ(2, client_reg_rd32(c, NPU_ID_NUM_COPY_ENGINES));
 	ASSERT_EQ(NPU_DEFAULT_NUM_VECTORS, client_reg_rd32(c, NPU_ID_NUM_VECTORS));
