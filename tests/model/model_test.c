@@ -144,9 +144,13 @@ TEST_F(npu, heartbeat_and_clock)
 	clk1 = client_reg_rd64(c, NPU_GLB_CLOCK_NS);
 	ms = (client_now_us() - t0) / 1000;
 
-	/* one tick a millisecond: never faster, a busy host may lag */
+	/*
+	 * One tick a millisecond on an absolute schedule: a busy host may lag
+	 * and then catch up within any window, but since the card started it
+	 * has never ticked more often than that.
+	 */
 	ASSERT_GE(hb1 - hb0, ms / 5);
-	ASSERT_LE(hb1 - hb0, ms + 2);
+	ASSERT_LE(hb1, (client_now_us() - c->spawn_us) / 1000 + 1);
 	ASSERT_GT(clk1, clk0);
 	/* nanoseconds since the card started, as of the last tick */
 	ASSERT_GE(clk1 - clk0, ms / 5 * 1000 * 1000);
@@ -1476,6 +1480,25 @@ static struct npu_cmd short_copy(void)
 	return client_cmd_copy(SHORT_COPY_DST, 0, 2 * MiB, 0);
 }
 
+/*
+ * A ring's BYTES_DONE once it stops changing.  A chunk that was on an
+ * engine when the ring was stopped still lands, however long a loaded host
+ * takes to finish it; gives up after T_MS.
+ */
+static uint64_t settled_bytes(struct client *c, unsigned int ring)
+{
+	uint64_t t0 = client_now_us();
+	uint64_t prev = client_ring_rd64(c, ring, NPU_RING_BYTES_DONE), cur;
+
+	for (;;) {
+		usleep(QUIET_MS * 1000);
+		cur = client_ring_rd64(c, ring, NPU_RING_BYTES_DONE);
+		if (cur == prev || client_now_us() - t0 > T_MS * 1000)
+			return cur;
+		prev = cur;
+	}
+}
+
 /* Ring 0 at the lowest priority on vector 1, ring 1 at priority 0 on 2. */
 static bool setup_low_and_urgent(struct client *c, struct client_ring *low,
 				 struct client_ring *urgent)
@@ -1615,7 +1638,7 @@ TEST_F(one_engine, dead_card_with_rings_queued_for_the_engine)
 	struct npu_cmd big = long_copy(), small = short_copy();
 	struct client *c = &self->c;
 	struct client_ring low, urgent;
-	uint64_t low_bytes, urgent_bytes;
+	uint64_t low_bytes, urgent_bytes, low_at_death, urgent_at_death;
 	uint32_t head;
 	int i;
 
@@ -1628,14 +1651,17 @@ TEST_F(one_engine, dead_card_with_rings_queued_for_the_engine)
 	client_ring_submit(c, &low);
 	ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_RUNNING, T_MS));
 	ASSERT_TRUE(client_ctrl_inject(c, 0, NPU_FAULT_STOP_HEARTBEAT, 0));
+	low_at_death = client_ring_rd64(c, 0, NPU_RING_BYTES_DONE);
+	urgent_at_death = client_ring_rd64(c, 1, NPU_RING_BYTES_DONE);
 	head = client_ring_rd32(c, 1, NPU_RING_HEAD);
 	ASSERT_LT(head, 8)
 		TH_LOG("the copies ended before the card died; this host is too fast");
 
-	/* a chunk on the engine when the card died may still land */
-	usleep(QUIET_MS * 1000);
-	low_bytes = client_ring_rd64(c, 0, NPU_RING_BYTES_DONE);
-	urgent_bytes = client_ring_rd64(c, 1, NPU_RING_BYTES_DONE);
+	/* the one chunk on the engine when the card died may still land */
+	low_bytes = settled_bytes(c, 0);
+	urgent_bytes = settled_bytes(c, 1);
+	ASSERT_LE(low_bytes + urgent_bytes - low_at_death - urgent_at_death,
+		  1 * MiB);	/* one engine: one chunk in flight */
 	usleep(QUIET_MS * 1000);
 	ASSERT_EQ(low_bytes, client_ring_rd64(c, 0, NPU_RING_BYTES_DONE));
 	ASSERT_EQ(urgent_bytes, client_ring_rd64(c, 1, NPU_RING_BYTES_DONE));
