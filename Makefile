@@ -23,6 +23,7 @@ DRM_LIBS	 = $(shell pkg-config --libs libdrm)
 
 MODEL_SRCS	:= $(wildcard tools/npu-model/*.c)
 MODEL_HDRS	:= $(wildcard tools/npu-model/*.h) driver/npu_hw.h uapi/npu_operator.h
+ONEDNN_LIBS	:= -ldnnl -lgomp -lm
 MODEL_TEST_SRCS	:= $(wildcard tests/model/*.c)
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
@@ -50,7 +51,7 @@ $(BUILD)/tests/uapi_layout.o: tests/uapi_layout.c uapi/npu_accel.h uapi/npu_oper
 
 $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS)
+	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS) $(ONEDNN_LIBS)
 
 $(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) $(wildcard tests/model/*.h) driver/npu_hw.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
