@@ -75,7 +75,9 @@ enum npu_tensor_format {
  * A tensor in device memory.  Strides are in elements and not negative;
  * the bytes the tensor spans are [addr, addr + extent) with extent
  * (sum((dims[d] - 1) * strides[d]) + 1) * element size, which must lie in
- * device memory; addr is a multiple of the element size.  A dimension of
+ * device memory; addr is a multiple of the element size.  No two elements
+ * share an address: by increasing stride, each axis of more than one
+ * element has a stride above the span of those before it.  A dimension of
  * 0 makes an empty tensor.
  */
 struct npu_tensor_desc {
