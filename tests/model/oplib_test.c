@@ -1029,15 +1029,19 @@ static void unary_range(unsigned int kind, double *lo, double *hi)
 		*lo = 0.1;
 }
 
-/* Every function, in three layouts: dense, gapped x, and NCHW16C. */
+/*
+ * Every function, in four layouts: dense, gapped x, NCHW16C, and a
+ * column-major x whose strides run the other way.
+ */
 TEST_F(oplib, unary)
 {
 	static const int64_t dims[3] = { 3, 5, 7 }, gaps[3] = { 80, 12, 1 };
+	static const int64_t column_major[3] = { 1, 3, 15 };
 	static const int64_t blocked[4] = { 2, 20, 3, 5 };
 	unsigned int kind, layout;
 
 	for (kind = 0; kind <= NPU_UNARY_LAST; kind++)
-	for (layout = 0; layout < 3; layout++) {
+	for (layout = 0; layout < 4; layout++) {
 		struct tt *x, *y;
 		float alpha, beta;
 		double lo, hi, *want;
@@ -1052,7 +1056,8 @@ TEST_F(oplib, unary)
 			x = tt_alloc(self, 0, NPU_FORMAT_NCHW16C, 4, blocked, NULL);
 			y = tt_alloc(self, 0, NPU_FORMAT_NCHW16C, 4, blocked, NULL);
 		} else {
-			x = tt_alloc(self, 0, 0, 3, dims, layout ? gaps : NULL);
+			x = tt_alloc(self, 0, 0, 3, dims, layout == 3 ?
+				     column_major : layout ? gaps : NULL);
 			y = T(self, 0, 3, dims);
 		}
 		unary_range(kind, &lo, &hi);
@@ -2119,6 +2124,10 @@ MUT(span_overflows, t[0].strides[0] = L64(1ULL << 62))
 MUT(elements_overflow, t[0].dims[0] = L64(1ULL << 40);
     t[0].dims[1] = L64(1ULL << 40); t[0].strides[0] = 0; t[0].strides[1] = 0)
 MUT(bytes_overflow, t[0].dims[0] = L64(1ULL << 62); t[0].strides[0] = L64(1))
+MUT(broadcast_by_stride_0, t[1].dims[0] = L64(2); t[1].strides[0] = 0)
+MUT(output_overlapping, Y.strides[0] = L64(1))
+MUT(huge_by_stride_0, t[0].dims[0] = L64(1ULL << 40); t[0].strides[0] = 0;
+    t[0].strides[1] = L64(1))
 /* activations */
 MUT(act_kind_unknown, d->attrs.conv.act.kind = L32(NPU_UNARY_LAST + 1))
 MUT(act_rsvd, d->attrs.conv.act.rsvd = L32(1))
@@ -2266,6 +2275,9 @@ static const struct reject_case {
 	{ "span overflowing", B_UNARY, span_overflows, NPU_ERR_DEV_ADDR },
 	{ "elements overflowing", B_CAST, elements_overflow, NPU_ERR_DEV_ADDR },
 	{ "bytes overflowing", B_UNARY, bytes_overflow, NPU_ERR_DEV_ADDR },
+	{ "broadcast by a stride of 0", B_BINARY, broadcast_by_stride_0, NPU_ERR_OP_PARAM },
+	{ "output writing elements twice", B_UNARY, output_overlapping, NPU_ERR_OP_PARAM },
+	{ "2^40 elements in a few bytes", B_REDUCE, huge_by_stride_0, NPU_ERR_OP_PARAM },
 	{ "unknown activation", B_CONV, act_kind_unknown, NPU_ERR_OPERATOR },
 	{ "activation rsvd", B_CONV, act_rsvd, NPU_ERR_RESERVED },
 	{ "relu with an alpha", B_CONV, relu_with_alpha, NPU_ERR_RESERVED },

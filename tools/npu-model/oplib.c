@@ -5,8 +5,9 @@
  *
  * A descriptor is checked in full before any tensor is touched, in this
  * order: its size and header, every tensor's fields, the family's
- * attributes and shapes, then every tensor's alignment and extent in
- * device memory.  The first fault found is the ring's error.
+ * attributes and shapes, then every tensor's alignment, extent in device
+ * memory and elements' addresses.  The first fault found is the ring's
+ * error.
  */
 #define _GNU_SOURCE
 #include <omp.h>
@@ -145,7 +146,38 @@ static bool tensor_span(const struct oplib_tensor *t, uint64_t *elems)
 	return *elems != 0;
 }
 
-/* Aligned, and [addr, addr + extent) inside device memory. */
+/*
+ * Two indices at one address: taken by increasing stride, an axis's stride
+ * does not pass the span of the axes before it.  No operator needs that
+ * (broadcasting is by dims of 1), and it would let a few bytes stand for
+ * more elements than memory holds: hours of work for one command.  The
+ * span is bounded by the extent, which is checked first.
+ */
+static bool tensor_overlaps(const struct oplib_tensor *t)
+{
+	bool done[NPU_TENSOR_MAX_DIMS] = { false };
+	uint64_t span = 0;
+	unsigned int n, d, next;
+
+	if (t->format != NPU_FORMAT_STRIDED || !t->nelems)
+		return false;
+	for (n = 0; n < t->ndims; n++) {
+		next = t->ndims;
+		for (d = 0; d < t->ndims; d++)
+			if (!done[d] && t->dims[d] > 1 &&
+			    (next == t->ndims || t->strides[d] < t->strides[next]))
+				next = d;
+		if (next == t->ndims)
+			break;
+		if ((uint64_t)t->strides[next] <= span)
+			return true;
+		span += (t->dims[next] - 1) * t->strides[next];
+		done[next] = true;
+	}
+	return false;
+}
+
+/* Aligned, in device memory, and not overlapping itself. */
 static int tensor_place(struct oplib_tensor *t, uint64_t devmem_size)
 {
 	size_t esize = oplib_dtype_size(t->dtype);
@@ -160,6 +192,8 @@ static int tensor_place(struct oplib_tensor *t, uint64_t devmem_size)
 		return NPU_ERR_DEV_ADDR;
 	if (t->addr > devmem_size || t->extent > devmem_size - t->addr)
 		return NPU_ERR_DEV_ADDR;
+	if (tensor_overlaps(t))
+		return NPU_ERR_OP_PARAM;
 	return NPU_ERR_NONE;
 }
 
