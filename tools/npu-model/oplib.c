@@ -42,6 +42,22 @@ int oplib_strided_only(const struct oplib_tensor *t)
 	return t->format == NPU_FORMAT_STRIDED ? NPU_ERR_NONE : NPU_ERR_OPERATOR;
 }
 
+/* Strided, row-major, without gaps (axes of one element aside). */
+bool oplib_dense(const struct oplib_tensor *t)
+{
+	int64_t stride = 1;
+	int d;
+
+	if (t->format != NPU_FORMAT_STRIDED)
+		return false;
+	for (d = (int)t->ndims - 1; d >= 0; d--) {
+		if (t->dims[d] != 1 && t->strides[d] != stride)
+			return false;
+		stride *= t->dims[d];
+	}
+	return true;
+}
+
 bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b)
 {
 	return a->ndims == b->ndims &&
@@ -318,10 +334,11 @@ static int scratch_alloc(const struct oplib_plan *plan, uint8_t **bufs)
 	return NPU_ERR_NONE;
 }
 
+/* OPLIB_ABORTED: a loop stopped early, and the engine is given back. */
 static int step_execute(struct oplib *lib, const struct oplib_op *op,
 			const struct oplib_step *step, uint8_t *const *bufs,
 			dnnl_memory_t *mems, dnnl_stream_t stream,
-			void *scratchpad)
+			void *scratchpad, const struct oplib_hooks *hooks)
 {
 	dnnl_exec_arg_t args[OPLIB_STEP_ARGS + 1];
 	dnnl_memory_t pad = NULL;
@@ -329,8 +346,10 @@ static int step_execute(struct oplib *lib, const struct oplib_op *op,
 	int err = NPU_ERR_NONE;
 
 	if (!step->prim) {
-		step->loop(op, step, bufs);
-		return NPU_ERR_NONE;
+		if (step->loop(op, step, bufs, hooks))
+			return NPU_ERR_NONE;
+		engine_put(hooks);
+		return OPLIB_ABORTED;
 	}
 	for (i = 0; i < n; i++) {
 		args[i].arg = step->args[i].arg;
@@ -384,7 +403,7 @@ static int plan_execute(struct oplib *lib, const struct oplib_op *op,
 	}
 	for (i = 0; !err && i < plan->nsteps; i++) {
 		err = step_execute(lib, op, &plan->steps[i], bufs, mems, stream,
-				   scratchpad);
+				   scratchpad, hooks);
 		if (!err && !checkpoint(hooks))
 			err = OPLIB_ABORTED;
 	}

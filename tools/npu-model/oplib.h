@@ -65,11 +65,16 @@ struct oplib_stats {
  * and calls go_on(ctx, true), which sits out the pause (a hung operator, a
  * dead card) and is false when the operator must be abandoned (a reset).
  * After a pause the library waits for an engine again.
+ *
+ * A step done by a loop asks abandoned(ctx) every so many elements, so a
+ * reset need not wait for a whole loop over a large tensor; it must be
+ * cheap and not block.  oneDNN's primitives cannot stop midway.
  */
 struct oplib_hooks {
 	bool (*engine_get)(void *ctx);
 	void (*engine_put)(void *ctx);
 	bool (*go_on)(void *ctx, bool wait);
+	bool (*abandoned)(void *ctx);
 	void *ctx;
 };
 

@@ -46,8 +46,9 @@ static bool broadcasts(const struct oplib_tensor *t,
 }
 
 /* y[i] = act(pow(a[i], b[i])), a and b indexed with broadcasting. */
-static void pow_loop(const struct oplib_op *op, const struct oplib_step *step,
-		     uint8_t *const *bufs)
+static bool pow_loop(const struct oplib_op *op,
+		     const struct oplib_step *step, uint8_t *const *bufs,
+		     const struct oplib_hooks *hooks)
 {
 	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
 	const struct oplib_tensor *y = oplib_out(op);
@@ -56,6 +57,7 @@ static void pow_loop(const struct oplib_op *op, const struct oplib_step *step,
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
 	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
 	unsigned int d;
+	uint64_t count = 0;
 
 	do {
 		float va, vb;
@@ -68,8 +70,11 @@ static void pow_loop(const struct oplib_op *op, const struct oplib_step *step,
 		vb = oplib_load(bufs[1] + oplib_offset(b, ib) * bs, b->dtype);
 		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ys,
 			    y->dtype, oplib_act_apply(&step->act, powf(va, vb)));
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));
 	oplib_zero_padding(y, bufs[step->out]);
+	return true;
 }
 
 /* a seen with y's shape: stride 0 where it broadcasts. */

@@ -174,23 +174,48 @@ int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
 	return oplib_status(status);
 }
 
+/* float32 x and y laid out alike without gaps: no index arithmetic. */
+static bool act_dense_f32(const struct oplib_tensor *x,
+			  const struct oplib_tensor *y)
+{
+	return x->dtype == NPU_DTYPE_F32 && y->dtype == NPU_DTYPE_F32 &&
+	       oplib_dense(x) && oplib_dense(y);
+}
+
 /* Applies step->act to tensor step->in, writing tensor step->out. */
-static void act_loop(const struct oplib_op *op, const struct oplib_step *step,
-		     uint8_t *const *bufs)
+static bool act_loop(const struct oplib_op *op,
+		     const struct oplib_step *step, uint8_t *const *bufs,
+		     const struct oplib_hooks *hooks)
 {
 	const struct oplib_tensor *x = &op->t[step->in], *y = &op->t[step->out];
 	size_t xsize = oplib_dtype_size(x->dtype);
 	size_t ysize = oplib_dtype_size(y->dtype);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	uint64_t count = 0, i;
 
+	if (act_dense_f32(x, y)) {
+		/* the checks aligned both to their element */
+		const float *in = (const float *)bufs[step->in];
+		float *out = (float *)bufs[step->out];
+
+		for (i = 0; i < y->nelems; i++) {
+			out[i] = oplib_act_apply(&step->act, in[i]);
+			if (!oplib_loop_go_on(hooks, &count))
+				return false;
+		}
+		return true;
+	}
 	do {
 		float v = oplib_load(bufs[step->in] + oplib_offset(x, idx) * xsize,
 				     x->dtype);
 
 		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ysize,
 			    y->dtype, oplib_act_apply(&step->act, v));
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));
 	oplib_zero_padding(y, bufs[step->out]);
+	return true;
 }
 
 static int plan_eltwise(struct oplib *lib, struct oplib_plan *plan,

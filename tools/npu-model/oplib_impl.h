@@ -80,10 +80,14 @@ struct oplib_view {
 
 struct oplib_step;
 
-/* A step done by a loop; bufs[] holds every buffer's address. */
-typedef void (*oplib_loop_fn)(const struct oplib_op *op,
+/*
+ * A step done by a loop; bufs[] holds every buffer's address.  False when
+ * it stopped early because the operator is abandoned (oplib_loop_go_on).
+ */
+typedef bool (*oplib_loop_fn)(const struct oplib_op *op,
 			      const struct oplib_step *step,
-			      uint8_t *const *bufs);
+			      uint8_t *const *bufs,
+			      const struct oplib_hooks *hooks);
 
 struct oplib_step {
 	dnnl_primitive_t prim;	/* or NULL, and then loop */
@@ -257,6 +261,18 @@ int oplib_plan_act(struct oplib *lib, struct oplib_plan *plan,
 		   unsigned int tensor, unsigned int view,
 		   const struct oplib_act *act);
 
+/*
+ * Called by a loop for every element: every 64 Ki elements (well under a
+ * millisecond) it asks whether the operator is abandoned.
+ */
+static inline bool oplib_loop_go_on(const struct oplib_hooks *hooks,
+				    uint64_t *count)
+{
+	if (++*count & 0xffff)
+		return true;
+	return !hooks || !hooks->abandoned(hooks->ctx);
+}
+
 /* oplib_loop.c: what the loops share */
 float oplib_load(const uint8_t *p, unsigned int dtype);
 void oplib_store(uint8_t *p, unsigned int dtype, float v);
@@ -266,6 +282,7 @@ void oplib_zero_padding(const struct oplib_tensor *t, uint8_t *base);
 
 /* oplib.c: checks several families share */
 int oplib_strided_only(const struct oplib_tensor *t);
+bool oplib_dense(const struct oplib_tensor *t);
 bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b);
 
 #endif /* OPLIB_IMPL_H */

@@ -136,12 +136,14 @@ static int cast_check(const struct oplib_op *op)
 }
 
 /* Conversions oneDNN's reorders lack (bf16 and s32, most of f16). */
-static void cast_loop(const struct oplib_op *op, const struct oplib_step *step,
-		      uint8_t *const *bufs)
+static bool cast_loop(const struct oplib_op *op,
+		      const struct oplib_step *step, uint8_t *const *bufs,
+		      const struct oplib_hooks *hooks)
 {
 	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
 	size_t xs = oplib_dtype_size(x->dtype), ys = oplib_dtype_size(y->dtype);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	uint64_t count = 0;
 
 	do {
 		float v = oplib_load(bufs[step->in] + oplib_offset(x, idx) * xs,
@@ -149,8 +151,11 @@ static void cast_loop(const struct oplib_op *op, const struct oplib_step *step,
 
 		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ys,
 			    y->dtype, v);
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));
 	oplib_zero_padding(y, bufs[step->out]);
+	return true;
 }
 
 /* oneDNN 2.6 wraps out-of-range bf16 into 8-bit integers. */
@@ -233,14 +238,16 @@ static int slice_check(const struct oplib_op *op)
 	return x->dtype == y->dtype ? NPU_ERR_NONE : NPU_ERR_OPERATOR;
 }
 
-static void slice_loop(const struct oplib_op *op, const struct oplib_step *step,
-		       uint8_t *const *bufs)
+static bool slice_loop(const struct oplib_op *op,
+		       const struct oplib_step *step, uint8_t *const *bufs,
+		       const struct oplib_hooks *hooks)
 {
 	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
 	size_t esize = oplib_dtype_size(y->dtype);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, from[NPU_TENSOR_MAX_DIMS];
 	struct slice_attrs s;
 	unsigned int d;
+	uint64_t count = 0;
 
 	slice_decode(op, &s);
 	do {
@@ -248,7 +255,10 @@ static void slice_loop(const struct oplib_op *op, const struct oplib_step *step,
 			from[d] = s.starts[d] + idx[d] * s.steps[d];
 		memcpy(bufs[step->out] + oplib_offset(y, idx) * esize,
 		       bufs[step->in] + oplib_offset(x, from) * esize, esize);
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));
+	return true;
 }
 
 static int slice_plan(struct oplib *lib, const struct oplib_op *op,

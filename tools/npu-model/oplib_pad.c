@@ -97,8 +97,9 @@ static int64_t pad_source(uint32_t mode, int64_t i, int64_t n)
 	return -1;
 }
 
-static void pad_loop(const struct oplib_op *op, const struct oplib_step *step,
-		     uint8_t *const *bufs)
+static bool pad_loop(const struct oplib_op *op,
+		     const struct oplib_step *step, uint8_t *const *bufs,
+		     const struct oplib_hooks *hooks)
 {
 	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
 	size_t esize = oplib_dtype_size(y->dtype);
@@ -106,6 +107,7 @@ static void pad_loop(const struct oplib_op *op, const struct oplib_step *step,
 	uint8_t fill[sizeof(float)];
 	struct pad_attrs p;
 	unsigned int d;
+	uint64_t count = 0;
 
 	pad_decode(op, &p);
 	oplib_store(fill, y->dtype, p.value);
@@ -122,7 +124,10 @@ static void pad_loop(const struct oplib_op *op, const struct oplib_step *step,
 			src = bufs[step->in] + oplib_offset(x, from) * esize;
 		memcpy(bufs[step->out] + oplib_offset(y, idx) * esize, src,
 		       esize);
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));
+	return true;
 }
 
 static int pad_plan(struct oplib *lib, const struct oplib_op *op,

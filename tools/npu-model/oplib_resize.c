@@ -130,14 +130,16 @@ static int64_t resize_nearest(uint32_t rounding, float c, int64_t n)
 	return clamp_index(c, n);
 }
 
-static void nearest_loop(const struct oplib_op *op,
-			 const struct oplib_step *step, uint8_t *const *bufs)
+static bool nearest_loop(const struct oplib_op *op,
+			 const struct oplib_step *step, uint8_t *const *bufs,
+			 const struct oplib_hooks *hooks)
 {
 	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
 	size_t esize = oplib_dtype_size(y->dtype);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, from[NPU_TENSOR_MAX_DIMS];
 	struct resize_attrs r;
 	unsigned int d;
+	uint64_t count = 0;
 
 	resize_decode(op, &r);
 	do {
@@ -148,7 +150,10 @@ static void nearest_loop(const struct oplib_op *op,
 					x->dims[d]);
 		memcpy(bufs[step->out] + oplib_offset(y, idx) * esize,
 		       bufs[step->in] + oplib_offset(x, from) * esize, esize);
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));
+	return true;
 }
 
 /* The two neighbours of coordinate c on an axis of n, and c's weight. */
@@ -172,8 +177,9 @@ static struct lerp resize_lerp(float c, int64_t n)
 	return l;
 }
 
-static void linear_loop(const struct oplib_op *op,
-			const struct oplib_step *step, uint8_t *const *bufs)
+static bool linear_loop(const struct oplib_op *op,
+			const struct oplib_step *step, uint8_t *const *bufs,
+			const struct oplib_hooks *hooks)
 {
 	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
 	unsigned int h = y->ndims - 2, w = y->ndims - 1;
@@ -181,6 +187,7 @@ static void linear_loop(const struct oplib_op *op,
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, at[NPU_TENSOR_MAX_DIMS];
 	const uint8_t *src = bufs[step->in];
 	struct resize_attrs r;
+	uint64_t count = 0;
 
 	resize_decode(op, &r);
 	do {
@@ -204,7 +211,10 @@ static void linear_loop(const struct oplib_op *op,
 			    y->dtype,
 			    (v[0][0] * (1 - lw.w) + v[0][1] * lw.w) * (1 - lh.w) +
 			    (v[1][0] * (1 - lw.w) + v[1][1] * lw.w) * lh.w);
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));
+	return true;
 }
 
 /* Where oneDNN's bilinear resampling is ONNX's. */
