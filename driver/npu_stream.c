@@ -231,6 +231,7 @@ static u32 npu_ring_error_to_uapi(u32 error)
 		return DRM_NPU_ERR_DMA;
 	/* The driver checked the descriptor; what is left is the operator's. */
 	case NPU_ERR_OPERATOR:
+		return DRM_NPU_ERR_OP_UNSUPPORTED;
 	case NPU_ERR_OP_PARAM:
 		return DRM_NPU_ERR_OP_PARAM;
 	case NPU_ERR_OP_FAILED:

@@ -269,17 +269,23 @@ enum drm_npu_op {
  *    NPU_OP_MAX_TENSORS tensors;
  *  - an operator the card does not run (DRM_NPU_PARAM_OPERATORS), or
  *    numbers of inputs and outputs the operator does not take;
- *  - a non-zero flag or reserved field, or non-zero bytes of the attributes
- *    that the operator does not use (past its member of the union, or
- *    per-axis entries past the first input's rank);
+ *  - a non-zero flag or reserved field, or a non-zero attribute the
+ *    operator does not use: bytes past its member of the union, per-axis
+ *    entries past the first input's rank, an activation's alpha or beta
+ *    that its function does not take, MatMul's beta without c,
+ *    BATCHNORM's axis, a pad value unless CONSTANT, nearest for LINEAR
+ *    resizing;
  *  - a tensor of a data type the card lacks (DRM_NPU_PARAM_DTYPES), of an
  *    unknown format, of more than NPU_TENSOR_MAX_DIMS dims, with non-zero
- *    dims or strides past its rank, a stride over INT64_MAX, an NCHW16C
- *    tensor not of rank 4 or with strides, or one whose extent in bytes
- *    does not fit in 64 bits;
+ *    dims or strides past its rank, a dim or stride over INT64_MAX, more
+ *    elements than 64 bits count, an NCHW16C tensor not of rank 4 or with
+ *    strides, or one whose extent in bytes does not fit in 64 bits;
  * and with -EPERM for a tensor whose bytes (or, for an empty tensor, whose
  * address) do not lie wholly inside one device buffer of this context.
- * The buffers stay allocated until the operator has run.
+ * The buffers stay allocated until the operator has run. Unknown kinds and
+ * modes in the attributes, and everything else about shapes and values,
+ * are the card's to refuse when it runs the operator (see
+ * DRM_NPU_ERR_OP_UNSUPPORTED and DRM_NPU_ERR_OP_PARAM).
  */
 
 /*
@@ -350,9 +356,11 @@ enum drm_npu_error {
 	DRM_NPU_ERR_DEAD = 4,		/* the card stopped its heartbeat */
 	DRM_NPU_ERR_ABORTED = 5,	/* the stream was destroyed with ABORT */
 	DRM_NPU_ERR_DEPENDENCY = 6,	/* a slot the stream waited on failed */
-	/* an operator's shapes or attributes disagree, or the card lacks it for its types */
-	DRM_NPU_ERR_OP_PARAM = 7,
-	DRM_NPU_ERR_OP_FAILED = 8,	/* the card's library failed to run an operator */
+	/* the card's library lacks an operator's kind, mode, type, format or size */
+	DRM_NPU_ERR_OP_UNSUPPORTED = 7,
+	/* an operator's shapes, attributes or tensor placement disagree */
+	DRM_NPU_ERR_OP_PARAM = 8,
+	DRM_NPU_ERR_OP_FAILED = 9,	/* the card's library failed to run an operator */
 };
 
 /*
