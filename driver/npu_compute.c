@@ -22,19 +22,23 @@
 
 #define NPU_ATTR_OFFSET(member)	offsetof(union npu_op_attrs, member)
 
+/* An attribute field the operator does not have. */
+#define NPU_ATTR_NONE		0xff
+
 /*
- * What an operator's descriptor looks like, as far as the driver checks it.
- * @rsvd: offsets in the attributes of __le32 reserved fields
- * @axes_offset: start of per-axis arrays of the attributes, of
- *	NPU_TENSOR_MAX_DIMS entries each, whose entries past the rank of the
- *	first input are unused
+ * What the driver checks of an operator's descriptor: how many inputs it
+ * takes (it has one output), how much of the attribute union it uses, the
+ * offsets there of its __le32 reserved field and of its activation, and
+ * its per-axis arrays: @axes_arrays consecutive arrays of
+ * NPU_TENSOR_MAX_DIMS entries of @axes_entry bytes, whose entries past the
+ * rank of the first input are unused.
  */
 struct npu_op_rule {
 	u8 min_inputs;
 	u8 max_inputs;
 	u8 attr_size;
-	u8 nrsvd;
-	u8 rsvd[2];
+	u8 rsvd_offset;
+	u8 act_offset;
 	u8 axes_offset;
 	u8 axes_entry;
 	u8 axes_arrays;
@@ -43,83 +47,108 @@ struct npu_op_rule {
 static const struct npu_op_rule npu_op_rules[NPU_OPERATOR_LAST + 1] = {
 	[NPU_OPERATOR_CONV2D] = {
 		.min_inputs = 2, .max_inputs = 3,
-		.attr_size = sizeof(struct npu_attr_conv), .nrsvd = 2,
-		.rsvd = { NPU_ATTR_OFFSET(conv.rsvd), NPU_ATTR_OFFSET(conv.act.rsvd) },
+		.attr_size = sizeof(struct npu_attr_conv),
+		.rsvd_offset = NPU_ATTR_OFFSET(conv.rsvd),
+		.act_offset = NPU_ATTR_OFFSET(conv.act),
 	},
 	[NPU_OPERATOR_CONV_TRANSPOSE2D] = {
 		.min_inputs = 2, .max_inputs = 3,
-		.attr_size = sizeof(struct npu_attr_conv), .nrsvd = 2,
-		.rsvd = { NPU_ATTR_OFFSET(conv.rsvd), NPU_ATTR_OFFSET(conv.act.rsvd) },
+		.attr_size = sizeof(struct npu_attr_conv),
+		.rsvd_offset = NPU_ATTR_OFFSET(conv.rsvd),
+		.act_offset = NPU_ATTR_OFFSET(conv.act),
 	},
 	[NPU_OPERATOR_MATMUL] = {
 		.min_inputs = 2, .max_inputs = 3,
-		.attr_size = sizeof(struct npu_attr_matmul), .nrsvd = 1,
-		.rsvd = { NPU_ATTR_OFFSET(matmul.act.rsvd) },
+		.attr_size = sizeof(struct npu_attr_matmul),
+		.rsvd_offset = NPU_ATTR_NONE,
+		.act_offset = NPU_ATTR_OFFSET(matmul.act),
 	},
 	[NPU_OPERATOR_POOL2D] = {
 		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_pool), .nrsvd = 1,
-		.rsvd = { NPU_ATTR_OFFSET(pool.rsvd) },
+		.attr_size = sizeof(struct npu_attr_pool),
+		.rsvd_offset = NPU_ATTR_OFFSET(pool.rsvd),
+		.act_offset = NPU_ATTR_NONE,
 	},
 	[NPU_OPERATOR_UNARY] = {
 		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_unary), .nrsvd = 1,
-		.rsvd = { NPU_ATTR_OFFSET(unary.fn.rsvd) },
+		.attr_size = sizeof(struct npu_attr_unary),
+		.rsvd_offset = NPU_ATTR_NONE,
+		.act_offset = NPU_ATTR_OFFSET(unary.fn),
 	},
 	[NPU_OPERATOR_BINARY] = {
 		.min_inputs = 2, .max_inputs = 2,
-		.attr_size = sizeof(struct npu_attr_binary), .nrsvd = 2,
-		.rsvd = { NPU_ATTR_OFFSET(binary.rsvd), NPU_ATTR_OFFSET(binary.act.rsvd) },
+		.attr_size = sizeof(struct npu_attr_binary),
+		.rsvd_offset = NPU_ATTR_OFFSET(binary.rsvd),
+		.act_offset = NPU_ATTR_OFFSET(binary.act),
 	},
 	[NPU_OPERATOR_BATCHNORM] = {
 		.min_inputs = 5, .max_inputs = 5,
-		.attr_size = sizeof(struct npu_attr_norm), .nrsvd = 1,
-		.rsvd = { NPU_ATTR_OFFSET(norm.act.rsvd) },
+		.attr_size = sizeof(struct npu_attr_norm),
+		.rsvd_offset = NPU_ATTR_NONE,
+		.act_offset = NPU_ATTR_OFFSET(norm.act),
 	},
 	[NPU_OPERATOR_LAYERNORM] = {
 		.min_inputs = 2, .max_inputs = 3,
-		.attr_size = sizeof(struct npu_attr_norm), .nrsvd = 1,
-		.rsvd = { NPU_ATTR_OFFSET(norm.act.rsvd) },
+		.attr_size = sizeof(struct npu_attr_norm),
+		.rsvd_offset = NPU_ATTR_NONE,
+		.act_offset = NPU_ATTR_OFFSET(norm.act),
 	},
 	[NPU_OPERATOR_SOFTMAX] = {
 		.min_inputs = 1, .max_inputs = 1,
 		.attr_size = sizeof(struct npu_attr_softmax),
+		.rsvd_offset = NPU_ATTR_NONE,
+		.act_offset = NPU_ATTR_NONE,
 	},
 	[NPU_OPERATOR_REDUCE] = {
 		.min_inputs = 1, .max_inputs = 1,
 		.attr_size = sizeof(struct npu_attr_reduce),
+		.rsvd_offset = NPU_ATTR_NONE,
+		.act_offset = NPU_ATTR_NONE,
 	},
 	[NPU_OPERATOR_CONCAT] = {
 		.min_inputs = 1, .max_inputs = NPU_OP_MAX_TENSORS - 1,
-		.attr_size = sizeof(struct npu_attr_concat), .nrsvd = 1,
-		.rsvd = { NPU_ATTR_OFFSET(concat.rsvd) },
+		.attr_size = sizeof(struct npu_attr_concat),
+		.rsvd_offset = NPU_ATTR_OFFSET(concat.rsvd),
+		.act_offset = NPU_ATTR_NONE,
 	},
 	[NPU_OPERATOR_TRANSPOSE] = {
 		.min_inputs = 1, .max_inputs = 1,
 		.attr_size = sizeof(struct npu_attr_transpose),
+		.rsvd_offset = NPU_ATTR_NONE,
+		.act_offset = NPU_ATTR_NONE,
 		.axes_offset = NPU_ATTR_OFFSET(transpose.perm),
 		.axes_entry = sizeof(__le32), .axes_arrays = 1,
 	},
 	[NPU_OPERATOR_RESIZE] = {
 		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_resize), .nrsvd = 1,
-		.rsvd = { NPU_ATTR_OFFSET(resize.rsvd) },
+		.attr_size = sizeof(struct npu_attr_resize),
+		.rsvd_offset = NPU_ATTR_OFFSET(resize.rsvd),
+		.act_offset = NPU_ATTR_NONE,
 		.axes_offset = NPU_ATTR_OFFSET(resize.scales),
 		.axes_entry = sizeof(__le32), .axes_arrays = 1,
 	},
 	[NPU_OPERATOR_PAD] = {
 		.min_inputs = 1, .max_inputs = 1,
 		.attr_size = sizeof(struct npu_attr_pad),
+		.rsvd_offset = NPU_ATTR_NONE,
+		.act_offset = NPU_ATTR_NONE,
 		.axes_offset = NPU_ATTR_OFFSET(pad.begin),
 		.axes_entry = sizeof(__le32), .axes_arrays = 2,
 	},
 	[NPU_OPERATOR_SLICE] = {
 		.min_inputs = 1, .max_inputs = 1,
 		.attr_size = sizeof(struct npu_attr_slice),
+		.rsvd_offset = NPU_ATTR_NONE,
+		.act_offset = NPU_ATTR_NONE,
 		.axes_offset = NPU_ATTR_OFFSET(slice.starts),
 		.axes_entry = sizeof(__le64), .axes_arrays = 2,
 	},
-	[NPU_OPERATOR_CAST] = { .min_inputs = 1, .max_inputs = 1 },
+	[NPU_OPERATOR_CAST] = {
+		.min_inputs = 1, .max_inputs = 1,
+		.attr_size = 0,
+		.rsvd_offset = NPU_ATTR_NONE,
+		.act_offset = NPU_ATTR_NONE,
+	},
 };
 
 /* The rules read pads' and slices' two arrays as one run. */
@@ -127,6 +156,17 @@ static_assert(offsetofend(struct npu_attr_pad, begin) ==
 	      offsetof(struct npu_attr_pad, end));
 static_assert(offsetofend(struct npu_attr_slice, starts) ==
 	      offsetof(struct npu_attr_slice, steps));
+
+#define NPU_ACT_ALPHA		BIT(0)
+#define NPU_ACT_BETA		BIT(1)
+
+/* The parameters each function takes; the card refuses the others unless 0. */
+static const u8 npu_act_params[NPU_UNARY_LAST + 1] = {
+	[NPU_UNARY_CLIP] = NPU_ACT_ALPHA | NPU_ACT_BETA,
+	[NPU_UNARY_HARDSIGMOID] = NPU_ACT_ALPHA | NPU_ACT_BETA,
+	[NPU_UNARY_LEAKY_RELU] = NPU_ACT_ALPHA,
+	[NPU_UNARY_ELU] = NPU_ACT_ALPHA,
+};
 
 static const u8 npu_dtype_size[NPU_DTYPE_LAST + 1] = {
 	[NPU_DTYPE_F32] = 4,
@@ -258,6 +298,49 @@ static bool npu_bytes_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
+/* A function the card does not know is the card's to refuse. */
+static int npu_check_act(const struct npu_activation *act)
+{
+	u32 kind = le32_to_cpu(act->kind);
+
+	if (act->rsvd)
+		return -EINVAL;
+	if (kind > NPU_UNARY_LAST)
+		return 0;
+	if ((act->alpha && !(npu_act_params[kind] & NPU_ACT_ALPHA)) ||
+	    (act->beta && !(npu_act_params[kind] & NPU_ACT_BETA)))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Attributes that the operator's configuration leaves unused; modes the
+ * card does not know are its to refuse.
+ */
+static int npu_check_unused(u16 kind, const struct npu_op_desc *desc)
+{
+	const union npu_op_attrs *a = &desc->attrs;
+	u32 mode;
+
+	switch (kind) {
+	case NPU_OPERATOR_MATMUL:
+		/* beta scales c */
+		return desc->num_inputs < 3 && a->matmul.beta ? -EINVAL : 0;
+	case NPU_OPERATOR_BATCHNORM:
+		/* its channel axis is 1: axis is LAYERNORM's */
+		return a->norm.axis ? -EINVAL : 0;
+	case NPU_OPERATOR_PAD:
+		mode = le32_to_cpu(a->pad.mode);
+		return (mode == NPU_PAD_REFLECT || mode == NPU_PAD_EDGE) && a->pad.value ?
+		       -EINVAL : 0;
+	case NPU_OPERATOR_RESIZE:
+		mode = le32_to_cpu(a->resize.mode);
+		return mode == NPU_RESIZE_LINEAR && a->resize.nearest ? -EINVAL : 0;
+	default:
+		return 0;
+	}
+}
+
 /* The attribute bytes the operator does not use are 0. */
 static int npu_check_attrs(const struct npu_op_rule *rule,
 			   const union npu_op_attrs *attrs, unsigned int rank)
@@ -265,11 +348,12 @@ static int npu_check_attrs(const struct npu_op_rule *rule,
 	const u8 *bytes = attrs->bytes;
 	unsigned int i, unused;
 	__le32 rsvd;
+	int ret;
 
 	if (!npu_bytes_zero(bytes + rule->attr_size, sizeof(*attrs) - rule->attr_size))
 		return -EINVAL;
-	for (i = 0; i < rule->nrsvd; i++) {
-		memcpy(&rsvd, bytes + rule->rsvd[i], sizeof(rsvd));
+	if (rule->rsvd_offset != NPU_ATTR_NONE) {
+		memcpy(&rsvd, bytes + rule->rsvd_offset, sizeof(rsvd));
 		if (rsvd)
 			return -EINVAL;
 	}
@@ -280,6 +364,11 @@ static int npu_check_attrs(const struct npu_op_rule *rule,
 
 		if (!npu_bytes_zero(array + rank * rule->axes_entry, unused))
 			return -EINVAL;
+	}
+	if (rule->act_offset != NPU_ATTR_NONE) {
+		ret = npu_check_act((const struct npu_activation *)(bytes + rule->act_offset));
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -341,7 +430,7 @@ static int npu_tensor_extent(struct npu_device *ndev, const struct npu_tensor_de
 {
 	u16 dtype = le16_to_cpu(t->dtype), format = le16_to_cpu(t->format);
 	u16 ndims = le16_to_cpu(t->ndims);
-	u64 elements;
+	u64 elements, count = 1;
 	unsigned int d;
 	int ret;
 
@@ -350,6 +439,11 @@ static int npu_tensor_extent(struct npu_device *ndev, const struct npu_tensor_de
 		return -EINVAL;
 	for (d = ndims; d < NPU_TENSOR_MAX_DIMS; d++)
 		if (t->dims[d] || t->strides[d])
+			return -EINVAL;
+	/* Dims are not negative either, and the card counts the elements. */
+	for (d = 0; d < ndims; d++)
+		if (le64_to_cpu(t->dims[d]) > S64_MAX ||
+		    check_mul_overflow(count, le64_to_cpu(t->dims[d]), &count))
 			return -EINVAL;
 
 	switch (format) {
@@ -395,7 +489,8 @@ static int npu_check_desc(struct npu_device *ndev, const struct npu_op_desc *des
 		if (ret)
 			return ret;
 	}
-	return npu_check_attrs(rule, &desc->attrs, le16_to_cpu(desc->tensors[0].ndims));
+	ret = npu_check_attrs(rule, &desc->attrs, le16_to_cpu(desc->tensors[0].ndims));
+	return ret ?: npu_check_unused(kind, desc);
 }
 
 /*
