@@ -490,6 +490,92 @@ TEST_F(compute, reserved_attributes_of_each_operator_are_einval)
 	stream_untouched(_metadata, self);
 }
 
+/* Parameters an operator's configuration does not take are 0, as reserved ones. */
+TEST_F(compute, unused_parameters_are_einval)
+{
+	struct npu_op_desc *d = desc_of(&self->op);
+	static const uint64_t dims[] = { 8, 32 };
+	unsigned int t;
+
+	/* An activation's alpha and beta that its function does not take. */
+	reset_op(self);
+	d->attrs.unary.fn.alpha = ref_bits(1);
+	EXPECT_EQ(-EINVAL, try(self));
+	reset_op(self);
+	d->attrs.unary.fn.kind = NPU_UNARY_LEAKY_RELU;
+	d->attrs.unary.fn.beta = ref_bits(1);
+	EXPECT_EQ(-EINVAL, try(self));
+	reset_op(self);
+	d->attrs.unary.fn.kind = NPU_UNARY_NEG;
+	d->attrs.unary.fn.beta = 1;
+	EXPECT_EQ(-EINVAL, try(self));
+
+	if (self->operators & 1ULL << NPU_OPERATOR_MATMUL) {
+		/* beta scales c, which there is not. */
+		op_init(&self->op, NPU_OPERATOR_MATMUL, 2, 1);
+		for (t = 0; t < 3; t++)
+			tensor_dense(tensor_of(&self->op, t), self->buf.addr + t * 4096,
+				     NPU_DTYPE_F32, 2, dims);
+		d->attrs.matmul.alpha = ref_bits(1);
+		d->attrs.matmul.beta = ref_bits(1);
+		EXPECT_EQ(-EINVAL, try(self));
+		/* A fused activation's unused parameter. */
+		d->attrs.matmul.beta = 0;
+		d->attrs.matmul.act.kind = NPU_UNARY_SIGMOID;
+		d->attrs.matmul.act.alpha = ref_bits(0.5f);
+		EXPECT_EQ(-EINVAL, try(self));
+	}
+	if (self->operators & 1ULL << NPU_OPERATOR_BATCHNORM) {
+		op_init(&self->op, NPU_OPERATOR_BATCHNORM, 5, 1);
+		for (t = 0; t < 6; t++)
+			tensor_dense(tensor_of(&self->op, t), self->buf.addr + t * 4096,
+				     NPU_DTYPE_F32, 2, dims);
+		d->attrs.norm.axis = 1;
+		EXPECT_EQ(-EINVAL, try(self));
+	}
+	if (self->operators & 1ULL << NPU_OPERATOR_PAD) {
+		op_init(&self->op, NPU_OPERATOR_PAD, 1, 1);
+		for (t = 0; t < 2; t++)
+			tensor_dense(tensor_of(&self->op, t), self->buf.addr + t * 4096,
+				     NPU_DTYPE_F32, 2, dims);
+		d->attrs.pad.mode = NPU_PAD_REFLECT;
+		d->attrs.pad.value = ref_bits(2);
+		EXPECT_EQ(-EINVAL, try(self));
+		d->attrs.pad.mode = NPU_PAD_EDGE;
+		EXPECT_EQ(-EINVAL, try(self));
+	}
+	if (self->operators & 1ULL << NPU_OPERATOR_RESIZE) {
+		op_init(&self->op, NPU_OPERATOR_RESIZE, 1, 1);
+		for (t = 0; t < 2; t++)
+			tensor_dense(tensor_of(&self->op, t), self->buf.addr + t * 4096,
+				     NPU_DTYPE_F32, 2, dims);
+		d->attrs.resize.mode = NPU_RESIZE_LINEAR;
+		d->attrs.resize.nearest = NPU_RESIZE_FLOOR;
+		EXPECT_EQ(-EINVAL, try(self));
+	}
+	stream_untouched(_metadata, self);
+}
+
+TEST_F(compute, dims_the_card_cannot_count_are_einval)
+{
+	struct npu_tensor_desc *x;
+
+	/* A dim over INT64_MAX, even with a stride of 0 spanning one element. */
+	reset_op(self);
+	x = tensor_of(&self->op, 0);
+	x->dims[0] = 1ULL << 63;
+	x->strides[0] = 0;
+	EXPECT_EQ(-EINVAL, try(self));
+	/* Dims whose product does not fit 64 bits. */
+	reset_op(self);
+	x = tensor_of(&self->op, 0);
+	x->dims[0] = 1ULL << 32;
+	x->dims[1] = 1ULL << 32;
+	x->strides[0] = x->strides[1] = 0;
+	EXPECT_EQ(-EINVAL, try(self));
+	stream_untouched(_metadata, self);
+}
+
 TEST_F(compute, wrong_sizes_and_counts_are_einval)
 {
 	static const struct {
@@ -767,6 +853,10 @@ static struct ref_tensor *tensor(struct _test_data_result *self, uint16_t dtype,
 	t->val = malloc((t->elems + 1) * sizeof(float));
 	for (i = 0; i < t->elems; i++)
 		t->val[i] = random_value(self, dtype);
+	/* The card reads NCHW16C's padding channels as 0 and writes them so. */
+	for (i = 0; format == NPU_FORMAT_NCHW16C && i < t->elems; i++)
+		if ((i / (16 * dims[2] * dims[3])) % ((dims[1] + 15) / 16) * 16 + i % 16 >= dims[1])
+			t->val[i] = 0;
 	self->addr[self->nt++] = self->next;
 	self->next += ((t->elems + 1) * dtype_bytes[dtype] + 63) & ~63ULL;
 	return t;
@@ -1025,9 +1115,9 @@ TEST_F(result, unary_on_strided_and_broadcast_tensors)
 	ref_unary(x, &d->attrs.unary, self->want);
 	EXPECT_EQ(0, run_and_check(self, 0, 0));
 
-	/* A stride of 0 reads one row again and again. */
+	/* Columns first: strides need not decrease. */
 	forget_tensors(self);
-	x = tensor(self, NPU_DTYPE_F32, NPU_FORMAT_STRIDED, 3, DIMS(4, 3, 9), DIMS(0, 9, 1));
+	x = tensor(self, NPU_DTYPE_F32, NPU_FORMAT_STRIDED, 3, DIMS(4, 3, 9), DIMS(1, 36, 4));
 	DENSE(4, 3, 9);
 	d = build(self, NPU_OPERATOR_UNARY);
 	d->attrs.unary.fn = activation(NPU_UNARY_ABS, 0, 0);
@@ -1424,7 +1514,8 @@ TEST_F(result, pad_every_mode_and_crop)
 		y = DENSE(3, 6, 7, 8);
 		d = build(self, NPU_OPERATOR_PAD);
 		d->attrs.pad.mode = mode;
-		d->attrs.pad.value = ref_bits(1.5f);
+		if (mode == NPU_PAD_CONSTANT)
+			d->attrs.pad.value = ref_bits(1.5f);
 		memcpy(d->attrs.pad.begin, grow_begin, sizeof(grow_begin));
 		memcpy(d->attrs.pad.end, grow_end, sizeof(grow_end));
 		ref_pad(x, y, &d->attrs.pad, self->want);
@@ -1668,6 +1759,60 @@ TEST_F(result, disagreeing_shapes_fail_the_stream_with_op_param)
 	negate_op(self);
 	self->stream = other;
 	EXPECT_EQ(0, run_and_check(self, 0, 0));
+}
+
+/* Runs self->op on a stream of its own: the card may fail it. */
+static int run_on_new_stream(struct _test_data_result *self, uint32_t *error)
+{
+	int ret;
+
+	ret = test_stream_create(self->card.fd, 0, 0, &self->stream);
+	if (!ret)
+		ret = run_op(self);
+	*error = self->card.fence[self->stream.slot].error;
+	return ret;
+}
+
+TEST_F(result, what_only_the_card_checks_fails_the_stream)
+{
+	struct npu_tensor_desc *x;
+	struct npu_op_desc *d;
+	uint32_t error;
+
+	NEED_OPERATOR(NPU_OPERATOR_UNARY);
+	negate_op(self);
+	ASSERT_EQ(0, upload(self));
+	d = desc_of(&self->op);
+	x = tensor_of(&self->op, 0);
+
+	/* A stride of 0 where a dim is over 1: elements overlap. */
+	x->dims[0] = 8;
+	x->strides[0] = 0;
+	EXPECT_EQ(-EIO, run_on_new_stream(self, &error));
+	EXPECT_EQ(DRM_NPU_ERR_OP_PARAM, error);
+	x->strides[0] = 32;
+	/* Not aligned to its element. */
+	x->addr += 2;
+	EXPECT_EQ(-EIO, run_on_new_stream(self, &error));
+	EXPECT_EQ(DRM_NPU_ERR_OP_PARAM, error);
+	x->addr -= 2;
+	/* A function the card does not know. */
+	d->attrs.unary.fn.kind = NPU_UNARY_LAST + 1;
+	EXPECT_EQ(-EIO, run_on_new_stream(self, &error));
+	EXPECT_EQ(DRM_NPU_ERR_OP_UNSUPPORTED, error);
+	/* Clip bounds the wrong way round. */
+	d->attrs.unary.fn = activation(NPU_UNARY_CLIP, 1, -1);
+	EXPECT_EQ(-EIO, run_on_new_stream(self, &error));
+	EXPECT_EQ(DRM_NPU_ERR_OP_PARAM, error);
+	/* Shapes that disagree. */
+	d->attrs.unary.fn = activation(NPU_UNARY_NEG, 0, 0);
+	tensor_of(&self->op, 1)->dims[1] = 31;
+	EXPECT_EQ(-EIO, run_on_new_stream(self, &error));
+	EXPECT_EQ(DRM_NPU_ERR_OP_PARAM, error);
+	/* And the same operator, right, runs. */
+	tensor_of(&self->op, 1)->dims[1] = 32;
+	EXPECT_EQ(0, run_on_new_stream(self, &error));
+	EXPECT_EQ(0, error);
 }
 
 static int inject_fault(struct _test_data_result *self, const char *kind)

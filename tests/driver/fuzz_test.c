@@ -283,8 +283,12 @@ static bool plausible_tensor(struct fuzzer *f, struct npu_tensor_desc *t, uint16
 		t->strides[d] = stride;
 		stride *= dims[d];
 	}
-	return valid_operand(f, 0, &t->addr, &handle, &room) &&
-	       room >= stride * elem_bytes[dtype];
+	if (!valid_operand(f, 0, &t->addr, &handle, &room))
+		return false;
+	/* Buffers are 64-byte aligned: so is the tensor, for any element. */
+	room += t->addr & 63;
+	t->addr &= ~63ULL;
+	return room >= stride * elem_bytes[dtype];
 }
 
 /*
