@@ -70,9 +70,9 @@ $(BUILD)/tests/oplib_test: tests/model/oplib_test.c $(OPLIB_SRCS) $(OPLIB_HDRS) 
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
 
-$(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/include/*.h) driver/npu_hw.h uapi/npu_accel.h | deps
+$(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/include/*.h) driver/npu_hw.h uapi/npu_accel.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) -o $@ $< $(DRM_LIBS)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) -o $@ $< $(DRM_LIBS) -lm
 
 check: all
 	tools/check
