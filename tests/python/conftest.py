@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 
+import numpy as np
 import pytest
 
 import acl
@@ -116,7 +117,9 @@ def from_device(dev_ptr, size):
 
 
 def pattern(size, seed=1):
-    return bytes((i * 131 + seed * 7 + (i >> 12)) & 0xFF for i in range(size))
+    """size bytes of the pattern that examples/flows.h writes."""
+    i = np.arange(size, dtype=np.uint64)
+    return ((i * 131 + seed * 7 + (i >> 12)) & 0xFF).astype(np.uint8).tobytes()
 
 
 @contextlib.contextmanager

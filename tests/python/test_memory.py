@@ -99,7 +99,8 @@ def test_host_register(device, dev_buf):
     assert acl.rt.host_register(ptr, 0, ACL_HOST_REGISTER_MAPPED) == (0, ACL_ERROR_INVALID_PARAM)
 
 
-@pytest.mark.parametrize("kind", [ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEFAULT])
+@pytest.mark.parametrize("kind", [ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEFAULT],
+                         ids=["explicit-kinds", "ACL_MEMCPY_DEFAULT"])
 def test_memcpy_round_trip_through_device_memory(device, dev_buf, kind):
     size = 3 << 20
     src = pattern(size, 2)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """acl.util: pointers to and from bytes and numpy arrays, and numpy arrays
 round trips through device memory with the vendor's type numbers."""
+import subprocess
 import sys
 import warnings
 
@@ -144,3 +145,21 @@ def test_non_contiguous_array_round_trip(device, dev_buf):
     assert acl.rt.memcpy(acl.util.numpy_to_ptr(out), out.nbytes, d, out.nbytes,
                          ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS
     assert np.array_equal(out, src)
+
+
+def test_the_module_works_without_numpy():
+    """numpy is loaded by the first numpy call, not by import acl."""
+    code = """
+import sys
+sys.modules["numpy"] = None          # as if not installed
+import acl
+data = b"abc"
+assert acl.util.ptr_to_bytes(acl.util.bytes_to_ptr(data), 3) == data
+try:
+    acl.util.ptr_to_numpy(acl.util.bytes_to_ptr(data), (3,), 2)
+except ImportError:
+    print("ImportError")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout == "ImportError\n"
