@@ -3,7 +3,10 @@
 helpers of acl_base_rt.h."""
 import json
 import math
+import os
 import pathlib
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -87,10 +90,29 @@ def test_get_soc_name_is_a_str_once_a_device_is_known(device):
     assert isinstance(name, str) and name
 
 
-def test_app_log_accepts_every_level():
-    for level in range(4):
-        assert acl.app_log(level, "pyacl app_log test %d %%s" % level) is None
-    assert acl.app_log(99, "ignored") is None
+def test_app_log_writes_at_the_python_callers_line(tmp_path):
+    """The runtime's log (ASCEND_PROCESS_LOG_PATH) gets the message as it is,
+    at its level, with the calling Python function, file and line."""
+    code = """
+import acl
+
+def caller():
+    acl.app_log(2, "pyacl %s 100% literal")   # line 5
+    acl.app_log(0, "below the level")
+    acl.app_log(99, "no such level")
+
+caller()
+"""
+    script = tmp_path / "app.py"
+    script.write_text(code)
+    env = dict(os.environ, ASCEND_PROCESS_LOG_PATH=str(tmp_path), ASCEND_GLOBAL_LOG_LEVEL="1")
+    subprocess.run([sys.executable, str(script)], env=env, check=True)
+    [logfile] = tmp_path.glob("acl-*.log")
+    log = logfile.read_text()
+    lines = [line for line in log.splitlines() if "pyacl" in line or "level" in line]
+    assert len(lines) == 1
+    assert lines[0].startswith("[WARNING]")
+    assert lines[0].endswith("[%s:5 caller] pyacl %%s 100%% literal" % script)
 
 
 def test_data_type_size():
