@@ -36,6 +36,8 @@ all: module model tests
 
 # The runtime library, its tests, examples and benchmarks.
 include libacl/libacl.mk
+# The Python module "acl" (pyACL) over it.
+include python/python.mk
 
 deps:
 	@tools/deps
