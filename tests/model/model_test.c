@@ -1786,21 +1786,27 @@ static struct npu_cmd short_copy(void)
 }
 
 /*
- * A ring's BYTES_DONE once it stops changing.  A chunk that was on an
- * engine when the ring was stopped still lands, however long a loaded host
- * takes to finish it; gives up after T_MS.
+ * A ring's BYTES_DONE once it has held still for SETTLE_MS.  A chunk that
+ * was on an engine when the ring was stopped still lands, however long a
+ * loaded host takes to finish it: a 1 MiB copy is ~100 us of work, so a
+ * quarter second without change means it has landed or was never there.
+ * Gives up after 5 s.
  */
+#define SETTLE_MS	250
 static uint64_t settled_bytes(struct client *c, unsigned int ring)
 {
-	uint64_t t0 = client_now_us();
+	uint64_t t0 = client_now_us(), still_since = t0;
 	uint64_t prev = client_ring_rd64(c, ring, NPU_RING_BYTES_DONE), cur;
 
 	for (;;) {
 		usleep(QUIET_MS * 1000);
 		cur = client_ring_rd64(c, ring, NPU_RING_BYTES_DONE);
-		if (cur == prev || client_now_us() - t0 > T_MS * 1000)
-			return cur;
+		if (cur != prev)
+			still_since = client_now_us();
 		prev = cur;
+		if (client_now_us() - still_since >= SETTLE_MS * 1000 ||
+		    client_now_us() - t0 > 5 * 1000 * 1000)
+			return cur;
 	}
 }
 
