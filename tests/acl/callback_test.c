@@ -513,6 +513,15 @@ static void destroy_own_stream(void *arg)
 	atomic_store(&a->done, 1);
 }
 
+/* Holds a stream's later work back until the test has queued all of it. */
+static void wait_gate(void *arg)
+{
+	atomic_int *gate = arg;
+
+	while (!atomic_load(gate))
+		usleep(1000);
+}
+
 static void reset_own_device(void *arg)
 {
 	struct self_teardown *a = arg;
@@ -538,6 +547,7 @@ static void wait_done(atomic_int *done)
 TEST_F(dev, callbacks_destroy_their_own_stream)
 {
 	struct self_teardown a[3] = { 0 };
+	atomic_int gate = 0;
 	uint8_t *host;
 	size_t n = 4096;
 
@@ -552,9 +562,16 @@ TEST_F(dev, callbacks_destroy_their_own_stream)
 						   ACL_CALLBACK_BLOCK, a[0].s));
 	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(destroy_own_stream, &a[1],
 						   ACL_CALLBACK_NO_BLOCK, a[1].s));
+	/*
+	 * The gate keeps the destroying host function from running before the
+	 * memset is queued: submitting to a stream being destroyed is the
+	 * application's race, not what this test is about.
+	 */
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(a[2].s, wait_gate, &gate));
 	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(a[2].s, destroy_own_stream, &a[2]));
 	/* Queued behind the destroying callback: it drains the stream. */
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(host, n, 7, n, a[2].s));
+	atomic_store(&gate, 1);
 	for (int i = 0; i < 3; i++) {
 		wait_done(&a[i].done);
 		EXPECT_EQ(1, atomic_load(&a[i].done));
@@ -669,7 +686,7 @@ static aclError init_default_device0(void)
 
 static bool ring_is_mine(const char *bdf, int ring)
 {
-	int rings[128], n = my_rings(bdf, rings, 128);
+	int rings[128], n = test_own_rings(bdf, rings, 128);
 
 	for (int i = 0; i < n; i++)
 		if (rings[i] == ring)
