@@ -33,6 +33,9 @@ all: module model tests
 # The runtime library, its tests, examples and benchmarks.
 include libacl/libacl.mk
 
+# The ONNX compiler (libnpucc) and tools/atc.
+include compiler/compiler.mk
+
 deps:
 	@tools/deps
 

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: MIT
+#
+# libnpucc, the ONNX to .om compiler (a static library), and tools/atc, its
+# command line. Included by the top-level Makefile.
+#
+#   make compiler       build/lib/libnpucc.a and build/atc
+#
+# The ONNX protobuf decoder is generated at build time by protoc-c from
+# the onnx.proto that libonnx-dev installs.
+
+ONNX_PROTO	:= /usr/include/onnx/onnx.proto
+NPUCC_GEN	:= $(BUILD)/compiler/gen
+NPUCC_SRCS	:= $(wildcard compiler/*.c)
+NPUCC_HDRS	:= $(wildcard compiler/*.h) uapi/npu_operator.h $(NPUCC_GEN)/onnx.pb-c.h
+NPUCC_OBJS	:= $(patsubst compiler/%.c,$(BUILD)/compiler/%.o,$(NPUCC_SRCS)) \
+		   $(BUILD)/compiler/onnx.pb-c.o
+NPUCC_LIB	:= $(BUILD)/lib/libnpucc.a
+NPUCC_CFLAGS	:= -fPIC -Icompiler -Iuapi -I$(NPUCC_GEN)
+NPUCC_LIBS	:= -lprotobuf-c -lm
+ATC		:= $(BUILD)/atc
+
+.PHONY: compiler
+
+all: compiler
+
+compiler: $(NPUCC_LIB) $(ATC)
+
+$(NPUCC_GEN)/onnx.pb-c.c $(NPUCC_GEN)/onnx.pb-c.h &: $(ONNX_PROTO) | deps
+	@mkdir -p $(NPUCC_GEN)
+	cp $(ONNX_PROTO) $(NPUCC_GEN)/onnx.proto
+	cd $(NPUCC_GEN) && protoc-c --c_out=. onnx.proto
+
+$(BUILD)/compiler/onnx.pb-c.o: $(NPUCC_GEN)/onnx.pb-c.c $(NPUCC_GEN)/onnx.pb-c.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(NPUCC_CFLAGS) -c -o $@ $<
+
+$(BUILD)/compiler/%.o: compiler/%.c $(NPUCC_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(NPUCC_CFLAGS) -c -o $@ $<
+
+$(NPUCC_LIB): $(NPUCC_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(ATC): tools/atc/atc.c compiler/npucc.h $(NPUCC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Icompiler -o $@ $< $(NPUCC_LIB) $(NPUCC_LIBS)

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Passes 3 and 4, shape inference and constant folding, node by node in
+ * execution order: a node's shape function (shape.c) may need constants
+ * that the folding of earlier nodes (fold.c) produced, as a Reshape needs
+ * the shape a Shape/Gather/Concat chain computes.  A folded node is dead:
+ * its outputs are constants.  Then every node left must run on the card,
+ * so what only folding can do is an error, and the few ops the card runs
+ * as more than one operator are split here (variadic Min, Max and Sum,
+ * Clip with bounds computed from the input data).
+ */
+#include <string.h>
+
+#include "ir.h"
+#include "npu_operator.h"
+#include "ops.h"
+
+static bool foldable(const struct ir_node *n, const struct op_def *def)
+{
+	int k;
+
+	if (!def->fold)
+		return false;
+	if (!fold_needs_data(n))
+		return true;
+	for (k = 0; k < n->num_in; k++)
+		if (n->in[k] && !n->in[k]->data)
+			return false;
+	return true;
+}
+
+static int infer_node(struct ir_graph *g, struct ir_node *n)
+{
+	const struct op_def *def;
+	int k;
+
+	if (op_check(g, n))
+		return -1;
+	def = op_def_find(n->op);
+	if (def->infer(g, n))
+		return -1;
+	if (!foldable(n, def))
+		return 0;
+	if (def->fold(g, n))
+		return -1;
+	ir_log(g, NPUCC_LOG_DEBUG, "folded %s '%s'", n->op, n->name);
+	for (k = 0; k < n->num_out; k++)
+		if (n->out[k])
+			n->out[k]->producer = NULL;
+	n->dead = true;
+	return 0;
+}
+
+/* Min(a, b, c) becomes Min(Min(a, b), c): the card's BINARY has two inputs. */
+static int split_variadic(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_value *acc = n->in[0];
+	int k;
+
+	if (n->num_in == 1) {
+		n->op = ir_strdup(g, "Identity");
+		return n->op ? 0 : -1;
+	}
+	for (k = 1; k < n->num_in - 1; k++) {
+		struct ir_node *m = ir_node_new(g, NULL, n->op, 2, 1);
+		struct ir_value *t = ir_value_new(g, NULL);
+
+		if (!m || !t)
+			return -1;
+		m->in[0] = acc;
+		m->in[1] = n->in[k];
+		m->out[0] = t;
+		t->producer = m;
+		if (infer_broadcast(g, m) ||
+		    ir_node_insert_after(g, m, n->index ? g->nodes[n->index - 1] : NULL))
+			return -1;
+		acc = t;
+	}
+	n->in[0] = acc;
+	n->in[1] = n->in[n->num_in - 1];
+	n->num_in = 2;
+	return 0;
+}
+
+/* Clip(x, lo, hi) with bounds from the data: Min(Max(x, lo), hi). */
+static int split_clip(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_value *x = n->in[0], *lo = n->num_in > 1 ? n->in[1] : NULL;
+	struct ir_value *hi = n->num_in > 2 ? n->in[2] : NULL;
+	struct ir_node *m;
+	struct ir_value *t;
+
+	if (lo && hi) {
+		m = ir_node_new(g, NULL, "Max", 2, 1);
+		t = ir_value_new(g, NULL);
+		if (!m || !t)
+			return -1;
+		m->in[0] = x;
+		m->in[1] = lo;
+		m->out[0] = t;
+		t->producer = m;
+		if (infer_broadcast(g, m) ||
+		    ir_node_insert_after(g, m, n->index ? g->nodes[n->index - 1] : NULL))
+			return -1;
+		x = t;
+		lo = NULL;
+	}
+	n->op = ir_strdup(g, lo ? "Max" : "Min");
+	n->in[0] = x;
+	n->in[1] = lo ? lo : hi;
+	n->num_in = 2;
+	if (!n->op)
+		return -1;
+	return infer_broadcast(g, n);
+}
+
+static int legalize(struct ir_graph *g, struct ir_node *n)
+{
+	if (!strcmp(n->op, "Clip") && op_unary_kind(n, NULL) < 0) {
+		struct ir_value *lo = n->num_in > 1 ? n->in[1] : NULL;
+		struct ir_value *hi = n->num_in > 2 ? n->in[2] : NULL;
+
+		if ((lo && ir_numel(lo) != 1) || (hi && ir_numel(hi) != 1))
+			return ir_node_error(g, n, NPUCC_E_INVALID_MODEL, "min and max must be scalars");
+		return split_clip(g, n);
+	}
+	if ((!strcmp(n->op, "Min") || !strcmp(n->op, "Max") || !strcmp(n->op, "Sum")) &&
+	    n->num_in != 2)
+		return split_variadic(g, n);
+	if (op_lower_kind(n) == -2)
+		return ir_node_error(g, n, NPUCC_E_DYNAMIC_SHAPE,
+				     "%s runs only on constants, folded at compile time, but its input comes from the input data",
+				     n->op);
+	return 0;
+}
+
+int pass_infer(struct ir_graph *g)
+{
+	int i;
+
+	for (i = 0; i < g->num_nodes; i++)
+		if (infer_node(g, g->nodes[i]))
+			return -1;
+	ir_remove_dead(g);
+	for (i = 0; i < g->num_nodes; i++)
+		if (legalize(g, g->nodes[i]))
+			return -1;
+	ir_remove_dead(g);
+	return 0;
+}
