@@ -46,3 +46,25 @@ $(NPUCC_LIB): $(NPUCC_OBJS)
 $(ATC): tools/atc/atc.c compiler/npucc.h $(NPUCC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Icompiler -o $@ $< $(NPUCC_LIB) $(NPUCC_LIBS)
+
+# Host tests (tools/check runs them), and the test networks atc_test.sh
+# compiles (written again only when make_models.py changes).
+NPUCC_TEST	:= $(BUILD)/tests/compiler_test
+OM_CHECK	:= $(BUILD)/tests/om_check
+ONNX_MODELS	:= $(BUILD)/onnx-models/.stamp
+
+tests: $(NPUCC_TEST) $(OM_CHECK) $(ONNX_MODELS)
+
+$(OM_CHECK): tests/compiler/om_check.c tests/compiler/om_check.h compiler/om_format.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Icompiler -Iuapi -o $@ $<
+
+$(ONNX_MODELS): tests/onnx/make_models.py | deps
+	tests/onnx/make_models.py $(@D)
+	touch $@
+
+$(NPUCC_TEST): tests/compiler/compiler_test.c $(wildcard tests/compiler/*.h) $(NPUCC_HDRS) \
+		$(NPUCC_LIB) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Icompiler -Iuapi -I$(NPUCC_GEN) -Itests/compiler \
+		-o $@ $< $(NPUCC_LIB) $(NPUCC_LIBS)

@@ -358,7 +358,7 @@ static int sort_nodes(struct ir_graph *g)
 			;
 		ir_node_error(g, g->nodes[i], NPUCC_E_INVALID_MODEL,
 			      "the graph has a cycle through this node");
-	} else {
+	} else if (num > 0) {
 		memcpy(g->nodes, order, sizeof(*order) * (size_t)num);
 		for (i = 0; i < num; i++)
 			g->nodes[i]->index = i;
