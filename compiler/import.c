@@ -12,11 +12,12 @@
 #include "ir.h"
 #include "onnx.pb-c.h"
 
-#define OPSET_MIN	9
+#define OPSET_MIN	7
 #define OPSET_MAX	17
 
 static int import_opset(struct ir_graph *g, const Onnx__ModelProto *m)
 {
+	const char *other = NULL;
 	size_t i;
 
 	g->opset = -1;
@@ -26,7 +27,12 @@ static int import_opset(struct ir_graph *g, const Onnx__ModelProto *m)
 
 		if (!strcmp(dom, "") || !strcmp(dom, "ai.onnx"))
 			g->opset = o->has_version ? (int)o->version : -1;
+		else
+			other = dom;
 	}
+	if (g->opset < 0 && other)
+		return ir_error(g, NPUCC_E_UNSUPPORTED_OP,
+				"the model imports only the operator domain '%s'", other);
 	if (g->opset < 0)
 		return ir_error(g, NPUCC_E_INVALID_MODEL, "the model imports no ai.onnx opset");
 	if (g->opset < OPSET_MIN || g->opset > OPSET_MAX)

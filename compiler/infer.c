@@ -114,6 +114,25 @@ static int split_clip(struct ir_graph *g, struct ir_node *n)
 	return infer_broadcast(g, n);
 }
 
+/* Reciprocal(x) is Div(1, x), the 1 a scalar the card broadcasts. */
+static int reciprocal_as_div(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_value *one;
+
+	if (!ir_dtype_is_float(n->in[0]->dtype))
+		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_DTYPE, "Reciprocal of %s",
+				     ir_dtype_name(n->in[0]->dtype));
+	one = ir_const_new(g, "one", n->in[0]->dtype, 0, NULL);
+	if (!one)
+		return -1;
+	ir_set_f64(one, 0, 1.0);
+	n->op = ir_strdup(g, "Div");
+	n->in[1] = n->in[0];
+	n->in[0] = one;
+	n->num_in = 2;
+	return n->op ? 0 : -1;
+}
+
 static int legalize(struct ir_graph *g, struct ir_node *n)
 {
 	if (!strcmp(n->op, "Clip") && op_unary_kind(n, NULL) < 0) {
@@ -127,9 +146,11 @@ static int legalize(struct ir_graph *g, struct ir_node *n)
 	if ((!strcmp(n->op, "Min") || !strcmp(n->op, "Max") || !strcmp(n->op, "Sum")) &&
 	    n->num_in != 2)
 		return split_variadic(g, n);
+	if (!strcmp(n->op, "Reciprocal"))
+		return reciprocal_as_div(g, n);
 	if (op_lower_kind(n) == -2)
-		return ir_node_error(g, n, NPUCC_E_DYNAMIC_SHAPE,
-				     "%s runs only on constants, folded at compile time, but its input comes from the input data",
+		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_OP,
+				     "the card has no %s; it is supported on constants only (folded at compile time)",
 				     n->op);
 	return 0;
 }

@@ -132,6 +132,8 @@ int infer_norm(struct ir_graph *g, struct ir_node *n)
 	if (!strcmp(n->op, "BatchNormalization")) {
 		if (need_rank(g, n, 0, 2, IR_MAX_DIMS))
 			return -1;
+		if (!ir_attr_int(n, "spatial", 1))
+			return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR, "spatial 0");
 		for (k = 1; k < 5; k++)
 			if (!input(n, k) || input(n, k)->rank != 1 || input(n, k)->dims[0] != x->dims[1])
 				return ir_node_error(g, n, NPUCC_E_INVALID_MODEL,
@@ -666,10 +668,18 @@ int resize_params(struct ir_graph *g, const struct ir_node *n, float *scales, in
 		}
 		return 0;
 	}
-	if (!sc)
+	if (upsample && g->opset < 9) {	/* Upsample-7: scales is an attribute */
+		size_t na;
+		const float *a = ir_attr_floats(n, "scales", &na);
+
+		for (d = 0; d < (int)na && d < IR_MAX_DIMS; d++)
+			scales[d] = a[d];
+		count = (int)na;
+	} else if (!sc) {
 		return ir_node_error(g, n, NPUCC_E_INVALID_MODEL, "neither scales nor sizes is given");
-	if (const_floats(g, n, scale_idx, "scales", scales, IR_MAX_DIMS, &count))
+	} else if (const_floats(g, n, scale_idx, "scales", scales, IR_MAX_DIMS, &count)) {
 		return -1;
+	}
 	if (count != x->rank)
 		return ir_node_error(g, n, NPUCC_E_INVALID_MODEL, "scales has %d entries", count);
 	for (d = 0; d < x->rank; d++) {
