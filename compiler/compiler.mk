@@ -68,3 +68,51 @@ $(NPUCC_TEST): tests/compiler/compiler_test.c $(wildcard tests/compiler/*.h) $(N
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Icompiler -Iuapi -I$(NPUCC_GEN) -Itests/compiler \
 		-o $@ $< $(NPUCC_LIB) $(NPUCC_LIBS)
+
+# ONNX end to end: the card's results against onnxruntime's, and ONNX's
+# conformance tests (tests/onnx/prepare.py). The guest program needs the
+# runtime's aclmdl* API, so it is built only once that has landed.
+#
+#   make ort                  onnxruntime-node (pinned) into build/ort
+#   make e2e-prepare          the test networks: .om, inputs, onnxruntime's outputs
+#   make conformance-prepare  libonnx-testdata: .om, inputs, expected outputs
+#   make e2e-run, make conformance-run   the manifests on the card, in a guest
+OM_CONFORMANCE	:= $(BUILD)/tests/om_conformance
+ORT_DIR		:= $(BUILD)/ort
+ORT_STAMP	:= $(ORT_DIR)/node_modules/onnxruntime-node/package.json
+
+ifneq ($(wildcard /work/helpers/READY-aclmdl),)
+ifneq ($(shell grep -l aclmdlExecute $(ACL_INC)/acl/acl_mdl.h 2>/dev/null),)
+tests: $(OM_CONFORMANCE)
+endif
+endif
+
+.PHONY: ort e2e-prepare conformance-prepare e2e-run conformance-run
+
+$(OM_CONFORMANCE): tests/onnx/om_conformance.c $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE) -lm
+
+ort: $(ORT_STAMP)
+
+# --ignore-scripts: the package's install script would fetch GPU builds;
+# the CPU runtime is in the package itself.
+$(ORT_STAMP): tests/onnx/package.json tests/onnx/package-lock.json
+	@mkdir -p $(ORT_DIR)
+	cp tests/onnx/package.json tests/onnx/package-lock.json $(ORT_DIR)/
+	cd $(ORT_DIR) && npm ci --no-audit --no-fund --ignore-scripts
+	touch $@
+
+e2e-prepare: compiler $(ONNX_MODELS) $(ORT_STAMP)
+	tests/onnx/prepare.py models $(BUILD)/onnx-models $(BUILD)/e2e
+
+conformance-prepare: compiler
+	tests/onnx/prepare.py conformance $(BUILD)/conformance
+
+e2e-run: e2e-prepare $(OM_CONFORMANCE)
+	tools/vm-run --cards 1 --mem 2048 --devmem 1024 -- $(OM_CONFORMANCE) $(BUILD)/e2e/manifest.txt
+
+conformance-run: conformance-prepare $(OM_CONFORMANCE)
+	tools/vm-run --cards 1 -- $(OM_CONFORMANCE) $(BUILD)/conformance/manifest.txt \
+		>$(BUILD)/conformance/results.tap || true
+	tests/onnx/prepare.py conformance $(BUILD)/conformance --results $(BUILD)/conformance/results.tap
