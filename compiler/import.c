@@ -12,7 +12,7 @@
 #include "ir.h"
 #include "onnx.pb-c.h"
 
-#define OPSET_MIN	7
+#define OPSET_MIN	6
 #define OPSET_MAX	17
 
 static int import_opset(struct ir_graph *g, const Onnx__ModelProto *m)

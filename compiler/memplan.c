@@ -33,7 +33,7 @@ static bool is_view(const struct ir_node *n)
 /* The tensor whose bytes @v shares, following views to the first non-view. */
 static struct ir_value *root_of(struct ir_value *v)
 {
-	while (v->producer && is_view(v->producer))
+	while (v->producer && is_view(v->producer) && v == v->producer->out[0])
 		v = v->producer->in[0];
 	return v;
 }

@@ -21,7 +21,7 @@
 #define UNARY_ATTRS(name, attrs) \
 	{ name, attrs, 1, 1, 1, 1, infer_same, fold_unary, false }
 #define BINARY(name) \
-	{ name, "", 2, 2, 1, 1, infer_broadcast, fold_binary, false }
+	{ name, "axis broadcast", 2, 2, 1, 1, infer_broadcast, fold_binary, false }
 #define COMPARE(name) \
 	{ name, "", 2, 2, 1, 1, infer_compare, fold_binary, false }
 #define VIEW(name, attrs, nin, infer) \
@@ -35,7 +35,7 @@ static const struct op_def op_table[] = {
 	{ "ConvTranspose", "auto_pad dilations group kernel_shape output_padding output_shape pads strides",
 	  2, 3, 1, 1, infer_conv_transpose, NULL, false },
 	{ "MatMul", "", 2, 2, 1, 1, infer_matmul, NULL, false },
-	{ "Gemm", "alpha beta transA transB", 2, 3, 1, 1, infer_gemm, NULL, false },
+	{ "Gemm", "alpha beta broadcast transA transB", 2, 3, 1, 1, infer_gemm, NULL, false },
 	{ "MaxPool", "auto_pad ceil_mode dilations kernel_shape pads storage_order strides",
 	  1, 1, 1, 2, infer_pool, NULL, false },
 	{ "AveragePool", "auto_pad ceil_mode count_include_pad kernel_shape pads strides",
@@ -57,12 +57,13 @@ static const struct op_def op_table[] = {
 	UNARY_ATTRS("Elu", "alpha"),
 	UNARY_ATTRS("LeakyRelu", "alpha"),
 	{ "Clip", "min max", 1, 3, 1, 1, infer_same, NULL, false },
+	{ "PRelu", "", 2, 2, 1, 1, infer_same, NULL, false },
 	BINARY("Add"), BINARY("Sub"), BINARY("Mul"), BINARY("Div"),
-	{ "Pow", "", 2, 2, 1, 1, infer_broadcast, fold_binary, false },
+	{ "Pow", "axis broadcast", 2, 2, 1, 1, infer_broadcast, fold_binary, false },
 	{ "Min", "", 1, ANY, 1, 1, infer_broadcast, fold_binary, false },
 	{ "Max", "", 1, ANY, 1, 1, infer_broadcast, fold_binary, false },
 	{ "Sum", "", 1, ANY, 1, 1, infer_broadcast, fold_binary, false },
-	{ "BatchNormalization", "epsilon momentum spatial training_mode", 5, 5, 1, 5, infer_norm, NULL, false },
+	{ "BatchNormalization", "epsilon is_test momentum spatial training_mode", 5, 5, 1, 5, infer_norm, NULL, false },
 	{ "LayerNormalization", "axis epsilon stash_type", 2, 3, 1, 3, infer_norm, NULL, false },
 	{ "Softmax", "axis", 1, 1, 1, 1, infer_same, NULL, false },
 	{ "LogSoftmax", "axis", 1, 1, 1, 1, infer_same, NULL, false },
@@ -80,7 +81,7 @@ static const struct op_def op_table[] = {
 	VIEW("Squeeze", "axes", 2, infer_squeeze),
 	VIEW("Unsqueeze", "axes", 2, infer_unsqueeze),
 	VIEW("Identity", "", 1, infer_same),
-	{ "Dropout", "ratio seed", 1, 3, 1, 2, infer_same, fold_view, true },
+	{ "Dropout", "is_test ratio seed", 1, 3, 1, 2, infer_same, fold_view, true },
 	{ "Constant", "value value_float value_floats value_int value_ints value_string value_strings sparse_value",
 	  0, 0, 1, 1, infer_constant, fold_constant, false },
 	/* Shape computations: only ever folded. */
