@@ -277,6 +277,10 @@ static int legalize(struct ir_graph *g, struct ir_node *n)
 		return reciprocal_as_div(g, n);
 	if (!strcmp(n->op, "Concat"))
 		return split_concat(g, n);
+	if (!strcmp(n->op, "Dropout") && n->num_in > 2 && n->in[2] &&
+	    (!n->in[2]->data || ir_get_i64(n->in[2], 0)))
+		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR,
+				     "training_mode: only inference (no dropout) is supported");
 	if (!strcmp(n->op, "Dropout") && n->num_out > 1 && n->out[1] &&
 	    (n->out[1]->num_uses || n->out[1]->output_index >= 0))
 		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR, "the mask output is not supported");

@@ -24,11 +24,20 @@ static uint32_t f32_bits(float f)
 	return htole32(b);
 }
 
+/* Parameters a function does not take stay 0, as the card requires. */
 static void set_act(struct npu_activation *a, const struct ir_act *act)
 {
+	bool takes_alpha = act->kind == NPU_UNARY_CLIP || act->kind == NPU_UNARY_HARDSIGMOID ||
+			   act->kind == NPU_UNARY_LEAKY_RELU || act->kind == NPU_UNARY_ELU;
+	bool takes_beta = act->kind == NPU_UNARY_CLIP || act->kind == NPU_UNARY_HARDSIGMOID;
+	float alpha = act->alpha;
+
+	/* ONNX's Clip is min(max(x, lo), hi): all hi when lo > hi. */
+	if (act->kind == NPU_UNARY_CLIP && alpha > act->beta)
+		alpha = act->beta;
 	a->kind = htole32((uint32_t)act->kind);
-	a->alpha = act->kind ? f32_bits(act->alpha) : 0;
-	a->beta = act->kind ? f32_bits(act->beta) : 0;
+	a->alpha = takes_alpha ? f32_bits(alpha) : 0;
+	a->beta = takes_beta ? f32_bits(act->beta) : 0;
 }
 
 int npu_dtype_of(int ir_dtype)
@@ -147,6 +156,7 @@ static int lower_pool(struct ir_graph *g, const struct ir_node *n, struct lo_op 
 	struct npu_attr_pool *a = &op->attrs.pool;
 	struct conv_geo geo;
 	int64_t dx[4], dy[4];
+	int d;
 
 	if (n->num_out > 1 && n->out[1])
 		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR, "the Indices output is not supported");
@@ -154,6 +164,11 @@ static int lower_pool(struct ir_graph *g, const struct ir_node *n, struct lo_op 
 		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR, "storage_order 1");
 	if (conv_geometry(g, n, &geo))
 		return -1;
+	for (d = 0; d < geo.sp; d++)
+		if (geo.pad_begin[d] >= geo.dil[d] * (geo.kernel[d] - 1) + 1 ||
+		    geo.pad_end[d] >= geo.dil[d] * (geo.kernel[d] - 1) + 1)
+			return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR,
+					     "a pad as large as the kernel: a window outside the input");
 	geo_2d(&geo, a->kernel, a->strides, a->dilations, a->pads_begin);
 	if (strstr(n->op, "MaxPool"))
 		a->kind = htole32(NPU_POOL_MAX);
@@ -255,7 +270,7 @@ static int lower_norm(struct ir_graph *g, const struct ir_node *n, struct lo_op 
 {
 	struct npu_attr_norm *a = &op->attrs.norm;
 	const struct ir_value *x = n->in[0];
-	int axis = 1, k, d;
+	int axis = 0, k, d;	/* BATCHNORM's axis field is 0: channels are axis 1 */
 
 	if (ir_attr_int(n, "training_mode", 0))
 		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR, "training_mode 1");
@@ -397,9 +412,11 @@ static int resize_modes(struct ir_graph *g, const struct ir_node *n, struct npu_
 		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR, "exclude_outside 1");
 	if (legacy) {
 		a->coord = htole32(NPU_RESIZE_ASYMMETRIC);
-		a->nearest = htole32(NPU_RESIZE_FLOOR);
+		a->nearest = le32toh(a->mode) == NPU_RESIZE_NEAREST ? htole32(NPU_RESIZE_FLOOR) : 0;
 		return 0;
 	}
+	if (le32toh(a->mode) == NPU_RESIZE_LINEAR)
+		nearest = "";	/* the card takes no rounding for LINEAR */
 	if (!strcmp(coord, "half_pixel"))
 		a->coord = htole32(NPU_RESIZE_HALF_PIXEL);
 	else if (!strcmp(coord, "asymmetric"))
@@ -411,7 +428,9 @@ static int resize_modes(struct ir_graph *g, const struct ir_node *n, struct npu_
 	else
 		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR,
 				     "coordinate_transformation_mode '%s'", coord);
-	if (!strcmp(nearest, "round_prefer_floor"))
+	if (!*nearest)
+		a->nearest = 0;
+	else if (!strcmp(nearest, "round_prefer_floor"))
 		a->nearest = htole32(NPU_RESIZE_ROUND_PREFER_FLOOR);
 	else if (!strcmp(nearest, "round_prefer_ceil"))
 		a->nearest = htole32(NPU_RESIZE_ROUND_PREFER_CEIL);
@@ -458,7 +477,7 @@ static int lower_pad(struct ir_graph *g, const struct ir_node *n, struct lo_op *
 	if (pad_params(g, n, begin, end, &mode, &value))
 		return -1;
 	a->mode = htole32((uint32_t)mode);
-	a->value = f32_bits(value);
+	a->value = mode == NPU_PAD_CONSTANT ? f32_bits(value) : 0;
 	for (d = 0; d < n->in[0]->rank; d++) {
 		a->begin[d] = htole32((uint32_t)(int32_t)begin[d]);
 		a->end[d] = htole32((uint32_t)(int32_t)end[d]);
@@ -491,6 +510,26 @@ static int lower_cast(struct ir_graph *g, const struct ir_node *n, struct lo_op 
 	return add_out(g, n, op, n->out[0], 0, NULL);
 }
 
+/*
+ * The card computes in float32 (docs/hardware.md: every operator in F32)
+ * and moves any type: the operators that only move elements take them all.
+ */
+static int check_types(struct ir_graph *g, const struct ir_node *n, const struct lo_op *op)
+{
+	bool moves = op->kind == NPU_OPERATOR_CONCAT || op->kind == NPU_OPERATOR_TRANSPOSE ||
+		     op->kind == NPU_OPERATOR_PAD || op->kind == NPU_OPERATOR_SLICE ||
+		     op->kind == NPU_OPERATOR_CAST ||
+		     (op->kind == NPU_OPERATOR_UNARY && !op->attrs.unary.fn.kind);
+	int i;
+
+	for (i = 0; !moves && i < op->num_in + op->num_out; i++)
+		if (op->t[i].v->dtype != IR_FLOAT)
+			return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_DTYPE,
+					     "the card computes %s in float32, not %s", n->op,
+					     ir_dtype_name(op->t[i].v->dtype));
+	return 0;
+}
+
 int lower_node(struct ir_graph *g, const struct ir_node *n, struct lo_op *op)
 {
 	static int (*const fns[])(struct ir_graph *, const struct ir_node *, struct lo_op *) = {
@@ -518,7 +557,8 @@ int lower_node(struct ir_graph *g, const struct ir_node *n, struct lo_op *op)
 	if (kind < 0)
 		return 1;
 	op->kind = kind;
-	if (kind == NPU_OPERATOR_MATMUL && !strcmp(n->op, "Gemm"))
-		return lower_gemm(g, n, op);
-	return fns[kind](g, n, op);
+	if (kind == NPU_OPERATOR_MATMUL && !strcmp(n->op, "Gemm") ? lower_gemm(g, n, op) :
+	    fns[kind](g, n, op))
+		return -1;
+	return check_types(g, n, op);
 }

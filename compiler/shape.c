@@ -86,11 +86,16 @@ int const_ints(struct ir_graph *g, const struct ir_node *n, int idx, const char 
 }
 
 /* Numpy (multidirectional) broadcasting of two shapes. */
-static int broadcast2(struct ir_graph *g, const struct ir_node *n, int ra, const int64_t *da,
-		      int rb, const int64_t *db, int *rank, int64_t *dims)
+static int broadcast2(struct ir_graph *g, const struct ir_node *n, int ra, const int64_t *da_in,
+		      int rb, const int64_t *db_in, int *rank, int64_t *dims)
 {
+	int64_t da[IR_MAX_DIMS], db[IR_MAX_DIMS];	/* @dims may be either input */
 	int r = ra > rb ? ra : rb, d;
 
+	if (ra > IR_MAX_DIMS || rb > IR_MAX_DIMS)
+		return ir_node_error(g, n, NPUCC_E_LIMIT, "more than %d dims", IR_MAX_DIMS);
+	memcpy(da, da_in, sizeof(*da) * (size_t)ra);
+	memcpy(db, db_in, sizeof(*db) * (size_t)rb);
 	for (d = 0; d < r; d++) {
 		int64_t x = d - (r - ra) >= 0 ? da[d - (r - ra)] : 1;
 		int64_t y = d - (r - rb) >= 0 ? db[d - (r - rb)] : 1;

@@ -161,6 +161,24 @@ TEST(shape_matmul_broadcast_and_vectors)
 	ob_free(&b);
 }
 
+TEST(shape_broadcast_of_a_shorter_first_operand)
+{
+	static const int64_t da[] = { 1 }, db[] = { 3, 3, 3, 1 }, dy[] = { 3, 3, 3, 1 };
+	struct onnx_builder b;
+	struct ir_graph *g;
+
+	ob_init(&b, 13);
+	ob_input(&b, "b", 4, db);
+	ob_f32(&b, "a", 1, da, NULL);
+	ob_node(&b, "Mul", "mul", "a,b", "y");
+	ob_output(&b, "y");
+	g = build(&b, NULL, NULL);
+	ASSERT_EQ(0, g->err_code) TH_LOG("%s", g->err);
+	expect_dims(_metadata, ir_value_find(g, "y"), 4, dy);
+	ir_graph_free(g);
+	ob_free(&b);
+}
+
 TEST(shape_reshape_flatten_unsqueeze)
 {
 	static const int64_t dx[] = { 2, 3, 4 }, shape[] = { 0, -1 }, axes[] = { 0, 3 };
