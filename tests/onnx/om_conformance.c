@@ -77,10 +77,35 @@ static int parse_line(char *line, struct test_case *t)
 	return 0;
 }
 
+static float half_to_float(uint16_t h)
+{
+	int exp = (h >> 10) & 0x1f;
+	float m = (float)(h & 0x3ff), v;
+
+	if (exp == 0x1f)
+		v = (h & 0x3ff) ? NAN : INFINITY;
+	else if (exp)
+		v = ldexpf(1024.0f + m, exp - 25);
+	else
+		v = ldexpf(m, -24);
+	return (h & 0x8000) ? -v : v;
+}
+
+static float bf16_to_float(uint16_t b)
+{
+	uint32_t bits = (uint32_t)b << 16;
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
 static double element(const void *p, size_t i, aclDataType type)
 {
 	switch (type) {
 	case ACL_FLOAT: return ((const float *)p)[i];
+	case ACL_FLOAT16: return half_to_float(((const uint16_t *)p)[i]);
+	case ACL_BF16: return bf16_to_float(((const uint16_t *)p)[i]);
 	case ACL_INT32: return ((const int32_t *)p)[i];
 	case ACL_INT8: return ((const int8_t *)p)[i];
 	case ACL_UINT8: case ACL_BOOL: return ((const uint8_t *)p)[i];
@@ -106,8 +131,6 @@ static const char *compare(const void *got, const void *want, size_t bytes, aclD
 		snprintf(why, len, "element %zu differs", i);
 		return why;
 	}
-	if (type != ACL_FLOAT)
-		return snprintf(why, len, "16-bit float outputs are not compared"), why;
 	for (i = 0; i < bytes / es; i++) {
 		double g = element(got, i, type), w = element(want, i, type);
 
