@@ -145,12 +145,38 @@ void npu_card_fail_all(struct npu_device *ndev, u32 error)
 	mutex_unlock(&ndev->contexts_lock);
 }
 
-#define NPU_HEARTBEAT_CHECK	msecs_to_jiffies(100)
+/*
+ * The watchdog looks at the heartbeat once per period the card states
+ * (NPU_ID_HEARTBEAT_PERIOD_US): looking sooner would find it unchanged.
+ * The period is clamped: a card beating faster is looked at every 100 ms,
+ * soon enough for any sane heartbeat_timeout_ms, and one stating no period
+ * (0) or over a second is looked at every second, so that a nonsensical
+ * period can neither busy a CPU nor leave the card unwatched.
+ */
+#define NPU_HEARTBEAT_CHECK_MIN_MS	100
+#define NPU_HEARTBEAT_CHECK_MAX_MS	1000
+
+static unsigned long npu_heartbeat_check(const struct npu_identity *id)
+{
+	u32 us = id->heartbeat_period_us;
+	u32 ms = us ? us / USEC_PER_MSEC : NPU_HEARTBEAT_CHECK_MAX_MS;
+
+	return msecs_to_jiffies(clamp_t(u32, ms, NPU_HEARTBEAT_CHECK_MIN_MS,
+					NPU_HEARTBEAT_CHECK_MAX_MS));
+}
+
+/* At least two looks: a live heartbeat may be found unchanged once. */
+static unsigned long npu_heartbeat_timeout(struct npu_device *ndev)
+{
+	return max(msecs_to_jiffies(READ_ONCE(npu_heartbeat_timeout_ms)),
+		   2 * ndev->heartbeat_check);
+}
 
 static void npu_heartbeat_work(struct work_struct *work)
 {
 	struct npu_device *ndev = container_of(to_delayed_work(work),
 					       struct npu_device, heartbeat_work);
+	unsigned long timeout = npu_heartbeat_timeout(ndev);
 	u64 beat;
 	int idx;
 
@@ -162,10 +188,9 @@ static void npu_heartbeat_work(struct work_struct *work)
 	if (beat != ndev->heartbeat) {
 		ndev->heartbeat = beat;
 		WRITE_ONCE(ndev->heartbeat_seen, jiffies);
-	} else if (time_after(jiffies, ndev->heartbeat_seen +
-			      msecs_to_jiffies(npu_heartbeat_timeout_ms))) {
+	} else if (time_after(jiffies, ndev->heartbeat_seen + timeout)) {
 		drm_err(&ndev->drm, "heartbeat stopped for %u ms: card is dead\n",
-			npu_heartbeat_timeout_ms);
+			jiffies_to_msecs(timeout));
 		/*
 		 * A dead card cannot confirm ring resets; without bus mastering
 		 * it can no longer reach the pages its streams are about to let go.
@@ -175,19 +200,21 @@ static void npu_heartbeat_work(struct work_struct *work)
 		npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
 		return;
 	}
-	schedule_delayed_work(&ndev->heartbeat_work, NPU_HEARTBEAT_CHECK);
+	schedule_delayed_work(&ndev->heartbeat_work, ndev->heartbeat_check);
 }
 
 /* The heartbeat has not been seen advancing for a few checks. */
 bool npu_card_heartbeat_stale(struct npu_device *ndev)
 {
-	return time_after(jiffies, READ_ONCE(ndev->heartbeat_seen) + 3 * NPU_HEARTBEAT_CHECK);
+	return time_after(jiffies, READ_ONCE(ndev->heartbeat_seen) +
+			  3 * ndev->heartbeat_check);
 }
 
 void npu_heartbeat_start(struct npu_device *ndev)
 {
 	ndev->heartbeat = npu_rd64(ndev, NPU_GLB_HEARTBEAT);
-	ndev->heartbeat_seen = jiffies;
+	WRITE_ONCE(ndev->heartbeat_seen, jiffies);
+	ndev->heartbeat_check = npu_heartbeat_check(&ndev->id);
 	INIT_DELAYED_WORK(&ndev->heartbeat_work, npu_heartbeat_work);
-	schedule_delayed_work(&ndev->heartbeat_work, NPU_HEARTBEAT_CHECK);
+	schedule_delayed_work(&ndev->heartbeat_work, ndev->heartbeat_check);
 }

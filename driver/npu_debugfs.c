@@ -19,16 +19,19 @@
 static void npu_dump_ring(struct seq_file *m, struct npu_ring *ring)
 {
 	u32 head = npu_ring_rd32(ring, NPU_RING_HEAD);
+	u32 tail = READ_ONCE(ring->tail);
 	u32 i;
 
+	/* Keeps a stopping ring from freeing its commands meanwhile. */
+	lockdep_assert_held(&ring->ndev->rings_lock);
 	seq_printf(m, "ring %u: vector %u entries %u tail %u head %u status %u error %u at %u, %llu commands, %llu bytes\n",
-		   ring->index, ring->vector, ring->entries, ring->tail, head,
+		   ring->index, ring->vector, ring->entries, tail, head,
 		   npu_ring_status(ring), npu_ring_error(ring),
 		   npu_ring_rd32(ring, NPU_RING_ERROR_INDEX),
 		   npu_ring_rd64(ring, NPU_RING_CMDS_DONE),
 		   npu_ring_rd64(ring, NPU_RING_BYTES_DONE));
 
-	for (i = head; i != ring->tail && i - head < NPU_DUMP_CMDS; i++) {
+	for (i = head; i != tail && i - head < NPU_DUMP_CMDS; i++) {
 		const struct npu_cmd *cmd = &ring->cmds[i & (ring->entries - 1)];
 
 		seq_printf(m, "  [%u] op %u flags %#x arg %#x dst %#llx src %#llx size %llu value %#llx\n",
@@ -47,9 +50,8 @@ static int npu_rings_show(struct seq_file *m, void *unused)
 
 	seq_printf(m, "heartbeat %llu clock %llu ns error %#x%s\n",
 		   npu_rd64(ndev, NPU_GLB_HEARTBEAT), npu_rd64(ndev, NPU_GLB_CLOCK_NS),
-		   npu_rd32(ndev, NPU_GLB_ERROR), ndev->dead ? " DEAD" : "");
+		   npu_rd32(ndev, NPU_GLB_ERROR), READ_ONCE(ndev->dead) ? " DEAD" : "");
 
-	/* rings_lock keeps a stopping ring from freeing its commands meanwhile. */
 	spin_lock_irq(&ndev->rings_lock);
 	for (i = 0; i < ndev->id.num_rings; i++) {
 		if (ndev->rings[i].owned && ndev->rings[i].cmds)

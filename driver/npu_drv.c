@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * NPU PCIe accelerator card: PCI and DRM accel registration, ioctl table.
+ * NPU PCIe accelerator card: PCI and DRM accel registration, the ioctl
+ * table, GET_PARAM and fdinfo.
  */
 
 #include <linux/dma-mapping.h>
@@ -20,7 +21,69 @@ MODULE_PARM_DESC(hang_timeout_ms, "a stream with work that makes no progress thi
 
 unsigned int npu_heartbeat_timeout_ms = 3000;
 module_param_named(heartbeat_timeout_ms, npu_heartbeat_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(heartbeat_timeout_ms, "a card whose heartbeat stops this long is dead");
+MODULE_PARM_DESC(heartbeat_timeout_ms, "a card whose heartbeat stops this long is dead (no less than two watchdog checks, one per heartbeat period)");
+
+/* A property of the card, or of the caller's context. */
+static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)
+{
+	struct npu_device *ndev = ctx->ndev;
+	int idx;
+
+	switch (param) {
+	case DRM_NPU_PARAM_DEVMEM_SIZE:
+		*value = ndev->id.devmem_size;
+		break;
+	case DRM_NPU_PARAM_DEVMEM_FREE:
+		*value = ndev->id.devmem_size - READ_ONCE(ndev->devmem_used);
+		break;
+	case DRM_NPU_PARAM_NUM_RINGS:
+		*value = ndev->id.num_rings;
+		break;
+	case DRM_NPU_PARAM_FREE_RINGS:
+		*value = ndev->id.num_rings - READ_ONCE(ndev->rings_used);
+		break;
+	case DRM_NPU_PARAM_MAX_RING_ENTRIES:
+		*value = ndev->id.max_ring_entries;
+		break;
+	case DRM_NPU_PARAM_SERIAL:
+		*value = ndev->id.serial;
+		break;
+	case DRM_NPU_PARAM_CLOCK_NS:
+		if (!drm_dev_enter(&ndev->drm, &idx))
+			return -ENODEV;
+		*value = npu_rd64(ndev, NPU_GLB_CLOCK_NS);
+		drm_dev_exit(idx);
+		break;
+	case DRM_NPU_PARAM_FENCE_MMAP_OFFSET:
+		*value = drm_vma_node_offset_addr(&ctx->fence->gem.vma_node);
+		break;
+	case DRM_NPU_PARAM_FENCE_SIZE:
+		*value = ctx->fence->gem.size;
+		break;
+	case DRM_NPU_PARAM_NUM_SLOTS:
+		*value = ctx->fence->count;
+		break;
+	case DRM_NPU_PARAM_FREE_SLOTS:
+		*value = npu_ctx_free_slots(ctx);
+		break;
+	case DRM_NPU_PARAM_VERSION:
+		*value = ndev->id.version;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int npu_get_param_ioctl(struct drm_device *dev, void *data,
+			       struct drm_file *file)
+{
+	struct drm_npu_get_param *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+	return npu_param(file->driver_priv, args->param, &args->value);
+}
 
 static const struct drm_ioctl_desc npu_drm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NPU_GET_PARAM, npu_get_param_ioctl, 0),

@@ -33,21 +33,28 @@ struct npu_stream_dir;
  * @ndev: the card
  * @index: ring number on the card
  * @vector: MSI-X vector serving the ring's doorbell and interrupt
- * @entries: number of commands in @cmds, a power of two
- * @cmds: the ring in coherent memory
+ * @entries: number of commands in @cmds, a power of two; set by the owner
+ *	before it publishes @cmds
+ * @cmds: the ring in coherent memory; set and cleared by the ring's owner
+ *	under npu_device.rings_lock, under which debugfs reads it; the owner,
+ *	its only writer, reads it without the lock
  * @cmds_dma: bus address of @cmds
- * @tail: next free slot counter, a copy of the TAIL register
+ * @tail: next free slot counter, a copy of the TAIL register; written by
+ *	the owner (a stream, under its submit_lock), read locklessly by
+ *	submitters waiting for space and by debugfs
  * @done: sequence number of the last batch the card completed on the ring,
  *	written by the card; kernel memory, unlike the slots userspace names
  * @done_dma: bus address of @done
  * @wq: woken by the ring's interrupt
- * @owned: a stream owns the ring, under npu_device.rings_lock
- * @kept: out of use, memory kept, after the card did not confirm a reset
+ * @owned: a stream owns the ring; under npu_device.rings_lock
+ * @kept: out of use, memory kept, after the card did not confirm a reset;
+ *	under npu_device.rings_lock
  * @kept_jobs: jobs of the last stream, kept with their pages and buffers
- *	since the card may still run them
+ *	since the card may still run them; handed over by that stream as it
+ *	goes, freed by npu_rings_reclaim() once no stream owns the ring
  * @kept_fence: fence area of that stream's context, which the card may
- *	still write, referenced
- * @stream: the stream to notify of interrupts, under npu_device.rings_lock
+ *	still write, referenced; as @kept_jobs
+ * @stream: the stream to notify of interrupts; under npu_device.rings_lock
  */
 struct npu_ring {
 	struct npu_device *ndev;
@@ -92,22 +99,32 @@ struct npu_identity {
  * @id: identity read at probe
  * @num_irqs: MSI-X vectors allocated; ring vectors are 1..num_irqs-1
  * @rings: per-ring state, @id.num_rings of them
- * @rings_lock: protects ring ownership; taken in interrupt context
- * @rings_used: rings owned by streams or kept out of use
+ * @rings_lock: protects @rings_used and, in each ring, @owned, @kept,
+ *	@stream and the publication of @cmds; taken in interrupt context
+ * @rings_used: rings owned by streams or kept out of use; written under
+ *	@rings_lock, read locklessly
  * @mm_lock: protects @mm and @devmem_used
- * @mm: allocator of device memory, all contexts
- * @devmem_used: bytes of device memory allocated
- * @sysfs_lock: protects @streams_kobj and @stream_dirs
- * @contexts_lock: protects @contexts
- * @contexts: open contexts, for card-wide failure
- * @next_ctx_id: context numbers, for sysfs and fdinfo
+ * @mm: allocator of device memory, all contexts; under @mm_lock
+ * @devmem_used: bytes of device memory allocated; written under @mm_lock,
+ *	read locklessly
+ * @sysfs_lock: protects @streams_kobj, @stream_dirs and each stream's
+ *	sysfs_dir
+ * @contexts_lock: protects @contexts and @next_ctx_id; taken before any
+ *	context's lock
+ * @contexts: open contexts, for card-wide failure; under @contexts_lock
+ * @next_ctx_id: context numbers, for sysfs and fdinfo; under @contexts_lock
  * @pinned_pages: user and host-buffer pages pinned for the card
- * @dead: the heartbeat stopped; no work is accepted any more
+ * @dead: the heartbeat stopped; no work is accepted any more; written once
+ *	by @heartbeat_work, read locklessly
  * @heartbeat_work: watches the heartbeat
- * @heartbeat: last heartbeat value seen
- * @heartbeat_seen: jiffies when @heartbeat last changed
- * @streams_kobj: sysfs directory with one entry per live stream
- * @stream_dirs: the entries in @streams_kobj
+ * @heartbeat_check: jiffies from one look at the heartbeat to the next,
+ *	from the period the card states; set before @heartbeat_work starts
+ * @heartbeat: last heartbeat value seen; @heartbeat_work's own
+ * @heartbeat_seen: jiffies when @heartbeat last changed; written by
+ *	@heartbeat_work, read locklessly
+ * @streams_kobj: sysfs directory with one entry per live stream; under
+ *	@sysfs_lock
+ * @stream_dirs: the entries in @streams_kobj; under @sysfs_lock
  * @selftest_ok: the probe-time self-test completed a fence
  * @selftest_ns: round trip of the self-test, doorbell to interrupt
  */
@@ -130,6 +147,7 @@ struct npu_device {
 	atomic64_t pinned_pages;
 	bool dead;
 	struct delayed_work heartbeat_work;
+	unsigned long heartbeat_check;
 	u64 heartbeat;
 	unsigned long heartbeat_seen;
 	struct kobject *streams_kobj;
@@ -160,10 +178,14 @@ struct npu_fence_area {
  * @id: number of the context on the card, never reused
  * @pid: process that opened it
  * @fence: the fence area
- * @lock: protects @streams, @slots_used, @event_slots
- * @streams: stream id -> struct npu_stream
- * @slots_used: allocated fence slots
- * @event_slots: slots allocated as events (the others belong to streams)
+ * @lock: protects @slots_used, @event_slots and changes to @streams; taken
+ *	after npu_device.contexts_lock, before a stream's submit_lock
+ * @streams: stream id -> struct npu_stream; changed under @lock, looked up
+ *	locklessly (RCU)
+ * @slots_used: allocated fence slots; written under @lock, tested
+ *	locklessly (a slot freed meanwhile is the user's race)
+ * @event_slots: slots allocated as events (the others belong to streams);
+ *	as @slots_used
  * @wq: woken by every interrupt of the context's rings and every signal
  * @propagate_work: fails the streams that wait on slots a failure left unset
  * @bytes_moved: bytes copied or filled by completed work
@@ -204,20 +226,28 @@ enum npu_stream_state {
  * @id: number in the context
  * @slot: its fence slot
  * @priority: 0 (highest) .. 7
- * @submit_lock: serializes submissions and teardown
- * @lock: protects @jobs, @state, @error (taken in interrupt context)
- * @jobs: submitted jobs not yet retired, oldest first
- * @state: enum npu_stream_state
- * @error: enum drm_npu_error once failed
- * @submitted: sequence number of the last submission
- * @completed: sequence number of the last retired job
+ * @submit_lock: serializes submissions and ring teardown: protects
+ *	@submitted and what the stream puts on its ring; taken after the
+ *	context's lock, before @lock
+ * @lock: protects @jobs, @state, @error, @completed, @busy_since (a
+ *	spinlock: also taken by work the interrupt queues)
+ * @jobs: submitted jobs not yet retired, oldest first; under @lock
+ * @state: enum npu_stream_state; written under @lock, read locklessly
+ * @error: enum drm_npu_error once failed; written under @lock, read
+ *	locklessly
+ * @submitted: sequence number of the last submission; written under
+ *	@submit_lock, read locklessly
+ * @completed: sequence number of the last retired job; written under
+ *	@lock, read locklessly
  * @bytes: bytes moved by retired jobs
- * @busy_since: when the stream last went from idle to busy
+ * @busy_since: when the stream last went from idle to busy; under @lock
  * @space_wq: woken when ring slots are freed or the stream fails
  * @retire_work: retires completed jobs and notices ring errors
  * @hang_work: declares the stream hung when it makes no progress
- * @progress: the ring's commands and bytes done at the last hang check
- * @sysfs_dir: its directory in the card's streams/, under sysfs_lock
+ * @progress: the ring's commands and bytes done at the last hang check;
+ *	@hang_work's own
+ * @sysfs_dir: its directory in the card's streams/; under
+ *	npu_device.sysfs_lock
  * @rcu: frees the stream after lock-free lookups are done with it
  */
 struct npu_stream {
@@ -228,7 +258,7 @@ struct npu_stream {
 	u32 slot;
 	u32 priority;
 	struct mutex submit_lock;	/* submission and ring teardown */
-	spinlock_t lock;		/* @jobs, @state, @error */
+	spinlock_t lock;		/* @jobs, @state, @error, @completed */
 	struct list_head jobs;
 	enum npu_stream_state state;
 	u32 error;
@@ -390,13 +420,17 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 /* npu_ctx.c */
 int npu_open(struct drm_device *dev, struct drm_file *file);
 void npu_postclose(struct drm_device *dev, struct drm_file *file);
+
+/* npu_fence.c */
+int npu_fence_init(struct npu_ctx *ctx, struct drm_file *file);
+void npu_fence_fini(struct npu_ctx *ctx, struct drm_file *file);
 struct drm_npu_fence_slot *npu_ctx_slot(struct npu_ctx *ctx, u32 slot);
 dma_addr_t npu_ctx_slot_dma(struct npu_ctx *ctx, u32 slot);
 int npu_ctx_slot_alloc(struct npu_ctx *ctx, bool event);
 void npu_ctx_slot_free(struct npu_ctx *ctx, u32 slot);
 bool npu_ctx_slot_valid(struct npu_ctx *ctx, u32 slot, bool event_only);
+u32 npu_ctx_free_slots(struct npu_ctx *ctx);
 bool npu_ctx_wait_failed(struct npu_ctx *ctx, const struct npu_slot_wait *wait);
-int npu_get_param_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_slot_alloc_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_slot_free_ioctl(struct drm_device *dev, void *data, struct drm_file *file);

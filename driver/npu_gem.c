@@ -27,7 +27,7 @@ static void npu_device_bo_free(struct drm_gem_object *obj)
 
 	mutex_lock(&ndev->mm_lock);
 	drm_mm_remove_node(&bo->node);
-	ndev->devmem_used -= bo->node.size;
+	WRITE_ONCE(ndev->devmem_used, ndev->devmem_used - bo->node.size);
 	mutex_unlock(&ndev->mm_lock);
 
 	drm_gem_object_release(obj);
@@ -115,7 +115,7 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 	ret = drm_mm_insert_node_generic(&ndev->mm, &bo->node, size,
 					 DRM_NPU_BO_ALIGN, 0, DRM_MM_INSERT_BEST);
 	if (!ret)
-		ndev->devmem_used += size;
+		WRITE_ONCE(ndev->devmem_used, ndev->devmem_used + size);
 	mutex_unlock(&ndev->mm_lock);
 	if (ret) {
 		drm_gem_object_release(&bo->base.base);

@@ -65,6 +65,15 @@
 #define NPU_ID_DTYPES			0x090	/* u32: bit n set: enum npu_dtype n supported */
 #define NPU_ID_OP_DESC_MAX		0x094	/* u32: largest operator descriptor, bytes */
 
+/*
+ * MSI-X vectors of the emulated card unless npu-model is given --vectors.
+ * The model, its host test client and QEMU's ivshmem device must agree on
+ * it; this header is what the first two share, and tools/vm-run asks the
+ * model (npu-model --print-vectors).  A driver must not use it: it reads
+ * NPU_ID_NUM_VECTORS, which is what a card really has.
+ */
+#define NPU_DEFAULT_NUM_VECTORS		9
+
 /* Global control and status */
 #define NPU_GLB_CTRL			0x040	/* u32, RW */
 #define   NPU_GLB_CTRL_RESET		0x1	/* self-clearing, via control doorbell */
@@ -100,7 +109,10 @@ enum npu_fault {
 
 #define NPU_FAULT_LAST			NPU_FAULT_HANG_OP
 
-/* Per-ring registers, at NPU_RING_REGS_BASE + ring * NPU_RING_REGS_STRIDE */
+/* Per-ring registers: NPU_RING_REG(ring, NPU_RING_*) is the BAR2 offset. */
+#define NPU_RING_REG(ring, reg)		(NPU_RING_REGS_BASE + \
+					 (ring) * NPU_RING_REGS_STRIDE + (reg))
+
 #define NPU_RING_BASE			0x00	/* u64, RW: DMA address, 64-byte aligned */
 #define NPU_RING_SIZE			0x08	/* u32, RW: entries, power of two >= 2 */
 #define NPU_RING_VECTOR			0x0c	/* u32, RW: 1..NUM_VECTORS-1 */

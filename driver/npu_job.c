@@ -313,6 +313,12 @@ static int npu_build_slot(struct npu_submit *sub, unsigned int i,
 	return 0;
 }
 
+/* VALUE_WAIT hands its condition to the card's WAIT as it is. */
+static_assert((int)DRM_NPU_WAIT_GEQ == (int)NPU_WAIT_GEQ);
+static_assert((int)DRM_NPU_WAIT_EQ == (int)NPU_WAIT_EQ);
+static_assert((int)DRM_NPU_WAIT_AND == (int)NPU_WAIT_AND);
+static_assert((int)DRM_NPU_WAIT_NOR == (int)NPU_WAIT_NOR);
+
 /* VALUE_WRITE and VALUE_WAIT: an aligned 64-bit word of device memory. */
 static int npu_build_value(struct npu_submit *sub, unsigned int i,
 			   const struct drm_npu_cmd *uc)
@@ -468,12 +474,15 @@ static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
 			 unsigned int nhw, u64 *seqno)
 {
 	struct npu_device *ndev = sub->ctx->ndev;
+	bool dead;
 	int idx, ret;
 
+	lockdep_assert_held(&stream->submit_lock);
 	if (!drm_dev_enter(&ndev->drm, &idx))
 		return -ENODEV;
-	if (READ_ONCE(stream->state) != NPU_STREAM_ACTIVE || ndev->dead) {
-		ret = ndev->dead ? -ENODEV : -EIO;
+	dead = READ_ONCE(ndev->dead);
+	if (READ_ONCE(stream->state) != NPU_STREAM_ACTIVE || dead) {
+		ret = dead ? -ENODEV : -EIO;
 		goto out_exit;
 	}
 	ret = -EAGAIN;
@@ -486,7 +495,7 @@ static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
 	npu_build_done_fences(sub, nhw - NPU_DONE_FENCES, stream, *seqno);
 	npu_job_clear_event_errors(sub);
 	npu_stream_add_job(stream, sub->job);
-	stream->submitted = *seqno;
+	WRITE_ONCE(stream->submitted, *seqno);
 	npu_ring_push(stream->ring, sub->hw, nhw);
 	ret = 0;
 out_exit:

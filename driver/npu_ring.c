@@ -10,7 +10,7 @@
 
 static u32 npu_ring_reg(const struct npu_ring *ring, u32 reg)
 {
-	return NPU_RING_REGS_BASE + ring->index * NPU_RING_REGS_STRIDE + reg;
+	return NPU_RING_REG(ring->index, reg);
 }
 
 u32 npu_ring_rd32(struct npu_ring *ring, u32 reg)
@@ -99,7 +99,7 @@ struct npu_ring *npu_ring_claim(struct npu_device *ndev)
 		if (!candidate->owned && !candidate->cmds) {
 			ring = candidate;
 			ring->owned = true;
-			ndev->rings_used++;
+			WRITE_ONCE(ndev->rings_used, ndev->rings_used + 1);
 			break;
 		}
 	}
@@ -117,7 +117,7 @@ void npu_ring_release(struct npu_ring *ring)
 	/* A ring whose memory was kept after a failed stop stays counted. */
 	ring->kept = !!ring->cmds;
 	if (!ring->kept)
-		ndev->rings_used--;
+		WRITE_ONCE(ndev->rings_used, ndev->rings_used - 1);
 	spin_unlock_irq(&ndev->rings_lock);
 }
 
@@ -170,7 +170,7 @@ static int npu_ring_enable(struct npu_ring *ring, u32 priority)
 	npu_ring_wr32(ring, NPU_RING_VECTOR, ring->vector);
 	npu_ring_wr32(ring, NPU_RING_PRIORITY, priority);
 	npu_ring_wr32(ring, NPU_RING_TAIL, 0);
-	ring->tail = 0;
+	WRITE_ONCE(ring->tail, 0);
 	npu_ring_wr32(ring, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
 	npu_ring_doorbell(ring->ndev, 0);
 
@@ -188,16 +188,23 @@ static int npu_ring_enable(struct npu_ring *ring, u32 priority)
 }
 
 /* The debugfs dump looks at the commands under rings_lock. */
+static void npu_ring_set_cmds(struct npu_ring *ring, struct npu_cmd *cmds,
+			      dma_addr_t cmds_dma)
+{
+	spin_lock_irq(&ring->ndev->rings_lock);
+	ring->cmds = cmds;
+	ring->cmds_dma = cmds_dma;
+	spin_unlock_irq(&ring->ndev->rings_lock);
+}
+
 static void npu_ring_free_cmds(struct npu_ring *ring)
 {
-	struct npu_device *ndev = ring->ndev;
 	struct npu_cmd *cmds = ring->cmds;
+	dma_addr_t cmds_dma = ring->cmds_dma;
 
-	spin_lock_irq(&ndev->rings_lock);
-	ring->cmds = NULL;
-	spin_unlock_irq(&ndev->rings_lock);
-	dma_free_coherent(ndev->drm.dev, ring->entries * sizeof(*cmds), cmds,
-			  ring->cmds_dma);
+	npu_ring_set_cmds(ring, NULL, 0);
+	dma_free_coherent(ring->ndev->drm.dev, ring->entries * sizeof(*cmds),
+			  cmds, cmds_dma);
 }
 
 /**
@@ -211,16 +218,19 @@ static void npu_ring_free_cmds(struct npu_ring *ring)
 int npu_ring_start(struct npu_ring *ring, u32 entries, u32 priority)
 {
 	struct device *dev = ring->ndev->drm.dev;
+	struct npu_cmd *cmds;
+	dma_addr_t cmds_dma;
 	int ret;
 
 	if (WARN_ON(ring->cmds))
 		return -EBUSY;
 
-	ring->entries = entries;
-	ring->cmds = dma_alloc_coherent(dev, entries * sizeof(*ring->cmds),
-					&ring->cmds_dma, GFP_KERNEL);
-	if (!ring->cmds)
+	cmds = dma_alloc_coherent(dev, entries * sizeof(*cmds), &cmds_dma,
+				  GFP_KERNEL);
+	if (!cmds)
 		return -ENOMEM;
+	ring->entries = entries;
+	npu_ring_set_cmds(ring, cmds, cmds_dma);
 
 	ret = npu_ring_reset_hw(ring);
 	if (ret)
@@ -253,7 +263,7 @@ err_free:
  */
 int npu_ring_stop(struct npu_ring *ring)
 {
-	int ret = ring->ndev->dead ? 0 : npu_ring_reset(ring);
+	int ret = READ_ONCE(ring->ndev->dead) ? 0 : npu_ring_reset(ring);
 
 	if (ret) {
 		drm_err(&ring->ndev->drm, "ring %u did not stop, keeping it out of use\n",
@@ -278,6 +288,17 @@ static void npu_ring_release_kept(struct npu_ring *ring)
 	ring->kept_fence = NULL;
 }
 
+/* No stream owns the ring, yet it has memory: a stop failed. */
+static bool npu_ring_left_over(struct npu_ring *ring)
+{
+	bool left;
+
+	spin_lock_irq(&ring->ndev->rings_lock);
+	left = !ring->owned && ring->cmds;
+	spin_unlock_irq(&ring->ndev->rings_lock);
+	return left;
+}
+
 /**
  * npu_rings_reclaim - free what rings kept after a failed stop held
  * @ndev: the card, just reset as a whole
@@ -289,13 +310,13 @@ void npu_rings_reclaim(struct npu_device *ndev)
 	for (i = 0; i < ndev->id.num_rings; i++) {
 		struct npu_ring *ring = &ndev->rings[i];
 
-		if (ring->owned || !ring->cmds)
+		if (!npu_ring_left_over(ring))
 			continue;
 		npu_ring_release_kept(ring);
 		npu_ring_free_cmds(ring);
 		spin_lock_irq(&ndev->rings_lock);
 		if (ring->kept)
-			ndev->rings_used--;
+			WRITE_ONCE(ndev->rings_used, ndev->rings_used - 1);
 		ring->kept = false;
 		spin_unlock_irq(&ndev->rings_lock);
 	}
@@ -311,7 +332,7 @@ u32 npu_ring_space(struct npu_ring *ring)
 {
 	u32 head = npu_ring_rd32(ring, NPU_RING_HEAD);
 
-	return ring->entries - (ring->tail - head);
+	return ring->entries - (READ_ONCE(ring->tail) - head);
 }
 
 /**
@@ -327,7 +348,7 @@ void npu_ring_push(struct npu_ring *ring, const struct npu_cmd *cmds,
 
 	for (i = 0; i < count; i++)
 		ring->cmds[(ring->tail + i) & (ring->entries - 1)] = cmds[i];
-	ring->tail += count;
+	WRITE_ONCE(ring->tail, ring->tail + count);
 	/* writel orders the commands in coherent memory before the TAIL */
 	npu_ring_wr32(ring, NPU_RING_TAIL, ring->tail);
 	npu_ring_doorbell(ring->ndev, ring->vector);

@@ -62,6 +62,7 @@ static void npu_job_fail_events(struct npu_stream *stream, struct npu_job *job)
 {
 	unsigned int i;
 
+	lockdep_assert_held(&stream->lock);
 	for (i = 0; i < job->nevents; i++)
 		WRITE_ONCE(npu_ctx_slot(stream->ctx, job->event_slots[i])->error,
 			   stream->error);
@@ -92,7 +93,7 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 	spin_lock_irq(&stream->lock);
 	list_for_each_entry_safe(job, next, &stream->jobs, link) {
 		if (npu_job_done(stream, job)) {
-			stream->completed = job->seqno;
+			WRITE_ONCE(stream->completed, job->seqno);
 			atomic64_add(job->bytes, &stream->bytes);
 			atomic64_add(job->bytes, &stream->ctx->bytes_moved);
 		} else if (all) {
@@ -146,14 +147,14 @@ void npu_stream_fail(struct npu_stream *stream, u32 error)
 		spin_unlock_irq(&stream->lock);
 		return;
 	}
-	stream->state = NPU_STREAM_FAILED;
-	stream->error = error;
+	WRITE_ONCE(stream->state, NPU_STREAM_FAILED);
+	WRITE_ONCE(stream->error, error);
 	spin_unlock_irq(&stream->lock);
 	/* A submitter waiting for ring space gives up its lock. */
 	wake_up_all(&stream->space_wq);
 
 	mutex_lock(&stream->submit_lock);
-	stopped = ctx->ndev->dead || !npu_ring_reset(stream->ring);
+	stopped = READ_ONCE(ctx->ndev->dead) || !npu_ring_reset(stream->ring);
 	WRITE_ONCE(npu_stream_slot(stream)->error, error);
 	if (stopped) {
 		npu_stream_retire(stream, true);
@@ -302,6 +303,7 @@ static void npu_stream_hang_work(struct work_struct *work)
 /* Called under npu_device.rings_lock from the ring's interrupt. */
 void npu_stream_irq(struct npu_stream *stream)
 {
+	lockdep_assert_held(&stream->ctx->ndev->rings_lock);
 	wake_up_all(&stream->ctx->wq);
 	wake_up_all(&stream->space_wq);
 	queue_work(system_highpri_wq, &stream->retire_work);
@@ -314,6 +316,7 @@ void npu_stream_irq(struct npu_stream *stream)
  */
 void npu_stream_add_job(struct npu_stream *stream, struct npu_job *job)
 {
+	lockdep_assert_held(&stream->submit_lock);
 	spin_lock_irq(&stream->lock);
 	if (list_empty(&stream->jobs))
 		stream->busy_since = ktime_get();
@@ -326,7 +329,7 @@ const char *npu_stream_state_name(struct npu_stream *stream)
 {
 	switch (READ_ONCE(stream->state)) {
 	case NPU_STREAM_FAILED:
-		return stream->error == DRM_NPU_ERR_HANG ? "hung" : "failed";
+		return READ_ONCE(stream->error) == DRM_NPU_ERR_HANG ? "hung" : "failed";
 	case NPU_STREAM_DESTROYED:
 		return "destroyed";
 	default:
@@ -365,7 +368,9 @@ void npu_stream_destroy(struct npu_stream *stream, bool abort)
 		wait_event(stream->space_wq, npu_stream_idle(stream));
 	}
 	npu_stream_fail(stream, DRM_NPU_ERR_ABORTED);
-	stream->state = NPU_STREAM_DESTROYED;
+	spin_lock_irq(&stream->lock);
+	WRITE_ONCE(stream->state, NPU_STREAM_DESTROYED);
+	spin_unlock_irq(&stream->lock);
 
 	npu_sysfs_stream_remove(stream);
 	npu_ring_attach(stream->ring, NULL);
@@ -431,7 +436,7 @@ int npu_stream_create_ioctl(struct drm_device *dev, void *data,
 	if (!drm_dev_enter(dev, &idx))
 		return -ENODEV;
 	ret = -ENODEV;
-	if (ndev->dead)
+	if (READ_ONCE(ndev->dead))
 		goto out_exit;
 
 	ret = -ENOMEM;

@@ -193,9 +193,10 @@ static const struct kobj_type npu_stream_ktype = {
 	.default_groups = npu_stream_groups,
 };
 
-/* Called with sysfs_lock held. */
-static void npu_stream_dir_remove(struct npu_stream_dir *dir)
+static void npu_stream_dir_remove(struct npu_device *ndev,
+				  struct npu_stream_dir *dir)
 {
+	lockdep_assert_held(&ndev->sysfs_lock);
 	list_del(&dir->link);
 	dir->stream->sysfs_dir = NULL;
 	kobject_del(&dir->kobj);
@@ -232,7 +233,7 @@ void npu_sysfs_stream_remove(struct npu_stream *stream)
 
 	mutex_lock(&ndev->sysfs_lock);
 	if (stream->sysfs_dir)
-		npu_stream_dir_remove(stream->sysfs_dir);
+		npu_stream_dir_remove(ndev, stream->sysfs_dir);
 	mutex_unlock(&ndev->sysfs_lock);
 }
 
@@ -250,7 +251,7 @@ void npu_sysfs_fini(struct npu_device *ndev)
 
 	mutex_lock(&ndev->sysfs_lock);
 	list_for_each_entry_safe(dir, next, &ndev->stream_dirs, link)
-		npu_stream_dir_remove(dir);
+		npu_stream_dir_remove(ndev, dir);
 	kobject_put(ndev->streams_kobj);
 	ndev->streams_kobj = NULL;
 	mutex_unlock(&ndev->sysfs_lock);

@@ -33,7 +33,6 @@ ACL_TESTS	:= $(patsubst tests/acl/%.c,$(BUILD)/tests/acl/%,$(wildcard tests/acl/
 ACL_HOST_TESTS	:= $(patsubst tests/acl-host/%.c,$(BUILD)/tests/acl-host/%,$(wildcard tests/acl-host/*.c))
 ACL_TEST_HDRS	:= $(wildcard tests/acl/*.h)
 ACL_EXAMPLES	:= $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
-ACL_EX_HDRS	:= $(wildcard examples/*.h)
 ACL_BENCH	:= $(BUILD)/tools/acl-bench
 ACL_CXX_CHECK	:= $(BUILD)/tests/acl-extra/cxx_check
 ACL_PC_CHECK	:= $(BUILD)/tests/acl-extra/pkgconfig_check
@@ -76,10 +75,11 @@ $(ACL_PC): libacl/ascendcl.pc.in libacl/libacl.mk
 	sed -e 's|@PREFIX@|$(abspath .)|' -e 's|@LIBDIR@|$(abspath $(ACL_LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(abspath $(ACL_INC))|' -e 's|@VERSION@|$(ACL_VERSION)|' $< >$@
 
-$(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(wildcard tests/include/*.h) $(ACL_HDRS) \
-		     compiler/om_format.h uapi/npu_operator.h $(ACL_LIB) $(ACL_LINKS) | deps
+$(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(wildcard tests/include/*.h) driver/npu_hw.h \
+		     compiler/om_format.h uapi/npu_operator.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Iuapi -Icompiler -o $@ $< $(ACL_USE)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi -Icompiler -o $@ $< \
+		$(ACL_USE)
 
 # The model loader's parser alone, under ASan and UBSan; tools/check runs it on the host.
 ACL_PARSER_SRCS	:= libacl/src/model_parse.c libacl/src/dtype.c
@@ -91,7 +91,7 @@ $(BUILD)/tests/acl-host/%: tests/acl-host/%.c $(ACL_PARSER_SRCS) $(ACL_SRC_HDRS)
 		-isystem $(KSFT) -Itests/include -I$(ACL_INC) -Ilibacl/src -Iuapi -Icompiler \
 		$(DRM_CFLAGS) -o $@ $< $(ACL_PARSER_SRCS)
 
-$(BUILD)/examples/%: examples/%.c $(ACL_EX_HDRS) $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+$(BUILD)/examples/%: examples/%.c examples/check.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE)
 
@@ -115,8 +115,9 @@ acl-check: $(ACL_CXX_CHECK) $(ACL_PC_CHECK)
 	$(ACL_CXX_CHECK)
 	$(ACL_PC_CHECK)
 
+# In tools/check's order: the fault suites last.
 acl-test: acl
-	tools/vm-run --cards 2 -- tools/run-suites $(ACL_TESTS)
+	tools/vm-run --cards 2 -- tools/run-suites $$(tools/check --acl-suites)
 
 acl-run: acl
 	tools/vm-run --cards 2 -- $(BUILD)/examples/acl_demo

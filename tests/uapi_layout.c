@@ -41,7 +41,7 @@ SIZE_IS(union npu_op_attrs, 128);
 SIZE_IS(struct npu_op_desc, 144);
 
 /* Each struct is used once so that -Wpadded looks at all of them. */
-struct npu_uapi_all {
+struct test_uapi_layout {
 	struct drm_npu_get_param get_param;
 	struct drm_npu_bo_create bo_create;
 	struct drm_npu_stream_create stream_create;
@@ -65,5 +65,5 @@ struct npu_uapi_all {
 	struct npu_op_desc op_desc;	/* last: its tensors[] is flexible */
 };
 
-SIZE_IS(struct npu_uapi_all, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16 +
+SIZE_IS(struct test_uapi_layout, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16 +
 	144 + 48 + 32 + 40 + 24 + 24 + 48 + 72 + 128 + 144);

@@ -56,8 +56,9 @@ extern "C" {
  * Freed with DRM_IOCTL_GEM_CLOSE; memory that queued commands still use
  * is released when they complete.
  *
- * Errors: -EINVAL for size 0, unknown flags or non-zero outputs/pad;
- * -ENOMEM when the card (or the host) has no room: nothing is allocated.
+ * Errors: -EINVAL for @size 0, unknown @flags, or a non-zero output
+ * (@handle, @addr, @mmap_offset); -ENOMEM when the card (or the host) has
+ * no room: nothing is allocated.
  */
 #define DRM_IOCTL_NPU_BO_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_BO_CREATE, struct drm_npu_bo_create)
@@ -69,9 +70,12 @@ extern "C" {
  * in order, concurrently with other streams. Its fence slot's value is the
  * sequence number of the last completed submission.
  *
- * Errors: -EINVAL for bad priority, ring size, flags or pad; -EBUSY when
- * every ring of the card is taken; -ENOSPC when the context has no free
- * fence slot; -ENOMEM.
+ * Errors: -EINVAL for unknown @flags, a @priority over
+ * DRM_NPU_PRIORITY_LOWEST, a @ring_entries that is neither 0 nor a power of
+ * two from 4 to DRM_NPU_PARAM_MAX_RING_ENTRIES, a non-zero output (@id,
+ * @slot) or non-zero @pad; -EBUSY when every ring of the card is taken;
+ * -ENOSPC when the context has no free fence slot; -ENODEV when the card
+ * is dead; -ENOMEM.
  */
 #define DRM_IOCTL_NPU_STREAM_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_STREAM_CREATE, struct drm_npu_stream_create)
@@ -82,7 +86,7 @@ extern "C" {
  * Waits (interruptibly) for the stream's submitted work, or with
  * DRM_NPU_STREAM_DESTROY_ABORT stops the ring at once and fails that work.
  *
- * Errors: -ENOENT for an unknown stream; -EINVAL for flags or pad;
+ * Errors: -ENOENT for an unknown @id; -EINVAL for unknown @flags;
  * -EINTR/-ERESTARTSYS when a signal interrupts the wait (the stream stays).
  */
 #define DRM_IOCTL_NPU_STREAM_DESTROY \
@@ -102,12 +106,20 @@ extern "C" {
  * When the ring is full the call sleeps (interruptibly) for room, or fails
  * with -EAGAIN under DRM_NPU_SUBMIT_NONBLOCK.
  *
- * Errors: -ENOENT (stream), -EINVAL (command, flags, pad, count 0 or over
- * DRM_NPU_MAX_BATCH or over the stream's ring_entries - 2, a host operand
- * over DRM_NPU_MAX_HOST_SIZE, @cmd_size not sizeof(struct drm_npu_cmd)), -EFAULT
- * (unreadable commands or user memory), -EPERM (an address or slot not of
- * this context), -EAGAIN, -EIO (the stream has failed; it accepts nothing
- * until destroyed), -ENODEV (the card is gone or dead).
+ * Errors:
+ * -ENOENT: an unknown @stream, or a *_handle that is not a host buffer of
+ * this context;
+ * -EINVAL: unknown @flags, a non-zero @seqno (an output), @count 0 or over
+ * DRM_NPU_MAX_BATCH or over the stream's ring_entries - 2, @cmd_size not
+ * sizeof(struct drm_npu_cmd); or in a command: an unknown op, flag or cond,
+ * a non-zero field the op does not use, a non-zero pad, size 0 for COPY or
+ * FILL, a FILL value over 0xff, a VALUE_* dst not 8-byte aligned, both the
+ * _HOST and the _USER flag for one operand, a host operand over
+ * DRM_NPU_MAX_HOST_SIZE or outside its host buffer;
+ * -EFAULT: unreadable commands or user memory;
+ * -EPERM: an address or slot not of this context;
+ * -EAGAIN; -EIO: the stream has failed, and accepts nothing until
+ * destroyed; -ENODEV: the card is gone or dead.
  */
 #define DRM_IOCTL_NPU_SUBMIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_SUBMIT, struct drm_npu_submit)
@@ -121,7 +133,7 @@ extern "C" {
  *
  * Errors: -ETIME at the deadline; -EINTR/-ERESTARTSYS on a signal; -EIO
  * when the slot carries an error (its error field says which); -ENOENT for
- * a slot not allocated in this context; -EINVAL for flags or pad.
+ * a slot not allocated in this context; -EINVAL for unknown @flags.
  */
 #define DRM_IOCTL_NPU_WAIT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_WAIT, struct drm_npu_wait)
@@ -130,7 +142,8 @@ extern "C" {
  * DRM_IOCTL_NPU_SLOT_ALLOC - allocate a fence slot for an event
  *
  * The slot starts with value 0, timestamp 0 and no error.
- * Errors: -ENOSPC when all of the context's slots are taken.
+ * Errors: -EINVAL for a non-zero @slot (an output), @pad or @value;
+ * -ENOSPC when all of the context's slots are taken.
  */
 #define DRM_IOCTL_NPU_SLOT_ALLOC \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_SLOT_ALLOC, struct drm_npu_slot)
@@ -138,7 +151,8 @@ extern "C" {
 /**
  * DRM_IOCTL_NPU_SLOT_FREE - free an event's fence slot
  *
- * Errors: -ENOENT for a slot that is not an allocated event slot.
+ * Errors: -EINVAL for a non-zero @pad or @value; -ENOENT for a @slot that
+ * is not an allocated event slot.
  */
 #define DRM_IOCTL_NPU_SLOT_FREE \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_SLOT_FREE, struct drm_npu_slot)
@@ -148,7 +162,8 @@ extern "C" {
  *
  * Releases streams whose DRM_NPU_OP_SLOT_WAIT waits on the slot; this is
  * how a stream waits on the card for a host callback to return.
- * Errors: -ENOENT for a slot that is not an allocated event slot.
+ * Errors: -EINVAL for a non-zero @pad; -ENOENT for a @slot that is not an
+ * allocated event slot.
  */
 #define DRM_IOCTL_NPU_SLOT_SIGNAL \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_SLOT_SIGNAL, struct drm_npu_slot)

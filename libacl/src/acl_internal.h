@@ -41,10 +41,6 @@
 #define ACL_DEV_ADDR_BASE	DRM_NPU_DEVICE_ADDR_BASE
 /* Copies are cut into pieces of at most this size (one command each). */
 #define ACL_COPY_CHUNK		(64ULL << 20)
-/* Internal streams for synchronous calls, at most, per device. */
-#define ACL_COPY_STREAMS	4
-/* A further internal stream is made only while this many rings are free. */
-#define ACL_COPY_RING_MARGIN	16
 
 static inline bool acl_is_dev_ptr(const void *p)
 {
@@ -141,11 +137,23 @@ aclError acl_fail(const char *func, aclError code, const char *fmt, ...)
 #define ACL_CHECK_NULL(p) \
 	do { if (!(p)) return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%s is NULL", #p); } while (0)
 
-/* Maps a fence slot error (enum drm_npu_error) to an ACL error code. */
-aclError acl_slot_error_code(uint32_t err);
+struct acl_device;
+
+/*
+ * The two ways the card reports a failure, each mapped in one place, and
+ * each marks the device dead when the card is gone: so every caller
+ * reports a lost card alike, and later calls know it.
+ *
+ * A fence slot of d carries err (enum drm_npu_error): its ACL code.
+ */
+aclError acl_slot_error(struct acl_device *d, uint32_t err);
 const char *acl_slot_error_text(uint32_t err);
-/* Maps an errno from the driver to an ACL error code. */
-aclError acl_errno_code(int err);
+/* A driver call on d failed with ret (a negative errno): its ACL code. */
+aclError acl_drv_error(struct acl_device *d, int ret);
+/* As acl_drv_error, and records "<what> on device N: <why>" (fmt is what). */
+aclError acl_drv_fail(const char *func, struct acl_device *d, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define ACL_DRV_FAIL(d, ret, ...) acl_drv_fail(__func__, d, ret, __VA_ARGS__)
 
 /* ---- driver layer (drv.c) ---------------------------------------------- */
 int drv_probe(const char *path);	/* 1 if an npu accel node, else 0 */
@@ -197,10 +205,6 @@ struct acl_device {
 	struct acl_list contexts;	/* every live context */
 	struct acl_list streams;	/* every live stream (internal too) */
 	struct acl_list events;		/* every live event */
-	/* Internal streams for synchronous calls, made as calls overlap. */
-	struct acl_stream *copy_streams[ACL_COPY_STREAMS];
-	int copy_users[ACL_COPY_STREAMS];	/* calls running on each */
-	pthread_mutex_t copy_lock;
 
 	struct acl_rmap devmem;		/* device allocations */
 	pthread_mutex_t slot_lock;	/* deferred slot frees */
@@ -274,7 +278,7 @@ struct acl_cbstate;
 struct acl_stream {
 	struct acl_obj obj;
 	struct acl_device *dev;
-	struct acl_context *ctx;	/* NULL for the internal copy stream */
+	struct acl_context *ctx;	/* NULL for an internal stream (copy pool) */
 	pthread_mutex_t lock;		/* submission and recovery */
 	struct acl_kstream *_Atomic kst;
 	uint32_t priority, flags;
@@ -392,6 +396,15 @@ struct acl_opnd {
 };
 
 void acl_classify(struct acl_device *dev, const void *p, size_t len, struct acl_opnd *o);
+
+/* ---- copies (memcpy.c) ------------------------------------------------- */
+/*
+ * The internal streams that synchronous calls run on, one pool per
+ * device: device.c sets it up when it opens the card, and it goes (its
+ * streams freed, their work waited for unless !wait) when the card closes.
+ */
+void acl_copy_pool_init(struct acl_device *dev);
+void acl_copy_pool_fini(struct acl_device *dev, bool wait);
 void acl_hostmem_drop(struct acl_device *dev);	/* NULL: registrations */
 void acl_devmem_drop_device(struct acl_device *dev);
 

@@ -121,8 +121,7 @@ static struct acl_cbstate *cb_get(struct acl_stream *s, aclError *err)
 	}
 	if (ret) {
 		free(st);
-		*err = ACL_FAIL(ret == -ENOSPC ? ACL_ERROR_RT_NO_EVENT_RESOURCE : acl_errno_code(ret),
-				"no fence slot for callbacks on device %d", d->id);
+		*err = ACL_DRV_FAIL(d, ret, "taking fence slots for callbacks");
 		return NULL;
 	}
 	pthread_mutex_init(&st->launch_lock, NULL);

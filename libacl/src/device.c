@@ -62,7 +62,6 @@ static void device_init_struct(struct acl_device *d)
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->closed, NULL);
 	pthread_mutex_init(&d->list_lock, NULL);
-	pthread_mutex_init(&d->copy_lock, NULL);
 	pthread_mutex_init(&d->slot_lock, NULL);
 	acl_list_init(&d->contexts);
 	acl_list_init(&d->streams);
@@ -180,11 +179,8 @@ static void device_teardown(struct acl_device *d, bool wait)
 	if (d->default_ctx)
 		acl_context_destroy(d->default_ctx, wait);
 	d->default_ctx = NULL;
-	/* Streams that outlived their context, and the internal ones. */
-	pthread_mutex_lock(&d->copy_lock);
-	memset(d->copy_streams, 0, sizeof(d->copy_streams));
-	memset(d->copy_users, 0, sizeof(d->copy_users));
-	pthread_mutex_unlock(&d->copy_lock);
+	acl_copy_pool_fini(d, wait);
+	/* Streams that outlived their context. */
 	while ((s = next_stream(d)))
 		acl_stream_free(s, wait);
 	pthread_mutex_lock(&d->list_lock);
@@ -257,6 +253,7 @@ static aclError device_open_locked(struct acl_device *d)
 	d->fence = map;
 	d->fence_size = size;
 	atomic_store(&d->dead, false);
+	acl_copy_pool_init(d);
 
 	d->default_ctx = acl_context_create(d, true, &err);
 	if (!d->default_ctx) {
@@ -395,8 +392,7 @@ aclError acl_current_dev_param(const char *fn, uint32_t param, uint64_t *value)
 		return ACL_ERROR_RT_CONTEXT_NULL;
 	ret = drv_get_param(c->dev->fd, param, value);
 	if (ret)
-		return acl_fail(fn, acl_errno_code(ret), "reading parameter %u of device %d: %s",
-				param, c->dev->id, strerror(-ret));
+		return acl_drv_fail(fn, c->dev, ret, "reading parameter %u", param);
 	return ACL_SUCCESS;
 }
 
@@ -703,6 +699,8 @@ ACL_EXPORT aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *
 	}
 	if (own)
 		close(fd);
+	else if (ret == -ENODEV)
+		acl_device_mark_dead(d);	/* its streams must learn it too */
 	if (ret == -ENODEV || (!ret && c1 == c0)) {
 		*deviceStatus = ACL_RT_DEVICE_STATUS_ABNORMAL;
 		return ACL_SUCCESS;

@@ -58,7 +58,7 @@ ACL_EXPORT aclError aclrtGetLastError(aclrtLastErrLevel level)
 	return e;
 }
 
-aclError acl_slot_error_code(uint32_t err)
+aclError acl_slot_error(struct acl_device *d, uint32_t err)
 {
 	switch (err) {
 	case DRM_NPU_ERR_NONE:
@@ -68,6 +68,7 @@ aclError acl_slot_error_code(uint32_t err)
 	case DRM_NPU_ERR_HANG:
 		return ACL_ERROR_RT_TASK_TIMEOUT;
 	case DRM_NPU_ERR_DEAD:
+		acl_device_mark_dead(d);
 		return ACL_ERROR_RT_LOST_HEARTBEAT;
 	case DRM_NPU_ERR_ABORTED:
 	case DRM_NPU_ERR_DEPENDENCY:
@@ -101,31 +102,53 @@ const char *acl_slot_error_text(uint32_t err)
 	}
 }
 
-aclError acl_errno_code(int err)
+/* What each errno of the driver's ioctls (uapi/npu_accel.h) means to a caller. */
+static const struct errno_meaning {
+	int err;
+	aclError code;
+	const char *why;
+} errno_meanings[] = {
+	{ ENOMEM, ACL_ERROR_RT_MEMORY_ALLOCATION, "no room left on the card or the host" },
+	{ EBUSY, ACL_ERROR_RT_NO_STREAM_RESOURCE, "every hardware ring of the card is taken" },
+	/* Streams, events and callbacks all complete through fence slots. */
+	{ ENOSPC, ACL_ERROR_RT_NO_EVENT_RESOURCE, "no fence slot of the card is free" },
+	{ ENODEV, ACL_ERROR_RT_LOST_HEARTBEAT, "the card is lost (its heartbeat stopped)" },
+	{ EPERM, ACL_ERROR_INVALID_PARAM,
+	  "the card rejected an address: not memory of this device or not accessible" },
+	{ EFAULT, ACL_ERROR_INVALID_PARAM,
+	  "the card rejected an address: not memory of this device or not accessible" },
+	{ ENOENT, ACL_ERROR_INVALID_PARAM, "the driver knows no such object" },
+	{ ETIME, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "timed out" },
+	{ ETIMEDOUT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "timed out" },
+	{ EACCES, ACL_ERROR_RT_NO_PERMISSION, "permission denied" },
+};
+
+static const struct errno_meaning *errno_meaning_of(int ret)
 {
-	if (err < 0)
-		err = -err;
-	switch (err) {
-	case 0:
-		return ACL_SUCCESS;
-	case ENOMEM:
-		return ACL_ERROR_RT_MEMORY_ALLOCATION;
-	case EBUSY:
-		return ACL_ERROR_RT_NO_STREAM_RESOURCE;
-	case ENOSPC:
-		return ACL_ERROR_RT_NO_EVENT_RESOURCE;
-	case ENODEV:
-		return ACL_ERROR_RT_LOST_HEARTBEAT;
-	case EPERM:
-	case EFAULT:
-	case ENOENT:
-		return ACL_ERROR_INVALID_PARAM;
-	case ETIME:
-	case ETIMEDOUT:
-		return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
-	case EACCES:
-		return ACL_ERROR_RT_NO_PERMISSION;
-	default:
-		return ACL_ERROR_RT_DRV_INTERNAL_ERROR;
-	}
+	static const struct errno_meaning other = { 0, ACL_ERROR_RT_DRV_INTERNAL_ERROR,
+						    "driver error" };
+
+	for (size_t i = 0; i < sizeof(errno_meanings) / sizeof(errno_meanings[0]); i++)
+		if (errno_meanings[i].err == -ret)
+			return &errno_meanings[i];
+	return &other;
+}
+
+aclError acl_drv_error(struct acl_device *d, int ret)
+{
+	if (ret == -ENODEV)
+		acl_device_mark_dead(d);
+	return ret ? errno_meaning_of(ret)->code : ACL_SUCCESS;
+}
+
+aclError acl_drv_fail(const char *func, struct acl_device *d, int ret, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return acl_fail(func, acl_drv_error(d, ret), "%s on device %d: %s (%s)", what, d->id,
+			errno_meaning_of(ret)->why, strerror(-ret));
 }

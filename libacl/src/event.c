@@ -18,7 +18,6 @@
  * leaves in the state word; so a query or a wait sees the same either way,
  * and only the timestamps go with the reset.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,9 +172,7 @@ static aclError write_next(struct acl_event *ev, struct acl_stream *s, bool rese
 		ret = drv_slot_alloc(d->fd, &slot);
 		if (ret) {
 			pthread_mutex_unlock(&ev->lock);
-			return ACL_FAIL(ret == -ENOSPC ? ACL_ERROR_RT_NO_EVENT_RESOURCE
-						       : acl_errno_code(ret),
-					"no event slot left on device %d", d->id);
+			return ACL_DRV_FAIL(d, ret, "taking a fence slot for an event");
 		}
 		/*
 		 * The failed slot is not freed: a record of another stream may
@@ -301,23 +298,28 @@ static aclError event_done(struct acl_event *ev, bool *done)
 		return ACL_SUCCESS;
 	}
 	e = acl_slot_err(d, ACL_EV_SLOT(st));
-	if (e) {
-		if (e == DRM_NPU_ERR_DEAD)
-			acl_device_mark_dead(d);
-		return ACL_FAIL(acl_slot_error_code(e), "the stream recording the event failed: %s",
+	if (e)
+		return ACL_FAIL(acl_slot_error(d, e), "the stream recording the event failed: %s",
 				acl_slot_error_text(e));
-	}
 	*done = false;
 	return ACL_SUCCESS;
 }
 
 /*
  * What the three query calls share: argument checks, then whether the
- * event's last record has completed. Loads only: no lock, no system call,
- * and no error bookkeeping unless a check fails.
+ * event counts as complete. Loads only: no lock, no system call, and no
+ * error bookkeeping unless a check fails.
+ *
+ * An event never recorded has nothing to wait for, so it is complete for
+ * aclrtQueryEvent, aclrtQueryEventWaitStatus, the synchronize calls and
+ * aclrtStreamWaitEvent. aclrtQueryEventStatus (recorded_status) answers
+ * whether a record has completed: not ready for an event of
+ * aclrtCreateEvent(WithFlag) until its first record, complete for one of
+ * aclrtCreateEventExWithFlag, as documented for the vendor's runtime. It
+ * is also the only query that takes events of aclrtCreateEventExWithFlag.
  */
 static aclError query_event(const char *fn, aclrtEvent event, const void *status,
-			    bool takes_ex, bool *done)
+			    bool recorded_status, bool *done)
 {
 	struct acl_event *ev;
 	aclError err = ACL_SUCCESS;
@@ -327,9 +329,13 @@ static aclError query_event(const char *fn, aclrtEvent event, const void *status
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
-	if (ev->ex && !takes_ex)
+	if (ev->ex && !recorded_status)
 		return acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 				"%s does not take events of aclrtCreateEventExWithFlag", fn);
+	if (recorded_status && !ev->ex && !ACL_EV_VALUE(atomic_load(&ev->state))) {
+		*done = false;
+		return ACL_SUCCESS;
+	}
 	return event_done(ev, done);
 }
 

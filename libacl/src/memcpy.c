@@ -159,6 +159,56 @@ static aclError kind_check(const char *fn, aclrtMemcpyKind kind, const void *dst
 	return ACL_SUCCESS;
 }
 
+/* Internal streams for synchronous calls, at most, per device. */
+#define COPY_STREAMS		4
+/* A further internal stream is made only while this many rings are free. */
+#define COPY_RING_MARGIN	16
+
+/*
+ * The internal streams of a device, made as synchronous calls overlap:
+ * exists from acl_copy_pool_init to acl_copy_pool_fini, while the device
+ * is open.
+ */
+struct copy_pool {
+	pthread_mutex_t lock;
+	struct acl_stream *streams[COPY_STREAMS];
+	int users[COPY_STREAMS];	/* calls running on each */
+};
+
+static struct copy_pool copy_pools[ACL_MAX_DEVICES] = {
+	[0 ... ACL_MAX_DEVICES - 1] = { .lock = PTHREAD_MUTEX_INITIALIZER },
+};
+
+static struct copy_pool *pool_of(struct acl_device *d)
+{
+	return &copy_pools[d - acl_devices];
+}
+
+void acl_copy_pool_init(struct acl_device *d)
+{
+	struct copy_pool *p = pool_of(d);
+
+	pthread_mutex_lock(&p->lock);
+	memset(p->streams, 0, sizeof(p->streams));
+	memset(p->users, 0, sizeof(p->users));
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Frees the internal streams, waiting for their work unless !wait. */
+void acl_copy_pool_fini(struct acl_device *d, bool wait)
+{
+	struct acl_stream *streams[COPY_STREAMS];
+	struct copy_pool *p = pool_of(d);
+
+	pthread_mutex_lock(&p->lock);
+	memcpy(streams, p->streams, sizeof(streams));
+	memset(p->streams, 0, sizeof(p->streams));
+	memset(p->users, 0, sizeof(p->users));
+	pthread_mutex_unlock(&p->lock);
+	for (int i = 0; i < COPY_STREAMS && streams[i]; i++)
+		acl_stream_free(streams[i], wait);
+}
+
 /*
  * Whether another internal stream may take a ring: the first always may;
  * more only while the card has rings to spare, so that they do not crowd
@@ -170,10 +220,10 @@ static bool copy_stream_affordable(struct acl_device *d, int have)
 
 	if (have == 0)
 		return true;
-	if (have == ACL_COPY_STREAMS)
+	if (have == COPY_STREAMS)
 		return false;
 	return !drv_get_param(d->fd, DRM_NPU_PARAM_FREE_RINGS, &free_rings) &&
-	       free_rings >= ACL_COPY_RING_MARGIN;
+	       free_rings >= COPY_RING_MARGIN;
 }
 
 /*
@@ -181,41 +231,42 @@ static bool copy_stream_affordable(struct acl_device *d, int have)
  * copy_stream_put: an idle one, else a new one if affordable, else the
  * least used. Calls that overlap thus run on rings of their own, in
  * parallel, and a failed copy fails no other thread's call, while the
- * rings taken stay few (ACL_COPY_STREAMS per device at most).
+ * rings taken stay few (COPY_STREAMS per device at most).
  */
 static struct acl_stream *copy_stream_get(struct acl_device *d, aclError *err)
 {
+	struct copy_pool *p = pool_of(d);
 	struct acl_stream *s = NULL;
 	int n, best = -1;
 
-	pthread_mutex_lock(&d->copy_lock);
-	for (n = 0; n < ACL_COPY_STREAMS && d->copy_streams[n]; n++)
-		if (best < 0 || d->copy_users[n] < d->copy_users[best])
+	pthread_mutex_lock(&p->lock);
+	for (n = 0; n < COPY_STREAMS && p->streams[n]; n++)
+		if (best < 0 || p->users[n] < p->users[best])
 			best = n;
-	if ((best < 0 || d->copy_users[best]) && copy_stream_affordable(d, n)) {
+	if ((best < 0 || p->users[best]) && copy_stream_affordable(d, n)) {
 		s = acl_stream_new(d, NULL, DRM_NPU_PRIORITY_HIGHEST, 0, err);
 		if (s) {
-			d->copy_streams[n] = s;
+			p->streams[n] = s;
 			best = n;
 		}
 	}
 	if (best >= 0) {
-		d->copy_users[best]++;
-		s = d->copy_streams[best];
+		p->users[best]++;
+		s = p->streams[best];
 	}
-	pthread_mutex_unlock(&d->copy_lock);
+	pthread_mutex_unlock(&p->lock);
 	return s;
 }
 
 static void copy_stream_put(struct acl_stream *s)
 {
-	struct acl_device *d = s->dev;
+	struct copy_pool *p = pool_of(s->dev);
 
-	pthread_mutex_lock(&d->copy_lock);
-	for (int i = 0; i < ACL_COPY_STREAMS; i++)
-		if (d->copy_streams[i] == s)
-			d->copy_users[i]--;
-	pthread_mutex_unlock(&d->copy_lock);
+	pthread_mutex_lock(&p->lock);
+	for (int i = 0; i < COPY_STREAMS; i++)
+		if (p->streams[i] == s)
+			p->users[i]--;
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* The stream a call runs on: the given one, or an internal one (sync). */

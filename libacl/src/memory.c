@@ -58,13 +58,7 @@ static aclError dev_malloc(void **devPtr, size_t size, aclrtMemMallocPolicy poli
 	ret = drv_bo_create(d->fd, alloc, DRM_NPU_BO_DEVICE, &m->handle, &m->addr, NULL);
 	if (ret) {
 		free(m);
-		if (ret == -ENOMEM)
-			return acl_fail(what, ACL_ERROR_RT_MEMORY_ALLOCATION,
-					"device %d has no room for %zu bytes", d->id, size);
-		if (ret == -ENODEV)
-			return acl_fail(what, ACL_ERROR_RT_LOST_HEARTBEAT, "device %d is lost", d->id);
-		return acl_fail(what, acl_errno_code(ret), "allocating %zu bytes on device %d: %s",
-				size, d->id, strerror(-ret));
+		return acl_drv_fail(what, d, ret, "allocating %zu bytes", size);
 	}
 	m->size = size;
 	m->alloc = alloc;
@@ -172,8 +166,7 @@ ACL_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
 	ret = drv_bo_create(d->fd, h->map_size, DRM_NPU_BO_HOST, &h->handle, NULL, &off);
 	if (ret) {
 		free(h);
-		return ACL_FAIL(ret == -ENOMEM ? ACL_ERROR_RT_MEMORY_ALLOCATION : acl_errno_code(ret),
-				"allocating %zu bytes of pinned host memory: %s", size, strerror(-ret));
+		return ACL_DRV_FAIL(d, ret, "allocating %zu bytes of pinned host memory", size);
 	}
 	p = mmap(NULL, h->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, (off_t)off);
 	if (p == MAP_FAILED) {

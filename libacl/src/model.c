@@ -183,9 +183,8 @@ static aclError upload_weights(struct acl_model *m, const uint8_t *file, void *g
 		ret = drv_bo_create(d->fd, size > OM_ALIGN ? size : OM_ALIGN, DRM_NPU_BO_DEVICE,
 				    &m->own_weights.handle, &m->own_weights.addr, NULL);
 		if (ret)
-			return ACL_FAIL(acl_errno_code(ret), "no room for the model's %llu bytes "
-					"of weights on device %d: %s", (unsigned long long)size,
-					d->id, strerror(-ret));
+			return ACL_DRV_FAIL(d, ret, "allocating the model's %llu bytes of weights",
+					    (unsigned long long)size);
 		m->weights = m->own_weights.addr;
 	}
 	if (!size)

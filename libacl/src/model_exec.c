@@ -116,9 +116,8 @@ static aclError place_regions(struct exec *x)
 		ret = drv_bo_create(x->dev->fd, work_size, DRM_NPU_BO_DEVICE, &x->work.handle,
 				    &x->work.addr, NULL);
 		if (ret)
-			return ACL_FAIL(acl_errno_code(ret), "no room for model %u's %llu-byte "
-					"workspace on device %d: %s", m->id,
-					(unsigned long long)work_size, x->dev->id, strerror(-ret));
+			return ACL_DRV_FAIL(x->dev, ret, "allocating model %u's %llu-byte workspace",
+					    m->id, (unsigned long long)work_size);
 		x->base[OM_REGION_WORKSPACE] = x->work.addr;
 	}
 	for (unsigned int r = 0; r < ACL_OM_MAX_REGIONS; r++)

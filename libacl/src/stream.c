@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "acl_internal.h"
 
@@ -120,12 +119,10 @@ static aclError wait_slot(struct acl_device *d, uint32_t slot, struct acl_kstrea
 			continue;
 		}
 		if (ret != -EIO)	/* -EIO: the error was cleared meanwhile */
-			return acl_errno_code(ret);
+			return acl_drv_error(d, ret);
 	}
 slot_error:
-	if (e == DRM_NPU_ERR_DEAD)
-		acl_device_mark_dead(d);
-	return acl_slot_error_code(e);
+	return acl_slot_error(d, e);
 }
 
 aclError acl_wait_slot(struct acl_device *d, uint32_t slot, uint64_t value,
@@ -145,20 +142,7 @@ static aclError kstream_new(struct acl_stream *s, struct acl_kstream **out)
 	ret = drv_stream_create(d->fd, s->priority, &k->id, &k->slot);
 	if (ret) {
 		free(k);
-		if (ret == -EBUSY)
-			return ACL_FAIL(ACL_ERROR_RT_NO_STREAM_RESOURCE,
-					"all %u hardware rings of device %d are taken",
-					d->num_rings, d->id);
-		if (ret == -ENOSPC)
-			return ACL_FAIL(ACL_ERROR_RT_NO_STREAM_RESOURCE,
-					"no free fence slot on device %d", d->id);
-		if (ret == -ENODEV) {
-			acl_device_mark_dead(d);
-			return ACL_FAIL(ACL_ERROR_RT_LOST_HEARTBEAT,
-					"device %d is lost (no heartbeat)", d->id);
-		}
-		return ACL_FAIL(acl_errno_code(ret), "creating a stream on device %d: %s",
-				d->id, strerror(-ret));
+		return ACL_DRV_FAIL(d, ret, "creating a stream (%u rings)", d->num_rings);
 	}
 	*out = k;
 	return ACL_SUCCESS;
@@ -221,9 +205,7 @@ static aclError stream_failed_locked(struct acl_stream *s, struct acl_kstream *k
 	uint32_t e;
 
 	kstream_state(d, k, &v, &e);
-	code = e ? acl_slot_error_code(e) : ACL_ERROR_RT_INTERNAL_ERROR;
-	if (e == DRM_NPU_ERR_DEAD)
-		acl_device_mark_dead(d);
+	code = e ? acl_slot_error(d, e) : ACL_ERROR_RT_INTERNAL_ERROR;
 	if (atomic_load(&s->kst) != k || s->sticky_err)
 		return code;	/* already handled */
 	if (s->failure_mode == ACL_STOP_ON_FAILURE || e == DRM_NPU_ERR_DEAD) {
@@ -282,17 +264,7 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 		}
 		if (ret) {
 			pthread_mutex_unlock(&s->lock);
-			if (ret == -ENODEV) {
-				acl_device_mark_dead(d);
-				return ACL_FAIL(ACL_ERROR_RT_LOST_HEARTBEAT,
-						"device %d is lost (no heartbeat)", d->id);
-			}
-			if (ret == -EPERM || ret == -EFAULT)
-				return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
-						"the card rejected an address: not memory of device %d "
-						"or not accessible (%s)", d->id, strerror(-ret));
-			return ACL_FAIL(acl_errno_code(ret), "submitting to stream %u: %s",
-					s->obj.index, strerror(-ret));
+			return ACL_DRV_FAIL(d, ret, "submitting to stream %u", s->obj.index);
 		}
 		atomic_store_explicit(&k->submitted, seq, memory_order_release);
 		off += n;

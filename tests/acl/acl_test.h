@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the libascendcl tests: data patterns, the card's
- * sysfs/debugfs (fault injection, the ring a stream runs on, driver
- * parameters) and a device-side "gate" that holds a stream back until the
- * test opens it (aclrtValueWait on a device word, opened by
- * aclrtValueWrite from another stream).
+ * sysfs/debugfs seen through an ACL device (the helpers themselves, shared
+ * with the driver's tests, are in tests/include/npu_test_sysfs.h) and a
+ * device-side "gate" that holds a stream back until the test opens it
+ * (aclrtValueWait on a device word, opened by aclrtValueWrite from another
+ * stream).
  */
 #ifndef ACL_TEST_H
 #define ACL_TEST_H
@@ -25,7 +26,7 @@
 #include <unistd.h>
 
 #include "acl/acl.h"
-#include "text_file.h"
+#include "npu_test_sysfs.h"
 
 static inline double now_ms(void)
 {
@@ -123,34 +124,6 @@ static inline int dev_bdf(int32_t dev, char *bdf, size_t len)
 	return aclrtDeviceGetPCIBusId(dev, bdf, (int32_t)len) == ACL_SUCCESS ? 0 : -1;
 }
 
-/*
- * Rings of the card that streams of this process run on; returns count.
- * The driver has a directory streams/<ring>/ per stream, with its pid.
- */
-static inline int my_rings(const char *bdf, int *rings, int max)
-{
-	char dir[PATH_MAX], path[PATH_MAX + 300], buf[64];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s/streams", bdf);
-	d = opendir(dir);
-	if (!d)
-		return -1;
-	while ((de = readdir(d)) && n < max) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/pid", dir, de->d_name);
-		if (text_read(path, buf, sizeof(buf)))
-			continue;
-		if (atoi(buf) == getpid())
-			rings[n++] = atoi(de->d_name);
-	}
-	closedir(d);
-	return n;
-}
-
 /* Creates a stream and tells which ring it got (-1 if unknown). */
 static inline int create_stream_ring(int32_t dev, aclrtStream *s)
 {
@@ -159,10 +132,10 @@ static inline int create_stream_ring(int32_t dev, aclrtStream *s)
 
 	if (dev_bdf(dev, bdf, sizeof(bdf)))
 		return -1;
-	nb = my_rings(bdf, before, 128);
+	nb = test_own_rings(bdf, before, 128);
 	if (aclrtCreateStream(s) != ACL_SUCCESS)
 		return -1;
-	na = my_rings(bdf, after, 128);
+	na = test_own_rings(bdf, after, 128);
 	for (i = 0; i < na; i++) {
 		for (j = 0; j < nb && before[j] != after[i]; j++)
 			;
@@ -175,46 +148,22 @@ static inline int create_stream_ring(int32_t dev, aclrtStream *s)
 /* Arms a fault: "dma", "hang", "delay <us>", ..., on a ring of a device. */
 static inline int inject(int32_t dev, const char *kind, int ring, int arg)
 {
-	char bdf[64], path[PATH_MAX], val[64];
+	char bdf[64], val[64];
 
 	if (dev_bdf(dev, bdf, sizeof(bdf)))
 		return -1;
-	snprintf(path, sizeof(path), "/sys/kernel/debug/accel/%s/fault", bdf);
 	if (arg >= 0)
 		snprintf(val, sizeof(val), "%s %d %d", kind, ring, arg);
 	else
 		snprintf(val, sizeof(val), "%s %d", kind, ring);
-	return text_write(path, val);
+	return test_inject(bdf, val);
 }
 
 static inline bool fault_injection_available(void)
 {
-	char bdf[64], path[PATH_MAX];
+	char bdf[64];
 
-	if (dev_bdf(0, bdf, sizeof(bdf)))
-		return false;
-	snprintf(path, sizeof(path), "/sys/kernel/debug/accel/%s/fault", bdf);
-	return access(path, W_OK) == 0;
-}
-
-/* Driver module parameters. */
-static inline long get_param(const char *name)
-{
-	char path[256], buf[64];
-
-	snprintf(path, sizeof(path), "/sys/module/npu/parameters/%s", name);
-	if (text_read(path, buf, sizeof(buf)))
-		return -1;
-	return strtol(buf, NULL, 10);
-}
-
-static inline int set_param(const char *name, long value)
-{
-	char path[256], buf[64];
-
-	snprintf(path, sizeof(path), "/sys/module/npu/parameters/%s", name);
-	snprintf(buf, sizeof(buf), "%ld", value);
-	return text_write(path, buf);
+	return !dev_bdf(0, bdf, sizeof(bdf)) && test_can_inject(bdf);
 }
 
 /*

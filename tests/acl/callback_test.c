@@ -669,7 +669,7 @@ static aclError init_default_device0(void)
 
 static bool ring_is_mine(const char *bdf, int ring)
 {
-	int rings[128], n = my_rings(bdf, rings, 128);
+	int rings[128], n = test_own_rings(bdf, rings, 128);
 
 	for (int i = 0; i < n; i++)
 		if (rings[i] == ring)

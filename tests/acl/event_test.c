@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Events: creation flags, record/query/synchronize, timeouts, re-record,
- * reset, elapsed time and timestamps, streams waiting on events on the
- * device, destruction of pending events.
+ * Events: creation flags, record/query/synchronize, what the queries say
+ * before the first record, timeouts, re-record, reset, elapsed time and
+ * timestamps, streams waiting on events on the device, destruction of
+ * pending events.
  */
 #include "acl_test.h"
 #include "kselftest_harness.h"
@@ -27,6 +28,26 @@ FIXTURE_TEARDOWN(dev)
 {
 	aclrtResetDevice(0);
 	aclFinalize();
+}
+
+/*
+ * What the queries say of an event of aclrtCreateEvent(WithFlag) that was
+ * never recorded (or whose only reset found nothing to reset), as the
+ * vendor's runtime answers: aclrtQueryEventStatus has seen no record
+ * complete, the others find nothing to wait for.
+ */
+static void expect_never_recorded(struct __test_metadata *_metadata, aclrtEvent e)
+{
+	aclrtEventRecordedStatus st = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+	aclrtEventWaitStatus ws = ACL_EVENT_WAIT_STATUS_NOT_READY;
+	aclrtEventStatus old = ACL_EVENT_STATUS_NOT_READY;
+
+	EXPECT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+	EXPECT_EQ(ACL_SUCCESS, aclrtQueryEventWaitStatus(e, &ws));
+	EXPECT_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, ws);
+	EXPECT_EQ(ACL_SUCCESS, aclrtQueryEvent(e, &old));
+	EXPECT_EQ(ACL_EVENT_STATUS_COMPLETE, old);
 }
 
 TEST_F(dev, create_flags)
@@ -55,9 +76,9 @@ TEST_F(dev, record_query_sync)
 	aclrtEvent e;
 
 	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
-	/* never recorded: complete */
+	/* never recorded: no record has completed, and there is nothing to wait for */
 	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
-	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
 	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
 
 	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
@@ -83,6 +104,75 @@ TEST_F(dev, record_on_default_stream)
 	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, NULL));
 	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(e));
 	ASSERT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+}
+
+/*
+ * Before the first record (the vendor's event_status sample prints 0, not
+ * ready, right after aclrtCreateEvent): aclrtQueryEventStatus says not
+ * ready, except for events of aclrtCreateEventExWithFlag, which are
+ * documented to be complete; everything that waits returns at once; the
+ * event has no time.
+ */
+TEST_F(dev, never_recorded_events)
+{
+	aclrtEvent plain, sync, timeline, ex, done;
+	aclrtEventRecordedStatus st;
+	aclrtStreamStatus ss;
+	uint64_t ts;
+	float ms;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&plain));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&sync, ACL_EVENT_SYNC));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&timeline, ACL_EVENT_TIME_LINE));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventExWithFlag(&ex, ACL_EVENT_SYNC));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&done));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(done, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(done));
+
+	expect_never_recorded(_metadata, plain);
+	expect_never_recorded(_metadata, sync);
+	/* without ACL_EVENT_SYNC only aclrtQueryEventStatus is documented to take it */
+	st = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+	EXPECT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(timeline, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+	st = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+	EXPECT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(ex, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+
+	/* waiting for them returns at once, on the host and on the card */
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(plain));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeEventWithTimeout(sync, 0));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeEvent(ex));
+	EXPECT_EQ(ACL_SUCCESS, aclrtStreamWaitEvent(self->s2, plain));
+	EXPECT_EQ(ACL_SUCCESS, aclrtStreamWaitEvent(self->s2, ex));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStreamWithTimeout(self->s2, 5000));
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamQuery(self->s2, &ss));
+	EXPECT_EQ(ACL_STREAM_STATUS_COMPLETE, ss);
+
+	/* no record, no time: neither alone nor against a completed event */
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventGetTimestamp(plain, &ts));
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventGetTimestamp(timeline, &ts));
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventElapsedTime(&ms, plain, done));
+	EXPECT_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventElapsedTime(&ms, done, timeline));
+
+	/* the first record ends it: not ready while held back, then complete */
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(plain, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(ex, self->s1));
+	EXPECT_EQ(0, event_state(plain));
+	EXPECT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(ex, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&self->g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s1));
+	EXPECT_EQ(1, event_state(plain));
+	EXPECT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(ex, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+
+	aclrtDestroyEvent(plain);
+	aclrtDestroyEvent(sync);
+	aclrtDestroyEvent(timeline);
+	aclrtDestroyEvent(ex);
+	aclrtDestroyEvent(done);
 }
 
 TEST_F(dev, ex_event_restrictions)
@@ -194,7 +284,7 @@ TEST_F(dev, reset_event_restrictions)
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtResetEvent(NULL, self->s1));
 	/* never recorded: nothing to do; the default stream will do */
 	EXPECT_EQ(ACL_SUCCESS, aclrtResetEvent(sync, NULL));
-	EXPECT_EQ(1, event_state(sync));
+	expect_never_recorded(_metadata, sync);
 	aclrtDestroyEvent(plain);
 	aclrtDestroyEvent(timeline);
 	aclrtDestroyEvent(sync);

@@ -25,12 +25,13 @@
 struct world {
 	struct gate g;
 	aclrtStream idle, gated, busy;
-	aclrtEvent never, done, held, late;
+	aclrtEvent never, never_ex, done, held, late;
 	void *big;
 };
 
 enum probe {
 	NEVER_RECORDED,
+	NEVER_RECORDED_EX,
 	DONE_EVENT,
 	IDLE_STREAM,
 	DEFAULT_STREAM,
@@ -47,7 +48,8 @@ static const struct {
 	const char *what;
 	int want;
 } probes[NPROBES] = {
-	[NEVER_RECORDED] = { "event never recorded", 1 },
+	[NEVER_RECORDED] = { "event never recorded: the vendor's answers", 1 },
+	[NEVER_RECORDED_EX] = { "event of aclrtCreateEventExWithFlag never recorded", 1 },
 	[DONE_EVENT] = { "event completed before strict mode", 1 },
 	[IDLE_STREAM] = { "the stream it was recorded on", 1 },
 	[DEFAULT_STREAM] = { "the default stream (NULL)", 1 },
@@ -73,6 +75,38 @@ static int stream_state(aclrtStream s)
 	return st == ACL_STREAM_STATUS_COMPLETE;
 }
 
+/*
+ * 1 when the queries answer for a never-recorded event of aclrtCreateEvent
+ * as the vendor's runtime does: aclrtQueryEventStatus not ready (no record
+ * has completed), the other two complete (nothing to wait for); 0 if not,
+ * -1 if one fails.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static int never_recorded_state(aclrtEvent e)
+{
+	aclrtEventRecordedStatus st;
+	aclrtEventWaitStatus ws;
+	aclrtEventStatus old;
+
+	if (aclrtQueryEventStatus(e, &st) || aclrtQueryEventWaitStatus(e, &ws) ||
+	    aclrtQueryEvent(e, &old))
+		return -1;
+	return st == ACL_EVENT_RECORDED_STATUS_NOT_READY && ws == ACL_EVENT_WAIT_STATUS_COMPLETE &&
+	       old == ACL_EVENT_STATUS_COMPLETE;
+}
+#pragma GCC diagnostic pop
+
+/* aclrtQueryEventStatus alone: events of aclrtCreateEventExWithFlag take no other. */
+static int recorded_state(aclrtEvent e)
+{
+	aclrtEventRecordedStatus st;
+
+	if (aclrtQueryEventStatus(e, &st))
+		return -1;
+	return st == ACL_EVENT_RECORDED_STATUS_COMPLETE;
+}
+
 #define TRY(x) do { if (x) return __LINE__; } while (0)
 
 /* Returns 0, or the line of the step that failed. */
@@ -85,6 +119,7 @@ static int setup(struct world *w)
 	TRY(aclrtCreateStream(&w->gated));
 	TRY(aclrtCreateStream(&w->busy));
 	TRY(aclrtCreateEvent(&w->never));
+	TRY(aclrtCreateEventExWithFlag(&w->never_ex, ACL_EVENT_SYNC));
 	TRY(aclrtCreateEvent(&w->done));
 	TRY(aclrtCreateEvent(&w->held));
 	TRY(aclrtCreateEvent(&w->late));
@@ -101,7 +136,8 @@ static int setup(struct world *w)
 	TRY(aclrtMemsetAsync(w->big, BIG, 1, BIG, w->busy));
 	TRY(aclrtRecordEvent(w->late, w->busy));
 	/* bind the symbols now (lazy binding), and start with no message */
-	TRY(event_state(w->never) != 1 || stream_state(NULL) != 1);
+	TRY(never_recorded_state(w->never) != 1 || recorded_state(w->never_ex) != 1 ||
+	    stream_state(NULL) != 1);
 	aclGetRecentErrMsg();
 	return 0;
 }
@@ -110,7 +146,8 @@ static void query_all(struct world *w, struct report *r)
 {
 	for (int round = 0; round < 3; round++) {
 		int now[NPROBES] = {
-			[NEVER_RECORDED] = event_state(w->never),
+			[NEVER_RECORDED] = never_recorded_state(w->never),
+			[NEVER_RECORDED_EX] = recorded_state(w->never_ex),
 			[DONE_EVENT] = event_state(w->done),
 			[IDLE_STREAM] = stream_state(w->idle),
 			[DEFAULT_STREAM] = stream_state(NULL),

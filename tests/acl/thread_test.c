@@ -167,7 +167,7 @@ TEST_F(dev, threads_copy_synchronously)
 	}
 	/* the default stream's ring and at most four internal ones */
 	ASSERT_EQ(0, dev_bdf(0, bdf, sizeof(bdf)));
-	n = my_rings(bdf, rings, 128);
+	n = test_own_rings(bdf, rings, 128);
 	TH_LOG("%d rings in use", n);
 	EXPECT_GE(n, 2);
 	EXPECT_LE(n, 5);

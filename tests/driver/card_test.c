@@ -13,16 +13,16 @@
 #include <xf86drm.h>
 
 #include "kselftest_harness.h"
-#include "npu_test.h"
+#include "npu_test_sysfs.h"
 
 FIXTURE(card) {
-	struct npu_pci devs[NPU_MAX_DEVS];
+	struct test_pci devs[TEST_MAX_DEVS];
 	int ndevs;
 };
 
 FIXTURE_SETUP(card)
 {
-	self->ndevs = npu_list_pci(self->devs, NPU_MAX_DEVS);
+	self->ndevs = test_list_pci(self->devs, TEST_MAX_DEVS);
 	ASSERT_GE(self->ndevs, 0);
 }
 
@@ -41,7 +41,7 @@ static int count_cards(struct _test_data_card *self, bool bound)
 
 TEST_F(card, binds_every_card)
 {
-	int expected = npu_expected("NPU_EXPECT_CARDS");
+	int expected = test_expected("NPU_EXPECT_CARDS");
 
 	ASSERT_GT(count_cards(self, true), 0);
 	EXPECT_EQ(0, count_cards(self, false));
@@ -51,7 +51,7 @@ TEST_F(card, binds_every_card)
 
 TEST_F(card, leaves_foreign_ivshmem_alone)
 {
-	int expected = npu_expected("NPU_EXPECT_FOREIGN");
+	int expected = test_expected("NPU_EXPECT_FOREIGN");
 	int i, foreign = 0;
 
 	for (i = 0; i < self->ndevs; i++) {
@@ -74,12 +74,12 @@ TEST_F(card, accel_node_per_card)
 	for (i = 0; i < self->ndevs; i++) {
 		if (!self->devs[i].bound)
 			continue;
-		ASSERT_EQ(0, npu_accel_name(self->devs[i].bdf, name, sizeof(name)));
+		ASSERT_EQ(0, test_accel_name(self->devs[i].bdf, name, sizeof(name)));
 		EXPECT_STRNE(other, name);
 		strcpy(other, name);
 
 		snprintf(path, sizeof(path), "accel/%s/dev", name);
-		ASSERT_EQ(0, npu_pci_attr(self->devs[i].bdf, path, devnum, sizeof(devnum)));
+		ASSERT_EQ(0, test_pci_attr(self->devs[i].bdf, path, devnum, sizeof(devnum)));
 		ASSERT_EQ(2, sscanf(devnum, "%u:%u", &maj, &min));
 
 		snprintf(path, sizeof(path), "/dev/accel/%s", name);
@@ -99,7 +99,7 @@ TEST_F(card, drm_version)
 	for (i = 0; i < self->ndevs; i++) {
 		if (!self->devs[i].bound)
 			continue;
-		ASSERT_EQ(0, npu_accel_name(self->devs[i].bdf, name, sizeof(name)));
+		ASSERT_EQ(0, test_accel_name(self->devs[i].bdf, name, sizeof(name)));
 		snprintf(path, sizeof(path), "/dev/accel/%s", name);
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		ASSERT_GE(fd, 0);
@@ -110,14 +110,6 @@ TEST_F(card, drm_version)
 		drmFreeVersion(ver);
 		close(fd);
 	}
-}
-
-static int bind_op(const char *op, const char *bdf)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), NPU_DRIVER_DIR "/%s", op);
-	return text_write(path, bdf);
 }
 
 /* Compares the sysfs identity with BAR2, read with the driver unbound. */
@@ -133,45 +125,45 @@ TEST_F(card, identity_matches_registers)
 
 		if (!self->devs[i].bound)
 			continue;
-		ASSERT_EQ(0, npu_pci_attr(bdf, "npu/version", buf, sizeof(buf)));
-		EXPECT_STREQ("1.0", buf);
-		rings = npu_card_attr(bdf, "num_rings");
-		engines = npu_card_attr(bdf, "num_copy_engines");
-		vectors = npu_card_attr(bdf, "num_vectors");
-		entries = npu_card_attr(bdf, "max_ring_entries");
-		devmem = npu_card_attr(bdf, "devmem_size");
-		ASSERT_EQ(0, npu_pci_attr(bdf, "npu/serial", buf, sizeof(buf)));
+		ASSERT_EQ(0, test_pci_attr(bdf, "npu/version", buf, sizeof(buf)));
+		EXPECT_STREQ("2.0", buf);	/* interface 2.0: the card computes */
+		rings = test_card_attr(bdf, "num_rings");
+		engines = test_card_attr(bdf, "num_copy_engines");
+		vectors = test_card_attr(bdf, "num_vectors");
+		entries = test_card_attr(bdf, "max_ring_entries");
+		devmem = test_card_attr(bdf, "devmem_size");
+		ASSERT_EQ(0, test_pci_attr(bdf, "npu/serial", buf, sizeof(buf)));
 		serial = strtoull(buf, NULL, 16);
 		EXPECT_GT(devmem, 0);
 
-		ASSERT_EQ(0, bind_op("unbind", bdf));
-		snprintf(enable, sizeof(enable), PCI_DEVICES "/%s/enable", bdf);
+		ASSERT_EQ(0, test_driver_unbind(bdf));
+		snprintf(enable, sizeof(enable), TEST_PCI_DEVICES "/%s/enable", bdf);
 		ASSERT_EQ(0, text_write(enable, "1"));
-		bar = npu_map_bar2(bdf);
+		bar = test_map_bar2(bdf);
 		ASSERT_NE(NULL, bar);
-		EXPECT_EQ(NPU_MAGIC, npu_bar_rd32(bar, NPU_ID_MAGIC));
-		EXPECT_EQ(rings, npu_bar_rd32(bar, NPU_ID_NUM_RINGS));
-		EXPECT_EQ(engines, npu_bar_rd32(bar, NPU_ID_NUM_COPY_ENGINES));
-		EXPECT_EQ(vectors, npu_bar_rd32(bar, NPU_ID_NUM_VECTORS));
-		EXPECT_EQ(entries, npu_bar_rd32(bar, NPU_ID_MAX_RING_ENTRIES));
-		EXPECT_EQ(devmem, npu_bar_rd64(bar, NPU_ID_DEVMEM_SIZE));
-		EXPECT_EQ(serial, npu_bar_rd64(bar, NPU_ID_SERIAL));
+		EXPECT_EQ(NPU_MAGIC, test_bar_rd32(bar, NPU_ID_MAGIC));
+		EXPECT_EQ(rings, test_bar_rd32(bar, NPU_ID_NUM_RINGS));
+		EXPECT_EQ(engines, test_bar_rd32(bar, NPU_ID_NUM_COPY_ENGINES));
+		EXPECT_EQ(vectors, test_bar_rd32(bar, NPU_ID_NUM_VECTORS));
+		EXPECT_EQ(entries, test_bar_rd32(bar, NPU_ID_MAX_RING_ENTRIES));
+		EXPECT_EQ(devmem, test_bar_rd64(bar, NPU_ID_DEVMEM_SIZE));
+		EXPECT_EQ(serial, test_bar_rd64(bar, NPU_ID_SERIAL));
 		munmap((void *)bar, NPU_REG_WINDOW_SIZE);
 		ASSERT_EQ(0, text_write(enable, "0"));
-		ASSERT_EQ(0, bind_op("bind", bdf));
-		EXPECT_TRUE(npu_pci_is_bound(bdf));
+		ASSERT_EQ(0, test_driver_bind(bdf));
+		EXPECT_TRUE(test_pci_is_bound(bdf));
 	}
 }
 
 TEST_F(card, serials_are_distinct)
 {
-	unsigned long long seen[NPU_MAX_DEVS];
+	unsigned long long seen[TEST_MAX_DEVS];
 	int i, j, n = 0;
 
 	for (i = 0; i < self->ndevs; i++) {
 		if (!self->devs[i].bound)
 			continue;
-		seen[n] = npu_card_attr(self->devs[i].bdf, "serial");
+		seen[n] = test_card_attr(self->devs[i].bdf, "serial");
 		for (j = 0; j < n; j++)
 			EXPECT_NE(seen[j], seen[n]);
 		n++;
@@ -188,10 +180,10 @@ TEST_F(card, heartbeat_advances)
 
 		if (!self->devs[i].bound)
 			continue;
-		before = npu_card_attr(self->devs[i].bdf, "heartbeat");
+		before = test_card_attr(self->devs[i].bdf, "heartbeat");
 		for (tries = 0; tries < 100; tries++) {
 			usleep(50 * 1000);
-			now = npu_card_attr(self->devs[i].bdf, "heartbeat");
+			now = test_card_attr(self->devs[i].bdf, "heartbeat");
 			if (now != before)
 				break;
 		}
@@ -207,9 +199,9 @@ TEST_F(card, selftest_passed)
 	for (i = 0; i < self->ndevs; i++) {
 		if (!self->devs[i].bound)
 			continue;
-		ASSERT_EQ(0, npu_pci_attr(self->devs[i].bdf, "npu/selftest", buf, sizeof(buf)));
+		ASSERT_EQ(0, test_pci_attr(self->devs[i].bdf, "npu/selftest", buf, sizeof(buf)));
 		EXPECT_STREQ("pass", buf);
-		EXPECT_GT(npu_card_attr(self->devs[i].bdf, "selftest_ns"), 0);
+		EXPECT_GT(test_card_attr(self->devs[i].bdf, "selftest_ns"), 0);
 	}
 }
 
@@ -223,14 +215,14 @@ TEST_F(card, unbind_rebind)
 
 		if (!self->devs[i].bound)
 			continue;
-		ASSERT_EQ(0, bind_op("unbind", bdf));
-		EXPECT_FALSE(npu_pci_is_bound(bdf));
-		EXPECT_NE(0, npu_accel_name(bdf, name, sizeof(name)));
+		ASSERT_EQ(0, test_driver_unbind(bdf));
+		EXPECT_FALSE(test_pci_is_bound(bdf));
+		EXPECT_NE(0, test_accel_name(bdf, name, sizeof(name)));
 
-		ASSERT_EQ(0, bind_op("bind", bdf));
-		ASSERT_TRUE(npu_pci_is_bound(bdf));
-		EXPECT_EQ(0, npu_accel_name(bdf, name, sizeof(name)));
-		ASSERT_EQ(0, npu_pci_attr(bdf, "npu/selftest", buf, sizeof(buf)));
+		ASSERT_EQ(0, test_driver_bind(bdf));
+		ASSERT_TRUE(test_pci_is_bound(bdf));
+		EXPECT_EQ(0, test_accel_name(bdf, name, sizeof(name)));
+		ASSERT_EQ(0, test_pci_attr(bdf, "npu/selftest", buf, sizeof(buf)));
 		EXPECT_STREQ("pass", buf);
 	}
 }
@@ -246,20 +238,20 @@ TEST_F(card, unbind_with_node_open)
 
 		if (!self->devs[i].bound)
 			continue;
-		ASSERT_EQ(0, npu_accel_name(bdf, name, sizeof(name)));
+		ASSERT_EQ(0, test_accel_name(bdf, name, sizeof(name)));
 		snprintf(path, sizeof(path), "/dev/accel/%s", name);
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		ASSERT_GE(fd, 0);
 
-		ASSERT_EQ(0, bind_op("unbind", bdf));
+		ASSERT_EQ(0, test_driver_unbind(bdf));
 		/* The file outlives the device; calls on it fail cleanly. */
 		ver = drmGetVersion(fd);
 		EXPECT_EQ(NULL, ver);
 		EXPECT_EQ(ENODEV, errno);
 		EXPECT_EQ(0, close(fd));
 
-		ASSERT_EQ(0, bind_op("bind", bdf));
-		EXPECT_TRUE(npu_pci_is_bound(bdf));
+		ASSERT_EQ(0, test_driver_bind(bdf));
+		EXPECT_TRUE(test_pci_is_bound(bdf));
 	}
 }
 
@@ -270,8 +262,8 @@ TEST_F(card, bind_refuses_foreign)
 	for (i = 0; i < self->ndevs; i++) {
 		if (self->devs[i].is_card)
 			continue;
-		EXPECT_EQ(-ENODEV, bind_op("bind", self->devs[i].bdf));
-		EXPECT_FALSE(npu_pci_is_bound(self->devs[i].bdf));
+		EXPECT_EQ(-ENODEV, test_driver_bind(self->devs[i].bdf));
+		EXPECT_FALSE(test_pci_is_bound(self->devs[i].bdf));
 	}
 }
 

@@ -6,12 +6,12 @@
  */
 
 #include "kselftest_harness.h"
-#include "npu_uapi.h"
+#include "npu_test_ioctl.h"
 
 #define MAX_SIZE	(64u << 20)
 
 FIXTURE(copy) {
-	struct npu_card card;
+	struct test_card card;
 	struct drm_npu_stream_create stream;
 	struct drm_npu_bo_create a, b;
 	uint8_t *src, *dst;
@@ -19,10 +19,10 @@ FIXTURE(copy) {
 
 FIXTURE_SETUP(copy)
 {
-	ASSERT_EQ(0, npu_card_open(&self->card, 0));
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->stream));
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, MAX_SIZE + 4096, 0, &self->a));
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, MAX_SIZE + 4096, 0, &self->b));
+	ASSERT_EQ(0, test_card_open(&self->card, 0));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &self->stream));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, MAX_SIZE + 4096, 0, &self->a));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, MAX_SIZE + 4096, 0, &self->b));
 	self->src = malloc(MAX_SIZE + 4096);
 	self->dst = malloc(MAX_SIZE + 4096);
 	ASSERT_NE(NULL, self->src);
@@ -33,7 +33,7 @@ FIXTURE_TEARDOWN(copy)
 {
 	free(self->src);
 	free(self->dst);
-	npu_card_close(&self->card);
+	test_card_close(&self->card);
 }
 
 /* Host -> device a -> device b -> host through pageable memory. */
@@ -41,20 +41,20 @@ static int round_trip(struct _test_data_copy *self, size_t size, size_t host_off
 		      size_t dev_off, unsigned int seed)
 {
 	struct drm_npu_cmd cmds[3] = {
-		npu_cmd_copy(self->a.addr + dev_off, (uintptr_t)self->src + host_off,
-			     size, DRM_NPU_CMD_SRC_USER),
-		npu_cmd_copy(self->b.addr + dev_off + 1, self->a.addr + dev_off, size, 0),
-		npu_cmd_copy((uintptr_t)self->dst + host_off, self->b.addr + dev_off + 1,
-			     size, DRM_NPU_CMD_DST_USER),
+		test_cmd_copy(self->a.addr + dev_off, (uintptr_t)self->src + host_off,
+			      size, DRM_NPU_CMD_SRC_USER),
+		test_cmd_copy(self->b.addr + dev_off + 1, self->a.addr + dev_off, size, 0),
+		test_cmd_copy((uintptr_t)self->dst + host_off, self->b.addr + dev_off + 1,
+			      size, DRM_NPU_CMD_DST_USER),
 	};
 	uint64_t seq;
 	int ret;
 
-	npu_fill_random(self->src + host_off, size, seed);
+	test_fill_random(self->src + host_off, size, seed);
 	memset(self->dst + host_off, 0, size);
-	ret = npu_submit(self->card.fd, self->stream.id, cmds, 3, 0, &seq);
+	ret = test_submit(self->card.fd, self->stream.id, cmds, 3, 0, &seq);
 	if (!ret)
-		ret = npu_wait(self->card.fd, self->stream.slot, seq, 60000);
+		ret = test_wait(self->card.fd, self->stream.slot, seq, 60000);
 	if (!ret && memcmp(self->src + host_off, self->dst + host_off, size))
 		ret = -EBADMSG;
 	return ret;
@@ -89,38 +89,38 @@ TEST_F(copy, pinned_host_buffers)
 	uint64_t seq;
 	struct drm_npu_cmd cmds[2];
 
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, size, DRM_NPU_BO_HOST, &h1));
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, size, DRM_NPU_BO_HOST, &h2));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, size, DRM_NPU_BO_HOST, &h1));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, size, DRM_NPU_BO_HOST, &h2));
 	p1 = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, self->card.fd, h1.mmap_offset);
 	p2 = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, self->card.fd, h2.mmap_offset);
 	ASSERT_NE(MAP_FAILED, p1);
 	ASSERT_NE(MAP_FAILED, p2);
 
-	npu_fill_random(p1, size, 99);
-	cmds[0] = npu_cmd_copy(self->a.addr + 5, 3, size - 3, DRM_NPU_CMD_SRC_HOST);
+	test_fill_random(p1, size, 99);
+	cmds[0] = test_cmd_copy(self->a.addr + 5, 3, size - 3, DRM_NPU_CMD_SRC_HOST);
 	cmds[0].src_handle = h1.handle;
-	cmds[1] = npu_cmd_copy(1, self->a.addr + 5, size - 3, DRM_NPU_CMD_DST_HOST);
+	cmds[1] = test_cmd_copy(1, self->a.addr + 5, size - 3, DRM_NPU_CMD_DST_HOST);
 	cmds[1].dst_handle = h2.handle;
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->stream.id, cmds, 2, 0, &seq));
-	ASSERT_EQ(0, npu_wait(self->card.fd, self->stream.slot, seq, 60000));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, cmds, 2, 0, &seq));
+	ASSERT_EQ(0, test_wait(self->card.fd, self->stream.slot, seq, 60000));
 	EXPECT_EQ(0, memcmp(p1 + 3, p2 + 1, size - 3));
 	EXPECT_EQ(0, p2[0]);
 
 	munmap(p1, size);
 	munmap(p2, size);
-	EXPECT_EQ(0, npu_bo_close(self->card.fd, h1.handle));
-	EXPECT_EQ(0, npu_bo_close(self->card.fd, h2.handle));
+	EXPECT_EQ(0, test_bo_close(self->card.fd, h1.handle));
+	EXPECT_EQ(0, test_bo_close(self->card.fd, h2.handle));
 }
 
 TEST_F(copy, host_to_host)
 {
 	size_t size = (3u << 20) + 5;
 
-	npu_fill_random(self->src + 1, size, 7);
+	test_fill_random(self->src + 1, size, 7);
 	memset(self->dst, 0, size + 8);
-	EXPECT_EQ(0, npu_run(&self->card, &self->stream,
-			     npu_cmd_copy((uintptr_t)self->dst + 3, (uintptr_t)self->src + 1, size,
-					  DRM_NPU_CMD_SRC_USER | DRM_NPU_CMD_DST_USER)));
+	EXPECT_EQ(0, test_run(&self->card, &self->stream,
+			      test_cmd_copy((uintptr_t)self->dst + 3, (uintptr_t)self->src + 1, size,
+					    DRM_NPU_CMD_SRC_USER | DRM_NPU_CMD_DST_USER)));
 	EXPECT_EQ(0, memcmp(self->dst + 3, self->src + 1, size));
 	EXPECT_EQ(0, self->dst[2]);
 	EXPECT_EQ(0, self->dst[size + 3]);
@@ -130,14 +130,14 @@ TEST_F(copy, fills)
 {
 	size_t size = (2u << 20) + 77, i;
 	struct drm_npu_cmd cmds[3] = {
-		npu_cmd_fill(self->a.addr, 0x11, size + 2, 0),
-		npu_cmd_fill(self->a.addr + 1, 0xc3, size, 0),
-		npu_cmd_copy((uintptr_t)self->dst, self->a.addr, size + 2, DRM_NPU_CMD_DST_USER),
+		test_cmd_fill(self->a.addr, 0x11, size + 2, 0),
+		test_cmd_fill(self->a.addr + 1, 0xc3, size, 0),
+		test_cmd_copy((uintptr_t)self->dst, self->a.addr, size + 2, DRM_NPU_CMD_DST_USER),
 	};
 	uint64_t seq;
 
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->stream.id, cmds, 3, 0, &seq));
-	ASSERT_EQ(0, npu_wait(self->card.fd, self->stream.slot, seq, 60000));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, cmds, 3, 0, &seq));
+	ASSERT_EQ(0, test_wait(self->card.fd, self->stream.slot, seq, 60000));
 	EXPECT_EQ(0x11, self->dst[0]);
 	for (i = 1; i <= size; i++)
 		ASSERT_EQ(0xc3, self->dst[i]) TH_LOG("at %zu", i);
@@ -145,8 +145,9 @@ TEST_F(copy, fills)
 
 	/* Straight into pageable memory, too. */
 	memset(self->dst, 0, 4096);
-	EXPECT_EQ(0, npu_run(&self->card, &self->stream,
-			     npu_cmd_fill((uintptr_t)self->dst + 1, 0x7e, 4094, DRM_NPU_CMD_DST_USER)));
+	EXPECT_EQ(0, test_run(&self->card, &self->stream,
+			      test_cmd_fill((uintptr_t)self->dst + 1, 0x7e, 4094,
+					    DRM_NPU_CMD_DST_USER)));
 	EXPECT_EQ(0, self->dst[0]);
 	EXPECT_EQ(0x7e, self->dst[1]);
 	EXPECT_EQ(0x7e, self->dst[4094]);
@@ -158,24 +159,24 @@ TEST_F(copy, values_in_device_memory)
 	uint64_t got = 0;
 	struct drm_npu_cmd cmds[2] = {
 		{ .op = DRM_NPU_OP_VALUE_WRITE, .dst = self->a.addr + 64, .value = 0x1122334455667788ULL },
-		npu_cmd_copy((uintptr_t)&got, self->a.addr + 64, 8, DRM_NPU_CMD_DST_USER),
+		test_cmd_copy((uintptr_t)&got, self->a.addr + 64, 8, DRM_NPU_CMD_DST_USER),
 	};
 	uint64_t seq;
 
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->stream.id, cmds, 2, 0, &seq));
-	ASSERT_EQ(0, npu_wait(self->card.fd, self->stream.slot, seq, 10000));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, cmds, 2, 0, &seq));
+	ASSERT_EQ(0, test_wait(self->card.fd, self->stream.slot, seq, 10000));
 	EXPECT_EQ(0x1122334455667788ULL, got);
 }
 
 TEST_F(copy, bytes_are_accounted)
 {
-	int ring = npu_stream_ring(self->card.bdf, self->stream.id);
+	int ring = test_stream_ring(self->card.bdf, self->stream.id);
 	long long before;
 
 	ASSERT_GE(ring, 0);
-	before = npu_stream_sysfs(self->card.bdf, ring, "bytes", NULL, 0);
+	before = test_stream_attr(self->card.bdf, ring, "bytes", NULL, 0);
 	ASSERT_EQ(0, round_trip(self, 1 << 20, 0, 0, 5));
-	EXPECT_EQ(before + 3 * (1 << 20), npu_stream_sysfs(self->card.bdf, ring, "bytes", NULL, 0));
+	EXPECT_EQ(before + 3 * (1 << 20), test_stream_attr(self->card.bdf, ring, "bytes", NULL, 0));
 }
 
 TEST_HARNESS_MAIN

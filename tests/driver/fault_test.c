@@ -7,30 +7,28 @@
  */
 
 #include "kselftest_harness.h"
-#include "npu_uapi.h"
-
-#define HANG_PARAM	"/sys/module/npu/parameters/hang_timeout_ms"
-#define HEARTBEAT_PARAM	"/sys/module/npu/parameters/heartbeat_timeout_ms"
+#include "npu_test_ioctl.h"
 
 FIXTURE(fault) {
-	struct npu_card card;
+	struct test_card card;
 	struct drm_npu_stream_create victim, bystander;
 	struct drm_npu_bo_create buf;
 	int ring;
-	char hang_timeout[16], heartbeat_timeout[16];
+	long hang_timeout, heartbeat_timeout;
 };
 
 FIXTURE_SETUP(fault)
 {
-	ASSERT_EQ(0, text_read(HANG_PARAM, self->hang_timeout, sizeof(self->hang_timeout)));
-	ASSERT_EQ(0, text_read(HEARTBEAT_PARAM, self->heartbeat_timeout,
-				   sizeof(self->heartbeat_timeout)));
-	ASSERT_EQ(0, text_write(HANG_PARAM, "500"));
-	ASSERT_EQ(0, npu_card_open(&self->card, 0));
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->victim));
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->bystander));
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, 1 << 20, 0, &self->buf));
-	self->ring = npu_stream_ring(self->card.bdf, self->victim.id);
+	self->hang_timeout = test_driver_param("hang_timeout_ms");
+	self->heartbeat_timeout = test_driver_param("heartbeat_timeout_ms");
+	ASSERT_LE(0, self->hang_timeout);
+	ASSERT_LE(0, self->heartbeat_timeout);
+	ASSERT_EQ(0, test_set_driver_param("hang_timeout_ms", 500));
+	ASSERT_EQ(0, test_card_open(&self->card, 0));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &self->victim));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &self->bystander));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, 1 << 20, 0, &self->buf));
+	self->ring = test_stream_ring(self->card.bdf, self->victim.id);
 	ASSERT_GE(self->ring, 0);
 }
 
@@ -39,30 +37,30 @@ FIXTURE_TEARDOWN(fault)
 	char what[32];
 
 	snprintf(what, sizeof(what), "clear %d", self->ring);
-	npu_inject(self->card.bdf, what);
-	npu_card_close(&self->card);
-	text_write(HANG_PARAM, self->hang_timeout);
-	text_write(HEARTBEAT_PARAM, self->heartbeat_timeout);
+	test_inject(self->card.bdf, what);
+	test_card_close(&self->card);
+	test_set_driver_param("hang_timeout_ms", self->hang_timeout);
+	test_set_driver_param("heartbeat_timeout_ms", self->heartbeat_timeout);
 }
 
-static int inject(struct _test_data_fault *self, const char *kind, int arg)
+static int victim_inject(struct _test_data_fault *self, const char *kind, int arg)
 {
 	char what[64];
 
 	snprintf(what, sizeof(what), "%s %d %d", kind, self->ring, arg);
-	return npu_inject(self->card.bdf, what);
+	return test_inject(self->card.bdf, what);
 }
 
 static int bystander_run(struct _test_data_fault *self)
 {
-	return npu_run(&self->card, &self->bystander,
-		       npu_cmd_fill(self->buf.addr + 4096, 9, 4096, 0));
+	return test_run(&self->card, &self->bystander,
+			test_cmd_fill(self->buf.addr + 4096, 9, 4096, 0));
 }
 
 static const char *victim_state(struct _test_data_fault *self, char *state, size_t len)
 {
 	state[0] = 0;
-	npu_stream_sysfs(self->card.bdf, self->ring, "state", state, len);
+	test_stream_attr(self->card.bdf, self->ring, "state", state, len);
 	return state;
 }
 
@@ -73,25 +71,25 @@ TEST_F(fault, dma_error_fails_the_stream)
 	uint32_t ev;
 	struct drm_npu_cmd cmds[2];
 
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
-	ASSERT_EQ(0, inject(self, "dma", 0));
-	cmds[0] = npu_cmd_fill(self->buf.addr, 1, 4096, 0);
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
+	ASSERT_EQ(0, victim_inject(self, "dma", 0));
+	cmds[0] = test_cmd_fill(self->buf.addr, 1, 4096, 0);
 	cmds[1] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WRITE, .slot = ev, .value = 1 };
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, cmds, 2, 0, &seq));
-	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->victim.slot, seq, 10000));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->victim.id, cmds, 2, 0, &seq));
+	EXPECT_EQ(-EIO, test_wait(self->card.fd, self->victim.slot, seq, 10000));
 	EXPECT_EQ(DRM_NPU_ERR_DMA, self->card.fence[self->victim.slot].error);
 	/* The event the batch would have written fails with it. */
-	EXPECT_EQ(-EIO, npu_wait(self->card.fd, ev, 1, 1000));
+	EXPECT_EQ(-EIO, test_wait(self->card.fd, ev, 1, 1000));
 	EXPECT_EQ(DRM_NPU_ERR_DMA, self->card.fence[ev].error);
 	EXPECT_STREQ("failed", victim_state(self, state, sizeof(state)));
-	EXPECT_EQ(-EIO, npu_submit(self->card.fd, self->victim.id, cmds, 1, 0, &seq2));
+	EXPECT_EQ(-EIO, test_submit(self->card.fd, self->victim.id, cmds, 1, 0, &seq2));
 	EXPECT_EQ(0, bystander_run(self));
-	EXPECT_EQ(0, npu_stream_del(self->card.fd, self->victim.id, 0));
+	EXPECT_EQ(0, test_stream_destroy(self->card.fd, self->victim.id, 0));
 
 	/* Recorded again on a healthy stream, the event works again. */
 	cmds[1].value = 2;
-	EXPECT_EQ(0, npu_run(&self->card, &self->bystander, cmds[1]));
-	EXPECT_EQ(0, npu_wait(self->card.fd, ev, 2, 1000));
+	EXPECT_EQ(0, test_run(&self->card, &self->bystander, cmds[1]));
+	EXPECT_EQ(0, test_wait(self->card.fd, ev, 2, 1000));
 	EXPECT_EQ(0, self->card.fence[ev].error);
 }
 
@@ -103,22 +101,23 @@ TEST_F(fault, failure_reaches_the_streams_waiting_on_it)
 	int64_t start;
 
 	/* Only the propagation, not the hang timeout, may fail the waiter. */
-	ASSERT_EQ(0, text_write(HANG_PARAM, "20000"));
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	ASSERT_EQ(0, test_set_driver_param("hang_timeout_ms", 20000));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
 	wait_then_fill[0] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WAIT, .slot = ev, .value = 1 };
-	wait_then_fill[1] = npu_cmd_fill(self->buf.addr + 8192, 2, 64, 0);
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->bystander.id, wait_then_fill, 2, 0,
-				&seq_waiter));
+	wait_then_fill[1] = test_cmd_fill(self->buf.addr + 8192, 2, 64, 0);
+	ASSERT_EQ(0, test_submit(self->card.fd, self->bystander.id, wait_then_fill, 2, 0,
+				 &seq_waiter));
 
-	ASSERT_EQ(0, inject(self, "dma", 0));
-	fill_then_record[0] = npu_cmd_fill(self->buf.addr, 1, 64, 0);
+	ASSERT_EQ(0, victim_inject(self, "dma", 0));
+	fill_then_record[0] = test_cmd_fill(self->buf.addr, 1, 64, 0);
 	fill_then_record[1] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WRITE, .slot = ev, .value = 1 };
-	start = npu_now_ns();
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, fill_then_record, 2, 0, &seq_victim));
+	start = test_now_ns();
+	ASSERT_EQ(0, test_submit(self->card.fd, self->victim.id, fill_then_record, 2, 0,
+				 &seq_victim));
 
-	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->victim.slot, seq_victim, 10000));
-	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->bystander.slot, seq_waiter, 10000));
-	EXPECT_LT(npu_now_ns() - start, 5000 * 1000000LL);
+	EXPECT_EQ(-EIO, test_wait(self->card.fd, self->victim.slot, seq_victim, 10000));
+	EXPECT_EQ(-EIO, test_wait(self->card.fd, self->bystander.slot, seq_waiter, 10000));
+	EXPECT_LT(test_now_ns() - start, 5000 * 1000000LL);
 	EXPECT_EQ(DRM_NPU_ERR_DMA, self->card.fence[self->victim.slot].error);
 	EXPECT_EQ(DRM_NPU_ERR_DEPENDENCY, self->card.fence[self->bystander.slot].error);
 
@@ -126,26 +125,26 @@ TEST_F(fault, failure_reaches_the_streams_waiting_on_it)
 	{
 		struct drm_npu_stream_create late;
 
-		ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &late));
-		ASSERT_EQ(0, npu_submit(self->card.fd, late.id, wait_then_fill, 2, 0, &seq_late));
-		EXPECT_EQ(-EIO, npu_wait(self->card.fd, late.slot, seq_late, 10000));
+		ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &late));
+		ASSERT_EQ(0, test_submit(self->card.fd, late.id, wait_then_fill, 2, 0, &seq_late));
+		EXPECT_EQ(-EIO, test_wait(self->card.fd, late.slot, seq_late, 10000));
 		EXPECT_EQ(DRM_NPU_ERR_DEPENDENCY, self->card.fence[late.slot].error);
 	}
 }
 
 TEST_F(fault, hung_ring_is_detected)
 {
-	struct drm_npu_cmd fill = npu_cmd_fill(self->buf.addr, 1, 64, 0);
+	struct drm_npu_cmd fill = test_cmd_fill(self->buf.addr, 1, 64, 0);
 	char state[32];
 	uint64_t seq;
 
-	ASSERT_EQ(0, inject(self, "hang", 0));
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &fill, 1, 0, &seq));
-	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->victim.slot, seq, 10000));
+	ASSERT_EQ(0, victim_inject(self, "hang", 0));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->victim.id, &fill, 1, 0, &seq));
+	EXPECT_EQ(-EIO, test_wait(self->card.fd, self->victim.slot, seq, 10000));
 	EXPECT_EQ(DRM_NPU_ERR_HANG, self->card.fence[self->victim.slot].error);
 	EXPECT_STREQ("hung", victim_state(self, state, sizeof(state)));
 	EXPECT_EQ(0, bystander_run(self));
-	EXPECT_EQ(0, npu_stream_del(self->card.fd, self->victim.id, 0));
+	EXPECT_EQ(0, test_stream_destroy(self->card.fd, self->victim.id, 0));
 }
 
 TEST_F(fault, waiting_ring_is_not_hung)
@@ -156,13 +155,13 @@ TEST_F(fault, waiting_ring_is_not_hung)
 	uint32_t ev;
 
 	/* Stalled on the card for three hang timeouts, waiting for the CPU. */
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
 	wait.slot = ev;
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &wait, 1, 0, &seq));
-	EXPECT_EQ(-ETIME, npu_wait(self->card.fd, self->victim.slot, seq, 1500));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->victim.id, &wait, 1, 0, &seq));
+	EXPECT_EQ(-ETIME, test_wait(self->card.fd, self->victim.slot, seq, 1500));
 	EXPECT_STREQ("busy", victim_state(self, state, sizeof(state)));
-	EXPECT_EQ(0, npu_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 1));
-	EXPECT_EQ(0, npu_wait(self->card.fd, self->victim.slot, seq, 10000));
+	EXPECT_EQ(0, test_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 1));
+	EXPECT_EQ(0, test_wait(self->card.fd, self->victim.slot, seq, 10000));
 	EXPECT_EQ(0, self->card.fence[self->victim.slot].error);
 }
 
@@ -172,22 +171,23 @@ TEST_F(fault, slow_ring_is_not_hung)
 	struct drm_npu_cmd cmds[4];
 	int i;
 
-	ASSERT_EQ(0, inject(self, "delay", 100000));		/* 100 ms a command, 500 ms timeout */
+	/* 100 ms a command, 500 ms timeout */
+	ASSERT_EQ(0, victim_inject(self, "delay", 100000));
 	for (i = 0; i < 4; i++)
-		cmds[i] = npu_cmd_fill(self->buf.addr, i, 64, 0);
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, cmds, 4, 0, &seq));
-	EXPECT_EQ(0, npu_wait(self->card.fd, self->victim.slot, seq, 10000));
+		cmds[i] = test_cmd_fill(self->buf.addr, i, 64, 0);
+	ASSERT_EQ(0, test_submit(self->card.fd, self->victim.id, cmds, 4, 0, &seq));
+	EXPECT_EQ(0, test_wait(self->card.fd, self->victim.slot, seq, 10000));
 	EXPECT_EQ(0, self->card.fence[self->victim.slot].error);
 }
 
 TEST_F(fault, lost_interrupt_is_recovered)
 {
-	struct drm_npu_cmd fill = npu_cmd_fill(self->buf.addr, 1, 64, 0);
+	struct drm_npu_cmd fill = test_cmd_fill(self->buf.addr, 1, 64, 0);
 	uint64_t seq;
 
-	ASSERT_EQ(0, inject(self, "drop_irq", 1));
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &fill, 1, 0, &seq));
-	EXPECT_EQ(0, npu_wait(self->card.fd, self->victim.slot, seq, 10000));
+	ASSERT_EQ(0, victim_inject(self, "drop_irq", 1));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->victim.id, &fill, 1, 0, &seq));
+	EXPECT_EQ(0, test_wait(self->card.fd, self->victim.slot, seq, 10000));
 	EXPECT_EQ(0, self->card.fence[self->victim.slot].error);
 	EXPECT_EQ(0, bystander_run(self));
 }
@@ -236,27 +236,27 @@ TEST_F(fault, ring_that_does_not_stop_keeps_its_pages)
 	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, mem);
 	memset(mem, 0, size);
-	pinned = npu_card_attr(self->card.bdf, "pinned_pages");
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	pinned = test_card_attr(self->card.bdf, "pinned_pages");
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
 	cmds[0] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WAIT, .slot = ev, .value = 1 };
-	cmds[1] = npu_cmd_fill((uintptr_t)mem, 0x77, size, DRM_NPU_CMD_DST_USER);
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, cmds, 2, 0, &seq));
-	EXPECT_EQ(pinned + pages, npu_card_attr(self->card.bdf, "pinned_pages"));
-	rings_used = npu_card_attr(self->card.bdf, "rings_used");
+	cmds[1] = test_cmd_fill((uintptr_t)mem, 0x77, size, DRM_NPU_CMD_DST_USER);
+	ASSERT_EQ(0, test_submit(self->card.fd, self->victim.id, cmds, 2, 0, &seq));
+	EXPECT_EQ(pinned + pages, test_card_attr(self->card.bdf, "pinned_pages"));
+	rings_used = test_card_attr(self->card.bdf, "rings_used");
 
-	ASSERT_EQ(0, inject(self, "stuck_reset", 0));
-	EXPECT_EQ(0, npu_stream_del(self->card.fd, self->victim.id,
-				    DRM_NPU_STREAM_DESTROY_ABORT));
-	EXPECT_EQ(-1, npu_stream_sysfs(self->card.bdf, self->ring, "id", NULL, 0));
-	EXPECT_EQ(pinned + pages, npu_card_attr(self->card.bdf, "pinned_pages"));
-	EXPECT_EQ(rings_used, npu_card_attr(self->card.bdf, "rings_used"));
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
-	EXPECT_NE(self->ring, npu_stream_ring(self->card.bdf, s.id));
+	ASSERT_EQ(0, victim_inject(self, "stuck_reset", 0));
+	EXPECT_EQ(0, test_stream_destroy(self->card.fd, self->victim.id,
+					 DRM_NPU_STREAM_DESTROY_ABORT));
+	EXPECT_EQ(-1, test_stream_attr(self->card.bdf, self->ring, "id", NULL, 0));
+	EXPECT_EQ(pinned + pages, test_card_attr(self->card.bdf, "pinned_pages"));
+	EXPECT_EQ(rings_used, test_card_attr(self->card.bdf, "rings_used"));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
+	EXPECT_NE(self->ring, test_stream_ring(self->card.bdf, s.id));
 
 	/* The ring indeed still runs, into pages that are still pinned. */
-	ASSERT_EQ(0, npu_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 1));
-	start = npu_now_ns();
-	while (mem[size - 1] != 0x77 && npu_now_ns() - start < 5000 * 1000000LL)
+	ASSERT_EQ(0, test_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 1));
+	start = test_now_ns();
+	while (mem[size - 1] != 0x77 && test_now_ns() - start < 5000 * 1000000LL)
 		usleep(1000);
 	EXPECT_EQ(0x77, mem[0]);
 	EXPECT_EQ(0x77, mem[size - 1]);
@@ -264,16 +264,16 @@ TEST_F(fault, ring_that_does_not_stop_keeps_its_pages)
 	/* Unbinding resets the card; the kept pages are unpinned then. */
 	pins = pins_outstanding();
 	ASSERT_GE(pins, pages);
-	npu_card_close(&self->card);
-	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/unbind", self->card.bdf));
+	test_card_close(&self->card);
+	ASSERT_EQ(0, test_driver_unbind(self->card.bdf));
 	EXPECT_LE(pins_outstanding(), pins - pages);
-	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/bind", self->card.bdf));
-	ASSERT_EQ(0, npu_card_open(&self->card, 0));
-	EXPECT_EQ(0, npu_card_attr(self->card.bdf, "pinned_pages"));
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, 4096, 0, &self->buf));
-	EXPECT_EQ(0, npu_run(&self->card, &s, npu_cmd_fill(self->buf.addr, 1, 64, 0)));
-	self->ring = npu_stream_ring(self->card.bdf, s.id);
+	ASSERT_EQ(0, test_driver_bind(self->card.bdf));
+	ASSERT_EQ(0, test_card_open(&self->card, 0));
+	EXPECT_EQ(0, test_card_attr(self->card.bdf, "pinned_pages"));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, 4096, 0, &self->buf));
+	EXPECT_EQ(0, test_run(&self->card, &s, test_cmd_fill(self->buf.addr, 1, 64, 0)));
+	self->ring = test_stream_ring(self->card.bdf, s.id);
 	munmap(mem, size);
 }
 
@@ -284,29 +284,29 @@ TEST_F(fault, dead_card_fails_every_waiter)
 	struct drm_npu_stream_create s;
 	struct drm_npu_cmd wait = { .op = DRM_NPU_OP_SLOT_WAIT, .value = 1 };
 
-	ASSERT_EQ(0, text_write(HEARTBEAT_PARAM, "500"));
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	ASSERT_EQ(0, test_set_driver_param("heartbeat_timeout_ms", 500));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
 	wait.slot = ev;
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &wait, 1, 0, &seq_a));
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->bystander.id, &wait, 1, 0, &seq_b));
-	ASSERT_EQ(0, inject(self, "stop_heartbeat", 0));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->victim.id, &wait, 1, 0, &seq_a));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->bystander.id, &wait, 1, 0, &seq_b));
+	ASSERT_EQ(0, victim_inject(self, "stop_heartbeat", 0));
 
-	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->victim.slot, seq_a, 10000));
-	EXPECT_EQ(-EIO, npu_wait(self->card.fd, self->bystander.slot, seq_b, 10000));
+	EXPECT_EQ(-EIO, test_wait(self->card.fd, self->victim.slot, seq_a, 10000));
+	EXPECT_EQ(-EIO, test_wait(self->card.fd, self->bystander.slot, seq_b, 10000));
 	EXPECT_EQ(DRM_NPU_ERR_DEAD, self->card.fence[self->victim.slot].error);
 	EXPECT_EQ(DRM_NPU_ERR_DEAD, self->card.fence[self->bystander.slot].error);
-	EXPECT_EQ(-ENODEV, npu_stream_new(self->card.fd, 0, 0, &s));
-	EXPECT_EQ(0, npu_stream_del(self->card.fd, self->victim.id, 0));
+	EXPECT_EQ(-ENODEV, test_stream_create(self->card.fd, 0, 0, &s));
+	EXPECT_EQ(0, test_stream_destroy(self->card.fd, self->victim.id, 0));
 
 	/* Rebinding resets the card and brings it back. */
-	npu_card_close(&self->card);
-	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/unbind", self->card.bdf));
-	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/bind", self->card.bdf));
-	ASSERT_EQ(0, npu_card_open(&self->card, 0));
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, 4096, 0, &self->buf));
-	EXPECT_EQ(0, npu_run(&self->card, &s, npu_cmd_fill(self->buf.addr, 1, 64, 0)));
-	self->ring = npu_stream_ring(self->card.bdf, s.id);
+	test_card_close(&self->card);
+	ASSERT_EQ(0, test_driver_unbind(self->card.bdf));
+	ASSERT_EQ(0, test_driver_bind(self->card.bdf));
+	ASSERT_EQ(0, test_card_open(&self->card, 0));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, 4096, 0, &self->buf));
+	EXPECT_EQ(0, test_run(&self->card, &s, test_cmd_fill(self->buf.addr, 1, 64, 0)));
+	self->ring = test_stream_ring(self->card.bdf, s.id);
 }
 
 TEST_F(fault, unbind_with_work_in_flight)
@@ -316,17 +316,17 @@ TEST_F(fault, unbind_with_work_in_flight)
 	struct drm_npu_cmd wait = { .op = DRM_NPU_OP_SLOT_WAIT, .value = 1 };
 	struct drm_npu_stream_create s;
 
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
 	wait.slot = ev;
-	ASSERT_EQ(0, npu_submit(self->card.fd, self->victim.id, &wait, 1, 0, &seq));
-	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/unbind", self->card.bdf));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->victim.id, &wait, 1, 0, &seq));
+	ASSERT_EQ(0, test_driver_unbind(self->card.bdf));
 	/* The card is gone: calls say so, and the mapping reads as zeroes. */
-	EXPECT_EQ(-ENODEV, npu_wait(self->card.fd, self->victim.slot, seq, 1000));
+	EXPECT_EQ(-ENODEV, test_wait(self->card.fd, self->victim.slot, seq, 1000));
 	EXPECT_EQ(0, self->card.fence[self->victim.slot].value);
-	EXPECT_EQ(-ENODEV, npu_stream_new(self->card.fd, 0, 0, &s));
-	npu_card_close(&self->card);
-	ASSERT_EQ(0, text_write(NPU_DRIVER_DIR "/bind", self->card.bdf));
-	ASSERT_EQ(0, npu_card_open(&self->card, 0));
+	EXPECT_EQ(-ENODEV, test_stream_create(self->card.fd, 0, 0, &s));
+	test_card_close(&self->card);
+	ASSERT_EQ(0, test_driver_bind(self->card.bdf));
+	ASSERT_EQ(0, test_card_open(&self->card, 0));
 	self->ring = 0;
 }
 

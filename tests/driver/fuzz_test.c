@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "npu_uapi.h"
+#include "npu_test_ioctl.h"
 
 #define FUZZ_CHILDREN	2
 #define MAX_BOS		16
@@ -27,7 +27,7 @@
 #define HOST_BO_MAX	(4u << 20)
 
 struct fuzzer {
-	struct npu_card card;
+	struct test_card card;
 	uint64_t state;
 	uint64_t devmem_size;
 	uint32_t num_slots;
@@ -143,7 +143,7 @@ static uint32_t pick_handle(struct fuzzer *f)
 	}
 }
 
-static uint32_t pick_stream(struct fuzzer *f)
+static uint32_t pick_stream_id(struct fuzzer *f)
 {
 	if (f->nstreams && !one_in(f, 4))
 		return f->streams[below(f, f->nstreams)].id;
@@ -344,7 +344,7 @@ static unsigned long fuzz_submit(struct fuzzer *f, struct drm_npu_submit *s)
 		else
 			fuzz_cmd(f, &f->cmds[i]);
 	}
-	s->stream = pick_stream(f);
+	s->stream = pick_stream_id(f);
 	s->flags = one_in(f, 4) ? pick_flags(f, 0) : DRM_NPU_SUBMIT_NONBLOCK;
 	s->cmds = one_in(f, 32) ? pick_user_addr(f) : (uintptr_t)f->cmds;
 	s->count = n;
@@ -365,7 +365,7 @@ static unsigned long fuzz_wait(struct fuzzer *f, struct drm_npu_wait *w)
 		w->timeout_ns = one_in(f, 8) ? DRM_NPU_WAIT_FOREVER : (int64_t)rnd(f);
 		break;
 	default:
-		w->timeout_ns = npu_now_ns() + below(f, 2000000);
+		w->timeout_ns = test_now_ns() + below(f, 2000000);
 	}
 	return DRM_IOCTL_NPU_WAIT;
 }
@@ -405,7 +405,7 @@ static unsigned long fuzz_one(struct fuzzer *f)
 		sc->pad = (uint32_t)pick_pad(f);
 		return DRM_IOCTL_NPU_STREAM_CREATE;
 	case 4:
-		sd->id = pick_stream(f);
+		sd->id = pick_stream_id(f);
 		sd->flags = pick_flags(f, DRM_NPU_STREAM_DESTROY_ABORT);
 		return DRM_IOCTL_NPU_STREAM_DESTROY;
 	case 5:
@@ -459,14 +459,14 @@ static void account(struct fuzzer *f, unsigned long nr)
 		if (f->nbos < MAX_BOS)
 			f->bos[f->nbos++] = *bo;
 		else
-			npu_bo_close(f->card.fd, bo->handle);
+			test_bo_close(f->card.fd, bo->handle);
 	} else if (nr == DRM_IOCTL_GEM_CLOSE) {
 		forget(&f->bos[0].handle, sizeof(f->bos[0]), &f->nbos, gc->handle, &f->gone_handle);
 	} else if (nr == DRM_IOCTL_NPU_STREAM_CREATE) {
 		if (f->nstreams < MAX_STREAMS)
 			f->streams[f->nstreams++] = *sc;
 		else
-			npu_stream_del(f->card.fd, sc->id, DRM_NPU_STREAM_DESTROY_ABORT);
+			test_stream_destroy(f->card.fd, sc->id, DRM_NPU_STREAM_DESTROY_ABORT);
 	} else if (nr == DRM_IOCTL_NPU_STREAM_DESTROY) {
 		forget(&f->streams[0].id, sizeof(f->streams[0]), &f->nstreams, sd->id,
 		       &f->gone_stream);
@@ -474,7 +474,7 @@ static void account(struct fuzzer *f, unsigned long nr)
 		if (f->nslots < MAX_SLOTS)
 			f->slots[f->nslots++] = sl->slot;
 		else
-			npu_slot_op(f->card.fd, DRM_IOCTL_NPU_SLOT_FREE, sl->slot, 0);
+			test_slot_op(f->card.fd, DRM_IOCTL_NPU_SLOT_FREE, sl->slot, 0);
 	} else if (nr == DRM_IOCTL_NPU_SLOT_FREE) {
 		forget(f->slots, sizeof(f->slots[0]), &f->nslots, sl->slot, &f->gone_slot);
 	}
@@ -567,7 +567,7 @@ static unsigned int ioctl_index(unsigned long nr)
 }
 
 /* What the run reached, so that a reader can tell it did more than fail. */
-static void report(struct fuzzer *f, uint64_t seed)
+static void report_calls(struct fuzzer *f, uint64_t seed)
 {
 	char line[1024];
 	unsigned int i;
@@ -601,12 +601,12 @@ static void fuzz(uint64_t seed, unsigned long calls)
 	unsigned long i, nr;
 	int ret, slot;
 
-	if (!f || npu_card_open(&f->card, 0))
+	if (!f || test_card_open(&f->card, 0))
 		_exit(10);
 	f->state = seed;
-	f->devmem_size = npu_param_or_die(f->card.fd, DRM_NPU_PARAM_DEVMEM_SIZE);
-	f->num_slots = npu_param_or_die(f->card.fd, DRM_NPU_PARAM_NUM_SLOTS);
-	f->fence_offset = npu_param_or_die(f->card.fd, DRM_NPU_PARAM_FENCE_MMAP_OFFSET);
+	f->devmem_size = test_param_or_die(f->card.fd, DRM_NPU_PARAM_DEVMEM_SIZE);
+	f->num_slots = test_param_or_die(f->card.fd, DRM_NPU_PARAM_NUM_SLOTS);
+	f->fence_offset = test_param_or_die(f->card.fd, DRM_NPU_PARAM_FENCE_MMAP_OFFSET);
 	f->gone_stream = f->gone_slot = f->gone_handle = ~0u;
 	f->user = guarded_map(USER_SIZE, PROT_READ | PROT_WRITE);
 	f->user_ro = guarded_map(4096, PROT_READ);
@@ -644,14 +644,14 @@ static void fuzz(uint64_t seed, unsigned long calls)
 			_exit(13);
 		}
 	}
-	report(f, seed);
+	report_calls(f, seed);
 	/* Half the time the file closes with everything still in it. */
 	if (one_in(f, 2)) {
 		while (f->nstreams)
-			npu_stream_del(f->card.fd, f->streams[--f->nstreams].id,
-				       DRM_NPU_STREAM_DESTROY_ABORT);
+			test_stream_destroy(f->card.fd, f->streams[--f->nstreams].id,
+					    DRM_NPU_STREAM_DESTROY_ABORT);
 		while (f->nbos)
-			npu_bo_close(f->card.fd, f->bos[--f->nbos].handle);
+			test_bo_close(f->card.fd, f->bos[--f->nbos].handle);
 	}
 	_exit(0);
 }
@@ -664,7 +664,7 @@ static uint64_t env_or(const char *name, uint64_t fallback)
 }
 
 FIXTURE(fuzz) {
-	struct npu_card card;
+	struct test_card card;
 	struct drm_npu_stream_create stream;
 	struct drm_npu_bo_create buf;
 	uint8_t *pattern, *back;
@@ -677,32 +677,32 @@ FIXTURE_SETUP(fuzz)
 	self->pattern = malloc(BYSTANDER_SIZE);
 	self->back = malloc(BYSTANDER_SIZE);
 	ASSERT_TRUE(self->pattern && self->back);
-	ASSERT_EQ(0, npu_card_open(&self->card, 0));
+	ASSERT_EQ(0, test_card_open(&self->card, 0));
 }
 
 FIXTURE_TEARDOWN(fuzz)
 {
-	npu_card_close(&self->card);
+	test_card_close(&self->card);
 	free(self->pattern);
 	free(self->back);
 }
 
 TEST_F_TIMEOUT(fuzz, random_calls_fail_cleanly_and_touch_nothing_else, 300)
 {
-	uint64_t seed = env_or("NPU_FUZZ_SEED", (uint64_t)npu_now_ns());
+	uint64_t seed = env_or("NPU_FUZZ_SEED", (uint64_t)test_now_ns());
 	unsigned long calls = env_or("NPU_FUZZ_CALLS", 20000);
-	struct npu_baseline before, after;
+	struct test_baseline before, after;
 	pid_t pids[FUZZ_CHILDREN];
 	int i, status;
 
-	before = npu_read_baseline(self->card.bdf);
+	before = test_read_baseline(self->card.bdf);
 	/* A bystander: a buffer of known data and a stream of its own. */
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &self->stream));
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, BYSTANDER_SIZE, 0, &self->buf));
-	npu_fill_random(self->pattern, BYSTANDER_SIZE, (unsigned int)seed);
-	ASSERT_EQ(0, npu_run(&self->card, &self->stream,
-			     npu_cmd_copy(self->buf.addr, (uintptr_t)self->pattern,
-					  BYSTANDER_SIZE, DRM_NPU_CMD_SRC_USER)));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &self->stream));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, BYSTANDER_SIZE, 0, &self->buf));
+	test_fill_random(self->pattern, BYSTANDER_SIZE, (unsigned int)seed);
+	ASSERT_EQ(0, test_run(&self->card, &self->stream,
+			      test_cmd_copy(self->buf.addr, (uintptr_t)self->pattern,
+					    BYSTANDER_SIZE, DRM_NPU_CMD_SRC_USER)));
 
 	ksft_print_msg("seed %llu, %lu calls in each of %d processes\n",
 		       (unsigned long long)seed, calls, FUZZ_CHILDREN);
@@ -722,15 +722,15 @@ TEST_F_TIMEOUT(fuzz, random_calls_fail_cleanly_and_touch_nothing_else, 300)
 
 	/* The bystander's data and stream are as they were. */
 	EXPECT_EQ(0, self->card.fence[self->stream.slot].error);
-	ASSERT_EQ(0, npu_run(&self->card, &self->stream,
-			     npu_cmd_copy((uintptr_t)self->back, self->buf.addr,
-					  BYSTANDER_SIZE, DRM_NPU_CMD_DST_USER)));
+	ASSERT_EQ(0, test_run(&self->card, &self->stream,
+			      test_cmd_copy((uintptr_t)self->back, self->buf.addr,
+					    BYSTANDER_SIZE, DRM_NPU_CMD_DST_USER)));
 	EXPECT_EQ(0, memcmp(self->pattern, self->back, BYSTANDER_SIZE));
-	ASSERT_EQ(0, npu_stream_del(self->card.fd, self->stream.id, 0));
-	ASSERT_EQ(0, npu_bo_close(self->card.fd, self->buf.handle));
+	ASSERT_EQ(0, test_stream_destroy(self->card.fd, self->stream.id, 0));
+	ASSERT_EQ(0, test_bo_close(self->card.fd, self->buf.handle));
 
 	/* Everything the fuzzers held is back. */
-	after = npu_settled_baseline(self->card.bdf, &before);
+	after = test_settled_baseline(self->card.bdf, &before);
 	EXPECT_EQ(before.devmem, after.devmem);
 	EXPECT_EQ(before.rings, after.rings);
 	EXPECT_EQ(before.pinned, after.pinned);

@@ -7,12 +7,12 @@
 #include <sys/syscall.h>
 
 #include "kselftest_harness.h"
-#include "npu_test.h"
+#include "npu_test_sysfs.h"
 
 static int count_bound(void)
 {
-	struct npu_pci devs[NPU_MAX_DEVS];
-	int i, n = 0, ndevs = npu_list_pci(devs, NPU_MAX_DEVS);
+	struct test_pci devs[TEST_MAX_DEVS];
+	int i, n = 0, ndevs = test_list_pci(devs, TEST_MAX_DEVS);
 
 	for (i = 0; i < ndevs; i++)
 		n += devs[i].bound;
@@ -32,7 +32,7 @@ TEST(unload_and_reload)
 	ASSERT_EQ(0, syscall(SYS_delete_module, "npu", O_NONBLOCK))
 		TH_LOG("delete_module: %s", strerror(errno));
 	EXPECT_EQ(0, count_bound());
-	EXPECT_NE(0, stat(NPU_DRIVER_DIR, &st));
+	EXPECT_NE(0, stat(TEST_DRIVER_DIR, &st));
 	EXPECT_NE(0, stat("/sys/module/npu", &st));
 
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
@@ -45,12 +45,12 @@ TEST(unload_and_reload)
 
 TEST(unload_refused_while_open)
 {
-	struct npu_pci devs[NPU_MAX_DEVS];
-	int i, fd = -1, ndevs = npu_list_pci(devs, NPU_MAX_DEVS);
+	struct test_pci devs[TEST_MAX_DEVS];
+	int i, fd = -1, ndevs = test_list_pci(devs, TEST_MAX_DEVS);
 	char name[32], path[64];
 
 	for (i = 0; i < ndevs && fd < 0; i++) {
-		if (!devs[i].bound || npu_accel_name(devs[i].bdf, name, sizeof(name)))
+		if (!devs[i].bound || test_accel_name(devs[i].bdf, name, sizeof(name)))
 			continue;
 		snprintf(path, sizeof(path), "/dev/accel/%s", name);
 		fd = open(path, O_RDWR | O_CLOEXEC);

@@ -5,25 +5,25 @@
  */
 
 #include "kselftest_harness.h"
-#include "npu_uapi.h"
+#include "npu_test_ioctl.h"
 
 FIXTURE(observe) {
-	struct npu_card card;
+	struct test_card card;
 	struct drm_npu_stream_create stream;
 	struct drm_npu_bo_create dev, host;
 };
 
 FIXTURE_SETUP(observe)
 {
-	ASSERT_EQ(0, npu_card_open(&self->card, 0));
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 2, 0, &self->stream));
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, 3 << 20, 0, &self->dev));
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, 1 << 20, DRM_NPU_BO_HOST, &self->host));
+	ASSERT_EQ(0, test_card_open(&self->card, 0));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 2, 0, &self->stream));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, 3 << 20, 0, &self->dev));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, 1 << 20, DRM_NPU_BO_HOST, &self->host));
 }
 
 FIXTURE_TEARDOWN(observe)
 {
-	npu_card_close(&self->card);
+	test_card_close(&self->card);
 }
 
 static long long fdinfo_key(int fd, const char *key)
@@ -46,7 +46,8 @@ TEST_F(observe, fdinfo_usage_keys)
 	EXPECT_EQ(3 << 10, fdinfo_key(self->card.fd, "drm-total-device"));
 	EXPECT_EQ(1 << 10, fdinfo_key(self->card.fd, "drm-total-host"));
 	ASSERT_GE(busy_before, 0);
-	ASSERT_EQ(0, npu_run(&self->card, &self->stream, npu_cmd_fill(self->dev.addr, 1, 3 << 20, 0)));
+	ASSERT_EQ(0, test_run(&self->card, &self->stream,
+			      test_cmd_fill(self->dev.addr, 1, 3 << 20, 0)));
 	EXPECT_GT(fdinfo_key(self->card.fd, "drm-engine-npu"), busy_before);
 	EXPECT_EQ(3 << 20, fdinfo_key(self->card.fd, "npu-bytes-moved"));
 }
@@ -54,18 +55,18 @@ TEST_F(observe, fdinfo_usage_keys)
 TEST_F(observe, usage_in_sysfs)
 {
 	struct drm_npu_bo_create more;
-	unsigned long long used = npu_card_attr(self->card.bdf, "devmem_used");
+	unsigned long long used = test_card_attr(self->card.bdf, "devmem_used");
 
 	EXPECT_GE(used, 3 << 20);
-	EXPECT_GE(npu_card_attr(self->card.bdf, "rings_used"), 1);
-	EXPECT_GE(npu_card_attr(self->card.bdf, "pinned_pages"), (1 << 20) / 4096);
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, 1 << 20, 0, &more));
-	EXPECT_EQ(used + (1 << 20), npu_card_attr(self->card.bdf, "devmem_used"));
+	EXPECT_GE(test_card_attr(self->card.bdf, "rings_used"), 1);
+	EXPECT_GE(test_card_attr(self->card.bdf, "pinned_pages"), (1 << 20) / 4096);
+	ASSERT_EQ(0, test_bo_create(self->card.fd, 1 << 20, 0, &more));
+	EXPECT_EQ(used + (1 << 20), test_card_attr(self->card.bdf, "devmem_used"));
 }
 
 TEST_F(observe, debugfs_ring_dump)
 {
-	int ring = npu_stream_ring(self->card.bdf, self->stream.id);
+	int ring = test_stream_ring(self->card.bdf, self->stream.id);
 	char path[PATH_MAX], buf[16384], line[32];
 
 	ASSERT_GE(ring, 0);

@@ -9,22 +9,22 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "npu_uapi.h"
+#include "npu_test_ioctl.h"
 
 FIXTURE(stream) {
-	struct npu_card card;
+	struct test_card card;
 	struct drm_npu_bo_create buf;
 };
 
 FIXTURE_SETUP(stream)
 {
-	ASSERT_EQ(0, npu_card_open(&self->card, 0));
-	ASSERT_EQ(0, npu_bo_new(self->card.fd, 1 << 20, 0, &self->buf));
+	ASSERT_EQ(0, test_card_open(&self->card, 0));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, 1 << 20, 0, &self->buf));
 }
 
 FIXTURE_TEARDOWN(stream)
 {
-	npu_card_close(&self->card);
+	test_card_close(&self->card);
 }
 
 TEST_F(stream, slot_write_records_value_and_time)
@@ -34,20 +34,20 @@ TEST_F(stream, slot_write_records_value_and_time)
 	uint64_t seq, t0;
 	struct drm_npu_cmd cmds[2];
 
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
-	t0 = npu_param_or_die(self->card.fd, DRM_NPU_PARAM_CLOCK_NS);
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
+	t0 = test_param_or_die(self->card.fd, DRM_NPU_PARAM_CLOCK_NS);
 	cmds[0] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WRITE, .slot = ev, .value = 41 };
 	cmds[1] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WRITE, .slot = ev, .value = 42 };
-	ASSERT_EQ(0, npu_submit(self->card.fd, s.id, cmds, 2, 0, &seq));
-	ASSERT_EQ(0, npu_wait(self->card.fd, ev, 42, 10000));
+	ASSERT_EQ(0, test_submit(self->card.fd, s.id, cmds, 2, 0, &seq));
+	ASSERT_EQ(0, test_wait(self->card.fd, ev, 42, 10000));
 	EXPECT_EQ(42, self->card.fence[ev].value);
 	EXPECT_GE(self->card.fence[ev].timestamp, t0);
-	ASSERT_EQ(0, npu_wait(self->card.fd, s.slot, seq, 10000));
+	ASSERT_EQ(0, test_wait(self->card.fd, s.slot, seq, 10000));
 
 	cmds[0] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_TIMESTAMP, .slot = ev };
 	t0 = self->card.fence[ev].timestamp;
-	ASSERT_EQ(0, npu_run(&self->card, &s, cmds[0]));
+	ASSERT_EQ(0, test_run(&self->card, &s, cmds[0]));
 	EXPECT_GT(self->card.fence[ev].timestamp, t0);
 	EXPECT_EQ(42, self->card.fence[ev].value);
 }
@@ -60,13 +60,13 @@ TEST_F(stream, in_order_within_a_stream)
 	uint64_t seq;
 	int i;
 
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
 	/* Each fill overwrites the last byte written by the one before. */
 	for (i = 0; i < 63; i++)
-		cmds[i] = npu_cmd_fill(self->buf.addr + i, i + 1, 64 - i, 0);
-	cmds[63] = npu_cmd_copy((uintptr_t)out, self->buf.addr, 64, DRM_NPU_CMD_DST_USER);
-	ASSERT_EQ(0, npu_submit(self->card.fd, s.id, cmds, 64, 0, &seq));
-	ASSERT_EQ(0, npu_wait(self->card.fd, s.slot, seq, 10000));
+		cmds[i] = test_cmd_fill(self->buf.addr + i, i + 1, 64 - i, 0);
+	cmds[63] = test_cmd_copy((uintptr_t)out, self->buf.addr, 64, DRM_NPU_CMD_DST_USER);
+	ASSERT_EQ(0, test_submit(self->card.fd, s.id, cmds, 64, 0, &seq));
+	ASSERT_EQ(0, test_wait(self->card.fd, s.slot, seq, 10000));
 	for (i = 0; i < 63; i++)
 		EXPECT_EQ(i + 1, out[i]);
 }
@@ -80,22 +80,22 @@ TEST_F(stream, wait_on_card_for_another_stream)
 	struct drm_npu_cmd wait_then_copy[2];
 	struct drm_npu_cmd fill_then_record[2];
 
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &a));
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &b));
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &a));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &b));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
 
 	/* b waits on the card for a's event, then reads what a wrote. */
 	wait_then_copy[0] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WAIT, .slot = ev, .value = 1 };
-	wait_then_copy[1] = npu_cmd_copy((uintptr_t)&out, self->buf.addr, 1, DRM_NPU_CMD_DST_USER);
-	ASSERT_EQ(0, npu_submit(self->card.fd, b.id, wait_then_copy, 2, 0, &seq_b));
+	wait_then_copy[1] = test_cmd_copy((uintptr_t)&out, self->buf.addr, 1, DRM_NPU_CMD_DST_USER);
+	ASSERT_EQ(0, test_submit(self->card.fd, b.id, wait_then_copy, 2, 0, &seq_b));
 	usleep(100 * 1000);
-	EXPECT_EQ(-ETIME, npu_wait(self->card.fd, b.slot, seq_b, 0));
+	EXPECT_EQ(-ETIME, test_wait(self->card.fd, b.slot, seq_b, 0));
 	EXPECT_EQ(0, out);
 
-	fill_then_record[0] = npu_cmd_fill(self->buf.addr, 0x5d, 1, 0);
+	fill_then_record[0] = test_cmd_fill(self->buf.addr, 0x5d, 1, 0);
 	fill_then_record[1] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WRITE, .slot = ev, .value = 1 };
-	ASSERT_EQ(0, npu_submit(self->card.fd, a.id, fill_then_record, 2, 0, NULL));
-	ASSERT_EQ(0, npu_wait(self->card.fd, b.slot, seq_b, 10000));
+	ASSERT_EQ(0, test_submit(self->card.fd, a.id, fill_then_record, 2, 0, NULL));
+	ASSERT_EQ(0, test_wait(self->card.fd, b.slot, seq_b, 10000));
 	EXPECT_EQ(0x5d, out);
 }
 
@@ -105,15 +105,15 @@ TEST_F(stream, cpu_signal_releases_a_waiting_stream)
 	uint32_t ev;
 	uint64_t seq;
 
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
-	ASSERT_EQ(0, npu_submit(self->card.fd, s.id, &(struct drm_npu_cmd){
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
+	ASSERT_EQ(0, test_submit(self->card.fd, s.id, &(struct drm_npu_cmd){
 		.op = DRM_NPU_OP_SLOT_WAIT, .slot = ev, .value = 5 }, 1, 0, &seq));
-	EXPECT_EQ(-ETIME, npu_wait(self->card.fd, s.slot, seq, 50));
-	EXPECT_EQ(0, npu_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 4));
-	EXPECT_EQ(-ETIME, npu_wait(self->card.fd, s.slot, seq, 50));
-	EXPECT_EQ(0, npu_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 5));
-	EXPECT_EQ(0, npu_wait(self->card.fd, s.slot, seq, 10000));
+	EXPECT_EQ(-ETIME, test_wait(self->card.fd, s.slot, seq, 50));
+	EXPECT_EQ(0, test_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 4));
+	EXPECT_EQ(-ETIME, test_wait(self->card.fd, s.slot, seq, 50));
+	EXPECT_EQ(0, test_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 5));
+	EXPECT_EQ(0, test_wait(self->card.fd, s.slot, seq, 10000));
 }
 
 TEST_F(stream, value_wait_conditions)
@@ -132,22 +132,23 @@ TEST_F(stream, value_wait_conditions)
 	unsigned int i;
 	uint64_t seq;
 
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &waiter));
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &writer));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &waiter));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &writer));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t word = self->buf.addr + 8 * i;
 		struct drm_npu_cmd set = {
 			.op = DRM_NPU_OP_VALUE_WRITE, .dst = word, .value = cases[i].initial,
 		};
 
-		ASSERT_EQ(0, npu_run(&self->card, &writer, set));
-		ASSERT_EQ(0, npu_submit(self->card.fd, waiter.id, &(struct drm_npu_cmd){
+		ASSERT_EQ(0, test_run(&self->card, &writer, set));
+		ASSERT_EQ(0, test_submit(self->card.fd, waiter.id, &(struct drm_npu_cmd){
 			.op = DRM_NPU_OP_VALUE_WAIT, .dst = word, .value = cases[i].operand,
 			.cond = cases[i].cond }, 1, 0, &seq));
-		EXPECT_EQ(-ETIME, npu_wait(self->card.fd, waiter.slot, seq, 50)) TH_LOG("case %u", i);
+		EXPECT_EQ(-ETIME, test_wait(self->card.fd, waiter.slot, seq, 50))
+			TH_LOG("case %u", i);
 		set.value = cases[i].release;
-		ASSERT_EQ(0, npu_run(&self->card, &writer, set));
-		EXPECT_EQ(0, npu_wait(self->card.fd, waiter.slot, seq, 10000)) TH_LOG("case %u", i);
+		ASSERT_EQ(0, test_run(&self->card, &writer, set));
+		EXPECT_EQ(0, test_wait(self->card.fd, waiter.slot, seq, 10000)) TH_LOG("case %u", i);
 	}
 }
 
@@ -160,26 +161,26 @@ TEST_F(stream, full_ring_blocks_or_says_eagain)
 	uint64_t seq;
 	int ret, n = 0;
 
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 8, &s));
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 8, &s));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
 	block.slot = ev;
-	ASSERT_EQ(0, npu_submit(self->card.fd, s.id, &block, 1, 0, NULL));
+	ASSERT_EQ(0, test_submit(self->card.fd, s.id, &block, 1, 0, NULL));
 	/* 8 slots: the waiting batch holds 2, each NOP batch 4. */
-	while ((ret = npu_submit(self->card.fd, s.id, nops, 3, DRM_NPU_SUBMIT_NONBLOCK, &seq)) == 0)
+	while ((ret = test_submit(self->card.fd, s.id, nops, 3, DRM_NPU_SUBMIT_NONBLOCK, &seq)) == 0)
 		n++;
 	EXPECT_EQ(-EAGAIN, ret);
 	EXPECT_EQ(1, n);
-	EXPECT_EQ(-EINVAL, npu_submit(self->card.fd, s.id, (struct drm_npu_cmd[8]){ { 0 } },
-				      8, 0, NULL));
+	EXPECT_EQ(-EINVAL, test_submit(self->card.fd, s.id, (struct drm_npu_cmd[8]){ { 0 } },
+				       8, 0, NULL));
 
-	EXPECT_EQ(0, npu_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 1));
-	ASSERT_EQ(0, npu_submit(self->card.fd, s.id, nops, 3, 0, &seq));
-	EXPECT_EQ(0, npu_wait(self->card.fd, s.slot, seq, 10000));
+	EXPECT_EQ(0, test_slot_op(self->card.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 1));
+	ASSERT_EQ(0, test_submit(self->card.fd, s.id, nops, 3, 0, &seq));
+	EXPECT_EQ(0, test_wait(self->card.fd, s.slot, seq, 10000));
 }
 
 static void *submit_many(void *arg)
 {
-	struct npu_card *card = arg;
+	struct test_card *card = arg;
 	struct drm_npu_stream_create s;
 	struct drm_npu_bo_create buf;
 	uint8_t in[4096], out[4096];
@@ -187,17 +188,17 @@ static void *submit_many(void *arg)
 	uint64_t seq;
 	int i;
 
-	if (npu_stream_new(card->fd, 3, 64, &s) || npu_bo_new(card->fd, 4096, 0, &buf))
+	if (test_stream_create(card->fd, 3, 64, &s) || test_bo_create(card->fd, 4096, 0, &buf))
 		return (void *)1L;
 	for (i = 0; i < 50; i++) {
-		npu_fill_random(in, sizeof(in), i + s.id * 1000);
-		cmds[0] = npu_cmd_copy(buf.addr, (uintptr_t)in, sizeof(in), DRM_NPU_CMD_SRC_USER);
-		cmds[1] = npu_cmd_copy((uintptr_t)out, buf.addr, sizeof(out), DRM_NPU_CMD_DST_USER);
-		if (npu_submit(card->fd, s.id, cmds, 2, 0, &seq) ||
-		    npu_wait(card->fd, s.slot, seq, 30000) || memcmp(in, out, sizeof(in)))
+		test_fill_random(in, sizeof(in), i + s.id * 1000);
+		cmds[0] = test_cmd_copy(buf.addr, (uintptr_t)in, sizeof(in), DRM_NPU_CMD_SRC_USER);
+		cmds[1] = test_cmd_copy((uintptr_t)out, buf.addr, sizeof(out), DRM_NPU_CMD_DST_USER);
+		if (test_submit(card->fd, s.id, cmds, 2, 0, &seq) ||
+		    test_wait(card->fd, s.slot, seq, 30000) || memcmp(in, out, sizeof(in)))
 			return (void *)2L;
 	}
-	if (npu_stream_del(card->fd, s.id, 0) || npu_bo_close(card->fd, buf.handle))
+	if (test_stream_destroy(card->fd, s.id, 0) || test_bo_close(card->fd, buf.handle))
 		return (void *)3L;
 	return NULL;
 }
@@ -216,7 +217,7 @@ TEST_F(stream, many_threads_many_streams)
 	}
 }
 
-struct churn {
+struct id_guesser {
 	int fd;
 	atomic_int stop;
 };
@@ -224,21 +225,21 @@ struct churn {
 /* Destroys, by guessing their ids, the streams another thread creates. */
 static void *destroy_guessed_ids(void *arg)
 {
-	struct churn *c = arg;
+	struct id_guesser *c = arg;
 	uint32_t id;
 
 	while (!atomic_load(&c->stop))
 		for (id = 1; id <= 16; id++)
-			npu_stream_del(c->fd, id, DRM_NPU_STREAM_DESTROY_ABORT);
+			test_stream_destroy(c->fd, id, DRM_NPU_STREAM_DESTROY_ABORT);
 	return NULL;
 }
 
 TEST_F(stream, destroy_races_create_and_submit)
 {
-	uint64_t free_rings = npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS);
-	uint64_t free_slots = npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_SLOTS);
-	struct drm_npu_cmd fill = npu_cmd_fill(self->buf.addr, 7, 4096, 0);
-	struct churn c = { .fd = self->card.fd };
+	uint64_t free_rings = test_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS);
+	uint64_t free_slots = test_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_SLOTS);
+	struct drm_npu_cmd fill = test_cmd_fill(self->buf.addr, 7, 4096, 0);
+	struct id_guesser c = { .fd = self->card.fd };
 	struct drm_npu_stream_create s;
 	int i, ret, created = 0, stolen = 0;
 	pthread_t th;
@@ -246,12 +247,12 @@ TEST_F(stream, destroy_races_create_and_submit)
 
 	ASSERT_EQ(0, pthread_create(&th, NULL, destroy_guessed_ids, &c));
 	for (i = 0; i < 500; i++) {
-		ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
+		ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
 		created++;
-		ret = npu_submit(self->card.fd, s.id, &fill, 1, 0, &seq);
+		ret = test_submit(self->card.fd, s.id, &fill, 1, 0, &seq);
 		/* gone, or failed by the abort after the lookup */
 		EXPECT_TRUE(ret == 0 || ret == -ENOENT || ret == -EIO) TH_LOG("submit: %d", ret);
-		ret = npu_stream_del(self->card.fd, s.id, 0);
+		ret = test_stream_destroy(self->card.fd, s.id, 0);
 		EXPECT_TRUE(ret == 0 || ret == -ENOENT) TH_LOG("destroy: %d", ret);
 		stolen += ret == -ENOENT;
 	}
@@ -259,8 +260,8 @@ TEST_F(stream, destroy_races_create_and_submit)
 	atomic_store(&c.stop, 1);
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(500, created);
-	EXPECT_EQ(free_rings, npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS));
-	EXPECT_EQ(free_slots, npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_SLOTS));
+	EXPECT_EQ(free_rings, test_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS));
+	EXPECT_EQ(free_slots, test_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_SLOTS));
 }
 
 TEST_F(stream, two_processes_at_once)
@@ -272,10 +273,10 @@ TEST_F(stream, two_processes_at_once)
 		pids[i] = fork();
 		ASSERT_GE(pids[i], 0);
 		if (!pids[i]) {
-			struct npu_card card;
+			struct test_card card;
 
 			/* A process of its own opens its own context. */
-			if (npu_card_open(&card, 0))
+			if (test_card_open(&card, 0))
 				_exit(10);
 			_exit(submit_many(&card) ? 11 : 0);
 		}
@@ -289,21 +290,21 @@ TEST_F(stream, two_processes_at_once)
 
 TEST_F(stream, rings_run_out_with_ebusy)
 {
-	uint64_t rings = npu_param_or_die(self->card.fd, DRM_NPU_PARAM_NUM_RINGS);
-	uint64_t free_rings = npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS);
+	uint64_t rings = test_param_or_die(self->card.fd, DRM_NPU_PARAM_NUM_RINGS);
+	uint64_t free_rings = test_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS);
 	struct drm_npu_stream_create *s = calloc(rings + 1, sizeof(*s));
 	uint64_t i, n = 0;
 
 	ASSERT_NE(NULL, s);
-	while (n <= rings && !npu_stream_new(self->card.fd, 0, 4, &s[n]))
+	while (n <= rings && !test_stream_create(self->card.fd, 0, 4, &s[n]))
 		n++;
 	EXPECT_EQ(free_rings, n);
-	EXPECT_EQ(0, npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS));
-	EXPECT_EQ(-EBUSY, npu_stream_new(self->card.fd, 0, 4, &s[n]));
-	EXPECT_EQ(n, npu_card_attr(self->card.bdf, "rings_used"));
+	EXPECT_EQ(0, test_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS));
+	EXPECT_EQ(-EBUSY, test_stream_create(self->card.fd, 0, 4, &s[n]));
+	EXPECT_EQ(n, test_card_attr(self->card.bdf, "rings_used"));
 	for (i = 0; i < n; i++)
-		EXPECT_EQ(0, npu_stream_del(self->card.fd, s[i].id, 0));
-	EXPECT_EQ(free_rings, npu_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS));
+		EXPECT_EQ(0, test_stream_destroy(self->card.fd, s[i].id, 0));
+	EXPECT_EQ(free_rings, test_param_or_die(self->card.fd, DRM_NPU_PARAM_FREE_RINGS));
 	free(s);
 }
 
@@ -313,15 +314,15 @@ TEST_F(stream, destroy_waits_for_work)
 	uint8_t *src = malloc(16 << 20), *dst = calloc(1, 16 << 20);
 	uint64_t seq;
 
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
-	npu_fill_random(src, 16 << 20, 3);
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
+	test_fill_random(src, 16 << 20, 3);
 	{
-	struct drm_npu_cmd copy = npu_cmd_copy((uintptr_t)dst, (uintptr_t)src, 16 << 20,
-					       DRM_NPU_CMD_SRC_USER | DRM_NPU_CMD_DST_USER);
+	struct drm_npu_cmd copy = test_cmd_copy((uintptr_t)dst, (uintptr_t)src, 16 << 20,
+						DRM_NPU_CMD_SRC_USER | DRM_NPU_CMD_DST_USER);
 
-	ASSERT_EQ(0, npu_submit(self->card.fd, s.id, &copy, 1, 0, &seq));
+	ASSERT_EQ(0, test_submit(self->card.fd, s.id, &copy, 1, 0, &seq));
 	}
-	ASSERT_EQ(0, npu_stream_del(self->card.fd, s.id, 0));
+	ASSERT_EQ(0, test_stream_destroy(self->card.fd, s.id, 0));
 	EXPECT_EQ(0, memcmp(src, dst, 16 << 20));
 	free(src);
 	free(dst);
@@ -334,17 +335,17 @@ TEST_F(stream, destroy_abort_fails_pending_work)
 	uint64_t seq;
 	struct drm_npu_cmd cmds[2];
 
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &done));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &done));
 	cmds[0] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WAIT, .slot = ev, .value = 1 };
 	cmds[1] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WRITE, .slot = done, .value = 1 };
-	ASSERT_EQ(0, npu_submit(self->card.fd, s.id, cmds, 2, 0, &seq));
-	ASSERT_EQ(0, npu_stream_del(self->card.fd, s.id, DRM_NPU_STREAM_DESTROY_ABORT));
+	ASSERT_EQ(0, test_submit(self->card.fd, s.id, cmds, 2, 0, &seq));
+	ASSERT_EQ(0, test_stream_destroy(self->card.fd, s.id, DRM_NPU_STREAM_DESTROY_ABORT));
 	/* The event the aborted batch would have written reports the error. */
-	EXPECT_EQ(-EIO, npu_wait(self->card.fd, done, 1, 1000));
+	EXPECT_EQ(-EIO, test_wait(self->card.fd, done, 1, 1000));
 	EXPECT_EQ(DRM_NPU_ERR_ABORTED, self->card.fence[done].error);
-	EXPECT_EQ(-ENOENT, npu_wait(self->card.fd, s.slot, seq, 0));
+	EXPECT_EQ(-ENOENT, test_wait(self->card.fd, s.slot, seq, 0));
 }
 
 TEST_F(stream, wait_is_interruptible)
@@ -354,14 +355,14 @@ TEST_F(stream, wait_is_interruptible)
 	pid_t pid;
 	int status;
 
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 0, 0, &s));
-	ASSERT_EQ(0, npu_slot_new(self->card.fd, &ev));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
 		signal(SIGALRM, SIG_IGN);
 		alarm(1);
-		_exit(npu_wait(self->card.fd, ev, 1, -1) == -EINTR ? 0 : 1);
+		_exit(test_wait(self->card.fd, ev, 1, -1) == -EINTR ? 0 : 1);
 	}
 	usleep(100 * 1000);
 	kill(pid, SIGUSR1);
@@ -377,20 +378,20 @@ TEST_F(stream, sysfs_entry_follows_the_stream)
 	uint64_t seq;
 	int ring;
 
-	ASSERT_EQ(0, npu_stream_new(self->card.fd, 5, 0, &s));
-	ring = npu_stream_ring(self->card.bdf, s.id);
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 5, 0, &s));
+	ring = test_stream_ring(self->card.bdf, s.id);
 	ASSERT_GE(ring, 0);
-	EXPECT_EQ(5, npu_stream_sysfs(self->card.bdf, ring, "priority", NULL, 0));
-	EXPECT_EQ(ring, npu_stream_sysfs(self->card.bdf, ring, "ring", NULL, 0));
-	npu_stream_sysfs(self->card.bdf, ring, "state", state, sizeof(state));
+	EXPECT_EQ(5, test_stream_attr(self->card.bdf, ring, "priority", NULL, 0));
+	EXPECT_EQ(ring, test_stream_attr(self->card.bdf, ring, "ring", NULL, 0));
+	test_stream_attr(self->card.bdf, ring, "state", state, sizeof(state));
 	EXPECT_STREQ("idle", state);
-	ASSERT_EQ(0, npu_submit(self->card.fd, s.id, (struct drm_npu_cmd[2]){ { 0 } }, 2, 0, &seq));
-	ASSERT_EQ(0, npu_wait(self->card.fd, s.slot, seq, 10000));
-	EXPECT_EQ(seq, npu_stream_sysfs(self->card.bdf, ring, "submitted", NULL, 0));
-	EXPECT_EQ(seq, npu_stream_sysfs(self->card.bdf, ring, "completed", NULL, 0));
-	EXPECT_EQ(0, npu_stream_sysfs(self->card.bdf, ring, "pending", NULL, 0));
-	ASSERT_EQ(0, npu_stream_del(self->card.fd, s.id, 0));
-	EXPECT_EQ(-1, npu_stream_sysfs(self->card.bdf, ring, "pid", NULL, 0));
+	ASSERT_EQ(0, test_submit(self->card.fd, s.id, (struct drm_npu_cmd[2]){ { 0 } }, 2, 0, &seq));
+	ASSERT_EQ(0, test_wait(self->card.fd, s.slot, seq, 10000));
+	EXPECT_EQ(seq, test_stream_attr(self->card.bdf, ring, "submitted", NULL, 0));
+	EXPECT_EQ(seq, test_stream_attr(self->card.bdf, ring, "completed", NULL, 0));
+	EXPECT_EQ(0, test_stream_attr(self->card.bdf, ring, "pending", NULL, 0));
+	ASSERT_EQ(0, test_stream_destroy(self->card.fd, s.id, 0));
+	EXPECT_EQ(-1, test_stream_attr(self->card.bdf, ring, "pid", NULL, 0));
 }
 
 TEST_HARNESS_MAIN

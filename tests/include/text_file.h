@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * Reading and writing the one-line text files of sysfs, debugfs and
  * /proc, shared by the driver and library tests.

@@ -23,7 +23,7 @@
 
 #include "npu_client.h"
 
-uint64_t now_us(void)
+uint64_t client_now_us(void)
 {
 	struct timespec ts;
 
@@ -31,20 +31,20 @@ uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-void npu_client_default_opts(struct npu_client_opts *o)
+void client_default_opts(struct client_opts *o)
 {
-	*o = (struct npu_client_opts) {
+	*o = (struct client_opts) {
 		.ram_size = 64 * MiB,
 		.lowmem = 48 * MiB,	/* the top 16 MiB sit above 4 GiB */
 		.bar_size = 64 * MiB,
 		.rings = 16,
-		.vectors = 9,
+		.vectors = NPU_DEFAULT_NUM_VECTORS,
 		.copy_engines = 2,
 		.serial = 0x5e41a1,
 	};
 }
 
-const char *npu_model_path(void)
+const char *client_model_path(void)
 {
 	static char path[PATH_MAX];
 	const char *env = getenv("NPU_MODEL");
@@ -71,7 +71,7 @@ const char *npu_model_path(void)
 /* Tells apart the cards one test process starts. */
 static unsigned int seq;
 
-static int make_guest_ram(struct npu_client *c)
+static int make_guest_ram(struct client *c)
 {
 	snprintf(c->ram_path, sizeof(c->ram_path), "/dev/shm/npu-test-ram-%d-%u",
 		 getpid(), seq);
@@ -90,7 +90,7 @@ static int make_guest_ram(struct npu_client *c)
 	return 0;
 }
 
-static void spawn_model(struct npu_client *c, pid_t parent)
+static void spawn_model(struct client *c, pid_t parent)
 {
 	char ram[32], low[32], bar[32], rings[16], vecs[16], eng[16], ser[32];
 	const char *argv[24];
@@ -104,7 +104,7 @@ static void spawn_model(struct npu_client *c, pid_t parent)
 	snprintf(eng, sizeof(eng), "%u", c->opts.copy_engines);
 	snprintf(ser, sizeof(ser), "%#llx", (unsigned long long)c->opts.serial);
 
-	argv[n++] = npu_model_path();
+	argv[n++] = client_model_path();
 	argv[n++] = "--socket";		argv[n++] = c->sock_path;
 	argv[n++] = "--guest-ram";	argv[n++] = c->ram_path;
 	argv[n++] = "--ram-size";	argv[n++] = ram;
@@ -135,14 +135,14 @@ static void spawn_model(struct npu_client *c, pid_t parent)
 }
 
 /* The model needs a moment to create its socket. */
-static int connect_model(struct npu_client *c, int timeout_ms)
+static int connect_model(struct client *c, int timeout_ms)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	uint64_t deadline = now_us() + timeout_ms * 1000ULL;
+	uint64_t deadline = client_now_us() + timeout_ms * 1000ULL;
 	int fd;
 
 	strcpy(addr.sun_path, c->sock_path);
-	while (now_us() < deadline) {
+	while (client_now_us() < deadline) {
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return -1;
@@ -188,7 +188,7 @@ static int recv_msg(int conn, int64_t *value, int *fd)
 }
 
 /* Expect value (and a descriptor iff want_fd). */
-static int expect_msg(struct npu_client *c, int64_t want, bool want_fd,
+static int expect_msg(struct client *c, int64_t want, bool want_fd,
 		      int *fd)
 {
 	int64_t value;
@@ -208,7 +208,7 @@ static int expect_msg(struct npu_client *c, int64_t want, bool want_fd,
 	return 0;
 }
 
-static int handshake(struct npu_client *c)
+static int handshake(struct client *c)
 {
 	struct stat st;
 	uint32_t v;
@@ -250,7 +250,7 @@ static int make_stale_socket(const char *path)
 	return ret;
 }
 
-int npu_client_start(struct npu_client *c, const struct npu_client_opts *o)
+int client_start(struct client *c, const struct client_opts *o)
 {
 	pid_t parent;
 	uint32_t v;
@@ -266,20 +266,20 @@ int npu_client_start(struct npu_client *c, const struct npu_client_opts *o)
 		c->to_guest[v] = -1;
 	}
 	c->low_next = 1 * MiB;
-	c->high_next = HIGHMEM_BASE;
+	c->high_next = CLIENT_HIGHMEM_BASE;
 	if (c->vectors > CLIENT_MAX_VECTORS)
 		return -1;
 	seq++;
 
 	snprintf(c->sock_path, sizeof(c->sock_path),
 		 "/tmp/npu-model-test-%d-%u-%08x.sock", getpid(), seq,
-		 (unsigned int)(now_us() * 2654435761u));
+		 (unsigned int)(client_now_us() * 2654435761u));
 	if (make_guest_ram(c))
 		return -1;
 	if (o->stale_socket && make_stale_socket(c->sock_path))
 		return -1;
 
-	c->spawn_us = now_us();
+	c->spawn_us = client_now_us();
 	parent = getpid();
 	c->pid = fork();
 	if (c->pid < 0)
@@ -302,9 +302,9 @@ int npu_client_start(struct npu_client *c, const struct npu_client_opts *o)
 	return 0;
 }
 
-bool npu_client_reap(struct npu_client *c, int timeout_ms)
+bool client_reap(struct client *c, int timeout_ms)
 {
-	uint64_t deadline = now_us() + timeout_ms * 1000ULL;
+	uint64_t deadline = client_now_us() + timeout_ms * 1000ULL;
 
 	if (!c->pid)
 		return true;
@@ -313,18 +313,18 @@ bool npu_client_reap(struct npu_client *c, int timeout_ms)
 			c->pid = 0;
 			return true;
 		}
-		if (now_us() >= deadline)
+		if (client_now_us() >= deadline)
 			return false;
 		usleep(1000);
 	}
 }
 
-int npu_client_disconnect(struct npu_client *c, int timeout_ms)
+int client_disconnect(struct client *c, int timeout_ms)
 {
 	if (c->conn >= 0)
 		close(c->conn);
 	c->conn = -1;
-	if (!npu_client_reap(c, timeout_ms)) {
+	if (!client_reap(c, timeout_ms)) {
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, &c->exit_status, 0);
 		c->pid = 0;
@@ -340,11 +340,11 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-void npu_client_cleanup(struct npu_client *c)
+void client_cleanup(struct client *c)
 {
 	uint32_t v;
 
-	npu_client_disconnect(c, 2000);
+	client_disconnect(c, 2000);
 	for (v = 0; v < CLIENT_MAX_VECTORS; v++) {
 		close_fd(&c->to_model[v]);
 		close_fd(&c->to_guest[v]);
@@ -365,25 +365,25 @@ void npu_client_cleanup(struct npu_client *c)
 }
 
 /* Registers: the guest's uncached MMIO is shared memory here. */
-uint32_t reg_rd32(struct npu_client *c, uint32_t off)
+uint32_t client_reg_rd32(struct client *c, uint32_t off)
 {
 	return le32toh(__atomic_load_n((uint32_t *)(c->bar + off),
 				       __ATOMIC_ACQUIRE));
 }
 
-uint64_t reg_rd64(struct npu_client *c, uint32_t off)
+uint64_t client_reg_rd64(struct client *c, uint32_t off)
 {
 	return le64toh(__atomic_load_n((uint64_t *)(c->bar + off),
 				       __ATOMIC_ACQUIRE));
 }
 
-void reg_wr32(struct npu_client *c, uint32_t off, uint32_t v)
+void client_reg_wr32(struct client *c, uint32_t off, uint32_t v)
 {
 	__atomic_store_n((uint32_t *)(c->bar + off), htole32(v),
 			 __ATOMIC_RELEASE);
 }
 
-void reg_wr64(struct npu_client *c, uint32_t off, uint64_t v)
+void client_reg_wr64(struct client *c, uint32_t off, uint64_t v)
 {
 	__atomic_store_n((uint64_t *)(c->bar + off), htole64(v),
 			 __ATOMIC_RELEASE);
@@ -391,46 +391,46 @@ void reg_wr64(struct npu_client *c, uint32_t off, uint64_t v)
 
 static uint32_t ring_off(unsigned int ring, uint32_t off)
 {
-	return NPU_RING_REGS_BASE + ring * NPU_RING_REGS_STRIDE + off;
+	return NPU_RING_REG(ring, off);
 }
 
-uint32_t ring_rd32(struct npu_client *c, unsigned int ring, uint32_t off)
+uint32_t client_ring_rd32(struct client *c, unsigned int ring, uint32_t off)
 {
-	return reg_rd32(c, ring_off(ring, off));
+	return client_reg_rd32(c, ring_off(ring, off));
 }
 
-uint64_t ring_rd64(struct npu_client *c, unsigned int ring, uint32_t off)
+uint64_t client_ring_rd64(struct client *c, unsigned int ring, uint32_t off)
 {
-	return reg_rd64(c, ring_off(ring, off));
+	return client_reg_rd64(c, ring_off(ring, off));
 }
 
-void ring_wr32(struct npu_client *c, unsigned int ring, uint32_t off,
-	       uint32_t v)
+void client_ring_wr32(struct client *c, unsigned int ring, uint32_t off,
+		      uint32_t v)
 {
-	reg_wr32(c, ring_off(ring, off), v);
+	client_reg_wr32(c, ring_off(ring, off), v);
 }
 
-void ring_wr64(struct npu_client *c, unsigned int ring, uint32_t off,
-	       uint64_t v)
+void client_ring_wr64(struct client *c, unsigned int ring, uint32_t off,
+		      uint64_t v)
 {
-	reg_wr64(c, ring_off(ring, off), v);
+	client_reg_wr64(c, ring_off(ring, off), v);
 }
 
-bool reg_wait32(struct npu_client *c, uint32_t off, uint32_t mask,
-		uint32_t want, int timeout_ms)
+bool client_reg_wait32(struct client *c, uint32_t off, uint32_t mask,
+		       uint32_t want, int timeout_ms)
 {
-	uint64_t deadline = now_us() + timeout_ms * 1000ULL;
+	uint64_t deadline = client_now_us() + timeout_ms * 1000ULL;
 
 	for (;;) {
-		if ((reg_rd32(c, off) & mask) == want)
+		if ((client_reg_rd32(c, off) & mask) == want)
 			return true;
-		if (now_us() >= deadline)
+		if (client_now_us() >= deadline)
 			return false;
 		usleep(20);
 	}
 }
 
-void doorbell(struct npu_client *c, uint32_t vector)
+void client_doorbell(struct client *c, uint32_t vector)
 {
 	uint64_t one = 1;
 
@@ -439,7 +439,7 @@ void doorbell(struct npu_client *c, uint32_t vector)
 }
 
 /* Interrupts raised on vector since the last take; never blocks. */
-uint64_t irq_take(struct npu_client *c, uint32_t vector)
+uint64_t client_irq_take(struct client *c, uint32_t vector)
 {
 	uint64_t count;
 
@@ -448,30 +448,30 @@ uint64_t irq_take(struct npu_client *c, uint32_t vector)
 	return count;
 }
 
-uint64_t irq_wait(struct npu_client *c, uint32_t vector, int timeout_ms)
+uint64_t client_irq_wait(struct client *c, uint32_t vector, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = c->to_guest[vector], .events = POLLIN };
 
 	if (poll(&pfd, 1, timeout_ms) != 1)
 		return 0;
-	return irq_take(c, vector);
+	return client_irq_take(c, vector);
 }
 
-uint8_t *gpa_ptr(struct npu_client *c, uint64_t gpa)
+uint8_t *client_gpa_ptr(struct client *c, uint64_t gpa)
 {
-	if (gpa < HIGHMEM_BASE)
+	if (gpa < CLIENT_HIGHMEM_BASE)
 		return c->ram + gpa;
-	return c->ram + c->opts.lowmem + (gpa - HIGHMEM_BASE);
+	return c->ram + c->opts.lowmem + (gpa - CLIENT_HIGHMEM_BASE);
 }
 
-uint8_t *dev_ptr(struct npu_client *c, uint64_t off)
+uint8_t *client_dev_ptr(struct client *c, uint64_t off)
 {
-	return c->bar + reg_rd64(c, NPU_ID_DEVMEM_OFFSET) + off;
+	return c->bar + client_reg_rd64(c, NPU_ID_DEVMEM_OFFSET) + off;
 }
 
-uint64_t devmem_size(struct npu_client *c)
+uint64_t client_devmem_size(struct client *c)
 {
-	return reg_rd64(c, NPU_ID_DEVMEM_SIZE);
+	return client_reg_rd64(c, NPU_ID_DEVMEM_SIZE);
 }
 
 static uint64_t align_up(uint64_t v, uint64_t align)
@@ -479,7 +479,7 @@ static uint64_t align_up(uint64_t v, uint64_t align)
 	return (v + align - 1) & ~(align - 1);
 }
 
-uint64_t host_alloc(struct npu_client *c, uint64_t size, uint64_t align)
+uint64_t client_host_alloc(struct client *c, uint64_t size, uint64_t align)
 {
 	uint64_t gpa = align_up(c->low_next, align ? align : 1);
 
@@ -489,118 +489,121 @@ uint64_t host_alloc(struct npu_client *c, uint64_t size, uint64_t align)
 	return gpa;
 }
 
-uint64_t host_alloc_high(struct npu_client *c, uint64_t size, uint64_t align)
+uint64_t client_host_alloc_high(struct client *c, uint64_t size,
+				uint64_t align)
 {
 	uint64_t gpa = align_up(c->high_next, align ? align : 1);
 
-	if (gpa + size > HIGHMEM_BASE + c->opts.ram_size - c->opts.lowmem)
+	if (gpa + size > CLIENT_HIGHMEM_BASE + c->opts.ram_size - c->opts.lowmem)
 		abort();
 	c->high_next = gpa + size;
 	return gpa;
 }
 
-uint64_t word_rd(uint8_t *p)
+uint64_t client_word_rd(uint8_t *p)
 {
 	return le64toh(__atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE));
 }
 
-void word_wr(uint8_t *p, uint64_t v)
+void client_word_wr(uint8_t *p, uint64_t v)
 {
 	__atomic_store_n((uint64_t *)p, htole64(v), __ATOMIC_RELEASE);
 }
 
-bool ctrl_ring_reset(struct npu_client *c, unsigned int ring)
+bool client_ctrl_ring_reset(struct client *c, unsigned int ring)
 {
-	ring_wr32(c, ring, NPU_RING_CTRL, NPU_RING_CTRL_RESET);
-	doorbell(c, 0);
-	return reg_wait32(c, ring_off(ring, NPU_RING_CTRL), ~0u, 0, 1000);
+	client_ring_wr32(c, ring, NPU_RING_CTRL, NPU_RING_CTRL_RESET);
+	client_doorbell(c, 0);
+	return client_reg_wait32(c, ring_off(ring, NPU_RING_CTRL), ~0u, 0, 1000);
 }
 
-bool ctrl_global_reset(struct npu_client *c)
+bool client_ctrl_global_reset(struct client *c)
 {
-	reg_wr32(c, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET);
-	doorbell(c, 0);
-	return reg_wait32(c, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET, 0, 1000);
+	client_reg_wr32(c, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET);
+	client_doorbell(c, 0);
+	return client_reg_wait32(c, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET, 0, 1000);
 }
 
-bool ctrl_inject(struct npu_client *c, unsigned int ring,
-		 enum npu_fault kind, uint32_t arg)
+bool client_ctrl_inject(struct client *c, unsigned int ring,
+			enum npu_fault kind, uint32_t arg)
 {
-	reg_wr32(c, NPU_INJ_RING, ring);
-	reg_wr32(c, NPU_INJ_KIND, kind);
-	reg_wr32(c, NPU_INJ_ARG, arg);
-	reg_wr32(c, NPU_INJ_CTRL, NPU_INJ_CTRL_GO);
-	doorbell(c, 0);
-	return reg_wait32(c, NPU_INJ_CTRL, NPU_INJ_CTRL_GO, 0, 1000);
+	client_reg_wr32(c, NPU_INJ_RING, ring);
+	client_reg_wr32(c, NPU_INJ_KIND, kind);
+	client_reg_wr32(c, NPU_INJ_ARG, arg);
+	client_reg_wr32(c, NPU_INJ_CTRL, NPU_INJ_CTRL_GO);
+	client_doorbell(c, 0);
+	return client_reg_wait32(c, NPU_INJ_CTRL, NPU_INJ_CTRL_GO, 0, 1000);
 }
 
-bool ring_wait_status(struct npu_client *c, unsigned int ring,
-		      uint32_t status, int timeout_ms)
+bool client_ring_wait_status(struct client *c, unsigned int ring,
+			     uint32_t status, int timeout_ms)
 {
-	return reg_wait32(c, ring_off(ring, NPU_RING_STATUS), ~0u, status,
-			  timeout_ms);
+	return client_reg_wait32(c, ring_off(ring, NPU_RING_STATUS), ~0u, status,
+				 timeout_ms);
 }
 
-bool ring_setup(struct npu_client *c, struct test_ring *r, unsigned int idx,
-		uint32_t size, uint32_t vector)
+bool client_ring_setup(struct client *c, struct client_ring *r,
+		       unsigned int idx, uint32_t size, uint32_t vector)
 {
 	r->idx = idx;
 	r->size = size;
 	r->vector = vector;
 	r->tail = 0;
-	r->base = host_alloc(c, (uint64_t)size * sizeof(struct npu_cmd), 64);
+	r->base = client_host_alloc(c, (uint64_t)size * sizeof(struct npu_cmd),
+				    64);
 
-	if (!ctrl_ring_reset(c, idx))
+	if (!client_ctrl_ring_reset(c, idx))
 		return false;
-	ring_wr64(c, idx, NPU_RING_BASE, r->base);
-	ring_wr32(c, idx, NPU_RING_SIZE, size);
-	ring_wr32(c, idx, NPU_RING_VECTOR, vector);
-	ring_wr32(c, idx, NPU_RING_TAIL, 0);
-	ring_wr32(c, idx, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
-	doorbell(c, 0);
-	return ring_wait_status(c, idx, NPU_RING_IDLE, 1000);
+	client_ring_wr64(c, idx, NPU_RING_BASE, r->base);
+	client_ring_wr32(c, idx, NPU_RING_SIZE, size);
+	client_ring_wr32(c, idx, NPU_RING_VECTOR, vector);
+	client_ring_wr32(c, idx, NPU_RING_TAIL, 0);
+	client_ring_wr32(c, idx, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
+	client_doorbell(c, 0);
+	return client_ring_wait_status(c, idx, NPU_RING_IDLE, 1000);
 }
 
-void ring_push(struct npu_client *c, struct test_ring *r,
-	       const struct npu_cmd *cmd)
+void client_ring_push(struct client *c, struct client_ring *r,
+		      const struct npu_cmd *cmd)
 {
 	uint64_t slot = r->tail & (r->size - 1);
 
-	memcpy(gpa_ptr(c, r->base + slot * sizeof(*cmd)), cmd, sizeof(*cmd));
+	memcpy(client_gpa_ptr(c, r->base + slot * sizeof(*cmd)), cmd,
+	       sizeof(*cmd));
 	r->tail++;
 }
 
-void ring_submit(struct npu_client *c, struct test_ring *r)
+void client_ring_submit(struct client *c, struct client_ring *r)
 {
 	/* release: the commands are in memory before the card sees TAIL */
-	ring_wr32(c, r->idx, NPU_RING_TAIL, r->tail);
-	doorbell(c, r->vector);
+	client_ring_wr32(c, r->idx, NPU_RING_TAIL, r->tail);
+	client_doorbell(c, r->vector);
 }
 
-bool ring_wait_head(struct npu_client *c, struct test_ring *r, uint32_t head,
-		    int timeout_ms)
+bool client_ring_wait_head(struct client *c, struct client_ring *r,
+			   uint32_t head, int timeout_ms)
 {
-	return reg_wait32(c, ring_off(r->idx, NPU_RING_HEAD), ~0u, head,
-			  timeout_ms);
+	return client_reg_wait32(c, ring_off(r->idx, NPU_RING_HEAD), ~0u, head,
+				 timeout_ms);
 }
 
-bool ring_run(struct npu_client *c, struct test_ring *r,
-	      const struct npu_cmd *cmd, int timeout_ms)
+bool client_ring_run(struct client *c, struct client_ring *r,
+		     const struct npu_cmd *cmd, int timeout_ms)
 {
-	ring_push(c, r, cmd);
-	ring_submit(c, r);
-	return ring_wait_head(c, r, r->tail, timeout_ms);
+	client_ring_push(c, r, cmd);
+	client_ring_submit(c, r);
+	return client_ring_wait_head(c, r, r->tail, timeout_ms);
 }
 
-struct npu_cmd cmd_nop(uint16_t flags)
+struct npu_cmd client_cmd_nop(uint16_t flags)
 {
 	return (struct npu_cmd) {
 		.opcode = htole16(NPU_OP_NOP), .flags = htole16(flags),
 	};
 }
 
-struct npu_cmd cmd_copy(uint64_t dst, uint64_t src, uint64_t size,
-			uint16_t flags)
+struct npu_cmd client_cmd_copy(uint64_t dst, uint64_t src, uint64_t size,
+			       uint16_t flags)
 {
 	return (struct npu_cmd) {
 		.opcode = htole16(NPU_OP_COPY), .flags = htole16(flags),
@@ -609,8 +612,8 @@ struct npu_cmd cmd_copy(uint64_t dst, uint64_t src, uint64_t size,
 	};
 }
 
-struct npu_cmd cmd_fill(uint64_t dst, uint64_t size, uint8_t byte,
-			uint16_t flags)
+struct npu_cmd client_cmd_fill(uint64_t dst, uint64_t size, uint8_t byte,
+			       uint16_t flags)
 {
 	return (struct npu_cmd) {
 		.opcode = htole16(NPU_OP_FILL), .flags = htole16(flags),
@@ -619,7 +622,7 @@ struct npu_cmd cmd_fill(uint64_t dst, uint64_t size, uint8_t byte,
 	};
 }
 
-struct npu_cmd cmd_fence(uint64_t dst, uint64_t value, uint16_t flags)
+struct npu_cmd client_cmd_fence(uint64_t dst, uint64_t value, uint16_t flags)
 {
 	return (struct npu_cmd) {
 		.opcode = htole16(NPU_OP_FENCE), .flags = htole16(flags),
@@ -627,8 +630,8 @@ struct npu_cmd cmd_fence(uint64_t dst, uint64_t value, uint16_t flags)
 	};
 }
 
-struct npu_cmd cmd_wait(uint64_t dst, uint64_t value, enum npu_wait_cond cond,
-			uint16_t flags)
+struct npu_cmd client_cmd_wait(uint64_t dst, uint64_t value,
+			       enum npu_wait_cond cond, uint16_t flags)
 {
 	return (struct npu_cmd) {
 		.opcode = htole16(NPU_OP_WAIT), .flags = htole16(flags),
@@ -637,7 +640,7 @@ struct npu_cmd cmd_wait(uint64_t dst, uint64_t value, enum npu_wait_cond cond,
 	};
 }
 
-struct npu_cmd cmd_timestamp(uint64_t dst, uint16_t flags)
+struct npu_cmd client_cmd_timestamp(uint64_t dst, uint16_t flags)
 {
 	return (struct npu_cmd) {
 		.opcode = htole16(NPU_OP_TIMESTAMP), .flags = htole16(flags),
@@ -646,7 +649,7 @@ struct npu_cmd cmd_timestamp(uint64_t dst, uint16_t flags)
 }
 
 /* xorshift64*: plenty for test data, and reproducible. */
-uint64_t rnd_next(uint64_t *state)
+uint64_t client_rnd_next(uint64_t *state)
 {
 	uint64_t x = *state;
 
@@ -657,17 +660,17 @@ uint64_t rnd_next(uint64_t *state)
 	return x * 0x2545f4914f6cdd1dULL;
 }
 
-void rnd_fill(uint64_t *state, void *buf, uint64_t len)
+void client_rnd_fill(uint64_t *state, void *buf, uint64_t len)
 {
 	uint8_t *p = buf;
 	uint64_t v;
 
 	while (len >= 8) {
-		v = rnd_next(state);
+		v = client_rnd_next(state);
 		memcpy(p, &v, 8);
 		p += 8;
 		len -= 8;
 	}
-	v = rnd_next(state);
+	v = client_rnd_next(state);
 	memcpy(p, &v, len);
 }

@@ -3,7 +3,9 @@
  * A tiny stand-in for QEMU: starts npu-model, connects to it as the
  * ivshmem client, maps BAR2 and guest RAM, and lets tests ring doorbells
  * and collect interrupts.  Functions return 0 / true on success so tests
- * can ASSERT on them.
+ * can ASSERT on them.  Its names start with client_: it drives a ring the
+ * way the driver does, but it is neither the driver (npu_) nor the card
+ * (emu_).
  */
 #ifndef NPU_CLIENT_H
 #define NPU_CLIENT_H
@@ -17,10 +19,10 @@
 #define KiB			(1ULL << 10)
 #define MiB			(1ULL << 20)
 #define GiB			(1ULL << 30)
-#define HIGHMEM_BASE		(4 * GiB)
+#define CLIENT_HIGHMEM_BASE		(4 * GiB)
 #define CLIENT_MAX_VECTORS	64
 
-struct npu_client_opts {
+struct client_opts {
 	uint64_t ram_size;
 	uint64_t lowmem;
 	uint64_t bar_size;
@@ -31,10 +33,10 @@ struct npu_client_opts {
 	bool stale_socket;	/* leave a dead socket where the model listens */
 };
 
-struct npu_client {
-	struct npu_client_opts opts;
+struct client {
+	struct client_opts opts;
 	pid_t pid;			/* the model, 0 once reaped */
-	uint64_t spawn_us;		/* now_us() just before it started */
+	uint64_t spawn_us;		/* client_now_us() before it started */
 	int exit_status;		/* its wait() status once reaped */
 	char sock_path[128];
 	char ram_path[128];
@@ -53,56 +55,57 @@ struct npu_client {
 };
 
 /* Options every test uses unless it says otherwise. */
-void npu_client_default_opts(struct npu_client_opts *o);
+void client_default_opts(struct client_opts *o);
 
 /* Create guest RAM, spawn the model and finish the handshake. */
-int npu_client_start(struct npu_client *c, const struct npu_client_opts *o);
+int client_start(struct client *c, const struct client_opts *o);
 /* Close the connection and reap the model (killing it after timeout_ms). */
-int npu_client_disconnect(struct npu_client *c, int timeout_ms);
+int client_disconnect(struct client *c, int timeout_ms);
 /* Everything: disconnect if needed, unmap, unlink the RAM file. */
-void npu_client_cleanup(struct npu_client *c);
+void client_cleanup(struct client *c);
 /* Wait for the model to exit by itself; false on timeout. */
-bool npu_client_reap(struct npu_client *c, int timeout_ms);
+bool client_reap(struct client *c, int timeout_ms);
 /* The model binary the tests run: $NPU_MODEL or build/npu-model. */
-const char *npu_model_path(void);
+const char *client_model_path(void);
 
 /* Registers */
-uint32_t reg_rd32(struct npu_client *c, uint32_t off);
-uint64_t reg_rd64(struct npu_client *c, uint32_t off);
-void reg_wr32(struct npu_client *c, uint32_t off, uint32_t v);
-void reg_wr64(struct npu_client *c, uint32_t off, uint64_t v);
-uint32_t ring_rd32(struct npu_client *c, unsigned int ring, uint32_t off);
-uint64_t ring_rd64(struct npu_client *c, unsigned int ring, uint32_t off);
-void ring_wr32(struct npu_client *c, unsigned int ring, uint32_t off,
-	       uint32_t v);
-void ring_wr64(struct npu_client *c, unsigned int ring, uint32_t off,
-	       uint64_t v);
+uint32_t client_reg_rd32(struct client *c, uint32_t off);
+uint64_t client_reg_rd64(struct client *c, uint32_t off);
+void client_reg_wr32(struct client *c, uint32_t off, uint32_t v);
+void client_reg_wr64(struct client *c, uint32_t off, uint64_t v);
+uint32_t client_ring_rd32(struct client *c, unsigned int ring, uint32_t off);
+uint64_t client_ring_rd64(struct client *c, unsigned int ring, uint32_t off);
+void client_ring_wr32(struct client *c, unsigned int ring, uint32_t off,
+		      uint32_t v);
+void client_ring_wr64(struct client *c, unsigned int ring, uint32_t off,
+		      uint64_t v);
 /* Poll a register until (reg & mask) == want, like a driver would. */
-bool reg_wait32(struct npu_client *c, uint32_t off, uint32_t mask,
-		uint32_t want, int timeout_ms);
+bool client_reg_wait32(struct client *c, uint32_t off, uint32_t mask,
+		       uint32_t want, int timeout_ms);
 
 /* Doorbells and interrupts */
-void doorbell(struct npu_client *c, uint32_t vector);
-uint64_t irq_take(struct npu_client *c, uint32_t vector);
-uint64_t irq_wait(struct npu_client *c, uint32_t vector, int timeout_ms);
+void client_doorbell(struct client *c, uint32_t vector);
+uint64_t client_irq_take(struct client *c, uint32_t vector);
+uint64_t client_irq_wait(struct client *c, uint32_t vector, int timeout_ms);
 
 /* Guest memory */
-uint8_t *gpa_ptr(struct npu_client *c, uint64_t gpa);
-uint8_t *dev_ptr(struct npu_client *c, uint64_t off);
-uint64_t devmem_size(struct npu_client *c);
-uint64_t host_alloc(struct npu_client *c, uint64_t size, uint64_t align);
-uint64_t host_alloc_high(struct npu_client *c, uint64_t size, uint64_t align);
-uint64_t word_rd(uint8_t *p);
-void word_wr(uint8_t *p, uint64_t v);
+uint8_t *client_gpa_ptr(struct client *c, uint64_t gpa);
+uint8_t *client_dev_ptr(struct client *c, uint64_t off);
+uint64_t client_devmem_size(struct client *c);
+uint64_t client_host_alloc(struct client *c, uint64_t size, uint64_t align);
+uint64_t client_host_alloc_high(struct client *c, uint64_t size,
+				uint64_t align);
+uint64_t client_word_rd(uint8_t *p);
+void client_word_wr(uint8_t *p, uint64_t v);
 
 /* Control: all wait for the card to acknowledge (1 s, as the doc says). */
-bool ctrl_ring_reset(struct npu_client *c, unsigned int ring);
-bool ctrl_global_reset(struct npu_client *c);
-bool ctrl_inject(struct npu_client *c, unsigned int ring,
-		 enum npu_fault kind, uint32_t arg);
+bool client_ctrl_ring_reset(struct client *c, unsigned int ring);
+bool client_ctrl_global_reset(struct client *c);
+bool client_ctrl_inject(struct client *c, unsigned int ring,
+			enum npu_fault kind, uint32_t arg);
 
 /* The driver side of a ring. */
-struct test_ring {
+struct client_ring {
 	unsigned int idx;
 	uint64_t base;
 	uint32_t size;
@@ -111,36 +114,36 @@ struct test_ring {
 };
 
 /* Reset, configure and enable; true when STATUS shows IDLE. */
-bool ring_setup(struct npu_client *c, struct test_ring *r, unsigned int idx,
-		uint32_t size, uint32_t vector);
+bool client_ring_setup(struct client *c, struct client_ring *r,
+		       unsigned int idx, uint32_t size, uint32_t vector);
 /* Write a command into the next slot (not yet visible to the card). */
-void ring_push(struct npu_client *c, struct test_ring *r,
-	       const struct npu_cmd *cmd);
+void client_ring_push(struct client *c, struct client_ring *r,
+		      const struct npu_cmd *cmd);
 /* Publish TAIL and ring the ring's vector. */
-void ring_submit(struct npu_client *c, struct test_ring *r);
+void client_ring_submit(struct client *c, struct client_ring *r);
 /* Push, submit and wait for HEAD to pass the command. */
-bool ring_run(struct npu_client *c, struct test_ring *r,
-	      const struct npu_cmd *cmd, int timeout_ms);
-bool ring_wait_head(struct npu_client *c, struct test_ring *r,
-		    uint32_t head, int timeout_ms);
-bool ring_wait_status(struct npu_client *c, unsigned int ring,
-		      uint32_t status, int timeout_ms);
+bool client_ring_run(struct client *c, struct client_ring *r,
+		     const struct npu_cmd *cmd, int timeout_ms);
+bool client_ring_wait_head(struct client *c, struct client_ring *r,
+			   uint32_t head, int timeout_ms);
+bool client_ring_wait_status(struct client *c, unsigned int ring,
+			     uint32_t status, int timeout_ms);
 
 /* Command builders */
-struct npu_cmd cmd_nop(uint16_t flags);
-struct npu_cmd cmd_copy(uint64_t dst, uint64_t src, uint64_t size,
-			uint16_t flags);
-struct npu_cmd cmd_fill(uint64_t dst, uint64_t size, uint8_t byte,
-			uint16_t flags);
-struct npu_cmd cmd_fence(uint64_t dst, uint64_t value, uint16_t flags);
-struct npu_cmd cmd_wait(uint64_t dst, uint64_t value, enum npu_wait_cond cond,
-			uint16_t flags);
-struct npu_cmd cmd_timestamp(uint64_t dst, uint16_t flags);
+struct npu_cmd client_cmd_nop(uint16_t flags);
+struct npu_cmd client_cmd_copy(uint64_t dst, uint64_t src, uint64_t size,
+			       uint16_t flags);
+struct npu_cmd client_cmd_fill(uint64_t dst, uint64_t size, uint8_t byte,
+			       uint16_t flags);
+struct npu_cmd client_cmd_fence(uint64_t dst, uint64_t value, uint16_t flags);
+struct npu_cmd client_cmd_wait(uint64_t dst, uint64_t value,
+			       enum npu_wait_cond cond, uint16_t flags);
+struct npu_cmd client_cmd_timestamp(uint64_t dst, uint16_t flags);
 
 /* Deterministic pseudo-random bytes */
-uint64_t rnd_next(uint64_t *state);
-void rnd_fill(uint64_t *state, void *buf, uint64_t len);
+uint64_t client_rnd_next(uint64_t *state);
+void client_rnd_fill(uint64_t *state, void *buf, uint64_t len);
 
-uint64_t now_us(void);
+uint64_t client_now_us(void);
 
 #endif /* NPU_CLIENT_H */

@@ -10,17 +10,7 @@ cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d /tmp/vm-run-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-check() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1: expected '$2', got '$3'"
-		failed=1
-	fi
-}
+. tests/include/tap.sh
 
 # tools/vm-run, recording its pid: a run's id, and so the name of every
 # process and file it makes, ends in the pid of the vm-run that made it.

@@ -14,44 +14,44 @@
 #include "npu_model.h"
 
 /* The card's clock: what TIMESTAMP, FENCE_TIME and CLOCK_NS show. */
-uint64_t card_clock_ns(struct npu_card *card)
+uint64_t emu_card_clock_ns(struct emu_card *card)
 {
-	return monotonic_ns() - card->start_ns;
+	return emu_monotonic_ns() - card->start_ns;
 }
 
 /* The read-only identity block; constant for the card's life. */
-static void card_write_identity(struct npu_card *card)
+static void emu_card_write_identity(struct emu_card *card)
 {
-	const struct npu_config *cfg = &card->cfg;
+	const struct emu_config *cfg = &card->cfg;
 
-	reg_write32(card, NPU_ID_MAGIC, NPU_MAGIC);
-	reg_write32(card, NPU_ID_VERSION, NPU_VERSION);
-	reg_write32(card, NPU_ID_NUM_RINGS, cfg->num_rings);
-	reg_write32(card, NPU_ID_NUM_COPY_ENGINES, cfg->num_copy_engines);
-	reg_write32(card, NPU_ID_NUM_VECTORS, cfg->num_vectors);
-	reg_write32(card, NPU_ID_DOORBELL_ID, NPU_MODEL_PEER_ID);
-	reg_write64(card, NPU_ID_DEVMEM_OFFSET, NPU_REG_WINDOW_SIZE);
-	reg_write64(card, NPU_ID_DEVMEM_SIZE, card->devmem_size);
-	reg_write32(card, NPU_ID_MAX_RING_ENTRIES, NPU_MODEL_MAX_RING_ENTRIES);
-	reg_write32(card, NPU_ID_CMD_SIZE, sizeof(struct npu_cmd));
-	reg_write32(card, NPU_ID_HEARTBEAT_PERIOD_US, NPU_MODEL_HEARTBEAT_US);
-	reg_write32(card, NPU_ID_FW_VERSION, NPU_MODEL_FW_VERSION);
-	reg_write64(card, NPU_ID_SERIAL, cfg->serial);
-	reg_write32(card, NPU_GLB_STATUS, NPU_GLB_STATUS_READY);
+	emu_reg_write32(card, NPU_ID_MAGIC, NPU_MAGIC);
+	emu_reg_write32(card, NPU_ID_VERSION, NPU_VERSION);
+	emu_reg_write32(card, NPU_ID_NUM_RINGS, cfg->num_rings);
+	emu_reg_write32(card, NPU_ID_NUM_COPY_ENGINES, cfg->num_copy_engines);
+	emu_reg_write32(card, NPU_ID_NUM_VECTORS, cfg->num_vectors);
+	emu_reg_write32(card, NPU_ID_DOORBELL_ID, EMU_PEER_ID);
+	emu_reg_write64(card, NPU_ID_DEVMEM_OFFSET, NPU_REG_WINDOW_SIZE);
+	emu_reg_write64(card, NPU_ID_DEVMEM_SIZE, card->devmem_size);
+	emu_reg_write32(card, NPU_ID_MAX_RING_ENTRIES, EMU_MAX_RING_ENTRIES);
+	emu_reg_write32(card, NPU_ID_CMD_SIZE, sizeof(struct npu_cmd));
+	emu_reg_write32(card, NPU_ID_HEARTBEAT_PERIOD_US, EMU_HEARTBEAT_US);
+	emu_reg_write32(card, NPU_ID_FW_VERSION, EMU_FW_VERSION);
+	emu_reg_write64(card, NPU_ID_SERIAL, cfg->serial);
+	emu_reg_write32(card, NPU_GLB_STATUS, NPU_GLB_STATUS_READY);
 }
 
-static int card_map_bar(struct npu_card *card)
+static int emu_card_map_bar(struct emu_card *card)
 {
 	card->shm_fd = memfd_create("npu-bar2", MFD_CLOEXEC);
 	if (card->shm_fd < 0 || ftruncate(card->shm_fd, card->cfg.bar_size)) {
-		npu_err("cannot create BAR2 memory: %m");
+		emu_err("cannot create BAR2 memory: %m");
 		return -1;
 	}
 	card->bar = mmap(NULL, card->cfg.bar_size, PROT_READ | PROT_WRITE,
 			 MAP_SHARED, card->shm_fd, 0);
 	if (card->bar == MAP_FAILED) {
 		card->bar = NULL;
-		npu_err("cannot map BAR2: %m");
+		emu_err("cannot map BAR2: %m");
 		return -1;
 	}
 	card->devmem_size = card->cfg.bar_size - NPU_REG_WINDOW_SIZE;
@@ -59,7 +59,7 @@ static int card_map_bar(struct npu_card *card)
 }
 
 /* Two eventfds per vector: doorbells in, interrupts out. */
-static int card_make_eventfds(struct npu_card *card)
+static int emu_card_make_eventfds(struct emu_card *card)
 {
 	uint32_t n = card->cfg.num_vectors, v;
 
@@ -75,14 +75,14 @@ static int card_make_eventfds(struct npu_card *card)
 		card->to_model[v] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		card->to_guest[v] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (card->to_model[v] < 0 || card->to_guest[v] < 0) {
-			npu_err("cannot create eventfds: %m");
+			emu_err("cannot create eventfds: %m");
 			return -1;
 		}
 	}
 	return 0;
 }
 
-int card_init(struct npu_card *card, const struct npu_config *cfg)
+int emu_card_init(struct emu_card *card, const struct emu_config *cfg)
 {
 	uint32_t i;
 
@@ -90,92 +90,95 @@ int card_init(struct npu_card *card, const struct npu_config *cfg)
 	card->cfg = *cfg;
 	card->shm_fd = -1;
 	card->ram_fd = -1;
-	card->start_ns = monotonic_ns();
+	card->start_ns = emu_monotonic_ns();
 	pthread_mutex_init(&card->heartbeat_lock, NULL);
 
-	if (card_map_bar(card) || dma_init(card) || card_make_eventfds(card))
+	if (emu_card_map_bar(card) || emu_dma_init(card) ||
+	    emu_card_make_eventfds(card))
 		return -1;
 
 	card->rings = calloc(cfg->num_rings, sizeof(*card->rings));
 	if (!card->rings)
 		return -1;
 	for (i = 0; i < cfg->num_rings; i++)
-		ring_init(&card->rings[i], card, i);
+		emu_ring_init(&card->rings[i], card, i);
 
-	card_write_identity(card);
+	emu_card_write_identity(card);
 	return 0;
 }
 
 /* Tick every HEARTBEAT_PERIOD_US, on an absolute schedule. */
-static void *heartbeat_main(void *arg)
+static void *emu_heartbeat_main(void *arg)
 {
-	struct npu_card *card = arg;
-	uint64_t period = NPU_MODEL_HEARTBEAT_US * 1000ULL;
-	uint64_t next = monotonic_ns();
+	struct emu_card *card = arg;
+	uint64_t period = EMU_HEARTBEAT_US * 1000ULL;
+	uint64_t next = emu_monotonic_ns();
 
 	while (!__atomic_load_n(&card->quit, __ATOMIC_ACQUIRE)) {
 		struct timespec ts;
 
 		next += period;
 		/* fell far behind (a stopped process): do not burst */
-		if (monotonic_ns() > next + 10 * period)
-			next = monotonic_ns();
-		ts = ns_to_timespec(next);
+		if (emu_monotonic_ns() > next + 10 * period)
+			next = emu_monotonic_ns();
+		ts = emu_ns_to_timespec(next);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 
 		pthread_mutex_lock(&card->heartbeat_lock);
 		if (!card->dead) {
 			card->heartbeat++;
-			reg_write64(card, NPU_GLB_CLOCK_NS, card_clock_ns(card));
-			reg_write64(card, NPU_GLB_HEARTBEAT, card->heartbeat);
+			emu_reg_write64(card, NPU_GLB_CLOCK_NS,
+					emu_card_clock_ns(card));
+			emu_reg_write64(card, NPU_GLB_HEARTBEAT,
+					card->heartbeat);
 		}
 		pthread_mutex_unlock(&card->heartbeat_lock);
 	}
 	return NULL;
 }
 
-int card_start(struct npu_card *card)
+int emu_card_start(struct emu_card *card)
 {
 	uint32_t i;
 	int err;
 
 	for (i = 0; i < card->cfg.num_rings; i++) {
-		if (ring_start(&card->rings[i]))
+		if (emu_ring_start(&card->rings[i]))
 			return -1;
 		card->rings_started++;
 	}
-	err = pthread_create(&card->heartbeat_thread, NULL, heartbeat_main,
+	err = pthread_create(&card->heartbeat_thread, NULL, emu_heartbeat_main,
 			     card);
 	if (err) {
 		errno = err;
-		npu_err("cannot start the heartbeat: %m");
+		emu_err("cannot start the heartbeat: %m");
 		return -1;
 	}
 	card->heartbeat_started = true;
 	return 0;
 }
 
-/* Stop whatever card_start() got going. */
-void card_stop(struct npu_card *card)
+/* Stop whatever emu_card_start() got going. */
+void emu_card_stop(struct emu_card *card)
 {
 	uint32_t i;
 
 	__atomic_store_n(&card->quit, true, __ATOMIC_RELEASE);
 	for (i = 0; i < card->rings_started; i++)
-		ring_stop_thread(&card->rings[i]);
+		emu_ring_stop_thread(&card->rings[i]);
 	card->rings_started = 0;
 	if (card->heartbeat_started)
 		pthread_join(card->heartbeat_thread, NULL);
 	card->heartbeat_started = false;
 }
 
-void card_destroy(struct npu_card *card)
+void emu_card_destroy(struct emu_card *card)
 {
 	uint32_t i;
 
 	if (card->rings) {
 		for (i = 0; i < card->cfg.num_rings; i++)
-			ring_destroy(&card->rings[i]);
+			emu_ring_destroy(&card->rings[i]);
 		free(card->rings);
 	}
 	for (i = 0; card->to_model && i < card->cfg.num_vectors; i++) {
@@ -186,7 +189,7 @@ void card_destroy(struct npu_card *card)
 	}
 	free(card->to_model);
 	free(card->to_guest);
-	dma_destroy(card);
+	emu_dma_destroy(card);
 	if (card->bar)
 		munmap(card->bar, card->cfg.bar_size);
 	if (card->shm_fd >= 0)
@@ -195,33 +198,33 @@ void card_destroy(struct npu_card *card)
 }
 
 /* Raise MSI-X vector: QEMU turns the eventfd write into the message. */
-void card_raise_irq(struct npu_card *card, uint32_t vector)
+void emu_card_raise_irq(struct emu_card *card, uint32_t vector)
 {
 	uint64_t one = 1;
 
-	if (card_is_dead(card) || vector >= card->cfg.num_vectors)
+	if (emu_card_is_dead(card) || vector >= card->cfg.num_vectors)
 		return;
 	/* Can only fail if the counter saturates: the guest sees it anyway. */
 	if (write(card->to_guest[vector], &one, sizeof(one)) != sizeof(one))
-		npu_log("interrupt on vector %u: %m", vector);
+		emu_log("interrupt on vector %u: %m", vector);
 }
 
-void card_fence_written(struct npu_card *card)
+void emu_card_fence_written(struct emu_card *card)
 {
 	uint32_t i;
 
 	__atomic_add_fetch(&card->fence_seq, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < card->cfg.num_rings; i++)
-		ring_poke(&card->rings[i]);
+		emu_ring_poke(&card->rings[i]);
 }
 
-static void card_set_dead(struct npu_card *card, bool dead)
+static void emu_card_set_dead(struct emu_card *card, bool dead)
 {
 	pthread_mutex_lock(&card->heartbeat_lock);
 	__atomic_store_n(&card->dead, dead, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&card->heartbeat_lock);
 	/* transfers waiting for an engine pause instead */
-	dma_ring_changed(card);
+	emu_dma_ring_changed(card);
 }
 
 /*
@@ -229,38 +232,38 @@ static void card_set_dead(struct npu_card *card, bool dead)
  * disarmed, the heartbeat running again.  Rings are reset while the card
  * may still be dead so none of them gets going before the reset is done.
  */
-static void card_global_reset(struct npu_card *card)
+static void emu_card_global_reset(struct emu_card *card)
 {
 	uint32_t i;
 
 	for (i = 0; i < card->cfg.num_rings; i++) {
-		ring_reset(&card->rings[i]);
-		ring_inject(&card->rings[i], NPU_FAULT_CLEAR, 0);
+		emu_ring_reset(&card->rings[i]);
+		emu_ring_inject(&card->rings[i], NPU_FAULT_CLEAR, 0);
 	}
-	card_set_dead(card, false);
-	card_write_identity(card);
-	reg_write32(card, NPU_GLB_ERROR, 0);
-	reg_write32(card, NPU_INJ_CTRL, 0);
-	reg_write32(card, NPU_GLB_CTRL,
-		    reg_read32(card, NPU_GLB_CTRL) & ~NPU_GLB_CTRL_RESET);
-	npu_log("global reset");
+	emu_card_set_dead(card, false);
+	emu_card_write_identity(card);
+	emu_reg_write32(card, NPU_GLB_ERROR, 0);
+	emu_reg_write32(card, NPU_INJ_CTRL, 0);
+	emu_reg_write32(card, NPU_GLB_CTRL, emu_reg_read32(card, NPU_GLB_CTRL) &
+					     ~NPU_GLB_CTRL_RESET);
+	emu_log("global reset");
 }
 
-static void card_inject(struct npu_card *card)
+static void emu_card_inject(struct emu_card *card)
 {
-	uint32_t ring = reg_read32(card, NPU_INJ_RING);
-	uint32_t kind = reg_read32(card, NPU_INJ_KIND);
-	uint32_t arg = reg_read32(card, NPU_INJ_ARG);
+	uint32_t ring = emu_reg_read32(card, NPU_INJ_RING);
+	uint32_t kind = emu_reg_read32(card, NPU_INJ_KIND);
+	uint32_t arg = emu_reg_read32(card, NPU_INJ_ARG);
 
 	if (kind == NPU_FAULT_STOP_HEARTBEAT) {
-		npu_log("fault: heartbeat stopped, card dead");
-		card_set_dead(card, true);
+		emu_log("fault: heartbeat stopped, card dead");
+		emu_card_set_dead(card, true);
 	} else if (kind > NPU_FAULT_LAST) {
-		npu_log("fault: unknown kind %u ignored", kind);
+		emu_log("fault: unknown kind %u ignored", kind);
 	} else if (ring >= card->cfg.num_rings) {
-		npu_log("fault: no ring %u, ignored", ring);
+		emu_log("fault: no ring %u, ignored", ring);
 	} else {
-		ring_inject(&card->rings[ring], kind, arg);
+		emu_ring_inject(&card->rings[ring], kind, arg);
 	}
 }
 
@@ -269,15 +272,15 @@ static void card_inject(struct npu_card *card)
  * broken ring would: the driver must not free what it uses.  Only a
  * global reset gets it back.
  */
-static void card_ring_control(struct npu_ring *r)
+static void emu_card_ring_control(struct emu_ring *r)
 {
-	uint32_t ctrl = ring_read32(r, NPU_RING_CTRL);
+	uint32_t ctrl = emu_ring_read32(r, NPU_RING_CTRL);
 
 	if (ctrl & NPU_RING_CTRL_RESET) {
-		if (!ring_reset_stuck(r))
-			ring_reset(r);
+		if (!emu_ring_reset_stuck(r))
+			emu_ring_reset(r);
 	} else if (ctrl & NPU_RING_CTRL_ENABLE) {
-		ring_enable(r);
+		emu_ring_enable(r);
 	}
 }
 
@@ -285,34 +288,34 @@ static void card_ring_control(struct npu_ring *r)
  * A doorbell on vector 0: apply the control registers.  A dead card only
  * listens for a global reset.
  */
-void card_control(struct npu_card *card)
+void emu_card_control(struct emu_card *card)
 {
 	uint32_t i;
 
-	if (reg_read32(card, NPU_GLB_CTRL) & NPU_GLB_CTRL_RESET) {
-		card_global_reset(card);
+	if (emu_reg_read32(card, NPU_GLB_CTRL) & NPU_GLB_CTRL_RESET) {
+		emu_card_global_reset(card);
 		return;
 	}
-	if (card_is_dead(card))
+	if (emu_card_is_dead(card))
 		return;
 
 	for (i = 0; i < card->cfg.num_rings; i++)
-		card_ring_control(&card->rings[i]);
+		emu_card_ring_control(&card->rings[i]);
 
-	if (reg_read32(card, NPU_INJ_CTRL) & NPU_INJ_CTRL_GO) {
-		card_inject(card);
-		reg_write32(card, NPU_INJ_CTRL, 0);
+	if (emu_reg_read32(card, NPU_INJ_CTRL) & NPU_INJ_CTRL_GO) {
+		emu_card_inject(card);
+		emu_reg_write32(card, NPU_INJ_CTRL, 0);
 	}
 }
 
-void card_doorbell(struct npu_card *card, uint32_t vector)
+void emu_card_doorbell(struct emu_card *card, uint32_t vector)
 {
 	uint32_t i;
 
 	if (vector == 0) {
-		card_control(card);
+		emu_card_control(card);
 		return;
 	}
 	for (i = 0; i < card->cfg.num_rings; i++)
-		ring_doorbell(&card->rings[i], vector);
+		emu_ring_doorbell(&card->rings[i], vector);
 }

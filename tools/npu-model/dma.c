@@ -20,19 +20,20 @@
 
 #include "npu_model.h"
 
-int dma_init(struct npu_card *card)
+int emu_dma_init(struct emu_card *card)
 {
 	struct stat st;
 
 	card->ram_fd = open(card->cfg.guest_ram_path, O_RDWR | O_CLOEXEC);
 	if (card->ram_fd < 0) {
-		npu_err("cannot open guest RAM %s: %m", card->cfg.guest_ram_path);
+		emu_err("cannot open guest RAM %s: %m",
+			card->cfg.guest_ram_path);
 		return -1;
 	}
 	/* A short file would turn a valid DMA into SIGBUS. */
 	if (fstat(card->ram_fd, &st) < 0 ||
 	    (uint64_t)st.st_size < card->cfg.ram_size) {
-		npu_err("guest RAM %s is smaller than --ram-size",
+		emu_err("guest RAM %s is smaller than --ram-size",
 			card->cfg.guest_ram_path);
 		return -1;
 	}
@@ -40,7 +41,7 @@ int dma_init(struct npu_card *card)
 			 MAP_SHARED, card->ram_fd, 0);
 	if (card->ram == MAP_FAILED) {
 		card->ram = NULL;
-		npu_err("cannot map guest RAM: %m");
+		emu_err("cannot map guest RAM: %m");
 		return -1;
 	}
 
@@ -50,7 +51,7 @@ int dma_init(struct npu_card *card)
 	return 0;
 }
 
-void dma_destroy(struct npu_card *card)
+void emu_dma_destroy(struct emu_card *card)
 {
 	if (card->ram)
 		munmap(card->ram, card->cfg.ram_size);
@@ -67,31 +68,31 @@ static bool range_within(uint64_t addr, uint64_t len, uint64_t start,
 	return addr >= start && addr <= end && len <= end - addr;
 }
 
-bool dma_host_ok(struct npu_card *card, uint64_t gpa, uint64_t len)
+bool emu_dma_host_ok(struct emu_card *card, uint64_t gpa, uint64_t len)
 {
 	uint64_t low = card->cfg.lowmem;
 	uint64_t high = card->cfg.ram_size - low;
 
-	if (gpa < NPU_HIGHMEM_BASE)
+	if (gpa < EMU_HIGHMEM_BASE)
 		return range_within(gpa, len, 0, low);
-	return range_within(gpa, len, NPU_HIGHMEM_BASE,
-			    NPU_HIGHMEM_BASE + high);
+	return range_within(gpa, len, EMU_HIGHMEM_BASE,
+			    EMU_HIGHMEM_BASE + high);
 }
 
-/* Only for a range dma_host_ok() accepted. */
-uint8_t *dma_host_ptr(struct npu_card *card, uint64_t gpa)
+/* Only for a range emu_dma_host_ok() accepted. */
+uint8_t *emu_dma_host_ptr(struct emu_card *card, uint64_t gpa)
 {
-	if (gpa < NPU_HIGHMEM_BASE)
+	if (gpa < EMU_HIGHMEM_BASE)
 		return card->ram + gpa;
-	return card->ram + card->cfg.lowmem + (gpa - NPU_HIGHMEM_BASE);
+	return card->ram + card->cfg.lowmem + (gpa - EMU_HIGHMEM_BASE);
 }
 
-bool dma_dev_ok(struct npu_card *card, uint64_t off, uint64_t len)
+bool emu_dma_dev_ok(struct emu_card *card, uint64_t off, uint64_t len)
 {
 	return range_within(off, len, 0, card->devmem_size);
 }
 
-uint8_t *dma_dev_ptr(struct npu_card *card, uint64_t off)
+uint8_t *emu_dma_dev_ptr(struct emu_card *card, uint64_t off)
 {
 	return card->bar + NPU_REG_WINDOW_SIZE + off;
 }
@@ -100,34 +101,34 @@ uint8_t *dma_dev_ptr(struct npu_card *card, uint64_t off)
  * Resolve the 8-byte word of a FENCE, WAIT or TIMESTAMP (len 16 for a
  * FENCE with time).  The alignment makes the word's atomic access legal.
  */
-int dma_word(struct npu_card *card, uint64_t addr, bool host, uint64_t len,
-	     uint64_t **word)
+int emu_dma_word(struct emu_card *card, uint64_t addr, bool host, uint64_t len,
+		 uint64_t **word)
 {
 	if (addr & 7)
 		return NPU_ERR_ALIGN;
 	if (host) {
-		if (!dma_host_ok(card, addr, len))
+		if (!emu_dma_host_ok(card, addr, len))
 			return NPU_ERR_HOST_ADDR;
-		*word = (uint64_t *)dma_host_ptr(card, addr);
+		*word = (uint64_t *)emu_dma_host_ptr(card, addr);
 	} else {
-		if (!dma_dev_ok(card, addr, len))
+		if (!emu_dma_dev_ok(card, addr, len))
 			return NPU_ERR_DEV_ADDR;
-		*word = (uint64_t *)dma_dev_ptr(card, addr);
+		*word = (uint64_t *)emu_dma_dev_ptr(card, addr);
 	}
 	return NPU_ERR_NONE;
 }
 
-int dma_side_contig(struct npu_card *card, struct dma_side *side,
-		    uint64_t addr, bool host, uint64_t size)
+int emu_dma_side_contig(struct emu_card *card, struct emu_dma_side *side,
+			uint64_t addr, bool host, uint64_t size)
 {
 	if (host) {
-		if (!dma_host_ok(card, addr, size))
+		if (!emu_dma_host_ok(card, addr, size))
 			return NPU_ERR_HOST_ADDR;
-		side->one.ptr = dma_host_ptr(card, addr);
+		side->one.ptr = emu_dma_host_ptr(card, addr);
 	} else {
-		if (!dma_dev_ok(card, addr, size))
+		if (!emu_dma_dev_ok(card, addr, size))
 			return NPU_ERR_DEV_ADDR;
-		side->one.ptr = dma_dev_ptr(card, addr);
+		side->one.ptr = emu_dma_dev_ptr(card, addr);
 	}
 	side->one.len = size;
 	side->segs = &side->one;
@@ -136,12 +137,12 @@ int dma_side_contig(struct npu_card *card, struct dma_side *side,
 }
 
 /* Read one table entry; the driver may scribble on it, so read it once. */
-static void sg_entry_read(struct npu_card *card, uint64_t table, uint32_t i,
+static void sg_entry_read(struct emu_card *card, uint64_t table, uint32_t i,
 			  uint64_t *addr, uint64_t *len)
 {
 	struct npu_sg_entry e;
 
-	memcpy(&e, dma_host_ptr(card, table + (uint64_t)i * sizeof(e)),
+	memcpy(&e, emu_dma_host_ptr(card, table + (uint64_t)i * sizeof(e)),
 	       sizeof(e));
 	*addr = le64toh(e.addr);
 	*len = le64toh(e.len);
@@ -151,8 +152,8 @@ static void sg_entry_read(struct npu_card *card, uint64_t table, uint32_t i,
  * Resolve a scatter-gather table into segments.  The table is read exactly
  * once into our own memory, so the transfer uses what was validated.
  */
-int dma_side_sgl(struct npu_card *card, struct dma_side *side,
-		 uint64_t table, uint32_t count, uint64_t size)
+int emu_dma_side_sgl(struct emu_card *card, struct emu_dma_side *side,
+		     uint64_t table, uint32_t count, uint64_t size)
 {
 	uint64_t total = 0;
 	uint32_t i;
@@ -161,13 +162,13 @@ int dma_side_sgl(struct npu_card *card, struct dma_side *side,
 		return NPU_ERR_SGL;
 	if (table & (sizeof(struct npu_sg_entry) - 1))
 		return NPU_ERR_ALIGN;
-	if (!dma_host_ok(card, table, (uint64_t)count *
-			 sizeof(struct npu_sg_entry)))
+	if (!emu_dma_host_ok(card, table, (uint64_t)count *
+			     sizeof(struct npu_sg_entry)))
 		return NPU_ERR_HOST_ADDR;
 
 	side->segs = calloc(count, sizeof(*side->segs));
 	if (!side->segs) {
-		reg_write32(card, NPU_GLB_ERROR, NPU_GLB_ERR_INTERNAL);
+		emu_reg_write32(card, NPU_GLB_ERROR, NPU_GLB_ERR_INTERNAL);
 		return NPU_ERR_DMA;
 	}
 	side->count = count;
@@ -177,10 +178,10 @@ int dma_side_sgl(struct npu_card *card, struct dma_side *side,
 
 		sg_entry_read(card, table, i, &addr, &len);
 		/* Compare against what is left so the sum cannot wrap. */
-		if (len > size - total || !dma_host_ok(card, addr, len))
+		if (len > size - total || !emu_dma_host_ok(card, addr, len))
 			return NPU_ERR_SGL;
 		total += len;
-		side->segs[i].ptr = dma_host_ptr(card, addr);
+		side->segs[i].ptr = emu_dma_host_ptr(card, addr);
 		side->segs[i].len = len;
 	}
 	if (total != size)
@@ -188,7 +189,7 @@ int dma_side_sgl(struct npu_card *card, struct dma_side *side,
 	return NPU_ERR_NONE;
 }
 
-void dma_side_free(struct dma_side *side)
+void emu_dma_side_free(struct emu_dma_side *side)
 {
 	if (side->segs != &side->one)
 		free(side->segs);
@@ -202,7 +203,7 @@ void dma_side_free(struct dma_side *side)
  * while its ring has paused it (hung ring, dead card), so a paused transfer
  * holds back no other ring.
  */
-static void engine_queue(struct npu_card *card, uint32_t priority, int delta)
+static void engine_queue(struct emu_card *card, uint32_t priority, int delta)
 {
 	pthread_mutex_lock(&card->engine_lock);
 	card->engine_wanting[priority] += delta;
@@ -211,14 +212,14 @@ static void engine_queue(struct npu_card *card, uint32_t priority, int delta)
 }
 
 /* Transfers waiting for an engine look at their ring again. */
-void dma_ring_changed(struct npu_card *card)
+void emu_dma_ring_changed(struct emu_card *card)
 {
 	pthread_mutex_lock(&card->engine_lock);
 	pthread_cond_broadcast(&card->engine_free);
 	pthread_mutex_unlock(&card->engine_lock);
 }
 
-static bool engine_more_urgent_waiter(struct npu_card *card, uint32_t priority)
+static bool engine_more_urgent_waiter(struct emu_card *card, uint32_t priority)
 {
 	uint32_t p;
 
@@ -233,7 +234,7 @@ static bool engine_more_urgent_waiter(struct npu_card *card, uint32_t priority)
  * without an engine, once the ring wants the transfer to pause or stop:
  * the wait must not outlast a reset, a hang or the card's death.
  */
-static bool engine_get(struct npu_card *card, const struct dma_client *cl)
+static bool engine_get(struct emu_card *card, const struct emu_dma_client *cl)
 {
 	bool got = false;
 
@@ -256,7 +257,7 @@ static bool engine_get(struct npu_card *card, const struct dma_client *cl)
  * Back in the queue at once: a transfer between its chunks still wants an
  * engine, and less urgent ones must not slip in before it asks again.
  */
-static void engine_put(struct npu_card *card, uint32_t priority)
+static void engine_put(struct emu_card *card, uint32_t priority)
 {
 	pthread_mutex_lock(&card->engine_lock);
 	card->engines_free++;
@@ -266,7 +267,8 @@ static void engine_put(struct npu_card *card, uint32_t priority)
 }
 
 /* Out of the queue while the ring pauses us; false: give up. */
-static bool transfer_pause(struct npu_card *card, const struct dma_client *cl)
+static bool transfer_pause(struct emu_card *card,
+			   const struct emu_dma_client *cl)
 {
 	bool ok;
 
@@ -276,15 +278,15 @@ static bool transfer_pause(struct npu_card *card, const struct dma_client *cl)
 	return ok;
 }
 
-/* A position in a dma_side. */
-struct seg_cursor {
-	struct dma_side *side;
+/* A position in a emu_dma_side. */
+struct emu_seg_cursor {
+	struct emu_dma_side *side;
 	uint32_t seg;
 	uint64_t off;
 };
 
 /* Bytes left in the current segment, skipping empty ones. */
-static uint64_t cursor_avail(struct seg_cursor *c)
+static uint64_t cursor_avail(struct emu_seg_cursor *c)
 {
 	while (c->seg < c->side->count &&
 	       c->off == c->side->segs[c->seg].len) {
@@ -296,7 +298,7 @@ static uint64_t cursor_avail(struct seg_cursor *c)
 	return c->side->segs[c->seg].len - c->off;
 }
 
-static uint8_t *cursor_ptr(struct seg_cursor *c)
+static uint8_t *cursor_ptr(struct emu_seg_cursor *c)
 {
 	return c->side->segs[c->seg].ptr + c->off;
 }
@@ -313,8 +315,9 @@ static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
  * Returns the bytes moved, short only if a side ran out (which
  * validation rules out).
  */
-static uint64_t transfer_chunk(struct seg_cursor *dst, struct seg_cursor *src,
-			       uint8_t byte, uint64_t chunk)
+static uint64_t transfer_chunk(struct emu_seg_cursor *dst,
+			       struct emu_seg_cursor *src, uint8_t byte,
+			       uint64_t chunk)
 {
 	uint64_t done = 0;
 
@@ -337,17 +340,17 @@ static uint64_t transfer_chunk(struct seg_cursor *dst, struct seg_cursor *src,
 	return done;
 }
 
-static bool transfer(struct npu_card *card, struct dma_side *dst,
-		     struct dma_side *src, uint8_t byte, uint64_t size,
-		     const struct dma_client *cl)
+static bool transfer(struct emu_card *card, struct emu_dma_side *dst,
+		     struct emu_dma_side *src, uint8_t byte, uint64_t size,
+		     const struct emu_dma_client *cl)
 {
-	struct seg_cursor d = { .side = dst }, s = { .side = src };
+	struct emu_seg_cursor d = { .side = dst }, s = { .side = src };
 	bool ok = true;
 
 	engine_queue(card, cl->priority, 1);
 	while (size) {
-		uint64_t chunk = size < NPU_MODEL_DMA_CHUNK ?
-				 size : NPU_MODEL_DMA_CHUNK;
+		uint64_t chunk = size < EMU_DMA_CHUNK ?
+				 size : EMU_DMA_CHUNK;
 		uint64_t done;
 
 		/* Between chunks: a reset, hang or dead card stops us here. */
@@ -369,14 +372,15 @@ static bool transfer(struct npu_card *card, struct dma_side *dst,
 	return ok;
 }
 
-bool dma_copy(struct npu_card *card, struct dma_side *dst,
-	      struct dma_side *src, uint64_t size, const struct dma_client *cl)
+bool emu_dma_copy(struct emu_card *card, struct emu_dma_side *dst,
+		  struct emu_dma_side *src, uint64_t size,
+		  const struct emu_dma_client *cl)
 {
 	return transfer(card, dst, src, 0, size, cl);
 }
 
-bool dma_fill(struct npu_card *card, struct dma_side *dst, uint8_t byte,
-	      uint64_t size, const struct dma_client *cl)
+bool emu_dma_fill(struct emu_card *card, struct emu_dma_side *dst,
+		  uint8_t byte, uint64_t size, const struct emu_dma_client *cl)
 {
 	return transfer(card, dst, NULL, byte, size, cl);
 }

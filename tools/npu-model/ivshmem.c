@@ -20,14 +20,14 @@
 
 #define IVSHMEM_PROTOCOL_VERSION	0
 
-int ivshmem_listen(const char *path)
+int emu_ivshmem_listen(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct stat st;
 	int fd;
 
 	if (strlen(path) >= sizeof(addr.sun_path)) {
-		npu_err("socket path too long: %s", path);
+		emu_err("socket path too long: %s", path);
 		return -1;
 	}
 	strcpy(addr.sun_path, path);
@@ -35,7 +35,7 @@ int ivshmem_listen(const char *path)
 	/* A socket left by a previous run is stale; anything else is not ours. */
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
-			npu_err("%s exists and is not a socket", path);
+			emu_err("%s exists and is not a socket", path);
 			return -1;
 		}
 		unlink(path);
@@ -43,12 +43,12 @@ int ivshmem_listen(const char *path)
 
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		npu_err("socket: %m");
+		emu_err("socket: %m");
 		return -1;
 	}
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
 	    listen(fd, 1) < 0) {
-		npu_err("cannot listen on %s: %m", path);
+		emu_err("cannot listen on %s: %m", path);
 		close(fd);
 		return -1;
 	}
@@ -56,7 +56,7 @@ int ivshmem_listen(const char *path)
 }
 
 /* Wait for QEMU; a signal on sig_fd gives up (returns -1, errno EINTR). */
-int ivshmem_accept(int listen_fd, int sig_fd)
+int emu_ivshmem_accept(int listen_fd, int sig_fd)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = listen_fd, .events = POLLIN },
@@ -68,7 +68,7 @@ int ivshmem_accept(int listen_fd, int sig_fd)
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			npu_err("poll: %m");
+			emu_err("poll: %m");
 			return -1;
 		}
 		if (pfd[1].revents) {
@@ -79,13 +79,13 @@ int ivshmem_accept(int listen_fd, int sig_fd)
 		if (fd >= 0)
 			return fd;
 		if (errno != EINTR && errno != ECONNABORTED) {
-			npu_err("accept: %m");
+			emu_err("accept: %m");
 			return -1;
 		}
 	}
 }
 
-static int ivshmem_send(int conn_fd, int64_t value, int fd)
+static int emu_ivshmem_send(int conn_fd, int64_t value, int fd)
 {
 	int64_t le = htole64(value);
 	struct iovec iov = { .iov_base = &le, .iov_len = sizeof(le) };
@@ -107,7 +107,7 @@ static int ivshmem_send(int conn_fd, int64_t value, int fd)
 		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
 	}
 	if (sendmsg(conn_fd, &msg, MSG_NOSIGNAL) != sizeof(le)) {
-		npu_err("ivshmem handshake: %m");
+		emu_err("ivshmem handshake: %m");
 		return -1;
 	}
 	return 0;
@@ -118,21 +118,21 @@ static int ivshmem_send(int conn_fd, int64_t value, int fd)
  * doorbell eventfd (filed under our peer id) and per vector the client's
  * own interrupt eventfd (filed under its id).
  */
-int ivshmem_handshake(int conn_fd, struct npu_card *card)
+int emu_ivshmem_handshake(int conn_fd, struct emu_card *card)
 {
 	uint32_t v, n = card->cfg.num_vectors;
 
-	if (ivshmem_send(conn_fd, IVSHMEM_PROTOCOL_VERSION, -1) ||
-	    ivshmem_send(conn_fd, NPU_MODEL_CLIENT_ID, -1) ||
-	    ivshmem_send(conn_fd, -1, card->shm_fd))
+	if (emu_ivshmem_send(conn_fd, IVSHMEM_PROTOCOL_VERSION, -1) ||
+	    emu_ivshmem_send(conn_fd, EMU_CLIENT_ID, -1) ||
+	    emu_ivshmem_send(conn_fd, -1, card->shm_fd))
 		return -1;
 	for (v = 0; v < n; v++)
-		if (ivshmem_send(conn_fd, NPU_MODEL_PEER_ID, card->to_model[v]))
+		if (emu_ivshmem_send(conn_fd, EMU_PEER_ID, card->to_model[v]))
 			return -1;
 	for (v = 0; v < n; v++)
-		if (ivshmem_send(conn_fd, NPU_MODEL_CLIENT_ID,
-				 card->to_guest[v]))
+		if (emu_ivshmem_send(conn_fd, EMU_CLIENT_ID,
+				     card->to_guest[v]))
 			return -1;
-	npu_log("client connected, %u vectors", n);
+	emu_log("client connected, %u vectors", n);
 	return 0;
 }

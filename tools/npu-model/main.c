@@ -5,9 +5,11 @@
  *   npu-model --socket PATH --guest-ram FILE --ram-size BYTES [--lowmem BYTES]
  *             [--bar-size BYTES] [--rings N] [--vectors N]
  *             [--copy-engines N] [--serial N] [--verbose]
+ *   npu-model [--vectors N] --print-vectors
  *
  * The model serves exactly one QEMU and exits (status 0) when it goes away
- * or on SIGTERM/SIGINT.
+ * or on SIGTERM/SIGINT.  --print-vectors prints the card's number of MSI-X
+ * vectors and exits: QEMU's ivshmem device must be given as many.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -33,13 +35,13 @@
 #define MAX_VECTORS	2048	/* the MSI-X table limit */
 #define MAX_ENGINES	1024
 
-bool npu_verbose;
+bool emu_verbose;
 
-void npu_log(const char *fmt, ...)
+void emu_log(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!npu_verbose)
+	if (!emu_verbose)
 		return;
 	va_start(ap, fmt);
 	fputs("npu-model: ", stderr);
@@ -48,7 +50,7 @@ void npu_log(const char *fmt, ...)
 	va_end(ap);
 }
 
-void npu_err(const char *fmt, ...)
+void emu_err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -66,8 +68,10 @@ static void usage(FILE *f)
 		"                 [--lowmem BYTES] [--bar-size BYTES] [--rings N]\n"
 		"                 [--vectors N] [--copy-engines N] [--serial N]\n"
 		"                 [--verbose]\n"
+		"       npu-model [--vectors N] --print-vectors\n"
 		"sizes take a K, M or G suffix; defaults: --bar-size 256M,\n"
-		"--rings 64, --vectors 9, --copy-engines 4, --lowmem min(ram, 2G)\n");
+		"--rings 64, --vectors %u, --copy-engines 4, --lowmem min(ram, 2G)\n",
+		NPU_DEFAULT_NUM_VECTORS);
 }
 
 /* "64M" and friends; false on garbage or overflow. */
@@ -108,7 +112,7 @@ static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 enum {
 	OPT_SOCKET = 256, OPT_GUEST_RAM, OPT_RAM_SIZE, OPT_LOWMEM, OPT_BAR_SIZE,
 	OPT_RINGS, OPT_VECTORS, OPT_COPY_ENGINES, OPT_SERIAL, OPT_VERBOSE,
-	OPT_HELP,
+	OPT_HELP, OPT_PRINT_VECTORS,
 };
 
 static const struct option options[] = {
@@ -123,10 +127,11 @@ static const struct option options[] = {
 	{ "serial",	  required_argument, NULL, OPT_SERIAL },
 	{ "verbose",	  no_argument,	     NULL, OPT_VERBOSE },
 	{ "help",	  no_argument,	     NULL, OPT_HELP },
+	{ "print-vectors", no_argument,	     NULL, OPT_PRINT_VECTORS },
 	{ NULL, 0, NULL, 0 },
 };
 
-static bool parse_option(struct npu_config *cfg, int opt, const char *arg)
+static bool parse_option(struct emu_config *cfg, int opt, const char *arg)
 {
 	switch (opt) {
 	case OPT_SOCKET:
@@ -158,35 +163,36 @@ static bool parse_option(struct npu_config *cfg, int opt, const char *arg)
 }
 
 /* Cross-option checks once everything is parsed. */
-static bool config_valid(struct npu_config *cfg)
+static bool config_valid(struct emu_config *cfg)
 {
 	if (!cfg->socket_path || !cfg->guest_ram_path || !cfg->ram_size) {
-		npu_err("--socket, --guest-ram and --ram-size are required");
+		emu_err("--socket, --guest-ram and --ram-size are required");
 		return false;
 	}
 	if (cfg->lowmem == UINT64_MAX)
 		cfg->lowmem = cfg->ram_size < 2 * GiB ? cfg->ram_size : 2 * GiB;
-	if (cfg->lowmem > cfg->ram_size || cfg->lowmem > NPU_HIGHMEM_BASE) {
-		npu_err("--lowmem must not exceed --ram-size or 4G");
+	if (cfg->lowmem > cfg->ram_size || cfg->lowmem > EMU_HIGHMEM_BASE) {
+		emu_err("--lowmem must not exceed --ram-size or 4G");
 		return false;
 	}
 	if (cfg->bar_size <= NPU_REG_WINDOW_SIZE ||
 	    (cfg->bar_size & (cfg->bar_size - 1)) || cfg->bar_size > SIZE_MAX) {
-		npu_err("--bar-size must be a power of two above 64K");
+		emu_err("--bar-size must be a power of two above 64K");
 		return false;
 	}
 	return true;
 }
 
-static int parse_args(int argc, char **argv, struct npu_config *cfg)
+static int parse_args(int argc, char **argv, struct emu_config *cfg)
 {
+	bool print_vectors = false;
 	int opt;
 
-	*cfg = (struct npu_config) {
+	*cfg = (struct emu_config) {
 		.lowmem = UINT64_MAX,	/* "not given" */
 		.bar_size = 256 * MiB,
 		.num_rings = 64,
-		.num_vectors = 9,
+		.num_vectors = NPU_DEFAULT_NUM_VECTORS,
 		.num_copy_engines = 4,
 		.serial = 1,
 	};
@@ -195,17 +201,25 @@ static int parse_args(int argc, char **argv, struct npu_config *cfg)
 			usage(stdout);
 			exit(0);
 		}
+		if (opt == OPT_PRINT_VECTORS) {
+			print_vectors = true;
+			continue;
+		}
 		if (!parse_option(cfg, opt, optarg)) {
 			if (opt != '?')
-				npu_err("bad value for --%s: %s",
+				emu_err("bad value for --%s: %s",
 					options[opt - OPT_SOCKET].name, optarg);
 			usage(stderr);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		npu_err("unexpected argument: %s", argv[optind]);
+		emu_err("unexpected argument: %s", argv[optind]);
 		return -1;
+	}
+	if (print_vectors) {
+		printf("%u\n", cfg->num_vectors);
+		exit(0);
 	}
 	return config_valid(cfg) ? 0 : -1;
 }
@@ -235,7 +249,7 @@ static int epoll_add(int epfd, int fd, uint32_t tag)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static int loop_setup(struct npu_card *card, int conn_fd, int sig_fd)
+static int loop_setup(struct emu_card *card, int conn_fd, int sig_fd)
 {
 	int epfd = epoll_create1(EPOLL_CLOEXEC);
 	uint32_t v;
@@ -276,7 +290,7 @@ static bool conn_alive(int conn_fd)
  * of a batch go first, so an ENABLE rung together with the ring's first
  * doorbell finds the ring enabled.
  */
-static void event_loop(struct npu_card *card, int epfd, int conn_fd)
+static void event_loop(struct emu_card *card, int epfd, int conn_fd)
 {
 	struct epoll_event ev[64];
 	int n, i;
@@ -286,46 +300,46 @@ static void event_loop(struct npu_card *card, int epfd, int conn_fd)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			npu_err("epoll_wait: %m");
+			emu_err("epoll_wait: %m");
 			return;
 		}
 		for (i = 0; i < n; i++) {
 			uint32_t tag = ev[i].data.u32;
 
 			if (tag == EV_SIGNAL) {
-				npu_log("signal, exiting");
+				emu_log("signal, exiting");
 				return;
 			}
 			if (tag == EV_CONN && !conn_alive(conn_fd)) {
-				npu_log("client disconnected, exiting");
+				emu_log("client disconnected, exiting");
 				return;
 			}
 			if (tag == 0 && doorbell_take(card->to_model[0]))
-				card_doorbell(card, 0);
+				emu_card_doorbell(card, 0);
 		}
 		for (i = 0; i < n; i++) {
 			uint32_t tag = ev[i].data.u32;
 
 			if (tag != 0 && tag < card->cfg.num_vectors &&
 			    doorbell_take(card->to_model[tag]))
-				card_doorbell(card, tag);
+				emu_card_doorbell(card, tag);
 		}
 	}
 }
 
 /* Accept QEMU, hand it the card, serve it. */
-static int serve(struct npu_card *card, int listen_fd, int sig_fd)
+static int emu_serve(struct emu_card *card, int listen_fd, int sig_fd)
 {
 	int conn_fd, epfd, ret = -1;
 
-	conn_fd = ivshmem_accept(listen_fd, sig_fd);
+	conn_fd = emu_ivshmem_accept(listen_fd, sig_fd);
 	if (conn_fd < 0)
 		return errno == EINTR ? 0 : -1;
-	if (ivshmem_handshake(conn_fd, card))
+	if (emu_ivshmem_handshake(conn_fd, card))
 		goto out_conn;
 	epfd = loop_setup(card, conn_fd, sig_fd);
 	if (epfd < 0) {
-		npu_err("epoll: %m");
+		emu_err("epoll: %m");
 		goto out_conn;
 	}
 	event_loop(card, epfd, conn_fd);
@@ -338,34 +352,34 @@ out_conn:
 
 int main(int argc, char **argv)
 {
-	struct npu_config cfg;
-	struct npu_card card;
+	struct emu_config cfg;
+	struct emu_card card;
 	int sig_fd, listen_fd, ret = 1;
 
 	if (parse_args(argc, argv, &cfg))
 		return 2;
-	npu_verbose = cfg.verbose;
+	emu_verbose = cfg.verbose;
 
 	sig_fd = signals_setup();
 	if (sig_fd < 0) {
-		npu_err("signals: %m");
+		emu_err("signals: %m");
 		return 1;
 	}
 	/* The card is up before QEMU can connect: a client never waits. */
-	if (card_init(&card, &cfg) || card_start(&card))
+	if (emu_card_init(&card, &cfg) || emu_card_start(&card))
 		goto out_card;
-	listen_fd = ivshmem_listen(cfg.socket_path);
+	listen_fd = emu_ivshmem_listen(cfg.socket_path);
 	if (listen_fd < 0)
 		goto out_card;
 
-	if (serve(&card, listen_fd, sig_fd) == 0)
+	if (emu_serve(&card, listen_fd, sig_fd) == 0)
 		ret = 0;
 
 	close(listen_fd);
 	unlink(cfg.socket_path);
 out_card:
-	card_stop(&card);
-	card_destroy(&card);
+	emu_card_stop(&card);
+	emu_card_destroy(&card);
 	close(sig_fd);
 	return ret;
 }

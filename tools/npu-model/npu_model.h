@@ -11,6 +11,10 @@
  * Threads: the main thread waits on doorbells and the socket (control
  * doorbell work runs there), one thread per ring executes commands, and one
  * thread drives the heartbeat.
+ *
+ * The model's names start with emu_ (EMU_ for constants): the driver owns
+ * npu_, and the model's card and rings are not the driver's struct
+ * npu_device and struct npu_ring.
  */
 #ifndef NPU_MODEL_H
 #define NPU_MODEL_H
@@ -28,16 +32,16 @@
 #define MiB			(1ULL << 20)
 #define GiB			(1ULL << 30)
 
-#define NPU_MODEL_PEER_ID	1	/* our ivshmem id: DOORBELL_ID */
-#define NPU_MODEL_CLIENT_ID	0	/* the id we give QEMU */
-#define NPU_MODEL_FW_VERSION	((1 << 16) | 0)
-#define NPU_MODEL_MAX_RING_ENTRIES 65536
-#define NPU_MODEL_HEARTBEAT_US	1000
-#define NPU_MODEL_WAIT_POLL_NS	100000	/* a WAIT re-checks this often */
-#define NPU_MODEL_DMA_CHUNK	(1 * MiB) /* one copy-engine grant */
-#define NPU_HIGHMEM_BASE	(4 * GiB) /* guest RAM above lowmem lives here */
+#define EMU_PEER_ID	1	/* our ivshmem id: DOORBELL_ID */
+#define EMU_CLIENT_ID	0	/* the id we give QEMU */
+#define EMU_FW_VERSION	((1 << 16) | 0)
+#define EMU_MAX_RING_ENTRIES 65536
+#define EMU_HEARTBEAT_US	1000
+#define EMU_WAIT_POLL_NS	100000	/* a WAIT re-checks this often */
+#define EMU_DMA_CHUNK	(1 * MiB) /* one copy-engine grant */
+#define EMU_HIGHMEM_BASE	(4 * GiB) /* guest RAM above lowmem lives here */
 
-struct npu_config {
+struct emu_config {
 	const char *socket_path;
 	const char *guest_ram_path;
 	uint64_t ram_size;
@@ -51,16 +55,16 @@ struct npu_config {
 };
 
 /* What the card thinks of a ring; RING_STATUS is derived from this. */
-enum ring_mode {
-	RING_MODE_DISABLED,	/* after reset: nothing latched */
-	RING_MODE_ENABLED,	/* configuration latched and valid */
-	RING_MODE_STOPPED,	/* error: only RING_CTRL.RESET gets out */
+enum emu_ring_mode {
+	EMU_RING_MODE_DISABLED,	/* after reset: nothing latched */
+	EMU_RING_MODE_ENABLED,	/* configuration latched and valid */
+	EMU_RING_MODE_STOPPED,	/* error: only RING_CTRL.RESET gets out */
 };
 
-struct npu_card;
+struct emu_card;
 
-struct npu_ring {
-	struct npu_card *card;
+struct emu_ring {
+	struct emu_card *card;
 	unsigned int idx;
 	pthread_t thread;
 
@@ -73,7 +77,7 @@ struct npu_ring {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;	/* doorbell, fence, reset, fault change */
 	pthread_cond_t idle;	/* busy went false */
-	enum ring_mode mode;
+	enum emu_ring_mode mode;
 	uint64_t gen;
 	bool kick;		/* a doorbell arrived since the last scan */
 	bool busy;
@@ -102,8 +106,8 @@ struct npu_ring {
 	bool stuck_reset;
 };
 
-struct npu_card {
-	struct npu_config cfg;
+struct emu_card {
+	struct emu_config cfg;
 
 	int shm_fd;
 	uint8_t *bar;		/* BAR2: register window + device memory */
@@ -137,13 +141,13 @@ struct npu_card {
 	uint32_t engines_free;
 	uint32_t engine_wanting[NPU_RING_PRIORITY_LOWEST + 1];
 
-	struct npu_ring *rings;
+	struct emu_ring *rings;
 };
 
 /* Logging: quiet unless --verbose, errors always. */
-extern bool npu_verbose;
-void npu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void npu_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern bool emu_verbose;
+void emu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void emu_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Register access.  BAR2 is shared with a guest that treats it as uncached
@@ -151,56 +155,60 @@ void npu_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * registers release, so data the card wrote before a HEAD or STATUS store
  * is visible to a guest that saw the store.
  */
-static inline uint32_t reg_read32(struct npu_card *card, uint32_t off)
+static inline uint32_t emu_reg_read32(struct emu_card *card, uint32_t off)
 {
 	return le32toh(__atomic_load_n((uint32_t *)(card->bar + off),
 				       __ATOMIC_ACQUIRE));
 }
 
-static inline uint64_t reg_read64(struct npu_card *card, uint32_t off)
+static inline uint64_t emu_reg_read64(struct emu_card *card, uint32_t off)
 {
 	return le64toh(__atomic_load_n((uint64_t *)(card->bar + off),
 				       __ATOMIC_ACQUIRE));
 }
 
-static inline void reg_write32(struct npu_card *card, uint32_t off, uint32_t v)
+static inline void emu_reg_write32(struct emu_card *card, uint32_t off,
+				   uint32_t v)
 {
 	__atomic_store_n((uint32_t *)(card->bar + off), htole32(v),
 			 __ATOMIC_RELEASE);
 }
 
-static inline void reg_write64(struct npu_card *card, uint32_t off, uint64_t v)
+static inline void emu_reg_write64(struct emu_card *card, uint32_t off,
+				   uint64_t v)
 {
 	__atomic_store_n((uint64_t *)(card->bar + off), htole64(v),
 			 __ATOMIC_RELEASE);
 }
 
-static inline uint32_t ring_reg(const struct npu_ring *r, uint32_t off)
+static inline uint32_t emu_ring_reg(const struct emu_ring *r, uint32_t off)
 {
-	return NPU_RING_REGS_BASE + r->idx * NPU_RING_REGS_STRIDE + off;
+	return NPU_RING_REG(r->idx, off);
 }
 
-static inline uint32_t ring_read32(struct npu_ring *r, uint32_t off)
+static inline uint32_t emu_ring_read32(struct emu_ring *r, uint32_t off)
 {
-	return reg_read32(r->card, ring_reg(r, off));
+	return emu_reg_read32(r->card, emu_ring_reg(r, off));
 }
 
-static inline uint64_t ring_read64(struct npu_ring *r, uint32_t off)
+static inline uint64_t emu_ring_read64(struct emu_ring *r, uint32_t off)
 {
-	return reg_read64(r->card, ring_reg(r, off));
+	return emu_reg_read64(r->card, emu_ring_reg(r, off));
 }
 
-static inline void ring_write32(struct npu_ring *r, uint32_t off, uint32_t v)
+static inline void emu_ring_write32(struct emu_ring *r, uint32_t off,
+				    uint32_t v)
 {
-	reg_write32(r->card, ring_reg(r, off), v);
+	emu_reg_write32(r->card, emu_ring_reg(r, off), v);
 }
 
-static inline void ring_write64(struct npu_ring *r, uint32_t off, uint64_t v)
+static inline void emu_ring_write64(struct emu_ring *r, uint32_t off,
+				    uint64_t v)
 {
-	reg_write64(r->card, ring_reg(r, off), v);
+	emu_reg_write64(r->card, emu_ring_reg(r, off), v);
 }
 
-static inline uint64_t monotonic_ns(void)
+static inline uint64_t emu_monotonic_ns(void)
 {
 	struct timespec ts;
 
@@ -208,7 +216,7 @@ static inline uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static inline struct timespec ns_to_timespec(uint64_t ns)
+static inline struct timespec emu_ns_to_timespec(uint64_t ns)
 {
 	struct timespec ts = {
 		.tv_sec = ns / 1000000000ULL,
@@ -218,61 +226,61 @@ static inline struct timespec ns_to_timespec(uint64_t ns)
 	return ts;
 }
 
-static inline bool card_is_dead(struct npu_card *card)
+static inline bool emu_card_is_dead(struct emu_card *card)
 {
 	return __atomic_load_n(&card->dead, __ATOMIC_ACQUIRE);
 }
 
 /* card.c */
-int card_init(struct npu_card *card, const struct npu_config *cfg);
-int card_start(struct npu_card *card);
-void card_stop(struct npu_card *card);
-void card_destroy(struct npu_card *card);
-void card_control(struct npu_card *card);
-void card_doorbell(struct npu_card *card, uint32_t vector);
-void card_raise_irq(struct npu_card *card, uint32_t vector);
-uint64_t card_clock_ns(struct npu_card *card);
-void card_fence_written(struct npu_card *card);
+int emu_card_init(struct emu_card *card, const struct emu_config *cfg);
+int emu_card_start(struct emu_card *card);
+void emu_card_stop(struct emu_card *card);
+void emu_card_destroy(struct emu_card *card);
+void emu_card_control(struct emu_card *card);
+void emu_card_doorbell(struct emu_card *card, uint32_t vector);
+void emu_card_raise_irq(struct emu_card *card, uint32_t vector);
+uint64_t emu_card_clock_ns(struct emu_card *card);
+void emu_card_fence_written(struct emu_card *card);
 
 /* ring.c */
-int ring_init(struct npu_ring *r, struct npu_card *card, unsigned int idx);
-int ring_start(struct npu_ring *r);
-void ring_stop_thread(struct npu_ring *r);
-void ring_destroy(struct npu_ring *r);
-void ring_reset(struct npu_ring *r);
-void ring_enable(struct npu_ring *r);
-void ring_doorbell(struct npu_ring *r, uint32_t vector);
-void ring_poke(struct npu_ring *r);
-void ring_inject(struct npu_ring *r, uint32_t kind, uint32_t arg);
-bool ring_reset_stuck(struct npu_ring *r);
-void ring_raise_irq(struct npu_ring *r);
+int emu_ring_init(struct emu_ring *r, struct emu_card *card, unsigned int idx);
+int emu_ring_start(struct emu_ring *r);
+void emu_ring_stop_thread(struct emu_ring *r);
+void emu_ring_destroy(struct emu_ring *r);
+void emu_ring_reset(struct emu_ring *r);
+void emu_ring_enable(struct emu_ring *r);
+void emu_ring_doorbell(struct emu_ring *r, uint32_t vector);
+void emu_ring_poke(struct emu_ring *r);
+void emu_ring_inject(struct emu_ring *r, uint32_t kind, uint32_t arg);
+bool emu_ring_reset_stuck(struct emu_ring *r);
+void emu_ring_raise_irq(struct emu_ring *r);
 
 /* dma.c */
-struct dma_seg {
+struct emu_dma_seg {
 	uint8_t *ptr;
 	uint64_t len;
 };
 
 /* One side of a transfer: a list of segments, already validated. */
-struct dma_side {
-	struct dma_seg *segs;
+struct emu_dma_side {
+	struct emu_dma_seg *segs;
 	uint32_t count;
-	struct dma_seg one;	/* storage when the side is contiguous */
+	struct emu_dma_seg one;	/* storage when the side is contiguous */
 };
 
-int dma_init(struct npu_card *card);
-void dma_destroy(struct npu_card *card);
-bool dma_host_ok(struct npu_card *card, uint64_t gpa, uint64_t len);
-uint8_t *dma_host_ptr(struct npu_card *card, uint64_t gpa);
-bool dma_dev_ok(struct npu_card *card, uint64_t off, uint64_t len);
-uint8_t *dma_dev_ptr(struct npu_card *card, uint64_t off);
-int dma_word(struct npu_card *card, uint64_t addr, bool host, uint64_t len,
-	     uint64_t **word);
-int dma_side_contig(struct npu_card *card, struct dma_side *side,
-		    uint64_t addr, bool host, uint64_t size);
-int dma_side_sgl(struct npu_card *card, struct dma_side *side,
-		 uint64_t table, uint32_t count, uint64_t size);
-void dma_side_free(struct dma_side *side);
+int emu_dma_init(struct emu_card *card);
+void emu_dma_destroy(struct emu_card *card);
+bool emu_dma_host_ok(struct emu_card *card, uint64_t gpa, uint64_t len);
+uint8_t *emu_dma_host_ptr(struct emu_card *card, uint64_t gpa);
+bool emu_dma_dev_ok(struct emu_card *card, uint64_t off, uint64_t len);
+uint8_t *emu_dma_dev_ptr(struct emu_card *card, uint64_t off);
+int emu_dma_word(struct emu_card *card, uint64_t addr, bool host, uint64_t len,
+		 uint64_t **word);
+int emu_dma_side_contig(struct emu_card *card, struct emu_dma_side *side,
+			uint64_t addr, bool host, uint64_t size);
+int emu_dma_side_sgl(struct emu_card *card, struct emu_dma_side *side,
+		     uint64_t table, uint32_t count, uint64_t size);
+void emu_dma_side_free(struct emu_dma_side *side);
 
 /*
  * The ring a transfer runs for.  Between chunks the transfer asks
@@ -283,23 +291,24 @@ void dma_side_free(struct dma_side *side);
  * holds a ring's lock must not take engine_lock.  moved() reports every
  * chunk done.
  */
-struct dma_client {
+struct emu_dma_client {
 	bool (*go_on)(void *ctx, bool wait);
 	void (*moved)(void *ctx, uint64_t bytes);
 	void *ctx;
 	uint32_t priority;
 };
 
-bool dma_copy(struct npu_card *card, struct dma_side *dst,
-	      struct dma_side *src, uint64_t size, const struct dma_client *cl);
-bool dma_fill(struct npu_card *card, struct dma_side *dst, uint8_t byte,
-	      uint64_t size, const struct dma_client *cl);
+bool emu_dma_copy(struct emu_card *card, struct emu_dma_side *dst,
+		  struct emu_dma_side *src, uint64_t size,
+		  const struct emu_dma_client *cl);
+bool emu_dma_fill(struct emu_card *card, struct emu_dma_side *dst,
+		  uint8_t byte, uint64_t size, const struct emu_dma_client *cl);
 /* A ring was reset, hung or is quitting, or the card died: wake waiters. */
-void dma_ring_changed(struct npu_card *card);
+void emu_dma_ring_changed(struct emu_card *card);
 
 /* ivshmem.c */
-int ivshmem_listen(const char *path);
-int ivshmem_accept(int listen_fd, int sig_fd);
-int ivshmem_handshake(int conn_fd, struct npu_card *card);
+int emu_ivshmem_listen(const char *path);
+int emu_ivshmem_accept(int listen_fd, int sig_fd);
+int emu_ivshmem_handshake(int conn_fd, struct emu_card *card);
 
 #endif /* NPU_MODEL_H */

@@ -27,12 +27,12 @@
 #define F_SIZE			0x08
 #define F_VALUE			0x10
 
-struct op_desc {
+struct emu_op_desc {
 	uint16_t flags;		/* NPU_CMD_* the opcode accepts */
 	uint8_t fields;		/* F_* the opcode reads */
 };
 
-static const struct op_desc op_table[] = {
+static const struct emu_op_desc op_table[] = {
 	[NPU_OP_NOP]	   = { NPU_CMD_IRQ, 0 },
 	[NPU_OP_COPY]	   = { NPU_CMD_IRQ | NPU_CMD_SRC_HOST | NPU_CMD_DST_HOST |
 			       NPU_CMD_SRC_SGL | NPU_CMD_DST_SGL,
@@ -47,7 +47,7 @@ static const struct op_desc op_table[] = {
 };
 
 /* struct npu_cmd in host byte order. */
-struct ring_cmd {
+struct emu_cmd {
 	uint16_t opcode;
 	uint16_t flags;
 	uint32_t arg;
@@ -61,13 +61,13 @@ struct ring_cmd {
 };
 
 /* What a running command needs to know about its ring. */
-struct ring_ctx {
-	struct npu_ring *r;
+struct emu_ring_ctx {
+	struct emu_ring *r;
 	uint64_t gen;		/* the ring's generation when this run began */
 };
 
 /* Caller holds r->lock. */
-static bool ring_current(struct ring_ctx *ctx)
+static bool emu_ring_current(struct emu_ring_ctx *ctx)
 {
 	return ctx->r->gen == ctx->gen && !ctx->r->quit;
 }
@@ -76,81 +76,81 @@ static bool ring_current(struct ring_ctx *ctx)
  * Every place a ring can pause goes through here: a hung ring or a dead
  * card blocks, a reset (gen change) or shutdown makes us give up.
  */
-static bool ring_checkpoint(struct ring_ctx *ctx)
+static bool emu_ring_checkpoint(struct emu_ring_ctx *ctx)
 {
-	struct npu_ring *r = ctx->r;
+	struct emu_ring *r = ctx->r;
 	bool ok;
 
 	pthread_mutex_lock(&r->lock);
-	while (ring_current(ctx) && (r->hang || card_is_dead(r->card)))
+	while (emu_ring_current(ctx) && (r->hang || emu_card_is_dead(r->card)))
 		pthread_cond_wait(&r->wake, &r->lock);
-	ok = ring_current(ctx);
+	ok = emu_ring_current(ctx);
 	pthread_mutex_unlock(&r->lock);
 	return ok;
 }
 
-/* ring_checkpoint() without the waiting: true if nothing would stop us. */
-static bool ring_may_go_on(struct ring_ctx *ctx)
+/* emu_ring_checkpoint() without the waiting: true if nothing would stop us. */
+static bool emu_ring_may_go_on(struct emu_ring_ctx *ctx)
 {
-	struct npu_ring *r = ctx->r;
+	struct emu_ring *r = ctx->r;
 	bool ok;
 
 	pthread_mutex_lock(&r->lock);
-	ok = ring_current(ctx) && !r->hang && !card_is_dead(r->card);
+	ok = emu_ring_current(ctx) && !r->hang && !emu_card_is_dead(r->card);
 	pthread_mutex_unlock(&r->lock);
 	return ok;
 }
 
-static bool ring_dma_go_on(void *ctx, bool wait)
+static bool emu_ring_dma_go_on(void *ctx, bool wait)
 {
-	return wait ? ring_checkpoint(ctx) : ring_may_go_on(ctx);
+	return wait ? emu_ring_checkpoint(ctx) : emu_ring_may_go_on(ctx);
 }
 
 /*
  * Per chunk, not per command: a driver that watches BYTES_DONE for
  * progress sees a long copy move.
  */
-static void ring_dma_moved(void *arg, uint64_t bytes)
+static void emu_ring_dma_moved(void *arg, uint64_t bytes)
 {
-	struct ring_ctx *ctx = arg;
-	struct npu_ring *r = ctx->r;
+	struct emu_ring_ctx *ctx = arg;
+	struct emu_ring *r = ctx->r;
 
 	r->bytes_done += bytes;
-	ring_write64(r, NPU_RING_BYTES_DONE, r->bytes_done);
+	emu_ring_write64(r, NPU_RING_BYTES_DONE, r->bytes_done);
 }
 
-static struct dma_client ring_dma_client(struct ring_ctx *ctx)
+static struct emu_dma_client emu_ring_dma_client(struct emu_ring_ctx *ctx)
 {
-	return (struct dma_client) {
-		.go_on = ring_dma_go_on,
-		.moved = ring_dma_moved,
+	return (struct emu_dma_client) {
+		.go_on = emu_ring_dma_go_on,
+		.moved = emu_ring_dma_moved,
 		.ctx = ctx,
 		.priority = ctx->r->priority,
 	};
 }
 
 /* Sleep, but wake up for a reset; false if the ring was reset. */
-static bool ring_sleep_us(struct ring_ctx *ctx, uint32_t us)
+static bool emu_ring_sleep_us(struct emu_ring_ctx *ctx, uint32_t us)
 {
-	struct npu_ring *r = ctx->r;
-	uint64_t deadline = monotonic_ns() + (uint64_t)us * 1000;
-	struct timespec ts = ns_to_timespec(deadline);
+	struct emu_ring *r = ctx->r;
+	uint64_t deadline = emu_monotonic_ns() + (uint64_t)us * 1000;
+	struct timespec ts = emu_ns_to_timespec(deadline);
 	bool ok;
 
 	pthread_mutex_lock(&r->lock);
-	while (ring_current(ctx) && monotonic_ns() < deadline)
+	while (emu_ring_current(ctx) && emu_monotonic_ns() < deadline)
 		pthread_cond_timedwait(&r->wake, &r->lock, &ts);
-	ok = ring_current(ctx);
+	ok = emu_ring_current(ctx);
 	pthread_mutex_unlock(&r->lock);
 	return ok;
 }
 
-static void ring_set_status(struct npu_ring *r, enum npu_ring_state state)
+static void emu_ring_set_status(struct emu_ring *r, enum npu_ring_state state)
 {
-	ring_write32(r, NPU_RING_STATUS, state);
+	emu_ring_write32(r, NPU_RING_STATUS, state);
 }
 
-void ring_raise_irq(struct npu_ring *r)
+void emu_ring_raise_irq(struct emu_ring *r)
 {
 	uint32_t vector;
 
@@ -158,16 +158,16 @@ void ring_raise_irq(struct npu_ring *r)
 	if (r->drop_irqs) {
 		r->drop_irqs--;
 		pthread_mutex_unlock(&r->lock);
-		npu_log("ring %u: interrupt dropped (fault)", r->idx);
+		emu_log("ring %u: interrupt dropped (fault)", r->idx);
 		return;
 	}
 	vector = r->vector;
 	pthread_mutex_unlock(&r->lock);
-	card_raise_irq(r->card, vector);
+	emu_card_raise_irq(r->card, vector);
 }
 
 /* One-shot FAIL_DMA fault: consumed by the transfer that hits it. */
-static bool ring_take_fail_dma(struct npu_ring *r)
+static bool emu_ring_take_fail_dma(struct emu_ring *r)
 {
 	bool fail;
 
@@ -178,7 +178,7 @@ static bool ring_take_fail_dma(struct npu_ring *r)
 	return fail;
 }
 
-static uint32_t ring_delay_us(struct npu_ring *r)
+static uint32_t emu_ring_delay_us(struct emu_ring *r)
 {
 	uint32_t us;
 
@@ -189,13 +189,13 @@ static uint32_t ring_delay_us(struct npu_ring *r)
 }
 
 /* The driver may rewrite the slot behind our back: copy it once. */
-static void ring_fetch(struct npu_ring *r, struct ring_cmd *c)
+static void emu_ring_fetch(struct emu_ring *r, struct emu_cmd *c)
 {
 	uint64_t gpa = r->base + (uint64_t)(r->head & (r->size - 1)) *
 		       sizeof(struct npu_cmd);
 	struct npu_cmd raw;
 
-	memcpy(&raw, dma_host_ptr(r->card, gpa), sizeof(raw));
+	memcpy(&raw, emu_dma_host_ptr(r->card, gpa), sizeof(raw));
 	c->opcode = le16toh(raw.opcode);
 	c->flags = le16toh(raw.flags);
 	c->arg = le32toh(raw.arg);
@@ -210,9 +210,9 @@ static void ring_fetch(struct npu_ring *r, struct ring_cmd *c)
 }
 
 /* Opcode, flags and the fields the opcode does not use. */
-static int cmd_check_fields(const struct ring_cmd *c)
+static int emu_cmd_check_fields(const struct emu_cmd *c)
 {
-	const struct op_desc *op;
+	const struct emu_op_desc *op;
 
 	if (c->opcode >= ARRAY_SIZE(op_table))
 		return NPU_ERR_OPCODE;
@@ -241,20 +241,20 @@ static int cmd_check_fields(const struct ring_cmd *c)
 }
 
 /* One side of a COPY or FILL: an SGL table, a host range or a device range. */
-static int copy_side(struct npu_card *card, struct dma_side *side,
+static int copy_side(struct emu_card *card, struct emu_dma_side *side,
 		     uint64_t addr, uint64_t size, bool sgl, bool host,
 		     uint32_t sg_count)
 {
 	if (sgl)
-		return dma_side_sgl(card, side, addr, sg_count, size);
-	return dma_side_contig(card, side, addr, host, size);
+		return emu_dma_side_sgl(card, side, addr, sg_count, size);
+	return emu_dma_side_contig(card, side, addr, host, size);
 }
 
-static int cmd_copy(struct ring_ctx *ctx, const struct ring_cmd *c)
+static int emu_exec_copy(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
-	struct dma_client client = ring_dma_client(ctx);
-	struct npu_card *card = ctx->r->card;
-	struct dma_side src = { 0 }, dst = { 0 };
+	struct emu_dma_client client = emu_ring_dma_client(ctx);
+	struct emu_card *card = ctx->r->card;
+	struct emu_dma_side src = { 0 }, dst = { 0 };
 	int err;
 
 	err = copy_side(card, &src, c->src, c->size,
@@ -266,33 +266,33 @@ static int cmd_copy(struct ring_ctx *ctx, const struct ring_cmd *c)
 				c->flags & NPU_CMD_DST_SGL,
 				c->flags & (NPU_CMD_DST_HOST | NPU_CMD_DST_SGL),
 				c->dst_sg_count);
-	if (!err && ring_take_fail_dma(ctx->r))
+	if (!err && emu_ring_take_fail_dma(ctx->r))
 		err = NPU_ERR_DMA;
-	if (!err && !dma_copy(card, &dst, &src, c->size, &client))
+	if (!err && !emu_dma_copy(card, &dst, &src, c->size, &client))
 		err = CMD_ABORTED;
 
-	dma_side_free(&src);
-	dma_side_free(&dst);
+	emu_dma_side_free(&src);
+	emu_dma_side_free(&dst);
 	return err;
 }
 
-static int cmd_fill(struct ring_ctx *ctx, const struct ring_cmd *c)
+static int emu_exec_fill(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
-	struct dma_client client = ring_dma_client(ctx);
-	struct npu_card *card = ctx->r->card;
-	struct dma_side dst = { 0 };
+	struct emu_dma_client client = emu_ring_dma_client(ctx);
+	struct emu_card *card = ctx->r->card;
+	struct emu_dma_side dst = { 0 };
 	int err;
 
 	err = copy_side(card, &dst, c->dst, c->size,
 			c->flags & NPU_CMD_DST_SGL,
 			c->flags & (NPU_CMD_DST_HOST | NPU_CMD_DST_SGL),
 			c->dst_sg_count);
-	if (!err && ring_take_fail_dma(ctx->r))
+	if (!err && emu_ring_take_fail_dma(ctx->r))
 		err = NPU_ERR_DMA;
-	if (!err && !dma_fill(card, &dst, c->arg, c->size, &client))
+	if (!err && !emu_dma_fill(card, &dst, c->arg, c->size, &client))
 		err = CMD_ABORTED;
 
-	dma_side_free(&dst);
+	emu_dma_side_free(&dst);
 	return err;
 }
 
@@ -306,35 +306,35 @@ static uint64_t word_load(uint64_t *word)
 	return le64toh(__atomic_load_n(word, __ATOMIC_ACQUIRE));
 }
 
-static int cmd_fence(struct ring_ctx *ctx, const struct ring_cmd *c)
+static int emu_exec_fence(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
-	struct npu_card *card = ctx->r->card;
+	struct emu_card *card = ctx->r->card;
 	bool with_time = c->flags & NPU_CMD_FENCE_TIME;
 	uint64_t *word;
 	int err;
 
-	err = dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST,
-		       with_time ? 16 : 8, &word);
+	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST,
+			   with_time ? 16 : 8, &word);
 	if (err)
 		return err;
 	/* The time first: whoever sees the value may read the time. */
 	if (with_time)
-		word_store(word + 1, card_clock_ns(card));
+		word_store(word + 1, emu_card_clock_ns(card));
 	word_store(word, c->value);
-	card_fence_written(card);
+	emu_card_fence_written(card);
 	return NPU_ERR_NONE;
 }
 
-static int cmd_timestamp(struct ring_ctx *ctx, const struct ring_cmd *c)
+static int emu_exec_timestamp(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
-	struct npu_card *card = ctx->r->card;
+	struct emu_card *card = ctx->r->card;
 	uint64_t *word;
 	int err;
 
-	err = dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
+	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
 	if (err)
 		return err;
-	word_store(word, card_clock_ns(card));
+	word_store(word, emu_card_clock_ns(card));
 	return NPU_ERR_NONE;
 }
 
@@ -358,28 +358,29 @@ static bool wait_cond_met(uint32_t cond, uint64_t word, uint64_t value)
  * passes or the ring is reset.  seq is the fence count the caller saw
  * before it last looked at the word, so a fence in between is not missed.
  */
-static void ring_wait_for_fence(struct ring_ctx *ctx, uint64_t seq)
+static void emu_ring_wait_for_fence(struct emu_ring_ctx *ctx, uint64_t seq)
 {
-	struct npu_ring *r = ctx->r;
-	struct timespec ts = ns_to_timespec(monotonic_ns() + NPU_MODEL_WAIT_POLL_NS);
+	struct emu_ring *r = ctx->r;
+	struct timespec ts = emu_ns_to_timespec(emu_monotonic_ns() +
+						EMU_WAIT_POLL_NS);
 
 	pthread_mutex_lock(&r->lock);
 	r->waiting = true;
-	if (ring_current(ctx) &&
+	if (emu_ring_current(ctx) &&
 	    __atomic_load_n(&r->card->fence_seq, __ATOMIC_ACQUIRE) == seq)
 		pthread_cond_timedwait(&r->wake, &r->lock, &ts);
 	r->waiting = false;
 	pthread_mutex_unlock(&r->lock);
 }
 
-static int cmd_wait(struct ring_ctx *ctx, const struct ring_cmd *c)
+static int emu_exec_wait(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
-	struct npu_card *card = ctx->r->card;
+	struct emu_card *card = ctx->r->card;
 	bool waiting = false;
 	uint64_t *word;
 	int err;
 
-	err = dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
+	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
 	if (err)
 		return err;
 
@@ -390,21 +391,21 @@ static int cmd_wait(struct ring_ctx *ctx, const struct ring_cmd *c)
 		if (wait_cond_met(c->arg, word_load(word), c->value))
 			break;
 		if (!waiting) {
-			ring_set_status(ctx->r, NPU_RING_WAITING);
+			emu_ring_set_status(ctx->r, NPU_RING_WAITING);
 			waiting = true;
 		}
-		ring_wait_for_fence(ctx, seq);
-		if (!ring_checkpoint(ctx))
+		emu_ring_wait_for_fence(ctx, seq);
+		if (!emu_ring_checkpoint(ctx))
 			return CMD_ABORTED;
 	}
 	if (waiting)
-		ring_set_status(ctx->r, NPU_RING_RUNNING);
+		emu_ring_set_status(ctx->r, NPU_RING_RUNNING);
 	return NPU_ERR_NONE;
 }
 
-static int cmd_execute(struct ring_ctx *ctx, const struct ring_cmd *c)
+static int emu_exec_cmd(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
-	int err = cmd_check_fields(c);
+	int err = emu_cmd_check_fields(c);
 
 	if (err)
 		return err;
@@ -413,15 +414,15 @@ static int cmd_execute(struct ring_ctx *ctx, const struct ring_cmd *c)
 	case NPU_OP_NOP:
 		return NPU_ERR_NONE;
 	case NPU_OP_COPY:
-		return cmd_copy(ctx, c);
+		return emu_exec_copy(ctx, c);
 	case NPU_OP_FILL:
-		return cmd_fill(ctx, c);
+		return emu_exec_fill(ctx, c);
 	case NPU_OP_FENCE:
-		return cmd_fence(ctx, c);
+		return emu_exec_fence(ctx, c);
 	case NPU_OP_WAIT:
-		return cmd_wait(ctx, c);
+		return emu_exec_wait(ctx, c);
 	case NPU_OP_TIMESTAMP:
-		return cmd_timestamp(ctx, c);
+		return emu_exec_timestamp(ctx, c);
 	}
 	return NPU_ERR_OPCODE;
 }
@@ -430,93 +431,93 @@ static int cmd_execute(struct ring_ctx *ctx, const struct ring_cmd *c)
  * Stop on an error: HEAD stays on the command.  ERROR and ERROR_INDEX go
  * out before STATUS so a driver that sees STOPPED sees why.
  */
-static void ring_fail(struct ring_ctx *ctx, int err)
+static void emu_ring_fail(struct emu_ring_ctx *ctx, int err)
 {
-	struct npu_ring *r = ctx->r;
+	struct emu_ring *r = ctx->r;
 
-	npu_log("ring %u: command %u failed, error %d", r->idx, r->head, err);
-	ring_write32(r, NPU_RING_ERROR, err);
-	ring_write32(r, NPU_RING_ERROR_INDEX, r->head);
-	ring_set_status(r, NPU_RING_STOPPED);
+	emu_log("ring %u: command %u failed, error %d", r->idx, r->head, err);
+	emu_ring_write32(r, NPU_RING_ERROR, err);
+	emu_ring_write32(r, NPU_RING_ERROR_INDEX, r->head);
+	emu_ring_set_status(r, NPU_RING_STOPPED);
 
 	pthread_mutex_lock(&r->lock);
-	if (ring_current(ctx))
-		r->mode = RING_MODE_STOPPED;
+	if (emu_ring_current(ctx))
+		r->mode = EMU_RING_MODE_STOPPED;
 	pthread_mutex_unlock(&r->lock);
-	ring_raise_irq(r);
+	emu_ring_raise_irq(r);
 }
 
 /*
  * CMDS_DONE, then HEAD: its release store publishes the command's writes.
  * BYTES_DONE has advanced chunk by chunk already.
  */
-static void ring_complete(struct npu_ring *r, const struct ring_cmd *c)
+static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
 {
 	r->cmds_done++;
-	ring_write64(r, NPU_RING_CMDS_DONE, r->cmds_done);
+	emu_ring_write64(r, NPU_RING_CMDS_DONE, r->cmds_done);
 	r->head++;
-	ring_write32(r, NPU_RING_HEAD, r->head);
+	emu_ring_write32(r, NPU_RING_HEAD, r->head);
 	if (c->flags & NPU_CMD_IRQ)
-		ring_raise_irq(r);
+		emu_ring_raise_irq(r);
 }
 
 /* Run one command; false when the ring must not go on. */
-static bool ring_step(struct ring_ctx *ctx)
+static bool emu_ring_step(struct emu_ring_ctx *ctx)
 {
-	struct npu_ring *r = ctx->r;
-	uint32_t delay = ring_delay_us(r);
-	struct ring_cmd c;
+	struct emu_ring *r = ctx->r;
+	uint32_t delay = emu_ring_delay_us(r);
+	struct emu_cmd c;
 	int err;
 
-	if (delay && !ring_sleep_us(ctx, delay))
+	if (delay && !emu_ring_sleep_us(ctx, delay))
 		return false;
-	if (!ring_checkpoint(ctx))
+	if (!emu_ring_checkpoint(ctx))
 		return false;
 
-	ring_fetch(r, &c);
-	err = cmd_execute(ctx, &c);
+	emu_ring_fetch(r, &c);
+	err = emu_exec_cmd(ctx, &c);
 	if (err == CMD_ABORTED)
 		return false;
 	if (err) {
-		ring_fail(ctx, err);
+		emu_ring_fail(ctx, err);
 		return false;
 	}
-	ring_complete(r, &c);
+	emu_ring_complete(r, &c);
 	return true;
 }
 
 /* Execute until the ring is empty, stopped, hung-and-reset or reset. */
-static void ring_run(struct ring_ctx *ctx)
+static void emu_ring_run(struct emu_ring_ctx *ctx)
 {
-	struct npu_ring *r = ctx->r;
+	struct emu_ring *r = ctx->r;
 
 	for (;;) {
-		if (!ring_checkpoint(ctx))
+		if (!emu_ring_checkpoint(ctx))
 			return;
 		/* acquire: the commands up to TAIL are in memory */
-		if (ring_read32(r, NPU_RING_TAIL) == r->head) {
-			ring_set_status(r, NPU_RING_IDLE);
+		if (emu_ring_read32(r, NPU_RING_TAIL) == r->head) {
+			emu_ring_set_status(r, NPU_RING_IDLE);
 			return;
 		}
-		ring_set_status(r, NPU_RING_RUNNING);
-		if (!ring_step(ctx))
+		emu_ring_set_status(r, NPU_RING_RUNNING);
+		if (!emu_ring_step(ctx))
 			return;
 	}
 }
 
-static bool ring_has_work(struct npu_ring *r)
+static bool emu_ring_has_work(struct emu_ring *r)
 {
-	return r->mode == RING_MODE_ENABLED && r->kick;
+	return r->mode == EMU_RING_MODE_ENABLED && r->kick;
 }
 
-static void *ring_main(void *arg)
+static void *emu_ring_main(void *arg)
 {
-	struct ring_ctx ctx = { .r = arg };
-	struct npu_ring *r = ctx.r;
+	struct emu_ring_ctx ctx = { .r = arg };
+	struct emu_ring *r = ctx.r;
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
-		while (!r->quit && !ring_has_work(r))
+		while (!r->quit && !emu_ring_has_work(r))
 			pthread_cond_wait(&r->wake, &r->lock);
 		if (r->quit)
 			break;
@@ -529,7 +530,7 @@ static void *ring_main(void *arg)
 		ctx.gen = r->gen;
 		pthread_mutex_unlock(&r->lock);
 
-		ring_run(&ctx);
+		emu_ring_run(&ctx);
 
 		pthread_mutex_lock(&r->lock);
 		r->busy = false;
@@ -539,14 +540,14 @@ static void *ring_main(void *arg)
 	return NULL;
 }
 
-int ring_init(struct npu_ring *r, struct npu_card *card, unsigned int idx)
+int emu_ring_init(struct emu_ring *r, struct emu_card *card, unsigned int idx)
 {
 	pthread_condattr_t attr;
 
 	memset(r, 0, sizeof(*r));
 	r->card = card;
 	r->idx = idx;
-	r->mode = RING_MODE_DISABLED;
+	r->mode = EMU_RING_MODE_DISABLED;
 	pthread_mutex_init(&r->lock, NULL);
 	/* timed waits use CLOCK_MONOTONIC, like the card's clock */
 	pthread_condattr_init(&attr);
@@ -557,7 +558,7 @@ int ring_init(struct npu_ring *r, struct npu_card *card, unsigned int idx)
 	return 0;
 }
 
-int ring_start(struct npu_ring *r)
+int emu_ring_start(struct emu_ring *r)
 {
 	pthread_attr_t attr;
 	int err;
@@ -565,28 +566,28 @@ int ring_start(struct npu_ring *r)
 	/* 64 rings by default: keep their stacks small, they need little */
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 * KiB);
-	err = pthread_create(&r->thread, &attr, ring_main, r);
+	err = pthread_create(&r->thread, &attr, emu_ring_main, r);
 	pthread_attr_destroy(&attr);
 	if (err) {
 		errno = err;
-		npu_err("cannot start ring %u: %m", r->idx);
+		emu_err("cannot start ring %u: %m", r->idx);
 		return -1;
 	}
 	return 0;
 }
 
-void ring_stop_thread(struct npu_ring *r)
+void emu_ring_stop_thread(struct emu_ring *r)
 {
 	pthread_mutex_lock(&r->lock);
 	r->quit = true;
 	r->gen++;
 	pthread_cond_broadcast(&r->wake);
 	pthread_mutex_unlock(&r->lock);
-	dma_ring_changed(r->card);
+	emu_dma_ring_changed(r->card);
 	pthread_join(r->thread, NULL);
 }
 
-void ring_destroy(struct npu_ring *r)
+void emu_ring_destroy(struct emu_ring *r)
 {
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->wake);
@@ -599,17 +600,17 @@ void ring_destroy(struct npu_ring *r)
  * reset state.  Once disabled the ring cannot start anew while we let go
  * of its lock: only we, on the main thread, enable rings.
  */
-void ring_reset(struct npu_ring *r)
+void emu_ring_reset(struct emu_ring *r)
 {
 	pthread_mutex_lock(&r->lock);
 	r->gen++;
-	r->mode = RING_MODE_DISABLED;
+	r->mode = EMU_RING_MODE_DISABLED;
 	r->kick = false;
 	r->hang = false;
 	pthread_cond_broadcast(&r->wake);
 	pthread_mutex_unlock(&r->lock);
 	/* outside the ring's lock: engine waiters take it under engine_lock */
-	dma_ring_changed(r->card);
+	emu_dma_ring_changed(r->card);
 
 	pthread_mutex_lock(&r->lock);
 	while (r->busy)
@@ -618,77 +619,78 @@ void ring_reset(struct npu_ring *r)
 	r->head = 0;
 	r->cmds_done = 0;
 	r->bytes_done = 0;
-	ring_write32(r, NPU_RING_HEAD, 0);
-	ring_write32(r, NPU_RING_ERROR, NPU_ERR_NONE);
-	ring_write32(r, NPU_RING_ERROR_INDEX, 0);
-	ring_write64(r, NPU_RING_CMDS_DONE, 0);
-	ring_write64(r, NPU_RING_BYTES_DONE, 0);
-	ring_set_status(r, NPU_RING_DISABLED);
-	ring_write32(r, NPU_RING_CTRL, 0);
+	emu_ring_write32(r, NPU_RING_HEAD, 0);
+	emu_ring_write32(r, NPU_RING_ERROR, NPU_ERR_NONE);
+	emu_ring_write32(r, NPU_RING_ERROR_INDEX, 0);
+	emu_ring_write64(r, NPU_RING_CMDS_DONE, 0);
+	emu_ring_write64(r, NPU_RING_BYTES_DONE, 0);
+	emu_ring_set_status(r, NPU_RING_DISABLED);
+	emu_ring_write32(r, NPU_RING_CTRL, 0);
 	pthread_mutex_unlock(&r->lock);
-	npu_log("ring %u: reset", r->idx);
+	emu_log("ring %u: reset", r->idx);
 }
 
-static bool ring_config_ok(struct npu_ring *r, uint64_t base, uint32_t size,
-			   uint32_t vector)
+static bool emu_ring_config_ok(struct emu_ring *r, uint64_t base, uint32_t size,
+			       uint32_t vector)
 {
-	struct npu_card *card = r->card;
+	struct emu_card *card = r->card;
 
-	if (size < 2 || size > NPU_MODEL_MAX_RING_ENTRIES ||
+	if (size < 2 || size > EMU_MAX_RING_ENTRIES ||
 	    (size & (size - 1)))
 		return false;
 	if (vector < 1 || vector >= card->cfg.num_vectors)
 		return false;
 	if (base & (sizeof(struct npu_cmd) - 1))
 		return false;
-	return dma_host_ok(card, base, (uint64_t)size * sizeof(struct npu_cmd));
+	return emu_dma_host_ok(card, base,
+			       (uint64_t)size * sizeof(struct npu_cmd));
 }
 
 /*
  * RING_CTRL.ENABLE on a disabled ring: latch the configuration.  A bad one
  * stops the ring; being a control write, it is not signalled by interrupt.
  */
-void ring_enable(struct npu_ring *r)
+void emu_ring_enable(struct emu_ring *r)
 {
-	uint64_t base = ring_read64(r, NPU_RING_BASE);
-	uint32_t size = ring_read32(r, NPU_RING_SIZE);
-	uint32_t vector = ring_read32(r, NPU_RING_VECTOR);
-	uint32_t priority = ring_read32(r, NPU_RING_PRIORITY);
+	uint64_t base = emu_ring_read64(r, NPU_RING_BASE);
+	uint32_t size = emu_ring_read32(r, NPU_RING_SIZE);
+	uint32_t vector = emu_ring_read32(r, NPU_RING_VECTOR);
+	uint32_t priority = emu_ring_read32(r, NPU_RING_PRIORITY);
 
 	pthread_mutex_lock(&r->lock);
-	if (r->mode != RING_MODE_DISABLED)
+	if (r->mode != EMU_RING_MODE_DISABLED)
 		goto out;
 
-	if (!ring_config_ok(r, base, size, vector) ||
+	if (!emu_ring_config_ok(r, base, size, vector) ||
 	    priority > NPU_RING_PRIORITY_LOWEST) {
-		npu_log("ring %u: bad config base %#llx size %u vector %u",
+		emu_log("ring %u: bad config base %#llx size %u vector %u",
 			r->idx, (unsigned long long)base, size, vector);
-		r->mode = RING_MODE_STOPPED;
-		ring_write32(r, NPU_RING_ERROR, NPU_ERR_RING_CONFIG);
-		ring_write32(r, NPU_RING_ERROR_INDEX, r->head);
-		ring_set_status(r, NPU_RING_STOPPED);
+		r->mode = EMU_RING_MODE_STOPPED;
+		emu_ring_write32(r, NPU_RING_ERROR, NPU_ERR_RING_CONFIG);
+		emu_ring_write32(r, NPU_RING_ERROR_INDEX, r->head);
+		emu_ring_set_status(r, NPU_RING_STOPPED);
 		goto out;
 	}
 	r->base = base;
 	r->size = size;
 	r->vector = vector;
 	r->priority = priority;
-	r->mode = RING_MODE_ENABLED;
-	ring_set_status(r, NPU_RING_IDLE);
+	r->mode = EMU_RING_MODE_ENABLED;
+	emu_ring_set_status(r, NPU_RING_IDLE);
 	/* commands written before ENABLE run without a doorbell */
 	r->kick = true;
 	pthread_cond_broadcast(&r->wake);
-	npu_log("ring %u: enabled, base %#llx size %u vector %u", r->idx,
+	emu_log("ring %u: enabled, base %#llx size %u vector %u", r->idx,
 		(unsigned long long)base, size, vector);
 out:
 	pthread_mutex_unlock(&r->lock);
 }
 
 /* A doorbell on vector: look for work if the ring is enabled on it. */
-void ring_doorbell(struct npu_ring *r, uint32_t vector)
+void emu_ring_doorbell(struct emu_ring *r, uint32_t vector)
 {
 	pthread_mutex_lock(&r->lock);
-	if (r->mode == RING_MODE_ENABLED && r->vector == vector) {
+	if (r->mode == EMU_RING_MODE_ENABLED && r->vector == vector) {
 		r->kick = true;
 		pthread_cond_broadcast(&r->wake);
 	}
@@ -696,7 +698,7 @@ void ring_doorbell(struct npu_ring *r, uint32_t vector)
 }
 
 /* Some ring wrote a fence: a WAIT of ours may be satisfied now. */
-void ring_poke(struct npu_ring *r)
+void emu_ring_poke(struct emu_ring *r)
 {
 	pthread_mutex_lock(&r->lock);
 	if (r->waiting)
@@ -704,7 +706,7 @@ void ring_poke(struct npu_ring *r)
 	pthread_mutex_unlock(&r->lock);
 }
 
-bool ring_reset_stuck(struct npu_ring *r)
+bool emu_ring_reset_stuck(struct emu_ring *r)
 {
 	bool stuck;
 
@@ -714,7 +716,7 @@ bool ring_reset_stuck(struct npu_ring *r)
 	return stuck;
 }
 
-void ring_inject(struct npu_ring *r, uint32_t kind, uint32_t arg)
+void emu_ring_inject(struct emu_ring *r, uint32_t kind, uint32_t arg)
 {
 	pthread_mutex_lock(&r->lock);
 	switch (kind) {
@@ -745,6 +747,6 @@ void ring_inject(struct npu_ring *r, uint32_t kind, uint32_t arg)
 	pthread_cond_broadcast(&r->wake);
 	pthread_mutex_unlock(&r->lock);
 	/* and one just hung leaves the engine queue now */
-	dma_ring_changed(r->card);
-	npu_log("ring %u: fault %u arg %u", r->idx, kind, arg);
+	emu_dma_ring_changed(r->card);
+	emu_log("ring %u: fault %u arg %u", r->idx, kind, arg);
 }

@@ -18,9 +18,9 @@ typedef struct aclopAttr aclopAttr;
 typedef struct aclopKernelDesc aclopKernelDesc;
 
 typedef enum aclEngineType {
-	ACL_OP_ENGINE_SYS,
-	ACL_OP_ENGINE_AICORE,
-	ACL_OP_ENGINE_VECTOR,
+	ACL_ENGINE_SYS,
+	ACL_ENGINE_AICORE,
+	ACL_ENGINE_VECTOR,
 } aclopEngineType;
 
 #ifdef __cplusplus

@@ -60,6 +60,10 @@ extern "C" {
 #define ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY           107039
 #define ACL_ERROR_RT_MODEL_UPDATE_FAILED                107040
 #define ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC           107041
+#define ACL_ERROR_RT_SYMBOL_NOT_FOUND                   107042
+#define ACL_ERROR_RT_INVALID_SYMBOL                     107043
+#define ACL_ERROR_RT_INVALID_DEVICE_FUNCTION            107044
+#define ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING          107045
 
 /* Resource and feature limits. */
 #define ACL_ERROR_RT_FEATURE_NOT_SUPPORT                207000
@@ -83,6 +87,7 @@ extern "C" {
 #define ACL_ERROR_RT_DEVICE_OOM                         207018
 #define ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP      207019
 #define ACL_ERROR_RT_TIMEOUT                            207020
+#define ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED            207021
 
 /* Execution failures. */
 #define ACL_ERROR_RT_INTERNAL_ERROR                     507000
@@ -159,7 +164,8 @@ extern "C" {
 #define ACL_ERROR_SNAPSHOT_CALLBACK_FAILED              507912
 #define ACL_ERROR_SNAPSHOT_REGISTER_CALLBACK_FAILED     507913
 #define ACL_ERROR_RT_L3_PORT_ERROR                      507914
-#define ACL_ERROR_RT_SYMBOL_NOT_FOUND                   507915
+#define ACL_ERROR_RT_CCU_TIMEOUT                        507915
+#define ACL_ERROR_RT_CCU_EXCEPTION                      507916
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,8 @@
  *
  * To make that deterministic the test holds the waiter just before it
  * sleeps in the kernel, by interposing drmIoctl, until the slot has changed
- * hands. Named to run with the fault suites (it injects a DMA failure).
+ * hands. tools/check runs it with the fault suites (it injects a DMA
+ * failure).
  */
 #include "acl_test.h"
 #include "kselftest_harness.h"

@@ -3,7 +3,8 @@
  * A card that stops its heartbeat: its streams fail with
  * ACL_ERROR_RT_LOST_HEARTBEAT, aclrtQueryDeviceStatus says abnormal, the
  * other card goes on, and after the card is rebound (unbind/bind) it works
- * again. Runs last of the suites: the card stays dead until rebound.
+ * again. tools/check runs it last of the library's suites: the card stays
+ * dead until rebound.
  */
 #include "acl_test.h"
 #include "kselftest_harness.h"
@@ -13,7 +14,7 @@
 /* Last: the card stays dead until rebound. */
 TEST(dead_card_and_rebind)
 {
-	long old_hb = get_param("heartbeat_timeout_ms");
+	long old_hb = test_driver_param("heartbeat_timeout_ms");
 	aclrtDeviceStatus st;
 	aclrtStream s, s2;
 	const char *msg;
@@ -34,7 +35,7 @@ TEST(dead_card_and_rebind)
 	ring = create_stream_ring(victim, &s);
 	ASSERT_GE(ring, 0);
 	ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&d, N, ACL_MEM_MALLOC_HUGE_FIRST));
-	ASSERT_EQ(0, set_param("heartbeat_timeout_ms", 300));
+	ASSERT_EQ(0, test_set_driver_param("heartbeat_timeout_ms", 300));
 	ASSERT_EQ(0, inject(victim, "stop_heartbeat", ring, -1));
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(d, N, 1, N, s));
 	r = aclrtSynchronizeStreamWithTimeout(s, 20000);
@@ -67,9 +68,9 @@ TEST(dead_card_and_rebind)
 	}
 	/* release everything, rebind the card, and it works again */
 	EXPECT_EQ(ACL_SUCCESS, aclFinalize());
-	set_param("heartbeat_timeout_ms", old_hb);
-	ASSERT_EQ(0, text_write("/sys/bus/pci/drivers/npu/unbind", bdf));
-	ASSERT_EQ(0, text_write("/sys/bus/pci/drivers/npu/bind", bdf));
+	test_set_driver_param("heartbeat_timeout_ms", old_hb);
+	ASSERT_EQ(0, test_driver_unbind(bdf));
+	ASSERT_EQ(0, test_driver_bind(bdf));
 	sleep_ms(200);
 	ASSERT_TRUE(acl_ok_init());
 	ASSERT_EQ(ACL_SUCCESS, aclrtGetDeviceCount(&ndev));

@@ -3,7 +3,7 @@
  * Failures reported by the driver, provoked with the card's fault
  * injection (debugfs): a failed DMA, a hung ring, slow commands, lost
  * interrupts, and (last, since the card stays dead until it is rebound) a
- * card that stops its heartbeat. Named to run after the other suites.
+ * card that stops its heartbeat. tools/check runs it after the other suites.
  */
 #include "acl_test.h"
 #include "kselftest_harness.h"
@@ -194,17 +194,17 @@ TEST_F(dev, pageable_copy_fails_in_the_call)
 
 TEST_F(dev, hung_ring)
 {
-	long old = get_param("hang_timeout_ms");
+	long old = test_driver_param("hang_timeout_ms");
 	double t0;
 	aclError r;
 
 	ASSERT_GT(old, 0);
-	ASSERT_EQ(0, set_param("hang_timeout_ms", 500));
+	ASSERT_EQ(0, test_set_driver_param("hang_timeout_ms", 500));
 	ASSERT_EQ(0, inject(0, "hang", self->ring, -1));
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, 1, N, self->s));
 	t0 = now_ms();
 	r = aclrtSynchronizeStream(self->s);
-	set_param("hang_timeout_ms", old);
+	test_set_driver_param("hang_timeout_ms", old);
 	EXPECT_EQ(ACL_ERROR_RT_TASK_TIMEOUT, r);
 	EXPECT_LT(now_ms() - t0, 10000);
 	TH_LOG("hang reported after %.0f ms", now_ms() - t0);
@@ -226,7 +226,7 @@ static void sleep_600ms(void *unused)
  */
 TEST_F(dev, waits_on_the_card_are_not_hangs)
 {
-	long old = get_param("hang_timeout_ms");
+	long old = test_driver_param("hang_timeout_ms");
 	struct gate g1, g2;
 	aclrtStream s2;
 	aclrtEvent e;
@@ -237,7 +237,7 @@ TEST_F(dev, waits_on_the_card_are_not_hangs)
 	ASSERT_EQ(ACL_SUCCESS, gate_init(&g2));
 	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s2));
 	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
-	ASSERT_EQ(0, set_param("hang_timeout_ms", 200));
+	ASSERT_EQ(0, test_set_driver_param("hang_timeout_ms", 200));
 	/* s waits for g1, then for e (behind g2 on s2), then for a slow host function */
 	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&g1, self->s));
 	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&g2, s2));
@@ -250,7 +250,7 @@ TEST_F(dev, waits_on_the_card_are_not_hangs)
 	r[1] = aclrtSynchronizeStreamWithTimeout(self->s, 800);
 	opened[1] = gate_open(&g2);
 	r[2] = aclrtSynchronizeStream(self->s);
-	set_param("hang_timeout_ms", old);
+	test_set_driver_param("hang_timeout_ms", old);
 	/* still waiting, not failed, after four hang timeouts on each wait */
 	EXPECT_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, r[0]);
 	EXPECT_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, r[1]);
@@ -337,7 +337,7 @@ TEST_F(dev, failed_sync_copy_fails_only_its_own_call)
 
 	ASSERT_EQ(0, dev_bdf(0, bdf, sizeof(bdf)));
 	ASSERT_EQ(ACL_SUCCESS, aclrtGetCurrentContext(&ctx));
-	nb = my_rings(bdf, base, 16);
+	nb = test_own_rings(bdf, base, 16);
 	ASSERT_GE(nb, 1);
 	for (int i = 0; i < COPIERS; i++) {
 		c[i] = (struct sync_copier){ .ctx = ctx, .stop = &stop };
@@ -347,7 +347,7 @@ TEST_F(dev, failed_sync_copy_fails_only_its_own_call)
 	}
 	sleep_ms(300);
 	/* the rings the library took for the copies meanwhile */
-	nn = my_rings(bdf, now, 16);
+	nn = test_own_rings(bdf, now, 16);
 	for (int i = 0; i < nn; i++) {
 		int j;
 

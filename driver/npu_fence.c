@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The fence area of a context: coherent memory the card writes and
+ * userspace maps read-only, the slots in it (one per stream and per event),
+ * and the waits on them.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/hrtimer.h>
+
+#include "npu_drv.h"
+
+#define NPU_FENCE_SLOTS	4096
+
+static struct npu_fence_area *to_fence_area(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct npu_fence_area, gem);
+}
+
+static void npu_fence_free(struct drm_gem_object *obj)
+{
+	struct npu_fence_area *fence = to_fence_area(obj);
+
+	dma_free_coherent(obj->dev->dev, obj->size, fence->slots, fence->dma);
+	drm_gem_object_release(obj);
+	kfree(fence);
+}
+
+static int npu_fence_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	struct npu_fence_area *fence = to_fence_area(obj);
+
+	/* The card writes the slots; userspace only reads them. */
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+	vma->vm_pgoff -= drm_vma_node_start(&obj->vma_node);
+	return dma_mmap_coherent(obj->dev->dev, vma, fence->slots, fence->dma,
+				 obj->size);
+}
+
+/*
+ * The area is mapped whole at mmap time, so a fault means DRM zapped the
+ * mapping because the card went away: reads then see zeroes, not SIGBUS.
+ */
+static vm_fault_t npu_fence_fault(struct vm_fault *vmf)
+{
+	return vmf_insert_pfn(vmf->vma, vmf->address & PAGE_MASK,
+			      my_zero_pfn(vmf->address));
+}
+
+static const struct vm_operations_struct npu_fence_vm_ops = {
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+	.fault = npu_fence_fault,
+};
+
+static const struct drm_gem_object_funcs npu_fence_funcs = {
+	.free = npu_fence_free,
+	.mmap = npu_fence_mmap,
+	.vm_ops = &npu_fence_vm_ops,
+};
+
+static struct npu_fence_area *npu_fence_create(struct npu_device *ndev)
+{
+	size_t size = PAGE_ALIGN(NPU_FENCE_SLOTS * sizeof(struct drm_npu_fence_slot));
+	struct npu_fence_area *fence;
+	int ret;
+
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	if (!fence)
+		return ERR_PTR(-ENOMEM);
+	fence->gem.funcs = &npu_fence_funcs;
+	fence->count = NPU_FENCE_SLOTS;
+	drm_gem_private_object_init(&ndev->drm, &fence->gem, size);
+
+	fence->slots = dma_alloc_coherent(ndev->drm.dev, size, &fence->dma,
+					  GFP_KERNEL);
+	if (!fence->slots) {
+		ret = -ENOMEM;
+		goto err_release;
+	}
+	ret = drm_gem_create_mmap_offset(&fence->gem);
+	if (ret)
+		goto err_free;
+	return fence;
+
+err_free:
+	dma_free_coherent(ndev->drm.dev, size, fence->slots, fence->dma);
+err_release:
+	drm_gem_object_release(&fence->gem);
+	kfree(fence);
+	return ERR_PTR(ret);
+}
+
+/**
+ * npu_fence_init - give a new context its fence area and slot bitmaps
+ * @ctx: the context, not yet published
+ * @file: the DRM file that may map the area
+ *
+ * Return: 0, or a negative errno with nothing allocated.
+ */
+int npu_fence_init(struct npu_ctx *ctx, struct drm_file *file)
+{
+	int ret;
+
+	ctx->slots_used = bitmap_zalloc(NPU_FENCE_SLOTS, GFP_KERNEL);
+	ctx->event_slots = bitmap_zalloc(NPU_FENCE_SLOTS, GFP_KERNEL);
+	if (!ctx->slots_used || !ctx->event_slots) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	ctx->fence = npu_fence_create(ctx->ndev);
+	if (IS_ERR(ctx->fence)) {
+		ret = PTR_ERR(ctx->fence);
+		goto err_free;
+	}
+	ret = drm_vma_node_allow(&ctx->fence->gem.vma_node, file);
+	if (ret)
+		goto err_fence;
+	return 0;
+
+err_fence:
+	drm_gem_object_put(&ctx->fence->gem);
+err_free:
+	bitmap_free(ctx->event_slots);
+	bitmap_free(ctx->slots_used);
+	return ret;
+}
+
+/**
+ * npu_fence_fini - let go of a closing context's fence area
+ * @ctx: the context, its streams destroyed
+ * @file: the DRM file being closed
+ */
+void npu_fence_fini(struct npu_ctx *ctx, struct drm_file *file)
+{
+	drm_vma_node_revoke(&ctx->fence->gem.vma_node, file);
+	/* An mmap of the area may outlive the file; the object lives on. */
+	drm_gem_object_put(&ctx->fence->gem);
+	bitmap_free(ctx->event_slots);
+	bitmap_free(ctx->slots_used);
+}
+
+struct drm_npu_fence_slot *npu_ctx_slot(struct npu_ctx *ctx, u32 slot)
+{
+	return &ctx->fence->slots[slot];
+}
+
+dma_addr_t npu_ctx_slot_dma(struct npu_ctx *ctx, u32 slot)
+{
+	return ctx->fence->dma + slot * sizeof(struct drm_npu_fence_slot);
+}
+
+/**
+ * npu_ctx_slot_alloc - take a fence slot and clear it
+ * @ctx: the context
+ * @event: the slot is for an event, rather than a stream
+ *
+ * Return: the slot number, or -ENOSPC.
+ */
+int npu_ctx_slot_alloc(struct npu_ctx *ctx, bool event)
+{
+	struct drm_npu_fence_slot *slot;
+	unsigned long n;
+
+	mutex_lock(&ctx->lock);
+	n = find_first_zero_bit(ctx->slots_used, ctx->fence->count);
+	if (n < ctx->fence->count) {
+		slot = npu_ctx_slot(ctx, n);
+		WRITE_ONCE(slot->value, 0);
+		WRITE_ONCE(slot->timestamp, 0);
+		WRITE_ONCE(slot->error, DRM_NPU_ERR_NONE);
+		__set_bit(n, ctx->slots_used);
+		if (event)
+			__set_bit(n, ctx->event_slots);
+	}
+	mutex_unlock(&ctx->lock);
+	return n < ctx->fence->count ? n : -ENOSPC;
+}
+
+void npu_ctx_slot_free(struct npu_ctx *ctx, u32 slot)
+{
+	mutex_lock(&ctx->lock);
+	__clear_bit(slot, ctx->slots_used);
+	__clear_bit(slot, ctx->event_slots);
+	mutex_unlock(&ctx->lock);
+}
+
+/* Slots may be checked without ctx->lock: a racing free is the user's bug. */
+bool npu_ctx_slot_valid(struct npu_ctx *ctx, u32 slot, bool event_only)
+{
+	if (slot >= ctx->fence->count)
+		return false;
+	return test_bit(slot, event_only ? ctx->event_slots : ctx->slots_used);
+}
+
+/* Slots neither a stream nor an event holds. */
+u32 npu_ctx_free_slots(struct npu_ctx *ctx)
+{
+	u32 used;
+
+	mutex_lock(&ctx->lock);
+	used = bitmap_weight(ctx->slots_used, ctx->fence->count);
+	mutex_unlock(&ctx->lock);
+	return ctx->fence->count - used;
+}
+
+int npu_slot_alloc_ioctl(struct drm_device *dev, void *data,
+			 struct drm_file *file)
+{
+	struct drm_npu_slot *args = data;
+	int slot;
+
+	if (args->slot || args->pad || args->value)
+		return -EINVAL;
+	slot = npu_ctx_slot_alloc(file->driver_priv, true);
+	if (slot < 0)
+		return slot;
+	args->slot = slot;
+	return 0;
+}
+
+int npu_slot_free_ioctl(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct drm_npu_slot *args = data;
+	struct npu_ctx *ctx = file->driver_priv;
+
+	if (args->pad || args->value)
+		return -EINVAL;
+	if (!npu_ctx_slot_valid(ctx, args->slot, true))
+		return -ENOENT;
+	npu_ctx_slot_free(ctx, args->slot);
+	return 0;
+}
+
+int npu_slot_signal_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct drm_npu_slot *args = data;
+	struct npu_ctx *ctx = file->driver_priv;
+	struct drm_npu_fence_slot *slot;
+	int idx;
+
+	if (args->pad)
+		return -EINVAL;
+	if (!npu_ctx_slot_valid(ctx, args->slot, true))
+		return -ENOENT;
+
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+	slot = npu_ctx_slot(ctx, args->slot);
+	WRITE_ONCE(slot->error, DRM_NPU_ERR_NONE);
+	WRITE_ONCE(slot->timestamp, npu_rd64(ctx->ndev, NPU_GLB_CLOCK_NS));
+	drm_dev_exit(idx);
+	/* The card's WAIT polls the value; order the timestamp before it. */
+	smp_store_release(&slot->value, args->value);
+	wake_up_all(&ctx->wq);
+	return 0;
+}
+
+static bool npu_slot_reached(struct drm_npu_fence_slot *slot, u64 value)
+{
+	return (s64)(READ_ONCE(slot->value) - value) >= 0;
+}
+
+/* The slot failed before reaching what @wait waits for: it never will. */
+bool npu_ctx_wait_failed(struct npu_ctx *ctx, const struct npu_slot_wait *wait)
+{
+	struct drm_npu_fence_slot *slot = npu_ctx_slot(ctx, wait->slot);
+
+	return READ_ONCE(slot->error) && !npu_slot_reached(slot, wait->value);
+}
+
+static int npu_wait_slot(struct npu_ctx *ctx, struct drm_npu_fence_slot *slot,
+			 u64 value, s64 deadline_ns)
+{
+	ktime_t timeout = KTIME_MAX;
+	int ret;
+
+	if (deadline_ns != DRM_NPU_WAIT_FOREVER) {
+		timeout = ktime_sub(ns_to_ktime(deadline_ns), ktime_get());
+		/* A relative hrtimer treats a negative time as never. */
+		if (timeout <= 0)
+			return -ETIME;
+	}
+	ret = wait_event_interruptible_hrtimeout(ctx->wq,
+						 npu_slot_reached(slot, value) ||
+						 READ_ONCE(slot->error),
+						 timeout);
+	if (ret)
+		return ret;
+	return npu_slot_reached(slot, value) ? 0 : -EIO;
+}
+
+int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
+{
+	struct drm_npu_wait *args = data;
+	struct npu_ctx *ctx = file->driver_priv;
+	struct drm_npu_fence_slot *slot;
+
+	if (args->flags)
+		return -EINVAL;
+	if (!npu_ctx_slot_valid(ctx, args->slot, false))
+		return -ENOENT;
+
+	slot = npu_ctx_slot(ctx, args->slot);
+	if (npu_slot_reached(slot, args->value))
+		return 0;
+	if (READ_ONCE(slot->error))
+		return -EIO;
+	return npu_wait_slot(ctx, slot, args->value, args->timeout_ns);
+}
