@@ -23,7 +23,11 @@ DRM_LIBS	 = $(shell pkg-config --libs libdrm)
 
 MODEL_SRCS	:= $(wildcard tools/npu-model/*.c)
 MODEL_HDRS	:= $(wildcard tools/npu-model/*.h) driver/npu_hw.h uapi/npu_operator.h
-MODEL_TEST_SRCS	:= $(wildcard tests/model/*.c)
+# The card's operator library, which oplib_test and oplib-bench also run.
+OPLIB_SRCS	:= $(wildcard tools/npu-model/oplib*.c)
+OPLIB_HDRS	:= $(wildcard tools/npu-model/oplib*.h) driver/npu_hw.h uapi/npu_operator.h
+ONEDNN_LIBS	:= -ldnnl -lgomp -lm
+MODEL_TEST_SRCS	:= $(filter-out tests/model/oplib_test.c,$(wildcard tests/model/*.c))
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
 .PHONY: all deps module model tests check run sparse checkpatch clean install
@@ -39,9 +43,10 @@ deps:
 module: deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
-model: $(BUILD)/npu-model
+model: $(BUILD)/npu-model $(BUILD)/oplib-bench
 
-tests: $(BUILD)/tests/model_test $(DRIVER_TESTS) $(BUILD)/tests/uapi_layout.o
+tests: $(BUILD)/tests/model_test $(BUILD)/tests/oplib_test $(DRIVER_TESTS) \
+	$(BUILD)/tests/uapi_layout.o
 
 # Fails the build when a uapi or hardware struct gains a hole or changes size.
 $(BUILD)/tests/uapi_layout.o: tests/uapi_layout.c uapi/npu_accel.h uapi/npu_operator.h driver/npu_hw.h | deps
@@ -50,15 +55,24 @@ $(BUILD)/tests/uapi_layout.o: tests/uapi_layout.c uapi/npu_accel.h uapi/npu_oper
 
 $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS)
+	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS) $(ONEDNN_LIBS)
+
+# The operator library on host memory: the reference for the guest's benchmark.
+$(BUILD)/oplib-bench: tools/oplib-bench.c $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
 
 $(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) $(wildcard tests/model/*.h) driver/npu_hw.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -o $@ $(MODEL_TEST_SRCS)
 
-$(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/include/*.h) driver/npu_hw.h uapi/npu_accel.h | deps
+$(BUILD)/tests/oplib_test: tests/model/oplib_test.c $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) -o $@ $< $(DRM_LIBS)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
+
+$(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/include/*.h) driver/npu_hw.h uapi/npu_accel.h uapi/npu_operator.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) -o $@ $< $(DRM_LIBS) -lm
 
 check: all
 	tools/check

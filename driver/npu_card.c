@@ -42,6 +42,7 @@ static int npu_card_check_identity(struct npu_device *ndev)
 int npu_card_probe_identity(struct npu_device *ndev)
 {
 	struct npu_identity *id = &ndev->id;
+	int ret;
 
 	if (npu_rd32(ndev, NPU_ID_MAGIC) != NPU_MAGIC)
 		return -ENODEV;
@@ -62,7 +63,8 @@ int npu_card_probe_identity(struct npu_device *ndev)
 		drm_err(&ndev->drm, "unsupported command size\n");
 		return -ENODEV;
 	}
-	return npu_card_check_identity(ndev);
+	ret = npu_card_check_identity(ndev);
+	return ret ?: npu_compute_probe(ndev);
 }
 
 /**

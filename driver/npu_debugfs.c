@@ -4,7 +4,7 @@
  *   rings   registers and queued commands of every ring a stream owns
  *   fault   arms the card's fault injection: "<kind> <ring> [arg]" with kind
  *           one of clear, hang, dma, delay, drop_irq, stop_heartbeat,
- *           stuck_reset
+ *           stuck_reset, fail_op, hang_op
  */
 
 #include <linux/debugfs.h>
@@ -73,6 +73,8 @@ static const char * const npu_fault_names[] = {
 	[NPU_FAULT_DROP_IRQ] = "drop_irq",
 	[NPU_FAULT_STOP_HEARTBEAT] = "stop_heartbeat",
 	[NPU_FAULT_STUCK_RESET] = "stuck_reset",
+	[NPU_FAULT_FAIL_OP] = "fail_op",
+	[NPU_FAULT_HANG_OP] = "hang_op",
 };
 
 static ssize_t npu_fault_write(struct file *file, const char __user *ubuf,

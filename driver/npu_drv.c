@@ -70,7 +70,7 @@ static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)
 		*value = ndev->id.version;
 		break;
 	default:
-		return -EINVAL;
+		return npu_compute_param(ndev, param, value);
 	}
 	return 0;
 }
@@ -153,6 +153,7 @@ static void npu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	drm_printf(p, "drm-total-device:\t%llu KiB\n", device >> 10);
 	drm_printf(p, "drm-total-host:\t%llu KiB\n", host >> 10);
 	drm_printf(p, "npu-bytes-moved:\t%lld\n", atomic64_read(&ctx->bytes_moved));
+	npu_compute_show_fdinfo(p, ctx);
 }
 
 static const struct drm_driver npu_drm_driver = {
@@ -167,7 +168,7 @@ static const struct drm_driver npu_drm_driver = {
 	.name = DRIVER_NAME,
 	.desc = DRIVER_DESC,
 	.major = 1,
-	.minor = 0,
+	.minor = 1,	/* 1.1: DRM_NPU_OP_COMPUTE */
 };
 
 static int npu_map_bars(struct npu_device *ndev)

@@ -76,6 +76,10 @@ struct npu_ring {
 
 /**
  * struct npu_identity - the card's constant identity registers
+ *
+ * The compute capabilities keep only what this driver knows too: an
+ * operator or data type beyond enum npu_operator or enum npu_dtype is one
+ * whose descriptor it could not check.
  */
 struct npu_identity {
 	u32 version;
@@ -89,6 +93,11 @@ struct npu_identity {
 	u32 heartbeat_period_us;
 	u64 devmem_offset;
 	u64 devmem_size;
+	u32 num_compute_engines;
+	u32 oplib_version;
+	u64 operators;
+	u32 dtypes;
+	u32 op_desc_max;
 };
 
 /**
@@ -192,6 +201,8 @@ struct npu_fence_area {
  * @busy_ns: time the context's streams had work queued
  * @host_mem: bytes of pinned host buffers
  * @dev_mem: bytes of device buffers
+ * @ops_done: operators its streams' rings completed
+ * @compute_ns: time those operators held a compute engine
  */
 struct npu_ctx {
 	struct npu_device *ndev;
@@ -210,6 +221,8 @@ struct npu_ctx {
 	atomic64_t busy_ns;
 	atomic64_t host_mem;
 	atomic64_t dev_mem;
+	atomic64_t ops_done;
+	atomic64_t compute_ns;
 };
 
 enum npu_stream_state {
@@ -229,8 +242,9 @@ enum npu_stream_state {
  * @submit_lock: serializes submissions and ring teardown: protects
  *	@submitted and what the stream puts on its ring; taken after the
  *	context's lock, before @lock
- * @lock: protects @jobs, @state, @error, @completed, @busy_since (a
- *	spinlock: also taken by work the interrupt queues)
+ * @lock: protects @jobs, @state, @error, @completed, @busy_since,
+ *	@ops_done, @compute_ns (a spinlock: also taken by work the interrupt
+ *	queues)
  * @jobs: submitted jobs not yet retired, oldest first; under @lock
  * @state: enum npu_stream_state; written under @lock, read locklessly
  * @error: enum drm_npu_error once failed; written under @lock, read
@@ -244,8 +258,11 @@ enum npu_stream_state {
  * @space_wq: woken when ring slots are freed or the stream fails
  * @retire_work: retires completed jobs and notices ring errors
  * @hang_work: declares the stream hung when it makes no progress
- * @progress: the ring's commands and bytes done at the last hang check;
- *	@hang_work's own
+ * @progress: the ring's commands, bytes and compute time at the last hang
+ *	check; @hang_work's own
+ * @ops_done: operators the ring completed for the stream, as last read;
+ *	written under @lock, read locklessly
+ * @compute_ns: time they held a compute engine, as last read; likewise
  * @sysfs_dir: its directory in the card's streams/; under
  *	npu_device.sysfs_lock
  * @rcu: frees the stream after lock-free lookups are done with it
@@ -258,7 +275,7 @@ struct npu_stream {
 	u32 slot;
 	u32 priority;
 	struct mutex submit_lock;	/* submission and ring teardown */
-	spinlock_t lock;		/* @jobs, @state, @error, @completed */
+	spinlock_t lock;		/* @jobs, @state, @error, @completed, compute counters */
 	struct list_head jobs;
 	enum npu_stream_state state;
 	u32 error;
@@ -270,6 +287,8 @@ struct npu_stream {
 	struct work_struct retire_work;
 	struct delayed_work hang_work;
 	u64 progress;
+	u64 ops_done;
+	u64 compute_ns;
 	struct npu_stream_dir *sysfs_dir;
 	struct rcu_head rcu;
 };
@@ -312,6 +331,11 @@ struct npu_slot_wait {
  * @nevents: number of @event_slots
  * @waits: slots the batch waits on, which fail it if they fail
  * @nwaits: number of @waits
+ * @ops: checked copies of the batch's operator descriptors, which the card
+ *	reads, in coherent memory that userspace cannot reach
+ * @ops_dma: bus address of @ops
+ * @ops_size: bytes of @ops
+ * @ops_used: bytes of @ops filled so far
  */
 struct npu_job {
 	struct list_head link;
@@ -328,6 +352,10 @@ struct npu_job {
 	unsigned int nevents;
 	struct npu_slot_wait *waits;
 	unsigned int nwaits;
+	void *ops;
+	dma_addr_t ops_dma;
+	size_t ops_size;
+	size_t ops_used;
 };
 
 /**
@@ -451,7 +479,32 @@ int npu_stream_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file
 
 /* npu_job.c */
 void npu_job_free(struct npu_device *ndev, struct npu_job *job);
+void npu_job_hold(struct npu_job *job, struct drm_gem_object *obj);
 int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+
+/* npu_compute.c */
+
+/**
+ * struct npu_compute_plan - what the operators of a batch need
+ * @ops: COMPUTE commands in the batch
+ * @bytes: room for their descriptors, each 64-byte aligned
+ */
+struct npu_compute_plan {
+	unsigned int ops;
+	size_t bytes;
+};
+
+int npu_compute_probe(struct npu_device *ndev);
+int npu_compute_param(struct npu_device *ndev, u32 param, u64 *value);
+int npu_compute_plan(struct npu_device *ndev, const struct drm_npu_cmd *ucmds,
+		     unsigned int count, struct npu_compute_plan *plan);
+int npu_compute_job_init(struct npu_device *ndev, struct npu_job *job,
+			 const struct npu_compute_plan *plan);
+void npu_compute_job_fini(struct npu_device *ndev, struct npu_job *job);
+int npu_compute_build(struct npu_ctx *ctx, struct npu_job *job,
+		      struct npu_cmd *hw, const struct drm_npu_cmd *uc);
+void npu_compute_sample(struct npu_stream *stream);
+void npu_compute_show_fdinfo(struct drm_printer *p, struct npu_ctx *ctx);
 
 /* npu_irq.c */
 int npu_irq_init(struct npu_device *ndev);

@@ -51,14 +51,19 @@ void npu_job_free(struct npu_device *ndev, struct npu_job *job)
 	if (job->sg)
 		dma_free_coherent(ndev->drm.dev, job->sg_count * sizeof(*job->sg),
 				  job->sg, job->sg_dma);
+	npu_compute_job_fini(ndev, job);
 	kvfree(job);
 }
 
-/* One allocation: the job, then room for what @count commands can hold. */
-static struct npu_job *npu_job_alloc(unsigned int count)
+/*
+ * One allocation: the job, then room for what @count commands, @ops of
+ * them operators, can hold.
+ */
+static struct npu_job *npu_job_alloc(unsigned int count, unsigned int ops)
 {
+	unsigned int max_bos = 2 * count + ops * NPU_OP_MAX_TENSORS;
 	struct npu_job *job;
-	size_t size = sizeof(*job) + 2 * count * sizeof(*job->bos) +
+	size_t size = sizeof(*job) + max_bos * sizeof(*job->bos) +
 		      2 * count * sizeof(*job->pins) +
 		      count * sizeof(*job->waits) +
 		      count * sizeof(*job->event_slots);
@@ -67,7 +72,7 @@ static struct npu_job *npu_job_alloc(unsigned int count)
 	if (!job)
 		return NULL;
 	job->bos = (struct drm_gem_object **)(job + 1);
-	job->pins = (struct npu_pin *)(job->bos + 2 * count);
+	job->pins = (struct npu_pin *)(job->bos + max_bos);
 	job->waits = (struct npu_slot_wait *)(job->pins + 2 * count);
 	job->event_slots = (u32 *)(job->waits + count);
 	return job;
@@ -187,7 +192,8 @@ static void npu_host_operand(struct npu_submit *sub, unsigned int cmd, bool dst,
 					       NPU_CMD_SRC_HOST | NPU_CMD_SRC_SGL));
 }
 
-static void npu_job_hold(struct npu_job *job, struct drm_gem_object *obj)
+/* The job holds @obj, a reference the caller got, until it is freed. */
+void npu_job_hold(struct npu_job *job, struct drm_gem_object *obj)
 {
 	job->bos[job->nbos++] = obj;
 }
@@ -367,6 +373,8 @@ static int npu_build_cmd(struct npu_submit *sub, unsigned int i,
 	case DRM_NPU_OP_VALUE_WRITE:
 	case DRM_NPU_OP_VALUE_WAIT:
 		return npu_build_value(sub, i, uc);
+	case DRM_NPU_OP_COMPUTE:
+		return npu_compute_build(sub->ctx, sub->job, &sub->hw[i], uc);
 	default:
 		return -EINVAL;
 	}
@@ -539,16 +547,24 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 {
 	struct npu_submit sub = { .ctx = stream->ctx };
 	unsigned int i, nhw = args->count + NPU_DONE_FENCES;
+	struct npu_compute_plan plan;
 	bool waits_on_failure;
-	int ret = -ENOMEM;
+	int ret;
 
-	sub.job = npu_job_alloc(args->count);
+	ret = npu_compute_plan(sub.ctx->ndev, ucmds, args->count, &plan);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
+	sub.job = npu_job_alloc(args->count, plan.ops);
 	/* Scratch for the card's commands and the operands needing tables. */
 	sub.hw = kvzalloc(nhw * sizeof(*sub.hw) + 2 * args->count * sizeof(*sub.fixups),
 			  GFP_KERNEL);
 	if (!sub.job || !sub.hw)
 		goto out;
 	sub.fixups = (struct npu_sg_fixup *)(sub.hw + nhw);
+	ret = npu_compute_job_init(sub.ctx->ndev, sub.job, &plan);
+	if (ret)
+		goto out;
 
 	for (i = 0; i < args->count; i++) {
 		ret = npu_build_cmd(&sub, i, &ucmds[i]);

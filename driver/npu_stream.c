@@ -90,6 +90,7 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 	LIST_HEAD(done);
 	bool retired;
 
+	npu_compute_sample(stream);
 	spin_lock_irq(&stream->lock);
 	list_for_each_entry_safe(job, next, &stream->jobs, link) {
 		if (npu_job_done(stream, job)) {
@@ -154,6 +155,8 @@ void npu_stream_fail(struct npu_stream *stream, u32 error)
 	wake_up_all(&stream->space_wq);
 
 	mutex_lock(&stream->submit_lock);
+	/* What the ring computed for the stream, before a reset zeroes it. */
+	npu_compute_sample(stream);
 	stopped = READ_ONCE(ctx->ndev->dead) || !npu_ring_reset(stream->ring);
 	WRITE_ONCE(npu_stream_slot(stream)->error, error);
 	if (stopped) {
@@ -223,7 +226,19 @@ static bool npu_stream_idle(struct npu_stream *stream)
 
 static u32 npu_ring_error_to_uapi(u32 error)
 {
-	return error == NPU_ERR_DMA ? DRM_NPU_ERR_DMA : DRM_NPU_ERR_REJECTED;
+	switch (error) {
+	case NPU_ERR_DMA:
+		return DRM_NPU_ERR_DMA;
+	/* The driver checked the descriptor; what is left is the operator's. */
+	case NPU_ERR_OPERATOR:
+		return DRM_NPU_ERR_OP_UNSUPPORTED;
+	case NPU_ERR_OP_PARAM:
+		return DRM_NPU_ERR_OP_PARAM;
+	case NPU_ERR_OP_FAILED:
+		return DRM_NPU_ERR_OP_FAILED;
+	default:
+		return DRM_NPU_ERR_REJECTED;
+	}
 }
 
 static void npu_stream_retire_work(struct work_struct *work)
@@ -247,11 +262,15 @@ static void npu_stream_retire_work(struct work_struct *work)
 	npu_stream_retire(stream, false);
 }
 
-/* Commands executed and bytes moved: a long copy advances the latter. */
+/*
+ * Commands executed, bytes moved and time computed: a long copy advances
+ * the bytes, a long operator the time, which a hung one does not.
+ */
 static u64 npu_stream_progress(struct npu_ring *ring)
 {
 	return npu_ring_rd64(ring, NPU_RING_CMDS_DONE) +
-	       npu_ring_rd64(ring, NPU_RING_BYTES_DONE);
+	       npu_ring_rd64(ring, NPU_RING_BYTES_DONE) +
+	       npu_ring_rd64(ring, NPU_RING_COMPUTE_NS);
 }
 
 static void npu_stream_hang_check(struct npu_stream *stream)

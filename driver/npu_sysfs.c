@@ -28,6 +28,9 @@ NPU_ID_ATTR(num_copy_engines, "%u", num_copy_engines);
 NPU_ID_ATTR(num_vectors, "%u", num_vectors);
 NPU_ID_ATTR(max_ring_entries, "%u", max_ring_entries);
 NPU_ID_ATTR(devmem_size, "%llu", devmem_size);
+NPU_ID_ATTR(num_compute_engines, "%u", num_compute_engines);
+NPU_ID_ATTR(operators, "%#llx", operators);
+NPU_ID_ATTR(dtypes, "%#x", dtypes);
 
 static ssize_t version_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
@@ -46,6 +49,15 @@ static ssize_t fw_version_show(struct device *dev,
 	return sysfs_emit(buf, "%u.%u\n", version >> 16, version & 0xffff);
 }
 static DEVICE_ATTR_RO(fw_version);
+
+static ssize_t oplib_version_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	u32 version = dev_to_npu(dev)->id.oplib_version;
+
+	return sysfs_emit(buf, "%u.%u\n", version >> 16, version & 0xffff);
+}
+static DEVICE_ATTR_RO(oplib_version);
 
 static ssize_t heartbeat_show(struct device *dev, struct device_attribute *attr,
 			      char *buf)
@@ -105,6 +117,10 @@ static struct attribute *npu_card_attrs[] = {
 	&dev_attr_heartbeat.attr,
 	&dev_attr_selftest.attr,
 	&dev_attr_selftest_ns.attr,
+	&dev_attr_num_compute_engines.attr,
+	&dev_attr_oplib_version.attr,
+	&dev_attr_operators.attr,
+	&dev_attr_dtypes.attr,
 	NULL
 };
 
@@ -166,6 +182,8 @@ NPU_STREAM_ATTR(pending, "%llu",
 		READ_ONCE(stream->submitted) - READ_ONCE(stream->completed));
 NPU_STREAM_ATTR(state, "%s", npu_stream_state_name(stream));
 NPU_STREAM_ATTR(bytes, "%lld", atomic64_read(&stream->bytes));
+NPU_STREAM_ATTR(ops_done, "%llu", READ_ONCE(stream->ops_done));
+NPU_STREAM_ATTR(compute_ns, "%llu", READ_ONCE(stream->compute_ns));
 
 static struct attribute *npu_stream_attrs[] = {
 	&stream_pid_attr.attr,
@@ -178,6 +196,8 @@ static struct attribute *npu_stream_attrs[] = {
 	&stream_pending_attr.attr,
 	&stream_state_attr.attr,
 	&stream_bytes_attr.attr,
+	&stream_ops_done_attr.attr,
+	&stream_compute_ns_attr.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(npu_stream);

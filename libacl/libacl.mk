@@ -45,14 +45,11 @@ acl: acl-lib $(ACL_TESTS) $(ACL_HOST_TESTS) $(ACL_EXAMPLES) $(ACL_BENCH) $(ACL_C
 
 acl-lib: $(ACL_LIB) $(ACL_LINKS) $(ACL_PC)
 
-# The model runtime builds its COMPUTE commands once the driver's uapi has them.
-ACL_COMPUTE_CFLAGS = $(shell grep -qw DRM_NPU_OP_COMPUTE uapi/npu_accel.h && echo -DACL_HAVE_OP_COMPUTE)
-
 $(BUILD)/libacl/%.o: libacl/src/%.c $(ACL_SRC_HDRS) $(ACL_HDRS) uapi/npu_accel.h \
 		     uapi/npu_operator.h compiler/om_format.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -I$(ACL_INC) -Iuapi -Icompiler $(DRM_CFLAGS) \
-		$(ACL_JSON_CFLAGS) $(ACL_COMPUTE_CFLAGS) -c -o $@ $<
+		$(ACL_JSON_CFLAGS) -c -o $@ $<
 
 $(ACL_LIB): $(ACL_OBJS)
 	@mkdir -p $(@D)

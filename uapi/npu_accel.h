@@ -106,6 +106,14 @@ extern "C" {
  * When the ring is full the call sleeps (interruptibly) for room, or fails
  * with -EAGAIN under DRM_NPU_SUBMIT_NONBLOCK.
  *
+ * A DRM_NPU_OP_COMPUTE descriptor is read once, when the batch is
+ * submitted, into memory the card reads and userspace cannot reach; the
+ * driver checks that copy. It checks the structure (see DRM_NPU_OP_COMPUTE)
+ * and that every tensor lies in a device buffer of this context; whether
+ * the shapes and attributes agree is for the card to say when it runs the
+ * operator: a stream whose operator they do not fit fails with
+ * DRM_NPU_ERR_OP_PARAM.
+ *
  * Errors:
  * -ENOENT: an unknown @stream, or a *_handle that is not a host buffer of
  * this context;
@@ -115,9 +123,10 @@ extern "C" {
  * a non-zero field the op does not use, a non-zero pad, size 0 for COPY or
  * FILL, a FILL value over 0xff, a VALUE_* dst not 8-byte aligned, both the
  * _HOST and the _USER flag for one operand, a host operand over
- * DRM_NPU_MAX_HOST_SIZE or outside its host buffer;
- * -EFAULT: unreadable commands or user memory;
- * -EPERM: an address or slot not of this context;
+ * DRM_NPU_MAX_HOST_SIZE or outside its host buffer, an operator descriptor
+ * that is malformed or that the card cannot run (see DRM_NPU_OP_COMPUTE);
+ * -EFAULT: unreadable commands, operator descriptors or user memory;
+ * -EPERM: an address, tensor or slot not of this context;
  * -EAGAIN; -EIO: the stream has failed, and accepts nothing until
  * destroyed; -ENODEV: the card is gone or dead.
  */
@@ -181,6 +190,12 @@ enum drm_npu_param {
 	DRM_NPU_PARAM_NUM_SLOTS = 9,		/* slots in the fence area */
 	DRM_NPU_PARAM_FREE_SLOTS = 10,
 	DRM_NPU_PARAM_VERSION = 11,		/* card interface, major << 16 | minor */
+	/* Operators (DRM_NPU_OP_COMPUTE); all 0 on a card that does not compute */
+	DRM_NPU_PARAM_NUM_COMPUTE_ENGINES = 12,	/* operators running at once */
+	DRM_NPU_PARAM_OPLIB_VERSION = 13,	/* operator library, major << 16 | minor */
+	DRM_NPU_PARAM_OPERATORS = 14,		/* bit n: enum npu_operator n runs */
+	DRM_NPU_PARAM_DTYPES = 15,		/* bit n: enum npu_dtype n is supported */
+	DRM_NPU_PARAM_OP_DESC_MAX = 16,		/* largest descriptor, bytes */
 };
 
 struct drm_npu_get_param {
@@ -239,7 +254,39 @@ enum drm_npu_op {
 	DRM_NPU_OP_VALUE_WRITE = 5,	/* dst (device, 8-byte aligned) = value */
 	DRM_NPU_OP_VALUE_WAIT = 6,	/* dst (device, 8-byte aligned), value, cond */
 	DRM_NPU_OP_TIMESTAMP = 7,	/* slot: its timestamp only */
+	DRM_NPU_OP_COMPUTE = 8,		/* src: descriptor pointer, size: its bytes */
 };
+
+/*
+ * DRM_NPU_OP_COMPUTE runs one operator of the card's library. src points
+ * to a struct npu_op_desc in the caller's memory (uapi/npu_operator.h),
+ * size is its length: sizeof(struct npu_op_desc) plus one struct
+ * npu_tensor_desc per input and output, at most DRM_NPU_PARAM_OP_DESC_MAX.
+ * The other fields and flags are 0. Tensor addresses are device addresses
+ * (DRM_NPU_DEVICE_ADDR_BASE + offset). The submission fails with -EINVAL
+ * for
+ *  - a size that is not that of the descriptor's tensors, or more than
+ *    NPU_OP_MAX_TENSORS tensors;
+ *  - an operator the card does not run (DRM_NPU_PARAM_OPERATORS), or
+ *    numbers of inputs and outputs the operator does not take;
+ *  - a non-zero flag or reserved field, or a non-zero attribute the
+ *    operator does not use: bytes past its member of the union, per-axis
+ *    entries past the first input's rank, an activation's alpha or beta
+ *    that its function does not take, MatMul's beta without c,
+ *    BATCHNORM's axis, a pad value unless CONSTANT, nearest for LINEAR
+ *    resizing;
+ *  - a tensor of a data type the card lacks (DRM_NPU_PARAM_DTYPES), of an
+ *    unknown format, of more than NPU_TENSOR_MAX_DIMS dims, with non-zero
+ *    dims or strides past its rank, a dim or stride over INT64_MAX, more
+ *    elements than 64 bits count, an NCHW16C tensor not of rank 4 or with
+ *    strides, or one whose extent in bytes does not fit in 64 bits;
+ * and with -EPERM for a tensor whose bytes (or, for an empty tensor, whose
+ * address) do not lie wholly inside one device buffer of this context.
+ * The buffers stay allocated until the operator has run. Unknown kinds and
+ * modes in the attributes, and everything else about shapes and values,
+ * are the card's to refuse when it runs the operator (see
+ * DRM_NPU_ERR_OP_UNSUPPORTED and DRM_NPU_ERR_OP_PARAM).
+ */
 
 /*
  * Largest host operand (DRM_NPU_CMD_*_HOST or _USER) of one COPY or FILL;
@@ -309,6 +356,11 @@ enum drm_npu_error {
 	DRM_NPU_ERR_DEAD = 4,		/* the card stopped its heartbeat */
 	DRM_NPU_ERR_ABORTED = 5,	/* the stream was destroyed with ABORT */
 	DRM_NPU_ERR_DEPENDENCY = 6,	/* a slot the stream waited on failed */
+	/* the card's library lacks an operator's kind, mode, type, format or size */
+	DRM_NPU_ERR_OP_UNSUPPORTED = 7,
+	/* an operator's shapes, attributes or tensor placement disagree */
+	DRM_NPU_ERR_OP_PARAM = 8,
+	DRM_NPU_ERR_OP_FAILED = 9,	/* the card's library failed to run an operator */
 };
 
 /*

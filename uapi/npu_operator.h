@@ -61,7 +61,8 @@ enum npu_tensor_format {
 	NPU_FORMAT_STRIDED = 0,
 	/*
 	 * rank 4 (N, C, H, W): channels in blocks of 16, the block innermost,
-	 * C padded up to a multiple of 16 (oneDNN's nChw16c); strides are 0
+	 * C padded up to a multiple of 16 (oneDNN's nChw16c); strides are 0;
+	 * the padding channels are 0
 	 */
 	NPU_FORMAT_NCHW16C = 1,
 };
@@ -74,7 +75,10 @@ enum npu_tensor_format {
  * A tensor in device memory.  Strides are in elements and not negative;
  * the bytes the tensor spans are [addr, addr + extent) with extent
  * (sum((dims[d] - 1) * strides[d]) + 1) * element size, which must lie in
- * device memory.  A dimension of 0 makes an empty tensor.
+ * device memory; addr is a multiple of the element size.  No two elements
+ * share an address: by increasing stride, each axis of more than one
+ * element has a stride above the span of those before it.  A dimension of
+ * 0 makes an empty tensor.
  */
 struct npu_tensor_desc {
 	__le64 addr;		/* device memory offset of element 0 */
@@ -90,7 +94,7 @@ struct npu_tensor_desc {
 enum npu_unary_kind {
 	NPU_UNARY_NONE = 0,		/* identity; as activation: none */
 	NPU_UNARY_RELU = 1,
-	NPU_UNARY_CLIP = 2,		/* min alpha, max beta */
+	NPU_UNARY_CLIP = 2,		/* min alpha, max beta; alpha <= beta */
 	NPU_UNARY_SIGMOID = 3,
 	NPU_UNARY_HARDSIGMOID = 4,	/* max(0, min(1, alpha * x + beta)) */
 	NPU_UNARY_HARDSWISH = 5,	/* x * max(0, min(1, x / 6 + 1 / 2)) */
@@ -109,7 +113,10 @@ enum npu_unary_kind {
 
 #define NPU_UNARY_LAST			NPU_UNARY_SOFTPLUS
 
-/* alpha and beta are IEEE 754 binary32 bit patterns, like every float here */
+/*
+ * alpha and beta are IEEE 754 binary32 bit patterns, like every float
+ * here; those the function does not take are 0
+ */
 struct npu_activation {
 	__le32 kind;		/* enum npu_unary_kind */
 	__le32 alpha;
@@ -122,7 +129,8 @@ struct npu_activation {
  * KH, KW) for CONV2D and (C, O / group, KH, KW) for CONV_TRANSPOSE2D, b (O).
  * The output's H and W are given by y; the padding at the end of each
  * spatial axis is what makes them consistent with pads_begin, so
- * ConvTranspose's output_padding needs no field of its own.
+ * ConvTranspose's output_padding needs no field of its own.  It is more
+ * than -stride: no window of input is left out whole.
  */
 struct npu_attr_conv {
 	__le32 strides[2];
@@ -136,7 +144,8 @@ struct npu_attr_conv {
 /*
  * y = act(alpha * a' x b' + beta * c), a' = a or its transpose over the
  * last two axes, likewise b'.  a, b, c and y have the same rank (2..8);
- * batch axes and c broadcast numpy-style where they are 1.
+ * batch axes and c broadcast numpy-style where they are 1.  Without c,
+ * beta is 0.
  */
 struct npu_attr_matmul {
 	__le32 trans_a;
@@ -152,7 +161,10 @@ enum npu_pool_kind {
 	NPU_POOL_AVG_EXCLUDE_PAD = 2,	/* divide by the window's elements in x */
 };
 
-/* Over NCHW; y's H and W fix the end padding, as for convolutions. */
+/*
+ * Over NCHW; y's H and W fix the end padding, as for convolutions.  Every
+ * window overlaps x: each pad is smaller than the dilated kernel.
+ */
 struct npu_attr_pool {
 	__le32 kind;		/* enum npu_pool_kind */
 	__le32 kernel[2];
@@ -185,8 +197,9 @@ struct npu_attr_binary {
 
 /*
  * BATCHNORM (inference) normalizes NCHW-like x per channel (axis 1) with
- * the given mean and var.  LAYERNORM normalizes over the axes from @axis
- * to the last, scale and bias having those axes' dims.
+ * the given mean and var; its @axis is 0.  LAYERNORM normalizes over the
+ * axes from @axis to the last, scale and bias having those axes' dims.
+ * The parameters are F32.
  */
 struct npu_attr_norm {
 	__le32 axis;
@@ -242,10 +255,14 @@ enum npu_resize_nearest {
 	NPU_RESIZE_CEIL = 3,
 };
 
+/*
+ * Each y dim is within 1 of x's times its scale (ONNX rounds either way);
+ * LINEAR leaves the leading axes alone, with scale 1.
+ */
 struct npu_attr_resize {
 	__le32 mode;		/* enum npu_resize_mode */
 	__le32 coord;		/* enum npu_resize_coord */
-	__le32 nearest;		/* enum npu_resize_nearest */
+	__le32 nearest;		/* enum npu_resize_nearest; 0 for LINEAR */
 	__le32 rsvd;
 	__le32 scales[NPU_TENSOR_MAX_DIMS];	/* y dim / x dim as ONNX gives it */
 };
@@ -256,10 +273,13 @@ enum npu_pad_mode {
 	NPU_PAD_EDGE = 2,
 };
 
-/* Pads are signed: a negative pad crops. y's dims must agree. */
+/*
+ * Pads are signed: a negative pad crops. y's dims must agree.  REFLECT
+ * mirrors once: a pad is at most the dim minus 1.
+ */
 struct npu_attr_pad {
 	__le32 mode;		/* enum npu_pad_mode */
-	__le32 value;		/* CONSTANT: the fill value */
+	__le32 value;		/* CONSTANT: the fill value; else 0 */
 	__le32 begin[NPU_TENSOR_MAX_DIMS];
 	__le32 end[NPU_TENSOR_MAX_DIMS];
 };

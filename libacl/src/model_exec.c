@@ -143,16 +143,11 @@ static aclError build_program(struct exec *x, void **image, struct drm_npu_cmd *
 
 		for (uint32_t t = 0; t < op->num_tensors; t++)
 			desc->tensors[t].addr = htole64(x->base[op->region[t]] + op->offset[t]);
-#ifdef ACL_HAVE_OP_COMPUTE
 		(*cmds)[i] = (struct drm_npu_cmd){
 			.op = DRM_NPU_OP_COMPUTE,
 			.src = (uintptr_t)desc,
 			.size = op->desc_size,
 		};
-#else
-		return ACL_FAIL(ACL_ERROR_API_NOT_SUPPORT,
-				"the driver has no COMPUTE command: models cannot run");
-#endif
 	}
 	return ACL_SUCCESS;
 }

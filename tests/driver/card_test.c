@@ -107,6 +107,8 @@ TEST_F(card, drm_version)
 		ASSERT_NE(NULL, ver);
 		EXPECT_STREQ("npu", ver->name);
 		EXPECT_EQ(1, ver->version_major);
+		/* 1.1: DRM_NPU_OP_COMPUTE */
+		EXPECT_GE(ver->version_minor, 1);
 		drmFreeVersion(ver);
 		close(fd);
 	}
@@ -116,6 +118,7 @@ TEST_F(card, drm_version)
 TEST_F(card, identity_matches_registers)
 {
 	unsigned long long rings, engines, vectors, entries, devmem, serial;
+	unsigned long long compute_engines, operators, dtypes;
 	volatile uint8_t *bar;
 	char buf[64], enable[PATH_MAX];
 	int i;
@@ -132,6 +135,9 @@ TEST_F(card, identity_matches_registers)
 		vectors = test_card_attr(bdf, "num_vectors");
 		entries = test_card_attr(bdf, "max_ring_entries");
 		devmem = test_card_attr(bdf, "devmem_size");
+		compute_engines = test_card_attr(bdf, "num_compute_engines");
+		operators = test_card_attr(bdf, "operators");
+		dtypes = test_card_attr(bdf, "dtypes");
 		ASSERT_EQ(0, test_pci_attr(bdf, "npu/serial", buf, sizeof(buf)));
 		serial = strtoull(buf, NULL, 16);
 		EXPECT_GT(devmem, 0);
@@ -148,6 +154,12 @@ TEST_F(card, identity_matches_registers)
 		EXPECT_EQ(entries, test_bar_rd32(bar, NPU_ID_MAX_RING_ENTRIES));
 		EXPECT_EQ(devmem, test_bar_rd64(bar, NPU_ID_DEVMEM_SIZE));
 		EXPECT_EQ(serial, test_bar_rd64(bar, NPU_ID_SERIAL));
+		EXPECT_EQ(compute_engines, test_bar_rd32(bar, NPU_ID_NUM_COMPUTE_ENGINES));
+		/* What the driver knows of what the card has. */
+		EXPECT_EQ(operators, test_bar_rd64(bar, NPU_ID_OPERATORS) &
+				     ((2ULL << NPU_OPERATOR_LAST) - 1));
+		EXPECT_EQ(dtypes, test_bar_rd32(bar, NPU_ID_DTYPES) &
+				  ((2ULL << NPU_DTYPE_LAST) - 1));
 		munmap((void *)bar, NPU_REG_WINDOW_SIZE);
 		ASSERT_EQ(0, text_write(enable, "0"));
 		ASSERT_EQ(0, test_driver_bind(bdf));

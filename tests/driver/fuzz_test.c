@@ -4,7 +4,8 @@
  * each must succeed or fail with an errno of the documented kind, the card
  * must never have to reject a command (the driver checks them all first),
  * another process's work must go on untouched, and closing the file must
- * give everything back.
+ * give everything back. Operators come valid, or mangled from valid ones;
+ * the card may refuse their shapes (OP_PARAM), never their memory.
  *
  * The seed is printed; NPU_FUZZ_SEED=<n> repeats a run, NPU_FUZZ_CALLS=<n>
  * makes it longer.
@@ -18,6 +19,7 @@
 
 #include "kselftest_harness.h"
 #include "npu_test_ioctl.h"
+#include "npu_operator.h"
 
 #define FUZZ_CHILDREN	2
 #define MAX_BOS		16
@@ -25,6 +27,13 @@
 #define MAX_SLOTS	16
 #define USER_SIZE	(256u << 10)
 #define HOST_BO_MAX	(4u << 20)
+#define DESC_BYTES	(sizeof(struct npu_op_desc) + \
+			 NPU_OP_MAX_TENSORS * sizeof(struct npu_tensor_desc))
+
+/* Room for a descriptor, and for sizes that overrun it. */
+struct fuzz_desc {
+	_Alignas(64) uint8_t bytes[DESC_BYTES + 256];
+};
 
 struct fuzzer {
 	struct test_card card;
@@ -32,6 +41,7 @@ struct fuzzer {
 	uint64_t devmem_size;
 	uint32_t num_slots;
 	uint64_t fence_offset;
+	uint64_t operators, dtypes;
 
 	struct drm_npu_bo_create bos[MAX_BOS];
 	int nbos;
@@ -45,6 +55,7 @@ struct fuzzer {
 	uint8_t *user_ro;	/* read-only, likewise */
 	uint8_t *unmapped;
 	struct drm_npu_cmd cmds[DRM_NPU_MAX_BATCH + 8];
+	struct fuzz_desc descs[DRM_NPU_MAX_BATCH + 8];	/* one per command */
 	uint8_t arg[1 << 14];	/* the largest size an ioctl number can carry */
 
 	unsigned long ok[16];	/* successes, by ioctl_index() */
@@ -246,6 +257,96 @@ static bool valid_operand(struct fuzzer *f, uint32_t kind, __u64 *at, __u32 *han
 	return true;
 }
 
+static struct npu_op_desc *cmd_desc(struct fuzzer *f, struct drm_npu_cmd *c)
+{
+	return (struct npu_op_desc *)f->descs[c - f->cmds].bytes;
+}
+
+static const unsigned int elem_bytes[] = {
+	[NPU_DTYPE_F32] = 4, [NPU_DTYPE_BF16] = 2, [NPU_DTYPE_F16] = 2,
+	[NPU_DTYPE_S32] = 4, [NPU_DTYPE_S8] = 1, [NPU_DTYPE_U8] = 1,
+};
+
+/* A dense tensor in one of our device buffers; false if none has room. */
+static bool plausible_tensor(struct fuzzer *f, struct npu_tensor_desc *t, uint16_t dtype,
+			     unsigned int ndims, const uint64_t *dims)
+{
+	uint64_t stride = 1, room;
+	__u32 handle;
+	int d;
+
+	t->dtype = dtype;
+	t->format = NPU_FORMAT_STRIDED;
+	t->ndims = ndims;
+	for (d = (int)ndims - 1; d >= 0; d--) {
+		t->dims[d] = dims[d];
+		t->strides[d] = stride;
+		stride *= dims[d];
+	}
+	if (!valid_operand(f, 0, &t->addr, &handle, &room))
+		return false;
+	/* Buffers are 64-byte aligned: so is the tensor, for any element. */
+	room += t->addr & 63;
+	t->addr &= ~63ULL;
+	return room >= stride * elem_bytes[dtype];
+}
+
+/*
+ * An operator the driver takes and the card runs: elementwise ones of any
+ * function, a cast or a small matrix product, on our own buffers.
+ */
+static bool plausible_compute(struct fuzzer *f, struct drm_npu_cmd *c)
+{
+	static const uint16_t kinds[] = {
+		NPU_OPERATOR_UNARY, NPU_OPERATOR_BINARY, NPU_OPERATOR_CAST, NPU_OPERATOR_MATMUL,
+	};
+	struct npu_op_desc *d = cmd_desc(f, c);
+	uint16_t kind = kinds[below(f, sizeof(kinds) / sizeof(kinds[0]))];
+	uint64_t n[1] = { 1 + below(f, 4096) };
+	uint64_t m = 1 + below(f, 16), k = 1 + below(f, 16), p = 1 + below(f, 16);
+	uint16_t to = below(f, NPU_DTYPE_LAST + 1);
+	bool ok;
+
+	if (!(f->operators & 1ULL << kind) || !(f->dtypes & 1ULL << NPU_DTYPE_F32) ||
+	    !(f->dtypes & 1ULL << to))
+		return false;
+	memset(d, 0, DESC_BYTES);
+	d->kind = kind;
+	d->num_outputs = 1;
+	switch (kind) {
+	case NPU_OPERATOR_UNARY:
+		d->num_inputs = 1;
+		d->attrs.unary.fn.kind = below(f, NPU_UNARY_LAST + 1);
+		ok = plausible_tensor(f, &d->tensors[0], NPU_DTYPE_F32, 1, n) &&
+		     plausible_tensor(f, &d->tensors[1], NPU_DTYPE_F32, 1, n);
+		break;
+	case NPU_OPERATOR_BINARY:
+		d->num_inputs = 2;
+		d->attrs.binary.kind = below(f, NPU_BINARY_MAX + 1);
+		ok = plausible_tensor(f, &d->tensors[0], NPU_DTYPE_F32, 1, n) &&
+		     plausible_tensor(f, &d->tensors[1], NPU_DTYPE_F32, 1, n) &&
+		     plausible_tensor(f, &d->tensors[2], NPU_DTYPE_F32, 1, n);
+		break;
+	case NPU_OPERATOR_CAST:
+		d->num_inputs = 1;
+		ok = plausible_tensor(f, &d->tensors[0], NPU_DTYPE_F32, 1, n) &&
+		     plausible_tensor(f, &d->tensors[1], to, 1, n);
+		break;
+	default:
+		d->num_inputs = 2;
+		d->attrs.matmul.alpha = 0x3f800000;	/* 1.0f */
+		ok = plausible_tensor(f, &d->tensors[0], NPU_DTYPE_F32, 2, (uint64_t[]){ m, k }) &&
+		     plausible_tensor(f, &d->tensors[1], NPU_DTYPE_F32, 2, (uint64_t[]){ k, p }) &&
+		     plausible_tensor(f, &d->tensors[2], NPU_DTYPE_F32, 2, (uint64_t[]){ m, p });
+		break;
+	}
+	if (!ok)
+		return false;
+	c->src = (uintptr_t)d;
+	c->size = sizeof(*d) + (d->num_inputs + d->num_outputs) * sizeof(d->tensors[0]);
+	return true;
+}
+
 /* A command the driver should take, so that the card gets work to do. */
 static void plausible_cmd(struct fuzzer *f, struct drm_npu_cmd *c)
 {
@@ -256,7 +357,7 @@ static void plausible_cmd(struct fuzzer *f, struct drm_npu_cmd *c)
 	uint32_t slot;
 
 	memset(c, 0, sizeof(*c));
-	c->op = below(f, DRM_NPU_OP_TIMESTAMP + 1);
+	c->op = below(f, DRM_NPU_OP_COMPUTE + 1);
 	switch (c->op) {
 	case DRM_NPU_OP_COPY:
 		if (!valid_operand(f, src_kind, &c->src, &c->src_handle, &src_room))
@@ -291,16 +392,64 @@ static void plausible_cmd(struct fuzzer *f, struct drm_npu_cmd *c)
 		c->dst &= ~7ULL;
 		c->value = c->op == DRM_NPU_OP_VALUE_WAIT ? 0 : rnd(f);
 		return;
+	case DRM_NPU_OP_COMPUTE:
+		if (plausible_compute(f, c))
+			return;
+		break;
 	default:
 		return;
 	}
 	memset(c, 0, sizeof(*c));	/* no buffer to use: a NOP */
 }
 
+/* A valid operator with one thing wrong, or a few. */
+static void fuzz_compute(struct fuzzer *f, struct drm_npu_cmd *c)
+{
+	struct npu_op_desc *d = cmd_desc(f, c);
+	uint8_t *bytes = (uint8_t *)d;
+	struct npu_tensor_desc *t;
+	unsigned int i, n = 1 + below(f, 3);
+
+	if (!plausible_compute(f, c)) {
+		memset(d, 0, DESC_BYTES);
+		c->src = (uintptr_t)d;
+		c->size = sizeof(*d) + 2 * sizeof(d->tensors[0]);
+	}
+	c->op = DRM_NPU_OP_COMPUTE;
+	for (i = 0; i < n; i++) {
+		t = &d->tensors[below(f, NPU_OP_MAX_TENSORS)];
+		switch (below(f, 8)) {
+		case 0:
+			t->addr = pick_device_addr(f);
+			break;
+		case 1:
+			t->dims[below(f, NPU_TENSOR_MAX_DIMS)] = one_in(f, 2) ? rnd(f) : below(f, 70000);
+			break;
+		case 2:
+			t->strides[below(f, NPU_TENSOR_MAX_DIMS)] = one_in(f, 2) ? rnd(f) : below(f, 70000);
+			break;
+		case 3:
+			((uint16_t *)&t->dtype)[below(f, 4)] = one_in(f, 2) ? rnd(f) : below(f, 10);
+			break;
+		case 4:
+			c->size = one_in(f, 2) ? pick_size(f) : c->size + below(f, 300) - 150;
+			if (c->size > sizeof(f->descs[0]) && one_in(f, 2))
+				c->size = sizeof(f->descs[0]);
+			break;
+		case 5:
+			c->src = one_in(f, 2) ? pick_user_addr(f) : c->src + below(f, 64);
+			break;
+		default:
+			bytes[below(f, DESC_BYTES)] ^= 1u << below(f, 8);
+			break;
+		}
+	}
+}
+
 static void fuzz_cmd(struct fuzzer *f, struct drm_npu_cmd *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->op = one_in(f, 16) ? (uint32_t)rnd(f) : below(f, DRM_NPU_OP_TIMESTAMP + 2);
+	c->op = one_in(f, 16) ? (uint32_t)rnd(f) : below(f, DRM_NPU_OP_COMPUTE + 2);
 	c->flags = pick_flags(f, DRM_NPU_CMD_DST_HOST | DRM_NPU_CMD_SRC_HOST |
 				 DRM_NPU_CMD_DST_USER | DRM_NPU_CMD_SRC_USER);
 	switch (c->op) {
@@ -325,6 +474,9 @@ static void fuzz_cmd(struct fuzzer *f, struct drm_npu_cmd *c)
 		c->dst = pick_device_addr(f) & ~(one_in(f, 4) ? 0ULL : 7ULL);
 		c->value = rnd(f) & 3;
 		c->cond = one_in(f, 8) ? (uint32_t)rnd(f) : below(f, 4);
+		break;
+	case DRM_NPU_OP_COMPUTE:
+		fuzz_compute(f, c);
 		break;
 	}
 	/* Now and then a field the op does not use, or the pad, is set. */
@@ -383,7 +535,7 @@ static unsigned long fuzz_one(struct fuzzer *f)
 	memset(f->arg, 0, 256);
 	switch (below(f, 12)) {
 	case 0:
-		gp->param = one_in(f, 8) ? (uint32_t)rnd(f) : below(f, 14);
+		gp->param = one_in(f, 8) ? (uint32_t)rnd(f) : below(f, DRM_NPU_PARAM_OP_DESC_MAX + 3);
 		gp->pad = (uint32_t)pick_pad(f);
 		return DRM_IOCTL_NPU_GET_PARAM;
 	case 1:
@@ -607,6 +759,8 @@ static void fuzz(uint64_t seed, unsigned long calls)
 	f->devmem_size = test_param_or_die(f->card.fd, DRM_NPU_PARAM_DEVMEM_SIZE);
 	f->num_slots = test_param_or_die(f->card.fd, DRM_NPU_PARAM_NUM_SLOTS);
 	f->fence_offset = test_param_or_die(f->card.fd, DRM_NPU_PARAM_FENCE_MMAP_OFFSET);
+	f->operators = test_param_or_die(f->card.fd, DRM_NPU_PARAM_OPERATORS);
+	f->dtypes = test_param_or_die(f->card.fd, DRM_NPU_PARAM_DTYPES);
 	f->gone_stream = f->gone_slot = f->gone_handle = ~0u;
 	f->user = guarded_map(USER_SIZE, PROT_READ | PROT_WRITE);
 	f->user_ro = guarded_map(4096, PROT_READ);

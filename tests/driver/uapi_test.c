@@ -73,6 +73,12 @@ TEST_F(uapi, get_param)
 	EXPECT_GE(v, 1024);
 	EXPECT_EQ(v * sizeof(struct drm_npu_fence_slot), self->card.fence_size);
 
+	/* The compute capabilities are there, even on a card that does not compute. */
+	for (p.param = DRM_NPU_PARAM_NUM_COMPUTE_ENGINES; p.param <= DRM_NPU_PARAM_OP_DESC_MAX;
+	     p.param++)
+		EXPECT_EQ(0, test_ioctl(self->card.fd, DRM_IOCTL_NPU_GET_PARAM, &p));
+	p.param = DRM_NPU_PARAM_OP_DESC_MAX + 1;
+	EXPECT_EQ(-EINVAL, test_ioctl(self->card.fd, DRM_IOCTL_NPU_GET_PARAM, &p));
 	p.param = 999;
 	EXPECT_EQ(-EINVAL, test_ioctl(self->card.fd, DRM_IOCTL_NPU_GET_PARAM, &p));
 	p.param = DRM_NPU_PARAM_NUM_RINGS;

@@ -128,7 +128,22 @@ TEST_F(npu, identity)
 	for (i = 0; i < 16; i++) {
 		ASSERT_EQ(NPU_RING_DISABLED, client_ring_rd32(c, i, NPU_RING_STATUS));
 		ASSERT_EQ(0, client_ring_rd32(c, i, NPU_RING_HEAD));
+		ASSERT_EQ(0, client_ring_rd64(c, i, NPU_RING_OPS_DONE));
+		ASSERT_EQ(0, client_ring_rd64(c, i, NPU_RING_COMPUTE_NS));
 	}
+
+	/* the operator library: every operator, float32 and bfloat16 */
+	ASSERT_EQ(2, client_reg_rd32(c, NPU_ID_NUM_COMPUTE_ENGINES));
+	ASSERT_EQ(1, client_reg_rd32(c, NPU_ID_OPLIB_VERSION) >> 16);
+	ASSERT_EQ((2ULL << NPU_OPERATOR_LAST) - 1,
+		  client_reg_rd64(c, NPU_ID_OPERATORS));
+	ASSERT_EQ((1u << NPU_DTYPE_F32) | (1u << NPU_DTYPE_BF16),
+		  client_reg_rd32(c, NPU_ID_DTYPES) &
+		  ((1u << NPU_DTYPE_F32) | (1u << NPU_DTYPE_BF16)));
+	ASSERT_EQ(0, client_reg_rd32(c, NPU_ID_DTYPES) >> (NPU_DTYPE_LAST + 1));
+	ASSERT_EQ(sizeof(struct npu_op_desc) +
+		  NPU_OP_MAX_TENSORS * sizeof(struct npu_tensor_desc),
+		  client_reg_rd32(c, NPU_ID_OP_DESC_MAX));
 }
 
 TEST_F(npu, heartbeat_and_clock)
@@ -834,6 +849,21 @@ struct bad_case {
 	struct npu_cmd cmd;
 };
 
+/*
+ * y = -x for 16 float32 elements of device memory, as a descriptor at gpa
+ * in guest RAM; returns its size.
+ */
+static uint64_t neg_op(struct client *c, uint64_t gpa, uint64_t x, uint64_t y)
+{
+	static const uint64_t dims[1] = { 16 };
+	struct npu_op_desc *d = client_op_init(c, gpa, NPU_OPERATOR_UNARY, 1);
+
+	d->attrs.unary.fn.kind = htole32(NPU_UNARY_NEG);
+	client_op_tensor(d, 0, x, 1, dims);
+	client_op_tensor(d, 1, y, 1, dims);
+	return client_op_size(d);
+}
+
 static struct npu_cmd with_sg(struct npu_cmd cmd, uint32_t src_n,
 			      uint32_t dst_n)
 {
@@ -867,6 +897,16 @@ TEST_F(npu, bad_commands)
 	struct client_ring r, other, same_vec;
 	uint64_t fence_val = 0;
 	unsigned int i, n;
+	/* operators on the device memory that must stay 0xaa */
+	uint64_t op = client_host_alloc(c, 4096, 64);
+	uint64_t op_far = client_host_alloc(c, 4096, 64);
+	uint64_t op_kind = client_host_alloc(c, 4096, 64);
+	uint64_t osz = neg_op(c, op, 0, 1024);
+	const uint16_t SH = NPU_CMD_SRC_HOST;
+
+	neg_op(c, op_far, 0, devsz - 32);
+	neg_op(c, op_kind, 0, 1024);
+	((struct npu_op_desc *)client_gpa_ptr(c, op_kind))->kind = htole16(99);
 
 	/*
 	 * tab[0..1]: valid, 4096 bytes into hbuf; tab[2..3]: the second
@@ -885,7 +925,7 @@ TEST_F(npu, bad_commands)
 	t[9] = (struct npu_sg_entry){ htole64(hbuf), htole64((1ULL << 63) + 4096) };
 
 	struct bad_case cases[] = {
-		{ "opcode 6", NPU_ERR_OPCODE, { .opcode = htole16(6) } },
+		{ "opcode 7", NPU_ERR_OPCODE, { .opcode = htole16(7) } },
 		{ "opcode 0xffff", NPU_ERR_OPCODE, { .opcode = htole16(0xffff) } },
 		{ "unknown flag 0x40", NPU_ERR_RESERVED, client_cmd_nop(0x40) },
 		{ "unknown flag 0x8000", NPU_ERR_RESERVED, client_cmd_nop(0x8000) },
@@ -968,6 +1008,39 @@ TEST_F(npu, bad_commands)
 		  with_sg(client_cmd_copy(tab + 8 * 16, 0, 4096, NPU_CMD_DST_SGL), 0, 2) },
 		{ "SGL dst fine, src device range bad", NPU_ERR_DEV_ADDR,
 		  with_sg(client_cmd_copy(tab, devsz - 100, 4096, NPU_CMD_DST_SGL), 0, 2) },
+		{ "COMPUTE without SRC_HOST", NPU_ERR_OP_PARAM,
+		  client_cmd_compute(op, osz, 0) },
+		{ "COMPUTE with DST_HOST", NPU_ERR_RESERVED,
+		  client_cmd_compute(op, osz, SH | NPU_CMD_DST_HOST) },
+		{ "COMPUTE with SRC_SGL", NPU_ERR_RESERVED,
+		  client_cmd_compute(op, osz, SH | NPU_CMD_SRC_SGL) },
+		{ "COMPUTE with FENCE_TIME", NPU_ERR_RESERVED,
+		  client_cmd_compute(op, osz, SH | NPU_CMD_FENCE_TIME) },
+		{ "COMPUTE with dst", NPU_ERR_RESERVED,
+		  { .opcode = htole16(NPU_OP_COMPUTE), .flags = htole16(SH),
+		    .src = htole64(op), .size = htole64(osz), .dst = htole64(64) } },
+		{ "COMPUTE with value", NPU_ERR_RESERVED,
+		  { .opcode = htole16(NPU_OP_COMPUTE), .flags = htole16(SH),
+		    .src = htole64(op), .size = htole64(osz), .value = htole64(1) } },
+		{ "COMPUTE with arg", NPU_ERR_RESERVED,
+		  with_arg(client_cmd_compute(op, osz, SH), 1) },
+		{ "COMPUTE with an sg count", NPU_ERR_RESERVED,
+		  with_sg(client_cmd_compute(op, osz, SH), 1, 0) },
+		{ "COMPUTE descriptor not 64-byte aligned", NPU_ERR_OP_PARAM,
+		  client_cmd_compute(op + 16, osz, SH) },
+		{ "COMPUTE size 0", NPU_ERR_OP_PARAM, client_cmd_compute(op, 0, SH) },
+		{ "COMPUTE size a tensor short", NPU_ERR_OP_PARAM,
+		  client_cmd_compute(op, osz - sizeof(struct npu_tensor_desc), SH) },
+		{ "COMPUTE size past OP_DESC_MAX", NPU_ERR_OP_PARAM,
+		  client_cmd_compute(op, 4096, SH) },
+		{ "COMPUTE descriptor in the PCI hole", NPU_ERR_HOST_ADDR,
+		  client_cmd_compute(3 * GiB, osz, SH) },
+		{ "COMPUTE descriptor across lowmem end", NPU_ERR_HOST_ADDR,
+		  client_cmd_compute(low - 64, osz, SH) },
+		{ "COMPUTE tensor past device memory", NPU_ERR_DEV_ADDR,
+		  client_cmd_compute(op_far, osz, SH) },
+		{ "COMPUTE unknown operator", NPU_ERR_OPERATOR,
+		  client_cmd_compute(op_kind, osz, SH) },
 	};
 
 	ASSERT_TRUE(client_ring_setup(c, &other, 1, 16, 2));
@@ -1019,6 +1092,238 @@ TEST_F(npu, bad_commands)
 	cmd = client_cmd_fence(fw, 99, NPU_CMD_DST_HOST);
 	ASSERT_TRUE(client_ring_run(c, &r, &cmd, T_MS));
 	ASSERT_EQ(99, client_word_rd(client_gpa_ptr(c, fw)));
+}
+
+/* Operators */
+
+/* y = a + b for n float32 elements of device memory; returns the size. */
+static uint64_t add_op(struct client *c, uint64_t gpa, uint64_t a, uint64_t b,
+		       uint64_t y, uint64_t n)
+{
+	struct npu_op_desc *d = client_op_init(c, gpa, NPU_OPERATOR_BINARY, 2);
+
+	d->attrs.binary.kind = htole32(NPU_BINARY_ADD);
+	client_op_tensor(d, 0, a, 1, &n);
+	client_op_tensor(d, 1, b, 1, &n);
+	client_op_tensor(d, 2, y, 1, &n);
+	return client_op_size(d);
+}
+
+static float *dev_f32(struct client *c, uint64_t off)
+{
+	return (float *)client_dev_ptr(c, off);
+}
+
+/* Distinct values, exact in float32, and their sums too. */
+static void fill_pair(struct client *c, uint64_t a, uint64_t b, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		dev_f32(c, a)[i] = i * 0.5f;
+		dev_f32(c, b)[i] = 1000.0f - i;
+	}
+}
+
+/*
+ * COMPUTE runs an operator on device memory, descriptors in low and high
+ * guest RAM alike; a copy behind it on the ring sees its result, and the
+ * counters say how many ran and how long they held an engine.
+ */
+TEST_F(npu, compute_runs_an_operator)
+{
+	struct client *c = &self->c;
+	const unsigned int n = 1000;
+	uint64_t a = 0, b = 64 * KiB, y = 128 * KiB, y2 = 192 * KiB;
+	uint64_t low = client_host_alloc(c, 4096, 64);
+	uint64_t high = client_host_alloc_high(c, 4096, 64);
+	uint64_t hbuf = client_host_alloc(c, 4096, 64);
+	uint64_t fw = client_host_alloc(c, 64, 64);
+	uint64_t sz = add_op(c, low, a, b, y, n), t0, ns;
+	struct npu_cmd cmd;
+	struct client_ring r, r1;
+	unsigned int i;
+
+	add_op(c, high, y, b, y2, n);
+	fill_pair(c, a, b, n);
+	ASSERT_TRUE(client_ring_setup(c, &r, 0, 8, 1));
+	t0 = client_now_us();
+	cmd = client_cmd_compute(low, sz, NPU_CMD_SRC_HOST | NPU_CMD_IRQ);
+	client_ring_push(c, &r, &cmd);
+	cmd = client_cmd_compute(high, sz, NPU_CMD_SRC_HOST);
+	client_ring_push(c, &r, &cmd);
+	cmd = client_cmd_copy(hbuf, y2, n * 4, NPU_CMD_DST_HOST);
+	client_ring_push(c, &r, &cmd);
+	cmd = client_cmd_fence(fw, 7, NPU_CMD_DST_HOST);
+	client_ring_push(c, &r, &cmd);
+	client_ring_submit(c, &r);
+	ASSERT_TRUE(client_ring_wait_head(c, &r, 4, 10 * T_MS));
+	ASSERT_GE(client_irq_wait(c, 1, T_MS), 1);
+	ASSERT_EQ(7, client_word_rd(client_gpa_ptr(c, fw)));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(i * 0.5f + (1000.0f - i), dev_f32(c, y)[i]);
+		ASSERT_EQ(dev_f32(c, y)[i] + (1000.0f - i), dev_f32(c, y2)[i]);
+	}
+	ASSERT_EQ(0, memcmp(client_gpa_ptr(c, hbuf), dev_f32(c, y2), n * 4));
+	ASSERT_EQ(2, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+	ASSERT_EQ(4, client_ring_rd64(c, 0, NPU_RING_CMDS_DONE));
+	ns = client_ring_rd64(c, 0, NPU_RING_COMPUTE_NS);
+	ASSERT_GT(ns, 0);
+	ASSERT_LE(ns, (client_now_us() - t0) * 1000);
+
+	/* another ring, the same operator: the library's cache serves it */
+	memset(dev_f32(c, y), 0, n * 4);
+	ASSERT_TRUE(client_ring_setup(c, &r1, 1, 8, 2));
+	cmd = client_cmd_compute(low, sz, NPU_CMD_SRC_HOST);
+	ASSERT_TRUE(client_ring_run(c, &r1, &cmd, T_MS));
+	ASSERT_EQ(1000.0f, dev_f32(c, y)[0]);
+	ASSERT_EQ(1, client_ring_rd64(c, 1, NPU_RING_OPS_DONE));
+	ASSERT_EQ(2, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+
+	/* a reset zeroes both counters */
+	ASSERT_TRUE(client_ctrl_ring_reset(c, 0));
+	ASSERT_EQ(0, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+	ASSERT_EQ(0, client_ring_rd64(c, 0, NPU_RING_COMPUTE_NS));
+}
+
+/*
+ * A descriptor whose shapes disagree stops its ring with OP_PARAM and
+ * writes nothing; a ring computing at the same time goes on.
+ */
+TEST_F(npu, compute_bad_descriptor_stops_only_its_ring)
+{
+	struct client *c = &self->c;
+	const unsigned int n = 256;
+	uint64_t a = 0, b = 4 * KiB, y0 = 8 * KiB, y1 = 12 * KiB;
+	uint64_t bad = client_host_alloc(c, 4096, 64);
+	uint64_t good = client_host_alloc(c, 4096, 64);
+	uint64_t bsz = add_op(c, bad, a, b, y0, n), gsz = add_op(c, good, a, b, y1, n);
+	struct npu_cmd nop = client_cmd_nop(0), cmd;
+	struct client_ring r0, r1;
+	unsigned int i;
+
+	/* y one element short */
+	((struct npu_op_desc *)client_gpa_ptr(c, bad))->tensors[2].dims[0] =
+		htole64(n - 1);
+	fill_pair(c, a, b, n);
+	memset(client_dev_ptr(c, y0), 0xaa, 4 * KiB);
+	ASSERT_TRUE(client_ring_setup(c, &r0, 0, 8, 1));
+	ASSERT_TRUE(client_ring_setup(c, &r1, 1, 8, 2));
+	client_ring_push(c, &r0, &nop);
+	cmd = client_cmd_compute(bad, bsz, NPU_CMD_SRC_HOST);
+	client_ring_push(c, &r0, &cmd);
+	client_ring_push(c, &r0, &nop);
+	cmd = client_cmd_compute(good, gsz, NPU_CMD_SRC_HOST);
+	client_ring_push(c, &r1, &cmd);
+	client_ring_submit(c, &r0);
+	client_ring_submit(c, &r1);
+
+	ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_STOPPED, T_MS));
+	ASSERT_EQ(NPU_ERR_OP_PARAM, client_ring_rd32(c, 0, NPU_RING_ERROR));
+	ASSERT_EQ(1, client_ring_rd32(c, 0, NPU_RING_ERROR_INDEX));
+	ASSERT_EQ(1, client_ring_rd32(c, 0, NPU_RING_HEAD));
+	ASSERT_EQ(0, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+	ASSERT_GE(client_irq_wait(c, 1, T_MS), 1);
+	for (i = 0; i < 4 * KiB; i++)
+		ASSERT_EQ(0xaa, client_dev_ptr(c, y0)[i]);
+
+	ASSERT_TRUE(client_ring_wait_head(c, &r1, 1, 10 * T_MS));
+	ASSERT_EQ(NPU_RING_IDLE, client_ring_rd32(c, 1, NPU_RING_STATUS));
+	ASSERT_EQ(1, client_ring_rd64(c, 1, NPU_RING_OPS_DONE));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(1000.0f + i * 0.5f - i, dev_f32(c, y1)[i]);
+
+	/* reset, the stopped ring computes again */
+	ASSERT_TRUE(client_ring_setup(c, &r0, 0, 8, 1));
+	cmd = client_cmd_compute(good, gsz, NPU_CMD_SRC_HOST);
+	ASSERT_TRUE(client_ring_run(c, &r0, &cmd, T_MS));
+	ASSERT_EQ(1, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+}
+
+/*
+ * FAIL_OP fails the ring's next well-formed operator with OP_FAILED and
+ * writes nothing; a malformed one still reports its own fault first.
+ */
+TEST_F(npu, compute_fail_op)
+{
+	struct client *c = &self->c;
+	const unsigned int n = 64;
+	uint64_t good = client_host_alloc(c, 4096, 64);
+	uint64_t bad = client_host_alloc(c, 4096, 64);
+	uint64_t sz = add_op(c, good, 0, 4 * KiB, 8 * KiB, n);
+	struct npu_cmd cmd;
+	struct client_ring r;
+	unsigned int i;
+
+	add_op(c, bad, 0, 4 * KiB, 8 * KiB, n);
+	((struct npu_op_desc *)client_gpa_ptr(c, bad))->attrs.binary.kind =
+		htole32(NPU_BINARY_MAX + 1);
+	fill_pair(c, 0, 4 * KiB, n);
+	memset(client_dev_ptr(c, 8 * KiB), 0xaa, n * 4);
+	ASSERT_TRUE(client_ctrl_inject(c, 0, NPU_FAULT_FAIL_OP, 0));
+
+	ASSERT_TRUE(client_ring_setup(c, &r, 0, 8, 1));
+	cmd = client_cmd_compute(bad, sz, NPU_CMD_SRC_HOST);
+	client_ring_push(c, &r, &cmd);
+	client_ring_submit(c, &r);
+	ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_STOPPED, T_MS));
+	ASSERT_EQ(NPU_ERR_OPERATOR, client_ring_rd32(c, 0, NPU_RING_ERROR));
+
+	ASSERT_TRUE(client_ring_setup(c, &r, 0, 8, 1));
+	cmd = client_cmd_compute(good, sz, NPU_CMD_SRC_HOST);
+	client_ring_push(c, &r, &cmd);
+	client_ring_submit(c, &r);
+	ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_STOPPED, T_MS));
+	ASSERT_EQ(NPU_ERR_OP_FAILED, client_ring_rd32(c, 0, NPU_RING_ERROR));
+	ASSERT_EQ(0, client_ring_rd32(c, 0, NPU_RING_ERROR_INDEX));
+	ASSERT_EQ(0, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+	for (i = 0; i < n * 4; i++)
+		ASSERT_EQ(0xaa, client_dev_ptr(c, 8 * KiB)[i]);
+
+	/* the fault is spent: the next one computes */
+	ASSERT_TRUE(client_ring_setup(c, &r, 0, 8, 1));
+	ASSERT_TRUE(client_ring_run(c, &r, &cmd, T_MS));
+	ASSERT_EQ(1000.0f, dev_f32(c, 8 * KiB)[0]);
+}
+
+/*
+ * HANG_OP: the operator stops midway and never finishes; its COMPUTE_NS
+ * stands still, other rings compute, and a reset ends it.
+ */
+TEST_F(npu, compute_hang_op)
+{
+	struct client *c = &self->c;
+	const unsigned int n = 64;
+	uint64_t op = client_host_alloc(c, 4096, 64);
+	uint64_t sz = add_op(c, op, 0, 4 * KiB, 8 * KiB, n);
+	struct npu_cmd cmd = client_cmd_compute(op, sz, NPU_CMD_SRC_HOST);
+	struct client_ring r0, r1;
+	uint64_t ns;
+
+	fill_pair(c, 0, 4 * KiB, n);
+	ASSERT_TRUE(client_ring_setup(c, &r0, 0, 8, 1));
+	ASSERT_TRUE(client_ring_setup(c, &r1, 1, 8, 2));
+	ASSERT_TRUE(client_ctrl_inject(c, 0, NPU_FAULT_HANG_OP, 0));
+	client_ring_push(c, &r0, &cmd);
+	client_ring_submit(c, &r0);
+	ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_RUNNING, T_MS));
+	usleep(QUIET_MS * 1000);
+	ns = client_ring_rd64(c, 0, NPU_RING_COMPUTE_NS);
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(ns, client_ring_rd64(c, 0, NPU_RING_COMPUTE_NS));
+	ASSERT_EQ(0, client_ring_rd32(c, 0, NPU_RING_HEAD));
+	ASSERT_EQ(0, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+	ASSERT_EQ(NPU_RING_RUNNING, client_ring_rd32(c, 0, NPU_RING_STATUS));
+
+	ASSERT_TRUE(client_ring_run(c, &r1, &cmd, T_MS));
+	ASSERT_EQ(1, client_ring_rd64(c, 1, NPU_RING_OPS_DONE));
+
+	ASSERT_TRUE(client_ctrl_ring_reset(c, 0));
+	ASSERT_EQ(0, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+	ASSERT_EQ(0, client_ring_rd64(c, 0, NPU_RING_COMPUTE_NS));
+	ASSERT_TRUE(client_ring_setup(c, &r0, 0, 8, 1));
+	ASSERT_TRUE(client_ring_run(c, &r0, &cmd, T_MS));
+	ASSERT_EQ(1, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
 }
 
 /* ERROR_INDEX is the free-running counter, not the slot. */
@@ -1741,6 +2046,262 @@ TEST_F(one_engine, exits_with_a_hung_urgent_ring)
 	client_ring_push(c, &low, &small);
 	client_ring_submit(c, &low);
 	usleep(QUIET_MS * 1000);
+
+	ASSERT_EQ(0, kill(c->pid, SIGTERM));
+	ASSERT_TRUE(client_reap(c, 1000));
+	ASSERT_TRUE(model_exited_cleanly(c));
+}
+
+/*
+ * One compute engine, so rings compete for it, and device memory for
+ * operators long enough that faults and resets land in the middle of them.
+ */
+FIXTURE(one_compute) {
+	struct client c;
+	uint64_t long_op, long_size;	/* descriptors in guest RAM */
+	uint64_t short_op, short_size;
+};
+
+/* erf, a loop on the card, over 8 Mi elements: a tenth of a second or more */
+#define LONG_OP_ELEMS		(8 * MiB)
+#define LONG_OP_Y		(64 * MiB)
+#define SHORT_OP_Y		(200 * MiB)
+
+FIXTURE_SETUP(one_compute)
+{
+	static const uint64_t long_dims[1] = { LONG_OP_ELEMS };
+	static const uint64_t short_dims[1] = { 1024 };
+	struct client *c = &self->c;
+	struct npu_op_desc *d;
+	struct client_opts o;
+	int ret;
+
+	client_default_opts(&o);
+	o.bar_size = 256 * MiB;
+	o.compute_engines = 1;
+	ret = client_start(c, &o);
+	if (ret)
+		client_cleanup(c);
+	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_model_path());
+
+	self->long_op = client_host_alloc(c, 4096, 64);
+	d = client_op_init(c, self->long_op, NPU_OPERATOR_UNARY, 1);
+	d->attrs.unary.fn.kind = htole32(NPU_UNARY_ERF);
+	client_op_tensor(d, 0, 0, 1, long_dims);
+	client_op_tensor(d, 1, LONG_OP_Y, 1, long_dims);
+	self->long_size = client_op_size(d);
+
+	self->short_op = client_host_alloc(c, 4096, 64);
+	d = client_op_init(c, self->short_op, NPU_OPERATOR_UNARY, 1);
+	d->attrs.unary.fn.kind = htole32(NPU_UNARY_NEG);
+	client_op_tensor(d, 0, 0, 1, short_dims);
+	client_op_tensor(d, 1, SHORT_OP_Y, 1, short_dims);
+	self->short_size = client_op_size(d);
+}
+
+FIXTURE_TEARDOWN(one_compute)
+{
+	struct client *c = &self->c;
+	bool running = c->pid != 0;
+
+	/* A card stuck on one of its rings would not exit now. */
+	EXPECT_EQ(0, client_disconnect(c, T_MS));
+	if (running)
+		EXPECT_TRUE(model_exited_cleanly(c));
+	EXPECT_TRUE(socket_gone(c));
+	client_cleanup(c);
+}
+
+static struct npu_cmd long_compute(FIXTURE_DATA(one_compute) *self)
+{
+	return client_cmd_compute(self->long_op, self->long_size,
+				  NPU_CMD_SRC_HOST);
+}
+
+static struct npu_cmd short_compute(FIXTURE_DATA(one_compute) *self)
+{
+	return client_cmd_compute(self->short_op, self->short_size,
+				  NPU_CMD_SRC_HOST);
+}
+
+/* Wait until the ring holds the engine: its COMPUTE_NS moves. */
+static bool wait_on_engine(struct client *c, unsigned int ring, int timeout_ms)
+{
+	uint64_t t0 = client_now_us();
+
+	while (client_ring_rd64(c, ring, NPU_RING_COMPUTE_NS) == 0) {
+		if (client_now_us() - t0 > timeout_ms * 1000ULL)
+			return false;
+		usleep(100);
+	}
+	return true;
+}
+
+/*
+ * COMPUTE_NS advances while an operator runs, not only when it ends, so a
+ * driver watching for progress sees a long operator move.
+ */
+TEST_F(one_compute, compute_ns_advances_during_an_operator)
+{
+	struct npu_cmd cmd = long_compute(self);
+	struct client *c = &self->c;
+	struct client_ring r;
+	uint64_t ns;
+
+	ASSERT_TRUE(client_ring_setup(c, &r, 0, 8, 1));
+	client_ring_push(c, &r, &cmd);
+	client_ring_submit(c, &r);
+	ASSERT_TRUE(wait_on_engine(c, 0, T_MS));
+	ns = client_ring_rd64(c, 0, NPU_RING_COMPUTE_NS);
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(0, client_ring_rd64(c, 0, NPU_RING_OPS_DONE))
+		TH_LOG("the operator ended already; this host is too fast");
+	ASSERT_GT(client_ring_rd64(c, 0, NPU_RING_COMPUTE_NS), ns);
+	ASSERT_TRUE(client_ring_wait_head(c, &r, 1, 30 * T_MS));
+	ASSERT_EQ(1, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+	ASSERT_GE(client_ring_rd64(c, 0, NPU_RING_COMPUTE_NS),
+		  ns + QUIET_MS * 1000000ULL);
+}
+
+/*
+ * With one compute engine, a priority-0 ring's operator runs as soon as the
+ * operator on the engine ends, ahead of a priority-7 ring's queued ones.
+ */
+TEST_F(one_compute, priority_wins_the_compute_engine)
+{
+	struct npu_cmd big = long_compute(self), small = short_compute(self);
+	struct client *c = &self->c;
+	struct client_ring low, urgent;
+	int i;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	for (i = 0; i < 4; i++)
+		client_ring_push(c, &low, &big);
+	client_ring_submit(c, &low);
+	ASSERT_TRUE(wait_on_engine(c, 0, T_MS));
+	client_ring_push(c, &urgent, &small);
+	client_ring_submit(c, &urgent);
+	ASSERT_TRUE(client_ring_wait_head(c, &urgent, 1, 30 * T_MS));
+	/* the low ring's first operator, maybe its second: never all four */
+	EXPECT_LE(client_ring_rd64(c, 0, NPU_RING_OPS_DONE), 2);
+	ASSERT_TRUE(client_ring_wait_head(c, &low, 4, 60 * T_MS));
+	ASSERT_EQ(4, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+}
+
+/*
+ * A hung operator holds no engine: with the only one free again, another
+ * ring's operators run while the hung ring waits for its reset.
+ */
+TEST_F(one_compute, hung_operator_holds_no_engine)
+{
+	struct npu_cmd small = short_compute(self);
+	struct client *c = &self->c;
+	struct client_ring low, urgent;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	ASSERT_TRUE(client_ctrl_inject(c, 1, NPU_FAULT_HANG_OP, 0));
+	client_ring_push(c, &urgent, &small);
+	client_ring_submit(c, &urgent);
+	ASSERT_TRUE(wait_on_engine(c, 1, T_MS));
+
+	ASSERT_TRUE(client_ring_run(c, &low, &small, T_MS));
+	ASSERT_TRUE(client_ring_run(c, &low, &small, T_MS));
+	ASSERT_EQ(2, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+	ASSERT_EQ(0, client_ring_rd32(c, 1, NPU_RING_HEAD));
+	ASSERT_EQ(0, client_ring_rd64(c, 1, NPU_RING_OPS_DONE));
+
+	ASSERT_TRUE(client_ctrl_ring_reset(c, 1));
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	ASSERT_TRUE(client_ring_run(c, &urgent, &small, T_MS));
+}
+
+/*
+ * A ring waiting for the engine behind a busy ring gives up the wait for a
+ * reset at once, and a reset of the busy ring stops its operator's loop
+ * midway rather than waiting for its end.
+ */
+TEST_F(one_compute, reset_while_waiting_for_the_compute_engine)
+{
+	struct npu_cmd big = long_compute(self), small = short_compute(self);
+	struct client *c = &self->c;
+	struct client_ring low, urgent;
+	uint64_t t0;
+	int i;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	for (i = 0; i < 4; i++)
+		client_ring_push(c, &urgent, &big);
+	client_ring_submit(c, &urgent);
+	ASSERT_TRUE(wait_on_engine(c, 1, T_MS));
+	client_ring_push(c, &low, &small);
+	client_ring_submit(c, &low);
+	ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_RUNNING, T_MS));
+
+	ASSERT_TRUE(client_ctrl_ring_reset(c, 0));
+	ASSERT_LT(client_ring_rd64(c, 1, NPU_RING_OPS_DONE), 4)
+		TH_LOG("the reset waited for the busy ring's operators");
+	ASSERT_EQ(0, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+
+	t0 = client_now_us();
+	ASSERT_TRUE(client_ctrl_ring_reset(c, 1));
+	ASSERT_LT(client_ring_rd64(c, 1, NPU_RING_OPS_DONE), 4);
+	/* a loop stops within a millisecond or so of work, not its tenths */
+	EXPECT_LT(client_now_us() - t0, 100000);
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	ASSERT_TRUE(client_ring_run(c, &low, &small, T_MS));
+}
+
+/*
+ * A card that dies while one ring computes and another waits for the
+ * engine completes no operator more; a global reset brings it back, without
+ * waiting for the loop that was running.
+ */
+TEST_F(one_compute, dead_card_with_rings_queued_for_the_compute_engine)
+{
+	struct npu_cmd big = long_compute(self), small = short_compute(self);
+	struct client *c = &self->c;
+	struct client_ring low, urgent;
+	int i;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	for (i = 0; i < 4; i++)
+		client_ring_push(c, &urgent, &big);
+	client_ring_submit(c, &urgent);
+	ASSERT_TRUE(wait_on_engine(c, 1, T_MS));
+	client_ring_push(c, &low, &small);
+	client_ring_submit(c, &low);
+	ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_RUNNING, T_MS));
+	ASSERT_TRUE(client_ctrl_inject(c, 0, NPU_FAULT_STOP_HEARTBEAT, 0));
+	ASSERT_EQ(0, client_ring_rd64(c, 1, NPU_RING_OPS_DONE))
+		TH_LOG("the operator ended before the card died; this host is too fast");
+
+	/* the step on the engine may end; the operator does not complete */
+	usleep(2 * QUIET_MS * 1000);
+	ASSERT_EQ(0, client_ring_rd32(c, 1, NPU_RING_HEAD));
+	ASSERT_EQ(0, client_ring_rd64(c, 1, NPU_RING_OPS_DONE));
+	ASSERT_EQ(0, client_ring_rd64(c, 0, NPU_RING_OPS_DONE));
+
+	ASSERT_TRUE(client_ctrl_global_reset(c));
+	ASSERT_EQ(NPU_RING_DISABLED, client_ring_rd32(c, 0, NPU_RING_STATUS));
+	ASSERT_EQ(NPU_RING_DISABLED, client_ring_rd32(c, 1, NPU_RING_STATUS));
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	ASSERT_TRUE(client_ring_run(c, &low, &small, T_MS));
+	ASSERT_TRUE(client_ring_run(c, &urgent, &small, T_MS));
+}
+
+/* Shutdown in the middle of an operator, with a ring waiting behind it. */
+TEST_F(one_compute, exits_mid_operator)
+{
+	struct npu_cmd big = long_compute(self), small = short_compute(self);
+	struct client *c = &self->c;
+	struct client_ring low, urgent;
+
+	ASSERT_TRUE(setup_low_and_urgent(c, &low, &urgent));
+	client_ring_push(c, &urgent, &big);
+	client_ring_submit(c, &urgent);
+	ASSERT_TRUE(wait_on_engine(c, 1, T_MS));
+	client_ring_push(c, &low, &small);
+	client_ring_submit(c, &low);
 
 	ASSERT_EQ(0, kill(c->pid, SIGTERM));
 	ASSERT_TRUE(client_reap(c, 1000));

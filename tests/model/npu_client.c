@@ -40,6 +40,7 @@ void client_default_opts(struct client_opts *o)
 		.rings = 16,
 		.vectors = NPU_DEFAULT_NUM_VECTORS,
 		.copy_engines = 2,
+		.compute_engines = 2,
 		.serial = 0x5e41a1,
 	};
 }
@@ -93,7 +94,8 @@ static int make_guest_ram(struct client *c)
 static void spawn_model(struct client *c, pid_t parent)
 {
 	char ram[32], low[32], bar[32], rings[16], vecs[16], eng[16], ser[32];
-	const char *argv[24];
+	char ops[16];
+	const char *argv[26];
 	int n = 0;
 
 	snprintf(ram, sizeof(ram), "%llu", (unsigned long long)c->opts.ram_size);
@@ -102,6 +104,7 @@ static void spawn_model(struct client *c, pid_t parent)
 	snprintf(rings, sizeof(rings), "%u", c->opts.rings);
 	snprintf(vecs, sizeof(vecs), "%u", c->opts.vectors);
 	snprintf(eng, sizeof(eng), "%u", c->opts.copy_engines);
+	snprintf(ops, sizeof(ops), "%u", c->opts.compute_engines);
 	snprintf(ser, sizeof(ser), "%#llx", (unsigned long long)c->opts.serial);
 
 	argv[n++] = client_model_path();
@@ -113,6 +116,7 @@ static void spawn_model(struct client *c, pid_t parent)
 	argv[n++] = "--rings";		argv[n++] = rings;
 	argv[n++] = "--vectors";	argv[n++] = vecs;
 	argv[n++] = "--copy-engines";	argv[n++] = eng;
+	argv[n++] = "--compute-engines"; argv[n++] = ops;
 	argv[n++] = "--serial";		argv[n++] = ser;
 	if (getenv("NPU_MODEL_VERBOSE"))
 		argv[n++] = "--verbose";
@@ -646,6 +650,53 @@ struct npu_cmd client_cmd_timestamp(uint64_t dst, uint16_t flags)
 		.opcode = htole16(NPU_OP_TIMESTAMP), .flags = htole16(flags),
 		.dst = htole64(dst),
 	};
+}
+
+struct npu_cmd client_cmd_compute(uint64_t desc, uint64_t size, uint16_t flags)
+{
+	return (struct npu_cmd) {
+		.opcode = htole16(NPU_OP_COMPUTE), .flags = htole16(flags),
+		.src = htole64(desc), .size = htole64(size),
+	};
+}
+
+struct npu_op_desc *client_op_init(struct client *c, uint64_t gpa,
+				   uint16_t kind, uint8_t num_inputs)
+{
+	struct npu_op_desc *d = (struct npu_op_desc *)client_gpa_ptr(c, gpa);
+
+	memset(d, 0, sizeof(*d) +
+	       (num_inputs + 1) * sizeof(struct npu_tensor_desc));
+	d->kind = htole16(kind);
+	d->num_inputs = num_inputs;
+	d->num_outputs = 1;
+	return d;
+}
+
+/* Tensor i (inputs first, then the output): float32, row-major. */
+void client_op_tensor(struct npu_op_desc *d, unsigned int i, uint64_t addr,
+		      unsigned int ndims, const uint64_t *dims)
+{
+	struct npu_tensor_desc *t = &d->tensors[i];
+	uint64_t stride = 1;
+	int k;
+
+	memset(t, 0, sizeof(*t));
+	t->addr = htole64(addr);
+	t->dtype = htole16(NPU_DTYPE_F32);
+	t->format = htole16(NPU_FORMAT_STRIDED);
+	t->ndims = htole16(ndims);
+	for (k = (int)ndims - 1; k >= 0; k--) {
+		t->dims[k] = htole64(dims[k]);
+		t->strides[k] = htole64(stride);
+		stride *= dims[k];
+	}
+}
+
+uint64_t client_op_size(const struct npu_op_desc *d)
+{
+	return sizeof(*d) + (d->num_inputs + d->num_outputs) *
+			    sizeof(struct npu_tensor_desc);
 }
 
 /* xorshift64*: plenty for test data, and reproducible. */

@@ -29,6 +29,7 @@ struct client_opts {
 	uint32_t rings;
 	uint32_t vectors;
 	uint32_t copy_engines;
+	uint32_t compute_engines;
 	uint64_t serial;
 	bool stale_socket;	/* leave a dead socket where the model listens */
 };
@@ -139,6 +140,18 @@ struct npu_cmd client_cmd_fence(uint64_t dst, uint64_t value, uint16_t flags);
 struct npu_cmd client_cmd_wait(uint64_t dst, uint64_t value,
 			       enum npu_wait_cond cond, uint16_t flags);
 struct npu_cmd client_cmd_timestamp(uint64_t dst, uint16_t flags);
+struct npu_cmd client_cmd_compute(uint64_t desc, uint64_t size, uint16_t flags);
+
+/*
+ * Operator descriptors, written into guest RAM at a 64-byte aligned gpa:
+ * a header (kind, inputs, one output) whose attributes the caller fills
+ * in, then dense float32 tensors in device memory.  Returns the header.
+ */
+struct npu_op_desc *client_op_init(struct client *c, uint64_t gpa,
+				   uint16_t kind, uint8_t num_inputs);
+void client_op_tensor(struct npu_op_desc *d, unsigned int i, uint64_t addr,
+		      unsigned int ndims, const uint64_t *dims);
+uint64_t client_op_size(const struct npu_op_desc *d);
 
 /* Deterministic pseudo-random bytes */
 uint64_t client_rnd_next(uint64_t *state);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The card: BAR2 and its registers, the control doorbell (vector 0),
- * interrupts, the heartbeat and fault injection.
+ * interrupts, the heartbeat, fault injection and the engine pools.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "npu_model.h"
+#include "oplib.h"
 
 /* The card's clock: what TIMESTAMP, FENCE_TIME and CLOCK_NS show. */
 uint64_t emu_card_clock_ns(struct emu_card *card)
@@ -37,6 +38,12 @@ static void emu_card_write_identity(struct emu_card *card)
 	emu_reg_write32(card, NPU_ID_HEARTBEAT_PERIOD_US, EMU_HEARTBEAT_US);
 	emu_reg_write32(card, NPU_ID_FW_VERSION, EMU_FW_VERSION);
 	emu_reg_write64(card, NPU_ID_SERIAL, cfg->serial);
+	emu_reg_write32(card, NPU_ID_NUM_COMPUTE_ENGINES,
+			cfg->num_compute_engines);
+	emu_reg_write32(card, NPU_ID_OPLIB_VERSION, OPLIB_VERSION);
+	emu_reg_write64(card, NPU_ID_OPERATORS, oplib_operators(card->oplib));
+	emu_reg_write32(card, NPU_ID_DTYPES, oplib_dtypes(card->oplib));
+	emu_reg_write32(card, NPU_ID_OP_DESC_MAX, OPLIB_DESC_MAX);
 	emu_reg_write32(card, NPU_GLB_STATUS, NPU_GLB_STATUS_READY);
 }
 
@@ -93,12 +100,13 @@ int emu_card_init(struct emu_card *card, const struct emu_config *cfg)
 	card->start_ns = emu_monotonic_ns();
 	pthread_mutex_init(&card->heartbeat_lock, NULL);
 
+	emu_engines_init(&card->copy_engines, cfg->num_copy_engines);
 	if (emu_card_map_bar(card) || emu_dma_init(card) ||
 	    emu_card_make_eventfds(card))
 		return -1;
 
 	card->rings = calloc(cfg->num_rings, sizeof(*card->rings));
-	if (!card->rings)
+	if (!card->rings || emu_compute_init(card))
 		return -1;
 	for (i = 0; i < cfg->num_rings; i++)
 		emu_ring_init(&card->rings[i], card, i);
@@ -131,6 +139,7 @@ static void *emu_heartbeat_main(void *arg)
 					emu_card_clock_ns(card));
 			emu_reg_write64(card, NPU_GLB_HEARTBEAT,
 					card->heartbeat);
+			emu_compute_tick(card);
 		}
 		pthread_mutex_unlock(&card->heartbeat_lock);
 	}
@@ -189,7 +198,9 @@ void emu_card_destroy(struct emu_card *card)
 	}
 	free(card->to_model);
 	free(card->to_guest);
+	emu_compute_destroy(card);
 	emu_dma_destroy(card);
+	emu_engines_destroy(&card->copy_engines);
 	if (card->bar)
 		munmap(card->bar, card->cfg.bar_size);
 	if (card->shm_fd >= 0)
@@ -209,6 +220,13 @@ void emu_card_raise_irq(struct emu_card *card, uint32_t vector)
 		emu_log("interrupt on vector %u: %m", vector);
 }
 
+/* Jobs waiting for an engine look at their ring and the card again. */
+void emu_card_engines_changed(struct emu_card *card)
+{
+	emu_engines_changed(&card->copy_engines);
+	emu_engines_changed(&card->compute_engines);
+}
+
 void emu_card_fence_written(struct emu_card *card)
 {
 	uint32_t i;
@@ -223,8 +241,8 @@ static void emu_card_set_dead(struct emu_card *card, bool dead)
 	pthread_mutex_lock(&card->heartbeat_lock);
 	__atomic_store_n(&card->dead, dead, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&card->heartbeat_lock);
-	/* transfers waiting for an engine pause instead */
-	emu_dma_ring_changed(card);
+	/* transfers and operators waiting for an engine pause instead */
+	emu_card_engines_changed(card);
 }
 
 /*

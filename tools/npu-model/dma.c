@@ -44,10 +44,6 @@ int emu_dma_init(struct emu_card *card)
 		emu_err("cannot map guest RAM: %m");
 		return -1;
 	}
-
-	pthread_mutex_init(&card->engine_lock, NULL);
-	pthread_cond_init(&card->engine_free, NULL);
-	card->engines_free = card->cfg.num_copy_engines;
 	return 0;
 }
 
@@ -57,8 +53,6 @@ void emu_dma_destroy(struct emu_card *card)
 		munmap(card->ram, card->cfg.ram_size);
 	if (card->ram_fd >= 0)
 		close(card->ram_fd);
-	pthread_mutex_destroy(&card->engine_lock);
-	pthread_cond_destroy(&card->engine_free);
 }
 
 /* [addr, addr + len) inside [start, end), without wrapping. */
@@ -197,84 +191,15 @@ void emu_dma_side_free(struct emu_dma_side *side)
 	side->count = 0;
 }
 
-/*
- * The copy engine queue.  A transfer counts in engine_wanting[] only while
- * it is ready for its next chunk: not while it holds an engine, and not
- * while its ring has paused it (hung ring, dead card), so a paused transfer
- * holds back no other ring.
- */
-static void engine_queue(struct emu_card *card, uint32_t priority, int delta)
-{
-	pthread_mutex_lock(&card->engine_lock);
-	card->engine_wanting[priority] += delta;
-	pthread_cond_broadcast(&card->engine_free);
-	pthread_mutex_unlock(&card->engine_lock);
-}
-
-/* Transfers waiting for an engine look at their ring again. */
-void emu_dma_ring_changed(struct emu_card *card)
-{
-	pthread_mutex_lock(&card->engine_lock);
-	pthread_cond_broadcast(&card->engine_free);
-	pthread_mutex_unlock(&card->engine_lock);
-}
-
-static bool engine_more_urgent_waiter(struct emu_card *card, uint32_t priority)
-{
-	uint32_t p;
-
-	for (p = 0; p < priority; p++)
-		if (card->engine_wanting[p])
-			return true;
-	return false;
-}
-
-/*
- * Wait for a free engine that no more urgent transfer waits for.  False,
- * without an engine, once the ring wants the transfer to pause or stop:
- * the wait must not outlast a reset, a hang or the card's death.
- */
-static bool engine_get(struct emu_card *card, const struct emu_dma_client *cl)
-{
-	bool got = false;
-
-	pthread_mutex_lock(&card->engine_lock);
-	while (cl->go_on(cl->ctx, false)) {
-		if (card->engines_free &&
-		    !engine_more_urgent_waiter(card, cl->priority)) {
-			card->engines_free--;
-			card->engine_wanting[cl->priority]--;
-			got = true;
-			break;
-		}
-		pthread_cond_wait(&card->engine_free, &card->engine_lock);
-	}
-	pthread_mutex_unlock(&card->engine_lock);
-	return got;
-}
-
-/*
- * Back in the queue at once: a transfer between its chunks still wants an
- * engine, and less urgent ones must not slip in before it asks again.
- */
-static void engine_put(struct emu_card *card, uint32_t priority)
-{
-	pthread_mutex_lock(&card->engine_lock);
-	card->engines_free++;
-	card->engine_wanting[priority]++;
-	pthread_cond_broadcast(&card->engine_free);
-	pthread_mutex_unlock(&card->engine_lock);
-}
-
-/* Out of the queue while the ring pauses us; false: give up. */
+/* Out of the engine queue while the ring pauses us; false: give up. */
 static bool transfer_pause(struct emu_card *card,
 			   const struct emu_dma_client *cl)
 {
 	bool ok;
 
-	engine_queue(card, cl->priority, -1);
+	emu_engines_want(&card->copy_engines, cl->priority, -1);
 	ok = cl->go_on(cl->ctx, true);
-	engine_queue(card, cl->priority, 1);
+	emu_engines_want(&card->copy_engines, cl->priority, 1);
 	return ok;
 }
 
@@ -347,14 +272,15 @@ static bool transfer(struct emu_card *card, struct emu_dma_side *dst,
 	struct emu_seg_cursor d = { .side = dst }, s = { .side = src };
 	bool ok = true;
 
-	engine_queue(card, cl->priority, 1);
+	emu_engines_want(&card->copy_engines, cl->priority, 1);
 	while (size) {
 		uint64_t chunk = size < EMU_DMA_CHUNK ?
 				 size : EMU_DMA_CHUNK;
 		uint64_t done;
 
 		/* Between chunks: a reset, hang or dead card stops us here. */
-		if (!engine_get(card, cl)) {
+		if (!emu_engines_get(&card->copy_engines, cl->priority,
+				     cl->go_on, cl->ctx)) {
 			if (!transfer_pause(card, cl)) {
 				ok = false;
 				break;
@@ -362,13 +288,14 @@ static bool transfer(struct emu_card *card, struct emu_dma_side *dst,
 			continue;
 		}
 		done = transfer_chunk(&d, src ? &s : NULL, byte, chunk);
-		engine_put(card, cl->priority);
+		/* the next chunk competes again, from the head of the queue */
+		emu_engines_put(&card->copy_engines, cl->priority, true);
 		cl->moved(cl->ctx, done);
 		if (done != chunk)
 			break;
 		size -= chunk;
 	}
-	engine_queue(card, cl->priority, -1);
+	emu_engines_want(&card->copy_engines, cl->priority, -1);
 	return ok;
 }
 

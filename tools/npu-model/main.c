@@ -4,7 +4,8 @@
  *
  *   npu-model --socket PATH --guest-ram FILE --ram-size BYTES [--lowmem BYTES]
  *             [--bar-size BYTES] [--rings N] [--vectors N]
- *             [--copy-engines N] [--serial N] [--verbose]
+ *             [--copy-engines N] [--compute-engines N] [--serial N]
+ *             [--verbose]
  *   npu-model [--vectors N] --print-vectors
  *
  * The model serves exactly one QEMU and exits (status 0) when it goes away
@@ -66,11 +67,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: npu-model --socket PATH --guest-ram FILE --ram-size BYTES\n"
 		"                 [--lowmem BYTES] [--bar-size BYTES] [--rings N]\n"
-		"                 [--vectors N] [--copy-engines N] [--serial N]\n"
-		"                 [--verbose]\n"
+		"                 [--vectors N] [--copy-engines N]\n"
+		"                 [--compute-engines N] [--serial N] [--verbose]\n"
 		"       npu-model [--vectors N] --print-vectors\n"
 		"sizes take a K, M or G suffix; defaults: --bar-size 256M,\n"
-		"--rings 64, --vectors %u, --copy-engines 4, --lowmem min(ram, 2G)\n",
+		"--rings 64, --vectors %u, --copy-engines 4, --compute-engines 2,\n"
+		"--lowmem min(ram, 2G)\n",
 		NPU_DEFAULT_NUM_VECTORS);
 }
 
@@ -111,8 +113,8 @@ static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 
 enum {
 	OPT_SOCKET = 256, OPT_GUEST_RAM, OPT_RAM_SIZE, OPT_LOWMEM, OPT_BAR_SIZE,
-	OPT_RINGS, OPT_VECTORS, OPT_COPY_ENGINES, OPT_SERIAL, OPT_VERBOSE,
-	OPT_HELP, OPT_PRINT_VECTORS,
+	OPT_RINGS, OPT_VECTORS, OPT_COPY_ENGINES, OPT_COMPUTE_ENGINES,
+	OPT_SERIAL, OPT_VERBOSE, OPT_HELP, OPT_PRINT_VECTORS,
 };
 
 static const struct option options[] = {
@@ -124,6 +126,7 @@ static const struct option options[] = {
 	{ "rings",	  required_argument, NULL, OPT_RINGS },
 	{ "vectors",	  required_argument, NULL, OPT_VECTORS },
 	{ "copy-engines", required_argument, NULL, OPT_COPY_ENGINES },
+	{ "compute-engines", required_argument, NULL, OPT_COMPUTE_ENGINES },
 	{ "serial",	  required_argument, NULL, OPT_SERIAL },
 	{ "verbose",	  no_argument,	     NULL, OPT_VERBOSE },
 	{ "help",	  no_argument,	     NULL, OPT_HELP },
@@ -153,6 +156,9 @@ static bool parse_option(struct emu_config *cfg, int opt, const char *arg)
 		return parse_u32(arg, 2, MAX_VECTORS, &cfg->num_vectors);
 	case OPT_COPY_ENGINES:
 		return parse_u32(arg, 1, MAX_ENGINES, &cfg->num_copy_engines);
+	case OPT_COMPUTE_ENGINES:
+		return parse_u32(arg, 1, MAX_ENGINES,
+				 &cfg->num_compute_engines);
 	case OPT_SERIAL:
 		return parse_size(arg, &cfg->serial);
 	case OPT_VERBOSE:
@@ -194,6 +200,8 @@ static int parse_args(int argc, char **argv, struct emu_config *cfg)
 		.num_rings = 64,
 		.num_vectors = NPU_DEFAULT_NUM_VECTORS,
 		.num_copy_engines = 4,
+		/* each gets the host's CPUs / 2 OpenMP threads (compute.c) */
+		.num_compute_engines = 2,
 		.serial = 1,
 	};
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {

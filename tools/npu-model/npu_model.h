@@ -9,8 +9,9 @@
  * DMA path.  Doorbells arrive on eventfds, interrupts leave on eventfds.
  *
  * Threads: the main thread waits on doorbells and the socket (control
- * doorbell work runs there), one thread per ring executes commands, and one
- * thread drives the heartbeat.
+ * doorbell work runs there), one thread per ring executes commands (its
+ * operators too, on OpenMP threads of their own), and one thread drives the
+ * heartbeat.
  *
  * The model's names start with emu_ (EMU_ for constants): the driver owns
  * npu_, and the model's card and rings are not the driver's struct
@@ -50,6 +51,7 @@ struct emu_config {
 	uint32_t num_rings;
 	uint32_t num_vectors;
 	uint32_t num_copy_engines;
+	uint32_t num_compute_engines;
 	uint64_t serial;
 	bool verbose;
 };
@@ -62,6 +64,7 @@ enum emu_ring_mode {
 };
 
 struct emu_card;
+struct oplib;
 
 struct emu_ring {
 	struct emu_card *card;
@@ -97,6 +100,15 @@ struct emu_ring {
 	uint32_t head;
 	uint64_t cmds_done;
 	uint64_t bytes_done;
+	uint64_t ops_done;
+
+	/*
+	 * COMPUTE_NS: time on a compute engine so far, and since when the
+	 * ring holds one (0: it does not).  card->compute_lock guards both,
+	 * for the heartbeat refreshes the register while an operator runs.
+	 */
+	uint64_t compute_ns;
+	uint64_t compute_since;
 
 	/* armed faults */
 	bool hang;
@@ -104,6 +116,21 @@ struct emu_ring {
 	uint32_t delay_us;
 	uint32_t drop_irqs;
 	bool stuck_reset;
+	bool fail_op;
+	bool hang_op;		/* armed: the next operator hangs midway */
+	bool op_hung;		/* in effect: until the ring is reset */
+};
+
+/*
+ * A pool of engines the rings share: the copy engines and the compute
+ * engines (engine.c).  wanting[p] counts the jobs of ring priority p that
+ * are ready for an engine.
+ */
+struct emu_engines {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;	/* an engine came free or a ring changed */
+	uint32_t free;
+	uint32_t wanting[NPU_RING_PRIORITY_LOWEST + 1];
 };
 
 struct emu_card {
@@ -131,15 +158,15 @@ struct emu_card {
 	uint64_t heartbeat;
 
 	/*
-	 * Copy engines: NUM_COPY_ENGINES grants of one chunk each. wanting[p]
-	 * counts transfers of ring priority p that are ready for their next
-	 * chunk (not paused by their ring); a free engine goes to the most
-	 * urgent of them.
+	 * NUM_COPY_ENGINES grants of one chunk each, and NUM_COMPUTE_ENGINES
+	 * of one operator each.
 	 */
-	pthread_mutex_t engine_lock;
-	pthread_cond_t engine_free;
-	uint32_t engines_free;
-	uint32_t engine_wanting[NPU_RING_PRIORITY_LOWEST + 1];
+	struct emu_engines copy_engines;
+	struct emu_engines compute_engines;
+
+	/* the operator library, shared by every ring (compute.c) */
+	struct oplib *oplib;
+	pthread_mutex_t compute_lock;	/* every ring's COMPUTE_NS */
 
 	struct emu_ring *rings;
 };
@@ -241,6 +268,7 @@ void emu_card_doorbell(struct emu_card *card, uint32_t vector);
 void emu_card_raise_irq(struct emu_card *card, uint32_t vector);
 uint64_t emu_card_clock_ns(struct emu_card *card);
 void emu_card_fence_written(struct emu_card *card);
+void emu_card_engines_changed(struct emu_card *card);
 
 /* ring.c */
 int emu_ring_init(struct emu_ring *r, struct emu_card *card, unsigned int idx);
@@ -303,8 +331,43 @@ bool emu_dma_copy(struct emu_card *card, struct emu_dma_side *dst,
 		  const struct emu_dma_client *cl);
 bool emu_dma_fill(struct emu_card *card, struct emu_dma_side *dst,
 		  uint8_t byte, uint64_t size, const struct emu_dma_client *cl);
-/* A ring was reset, hung or is quitting, or the card died: wake waiters. */
-void emu_dma_ring_changed(struct emu_card *card);
+
+/* engine.c */
+void emu_engines_init(struct emu_engines *e, uint32_t count);
+void emu_engines_destroy(struct emu_engines *e);
+void emu_engines_want(struct emu_engines *e, uint32_t priority, int delta);
+bool emu_engines_get(struct emu_engines *e, uint32_t priority,
+		     bool (*go_on)(void *ctx, bool wait), void *ctx);
+void emu_engines_put(struct emu_engines *e, uint32_t priority,
+		     bool wants_another);
+void emu_engines_changed(struct emu_engines *e);
+
+/* compute.c */
+
+/* An operator ended because its ring was reset (or we are quitting). */
+#define EMU_COMPUTE_ABORTED	(-1)
+
+/*
+ * The ring an operator runs for.  go_on is as for a transfer; checkpoint
+ * is go_on(ctx, false) asked midway through an operator, where a HANG_OP
+ * fault takes effect; abandoned says, without blocking, that the ring was
+ * reset (or the card is quitting).  take_fail_op consumes a FAIL_OP fault.
+ */
+struct emu_compute_client {
+	bool (*go_on)(void *ctx, bool wait);
+	bool (*checkpoint)(void *ctx);
+	bool (*abandoned)(void *ctx);
+	bool (*take_fail_op)(void *ctx);
+	void *ctx;
+	struct emu_ring *ring;
+};
+
+int emu_compute_init(struct emu_card *card);
+void emu_compute_destroy(struct emu_card *card);
+int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
+		uint64_t size, const struct emu_compute_client *cl);
+void emu_compute_tick(struct emu_card *card);
+void emu_compute_reset(struct emu_ring *r);
 
 /* ivshmem.c */
 int emu_ivshmem_listen(const char *path);

@@ -44,6 +44,7 @@ static const struct emu_op_desc op_table[] = {
 	[NPU_OP_WAIT]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST,
 			       F_ARG | F_DST | F_VALUE },
 	[NPU_OP_TIMESTAMP] = { NPU_CMD_IRQ | NPU_CMD_DST_HOST, F_DST },
+	[NPU_OP_COMPUTE]   = { NPU_CMD_IRQ | NPU_CMD_SRC_HOST, F_SRC | F_SIZE },
 };
 
 /* struct npu_cmd in host byte order. */
@@ -72,9 +73,15 @@ static bool emu_ring_current(struct emu_ring_ctx *ctx)
 	return ctx->r->gen == ctx->gen && !ctx->r->quit;
 }
 
+/* Caller holds r->lock: a hung ring or operator, or a dead card. */
+static bool emu_ring_paused(struct emu_ring *r)
+{
+	return r->hang || r->op_hung || emu_card_is_dead(r->card);
+}
+
 /*
- * Every place a ring can pause goes through here: a hung ring or a dead
- * card blocks, a reset (gen change) or shutdown makes us give up.
+ * Every place a ring can pause goes through here: a hung ring or operator
+ * or a dead card blocks, a reset (gen change) or shutdown makes us give up.
  */
 static bool emu_ring_checkpoint(struct emu_ring_ctx *ctx)
 {
@@ -82,7 +89,7 @@ static bool emu_ring_checkpoint(struct emu_ring_ctx *ctx)
 	bool ok;
 
 	pthread_mutex_lock(&r->lock);
-	while (emu_ring_current(ctx) && (r->hang || emu_card_is_dead(r->card)))
+	while (emu_ring_current(ctx) && emu_ring_paused(r))
 		pthread_cond_wait(&r->wake, &r->lock);
 	ok = emu_ring_current(ctx);
 	pthread_mutex_unlock(&r->lock);
@@ -96,7 +103,7 @@ static bool emu_ring_may_go_on(struct emu_ring_ctx *ctx)
 	bool ok;
 
 	pthread_mutex_lock(&r->lock);
-	ok = emu_ring_current(ctx) && !r->hang && !emu_card_is_dead(r->card);
+	ok = emu_ring_current(ctx) && !emu_ring_paused(r);
 	pthread_mutex_unlock(&r->lock);
 	return ok;
 }
@@ -126,6 +133,63 @@ static struct emu_dma_client emu_ring_dma_client(struct emu_ring_ctx *ctx)
 		.moved = emu_ring_dma_moved,
 		.ctx = ctx,
 		.priority = ctx->r->priority,
+	};
+}
+
+/*
+ * Midway through an operator: where an armed HANG_OP takes effect, and
+ * the operator stops until the ring is reset.
+ */
+static bool emu_ring_compute_checkpoint(void *arg)
+{
+	struct emu_ring_ctx *ctx = arg;
+	struct emu_ring *r = ctx->r;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->hang_op && emu_ring_current(ctx)) {
+		r->hang_op = false;
+		r->op_hung = true;
+		emu_log("ring %u: operator hung (fault)", r->idx);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return emu_ring_may_go_on(ctx);
+}
+
+/* Reset or quitting: an operator's loop stops early. */
+static bool emu_ring_abandoned(void *arg)
+{
+	struct emu_ring_ctx *ctx = arg;
+	bool gone;
+
+	pthread_mutex_lock(&ctx->r->lock);
+	gone = !emu_ring_current(ctx);
+	pthread_mutex_unlock(&ctx->r->lock);
+	return gone;
+}
+
+/* One-shot FAIL_OP fault: consumed by the operator that hits it. */
+static bool emu_ring_take_fail_op(void *arg)
+{
+	struct emu_ring_ctx *ctx = arg;
+	struct emu_ring *r = ctx->r;
+	bool fail;
+
+	pthread_mutex_lock(&r->lock);
+	fail = r->fail_op;
+	r->fail_op = false;
+	pthread_mutex_unlock(&r->lock);
+	return fail;
+}
+
+static struct emu_compute_client emu_ring_compute_client(struct emu_ring_ctx *ctx)
+{
+	return (struct emu_compute_client) {
+		.go_on = emu_ring_dma_go_on,
+		.checkpoint = emu_ring_compute_checkpoint,
+		.abandoned = emu_ring_abandoned,
+		.take_fail_op = emu_ring_take_fail_op,
+		.ctx = ctx,
+		.ring = ctx->r,
 	};
 }
 
@@ -403,6 +467,15 @@ static int emu_exec_wait(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	return NPU_ERR_NONE;
 }
 
+static int emu_exec_compute(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
+{
+	struct emu_compute_client client = emu_ring_compute_client(ctx);
+	int err;
+
+	err = emu_compute(ctx->r->card, c->flags, c->src, c->size, &client);
+	return err == EMU_COMPUTE_ABORTED ? CMD_ABORTED : err;
+}
+
 static int emu_exec_cmd(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
 	int err = emu_cmd_check_fields(c);
@@ -423,6 +496,8 @@ static int emu_exec_cmd(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 		return emu_exec_wait(ctx, c);
 	case NPU_OP_TIMESTAMP:
 		return emu_exec_timestamp(ctx, c);
+	case NPU_OP_COMPUTE:
+		return emu_exec_compute(ctx, c);
 	}
 	return NPU_ERR_OPCODE;
 }
@@ -448,11 +523,15 @@ static void emu_ring_fail(struct emu_ring_ctx *ctx, int err)
 }
 
 /*
- * CMDS_DONE, then HEAD: its release store publishes the command's writes.
- * BYTES_DONE has advanced chunk by chunk already.
+ * OPS_DONE and CMDS_DONE, then HEAD: its release store publishes the
+ * command's writes.  BYTES_DONE has advanced chunk by chunk already.
  */
 static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
 {
+	if (c->opcode == NPU_OP_COMPUTE) {
+		r->ops_done++;
+		emu_ring_write64(r, NPU_RING_OPS_DONE, r->ops_done);
+	}
 	r->cmds_done++;
 	emu_ring_write64(r, NPU_RING_CMDS_DONE, r->cmds_done);
 	r->head++;
@@ -563,9 +642,13 @@ int emu_ring_start(struct emu_ring *r)
 	pthread_attr_t attr;
 	int err;
 
-	/* 64 rings by default: keep their stacks small, they need little */
+	/*
+	 * 64 rings by default: keep their stacks small.  A ring's operators
+	 * run on it too (oneDNN's kernels, reference code and JIT compiler,
+	 * which the card's operators run in under 64 KiB): room to spare.
+	 */
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 256 * KiB);
+	pthread_attr_setstacksize(&attr, 1 * MiB);
 	err = pthread_create(&r->thread, &attr, emu_ring_main, r);
 	pthread_attr_destroy(&attr);
 	if (err) {
@@ -583,7 +666,7 @@ void emu_ring_stop_thread(struct emu_ring *r)
 	r->gen++;
 	pthread_cond_broadcast(&r->wake);
 	pthread_mutex_unlock(&r->lock);
-	emu_dma_ring_changed(r->card);
+	emu_card_engines_changed(r->card);
 	pthread_join(r->thread, NULL);
 }
 
@@ -607,10 +690,11 @@ void emu_ring_reset(struct emu_ring *r)
 	r->mode = EMU_RING_MODE_DISABLED;
 	r->kick = false;
 	r->hang = false;
+	r->op_hung = false;
 	pthread_cond_broadcast(&r->wake);
 	pthread_mutex_unlock(&r->lock);
-	/* outside the ring's lock: engine waiters take it under engine_lock */
-	emu_dma_ring_changed(r->card);
+	/* outside the ring's lock: engine waiters take it under a pool's lock */
+	emu_card_engines_changed(r->card);
 
 	pthread_mutex_lock(&r->lock);
 	while (r->busy)
@@ -619,11 +703,14 @@ void emu_ring_reset(struct emu_ring *r)
 	r->head = 0;
 	r->cmds_done = 0;
 	r->bytes_done = 0;
+	r->ops_done = 0;
 	emu_ring_write32(r, NPU_RING_HEAD, 0);
 	emu_ring_write32(r, NPU_RING_ERROR, NPU_ERR_NONE);
 	emu_ring_write32(r, NPU_RING_ERROR_INDEX, 0);
 	emu_ring_write64(r, NPU_RING_CMDS_DONE, 0);
 	emu_ring_write64(r, NPU_RING_BYTES_DONE, 0);
+	emu_ring_write64(r, NPU_RING_OPS_DONE, 0);
+	emu_compute_reset(r);
 	emu_ring_set_status(r, NPU_RING_DISABLED);
 	emu_ring_write32(r, NPU_RING_CTRL, 0);
 	pthread_mutex_unlock(&r->lock);
@@ -726,6 +813,9 @@ void emu_ring_inject(struct emu_ring *r, uint32_t kind, uint32_t arg)
 		r->delay_us = 0;
 		r->drop_irqs = 0;
 		r->stuck_reset = false;
+		r->fail_op = false;
+		/* an operator hung already stays so until reset */
+		r->hang_op = false;
 		break;
 	case NPU_FAULT_STUCK_RESET:
 		r->stuck_reset = true;
@@ -742,11 +832,17 @@ void emu_ring_inject(struct emu_ring *r, uint32_t kind, uint32_t arg)
 	case NPU_FAULT_DROP_IRQ:
 		r->drop_irqs = arg;
 		break;
+	case NPU_FAULT_FAIL_OP:
+		r->fail_op = true;
+		break;
+	case NPU_FAULT_HANG_OP:
+		r->hang_op = true;
+		break;
 	}
 	/* a ring that is no longer hung goes on now */
 	pthread_cond_broadcast(&r->wake);
 	pthread_mutex_unlock(&r->lock);
-	/* and one just hung leaves the engine queue now */
-	emu_dma_ring_changed(r->card);
+	/* and one just hung leaves the engine queues now */
+	emu_card_engines_changed(r->card);
 	emu_log("ring %u: fault %u arg %u", r->idx, kind, arg);
 }

@@ -1,0 +1,2760 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of the card's operator library (tools/npu-model/oplib*.c),
+ * without a card: descriptors are built here, run on a block of host
+ * memory that stands in for device memory, and every output is compared
+ * with a plain loop written here (in double precision, from the inputs as
+ * stored, so only the library's own rounding is tolerated).
+ *
+ * Every run also checks that the library changed no byte but the output's
+ * elements (and the zero padding of an NCHW16C output), and every rejected
+ * descriptor that it changed nothing at all.  NPU_TEST_SEED varies the
+ * random data.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* As in model_test.c: the harness is not -Wextra clean. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wclobbered"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+/* Case tables leave the trailing fields most cases do not need. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#include "kselftest_harness.h"
+#include "oplib.h"
+
+#define ARENA_SIZE	(16u << 20)	/* "device memory" */
+#define GUARD		64		/* bytes left between tensors */
+#define MAX_TENSORS	96
+
+/* A tensor of a test: its descriptor fields and its values, row-major. */
+struct tt {
+	unsigned int dtype;
+	unsigned int format;
+	unsigned int ndims;
+	int64_t dims[NPU_TENSOR_MAX_DIMS];
+	int64_t strides[NPU_TENSOR_MAX_DIMS];
+	uint64_t addr;
+	uint64_t extent;	/* bytes */
+	uint64_t n;		/* elements */
+	double *v;
+};
+
+/* A descriptor being built. */
+struct desc {
+	uint8_t raw[OPLIB_DESC_MAX] __attribute__((aligned(64)));
+	size_t size;
+	struct tt *out;
+};
+
+static struct npu_op_desc *D(struct desc *o)
+{
+	return (struct npu_op_desc *)o->raw;
+}
+
+static uint64_t test_seed(void)
+{
+	const char *env = getenv("NPU_TEST_SEED");
+
+	return env ? strtoull(env, NULL, 0) | 1 : 0x2545f4914f6cdd1dULL;
+}
+
+FIXTURE(oplib) {
+	struct oplib *lib;
+	uint8_t *mem;
+	uint8_t *snap;
+	uint64_t used;
+	uint64_t rnd;
+	uint64_t stray;		/* bytes the last run changed outside its output */
+	struct tt t[MAX_TENSORS];
+	unsigned int nt;
+	const char *step;	/* the case a table-driven test is on */
+	char step_buf[96];
+};
+
+static void arena_reset(FIXTURE_DATA(oplib) *self);
+
+FIXTURE_SETUP(oplib)
+{
+	struct oplib_config cfg = { .threads = 2 };
+
+	self->lib = oplib_create(&cfg);
+	ASSERT_NE(NULL, self->lib);
+	self->mem = aligned_alloc(4096, ARENA_SIZE);
+	self->snap = malloc(ARENA_SIZE);
+	ASSERT_NE(NULL, self->mem);
+	ASSERT_NE(NULL, self->snap);
+	/* a pattern no computation leaves behind by chance */
+	memset(self->mem, 0xa5, ARENA_SIZE);
+	self->rnd = test_seed();
+}
+
+FIXTURE_TEARDOWN(oplib)
+{
+	arena_reset(self);
+	free(self->mem);
+	free(self->snap);
+	oplib_destroy(self->lib);
+}
+
+/* xorshift64*, uniform in [lo, hi] */
+static double rnd_uniform(FIXTURE_DATA(oplib) *self, double lo, double hi)
+{
+	uint64_t x = self->rnd;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	self->rnd = x;
+	return lo + (hi - lo) * ((x * 0x2545f4914f6cdd1dULL) >> 11) * 0x1.0p-53;
+}
+
+static size_t dtype_size(unsigned int dtype)
+{
+	static const size_t size[] = {
+		[NPU_DTYPE_F32] = 4, [NPU_DTYPE_BF16] = 2, [NPU_DTYPE_F16] = 2,
+		[NPU_DTYPE_S32] = 4, [NPU_DTYPE_S8] = 1, [NPU_DTYPE_U8] = 1,
+	};
+
+	return size[dtype];
+}
+
+/* Round half to even, then clamp: how the card stores into integers. */
+static double to_int(double v, double lo, double hi)
+{
+	if (isnan(v))
+		return 0;
+	v = nearbyint(v);
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static void store(uint8_t *p, unsigned int dtype, double v)
+{
+	float f = v;
+	uint32_t bits;
+	int32_t s32;
+	int8_t s8;
+	uint8_t u8;
+	uint16_t h;
+	_Float16 f16;
+
+	switch (dtype) {
+	case NPU_DTYPE_F32:
+		memcpy(p, &f, 4);
+		break;
+	case NPU_DTYPE_BF16:
+		memcpy(&bits, &f, 4);
+		if (isnan(f))
+			h = (bits >> 16) | 0x40;
+		else
+			h = (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
+		memcpy(p, &h, 2);
+		break;
+	case NPU_DTYPE_F16:
+		f16 = f;
+		memcpy(p, &f16, 2);
+		break;
+	case NPU_DTYPE_S32:
+		/* float32 has no INT32_MAX: the card tops out below 2^31 */
+		s32 = to_int(v, INT32_MIN, 2147483520.0);
+		memcpy(p, &s32, 4);
+		break;
+	case NPU_DTYPE_S8:
+		s8 = to_int(v, -128, 127);
+		memcpy(p, &s8, 1);
+		break;
+	case NPU_DTYPE_U8:
+		u8 = to_int(v, 0, 255);
+		memcpy(p, &u8, 1);
+		break;
+	}
+}
+
+static double load(const uint8_t *p, unsigned int dtype)
+{
+	uint32_t bits;
+	uint16_t h;
+	_Float16 f16;
+	int32_t s32;
+	float f;
+
+	switch (dtype) {
+	case NPU_DTYPE_F32:
+		memcpy(&f, p, 4);
+		return f;
+	case NPU_DTYPE_BF16:
+		memcpy(&h, p, 2);
+		bits = (uint32_t)h << 16;
+		memcpy(&f, &bits, 4);
+		return f;
+	case NPU_DTYPE_F16:
+		memcpy(&f16, p, 2);
+		return f16;
+	case NPU_DTYPE_S32:
+		memcpy(&s32, p, 4);
+		return s32;
+	case NPU_DTYPE_S8:
+		return *(const int8_t *)p;
+	case NPU_DTYPE_U8:
+		return *p;
+	}
+	return 0;
+}
+
+/* Row-major index i as one index per axis. */
+static void unravel(uint64_t i, const int64_t *dims, unsigned int ndims,
+		    int64_t *idx)
+{
+	int d;
+
+	for (d = (int)ndims - 1; d >= 0; d--) {
+		idx[d] = i % dims[d];
+		i /= dims[d];
+	}
+}
+
+static __attribute__((unused)) uint64_t ravel(const int64_t *idx, const int64_t *dims,
+		      unsigned int ndims)
+{
+	uint64_t i = 0;
+	unsigned int d;
+
+	for (d = 0; d < ndims; d++)
+		i = i * dims[d] + idx[d];
+	return i;
+}
+
+/* Where element idx lives, in elements from addr: the contract's formula. */
+static int64_t tt_offset(const struct tt *t, const int64_t *idx)
+{
+	int64_t off = 0;
+	unsigned int d;
+
+	if (t->format == NPU_FORMAT_NCHW16C) {
+		int64_t cb = (t->dims[1] + 15) / 16;
+
+		return (((idx[0] * cb + idx[1] / 16) * t->dims[2] + idx[2]) *
+			t->dims[3] + idx[3]) * 16 + idx[1] % 16;
+	}
+	for (d = 0; d < t->ndims; d++)
+		off += idx[d] * t->strides[d];
+	return off;
+}
+
+static uint8_t *tt_ptr(FIXTURE_DATA(oplib) *self, const struct tt *t,
+		       const int64_t *idx)
+{
+	return self->mem + t->addr + tt_offset(t, idx) * dtype_size(t->dtype);
+}
+
+/* Forget every tensor: each case of a table starts with an empty arena. */
+static void arena_reset(FIXTURE_DATA(oplib) *self)
+{
+	unsigned int i;
+
+	for (i = 0; i < self->nt; i++)
+		free(self->t[i].v);
+	self->nt = 0;
+	memset(self->mem, 0xa5, self->used);
+	self->used = 0;
+}
+
+/* A tensor in the arena; strides NULL: dense row-major. */
+static struct tt *tt_alloc(FIXTURE_DATA(oplib) *self, unsigned int dtype,
+			   unsigned int format, unsigned int ndims,
+			   const int64_t *dims, const int64_t *strides)
+{
+	struct tt *t;
+	uint64_t span = 1, s = 1;
+	int d;
+
+	/* a test that needs more is broken: say so loudly */
+	if (self->nt == MAX_TENSORS) {
+		fprintf(stderr, "# too many tensors in one case\n");
+		abort();
+	}
+	t = &self->t[self->nt++];
+
+	memset(t, 0, sizeof(*t));
+	t->dtype = dtype;
+	t->format = format;
+	t->ndims = ndims;
+	t->n = 1;
+	for (d = (int)ndims - 1; d >= 0; d--) {
+		t->dims[d] = dims[d];
+		t->n *= dims[d];
+		if (format == NPU_FORMAT_STRIDED)
+			t->strides[d] = strides ? strides[d] : (int64_t)s;
+		s *= dims[d];
+	}
+	if (format == NPU_FORMAT_NCHW16C)
+		span = dims[0] * ((dims[1] + 15) / 16 * 16) * dims[2] * dims[3];
+	else
+		for (d = 0; d < (int)ndims; d++)
+			span += (dims[d] - 1) * t->strides[d];
+	if (!t->n)
+		span = 0;
+	t->extent = span * dtype_size(dtype);
+	t->addr = (self->used + GUARD + 63) & ~63ULL;
+	self->used = t->addr + t->extent;
+	if (self->used + 4096 > ARENA_SIZE) {
+		fprintf(stderr, "# the arena is too small for this case\n");
+		abort();
+	}
+	t->v = calloc(t->n ? t->n : 1, sizeof(double));
+	return t;
+}
+
+static struct tt *T(FIXTURE_DATA(oplib) *self, unsigned int dtype,
+		    unsigned int ndims, const int64_t *dims)
+{
+	return tt_alloc(self, dtype, NPU_FORMAT_STRIDED, ndims, dims, NULL);
+}
+
+/* Write t->v into the arena (the NCHW16C padding as 0). */
+static void tt_put(FIXTURE_DATA(oplib) *self, struct tt *t)
+{
+	int64_t idx[NPU_TENSOR_MAX_DIMS];
+	uint64_t i;
+
+	if (t->format == NPU_FORMAT_NCHW16C)
+		memset(self->mem + t->addr, 0, t->extent);
+	for (i = 0; i < t->n; i++) {
+		unravel(i, t->dims, t->ndims, idx);
+		store(tt_ptr(self, t, idx), t->dtype, t->v[i]);
+	}
+}
+
+static void tt_get(FIXTURE_DATA(oplib) *self, const struct tt *t, double *v)
+{
+	int64_t idx[NPU_TENSOR_MAX_DIMS];
+	uint64_t i;
+
+	for (i = 0; i < t->n; i++) {
+		unravel(i, t->dims, t->ndims, idx);
+		v[i] = load(tt_ptr(self, t, idx), t->dtype);
+	}
+}
+
+/* Random values, then read back as stored, so the oracle sees them exactly. */
+static void tt_fill(FIXTURE_DATA(oplib) *self, struct tt *t, double lo,
+		    double hi)
+{
+	uint64_t i;
+
+	for (i = 0; i < t->n; i++)
+		t->v[i] = rnd_uniform(self, lo, hi);
+	tt_put(self, t);
+	tt_get(self, t, t->v);
+}
+
+static void tensor_desc(struct npu_tensor_desc *d, const struct tt *t)
+{
+	unsigned int i;
+
+	memset(d, 0, sizeof(*d));
+	d->addr = htole64(t->addr);
+	d->dtype = htole16(t->dtype);
+	d->format = htole16(t->format);
+	d->ndims = htole16(t->ndims);
+	for (i = 0; i < t->ndims; i++) {
+		d->dims[i] = htole64(t->dims[i]);
+		d->strides[i] = htole64(t->strides[i]);
+	}
+}
+
+static void desc_init(struct desc *o, unsigned int kind, struct tt *const *in,
+		      unsigned int nin, struct tt *out)
+{
+	struct npu_op_desc *d = D(o);
+	unsigned int i;
+
+	memset(o->raw, 0, sizeof(o->raw));
+	d->kind = htole16(kind);
+	d->num_inputs = nin;
+	d->num_outputs = 1;
+	for (i = 0; i < nin; i++)
+		tensor_desc(&d->tensors[i], in[i]);
+	tensor_desc(&d->tensors[nin], out);
+	o->size = sizeof(*d) + (nin + 1) * sizeof(struct npu_tensor_desc);
+	o->out = out;
+}
+
+static __le32 F(float f)
+{
+	uint32_t bits;
+
+	memcpy(&bits, &f, 4);
+	return htole32(bits);
+}
+
+static struct npu_activation act(unsigned int kind, float alpha, float beta)
+{
+	return (struct npu_activation){ .kind = htole32(kind),
+					.alpha = F(alpha), .beta = F(beta) };
+}
+
+/* Bytes of the output's elements and NCHW16C padding, which may change. */
+static void mark_output(FIXTURE_DATA(oplib) *self, const struct tt *t,
+			uint8_t *may)
+{
+	size_t es = dtype_size(t->dtype);
+	int64_t idx[NPU_TENSOR_MAX_DIMS];
+	uint64_t i;
+
+	if (t->format == NPU_FORMAT_NCHW16C) {
+		memset(may + t->addr, 1, t->extent);
+		return;
+	}
+	for (i = 0; i < t->n; i++) {
+		unravel(i, t->dims, t->ndims, idx);
+		memset(may + t->addr + tt_offset(t, idx) * es, 1, es);
+	}
+}
+
+static int run_with(FIXTURE_DATA(oplib) *self, struct oplib *lib,
+		    struct desc *o, const struct oplib_hooks *hooks)
+{
+	uint8_t *may;
+	uint64_t i;
+	int err;
+
+	memcpy(self->snap, self->mem, self->used);
+	err = oplib_run(lib, D(o), o->size, self->mem, ARENA_SIZE, hooks);
+	may = calloc(1, self->used);
+	/* an abandoned operator may have written part of its output */
+	if ((!err || err == OPLIB_ABORTED) && o->out)
+		mark_output(self, o->out, may);
+	self->stray = 0;
+	for (i = 0; i < self->used; i++)
+		if (self->mem[i] != self->snap[i] && !may[i])
+			self->stray++;
+	/* and beyond the tensors: still the fill pattern */
+	for (i = self->used; i < self->used + 4096 && i < ARENA_SIZE; i++)
+		if (self->mem[i] != 0xa5)
+			self->stray++;
+	free(may);
+	return err;
+}
+
+static int run(FIXTURE_DATA(oplib) *self, struct desc *o)
+{
+	return run_with(self, self->lib, o, NULL);
+}
+
+/* The case a table-driven test is on, for failure messages. */
+#define STEP	(self->step ? self->step : "-")
+
+#define RUN_OK(o) do {							\
+	ASSERT_EQ(NPU_ERR_NONE, run(self, (o))) TH_LOG("case: %s", STEP); \
+	ASSERT_EQ(0, self->stray)					\
+		TH_LOG("case %s: bytes changed outside the output", STEP); \
+} while (0)
+
+static bool close_enough(double got, double want, double rtol, double atol)
+{
+	if (isnan(want))
+		return isnan(got);
+	if (isinf(want))
+		return got == want;
+	return fabs(got - want) <= atol + rtol * fabs(want);
+}
+
+/* Non-zero elements in an NCHW16C tensor's padding channels. */
+static uint64_t padding_dirt(FIXTURE_DATA(oplib) *self, const struct tt *t)
+{
+	int64_t idx[4], c, padded = (t->dims[1] + 15) / 16 * 16;
+	int64_t plane[3] = { t->dims[0], t->dims[2], t->dims[3] }, at[3];
+	uint64_t i, bad = 0;
+
+	if (t->format != NPU_FORMAT_NCHW16C)
+		return 0;
+	for (i = 0; i < (uint64_t)(plane[0] * plane[1] * plane[2]); i++) {
+		unravel(i, plane, 3, at);
+		idx[0] = at[0];
+		idx[2] = at[1];
+		idx[3] = at[2];
+		for (c = t->dims[1]; c < padded; c++) {
+			idx[1] = c;
+			bad += load(tt_ptr(self, t, idx), t->dtype) != 0;
+		}
+	}
+	return bad;
+}
+
+/* Mismatches of the output against want; the first few are logged. */
+static uint64_t compare(FIXTURE_DATA(oplib) *self, const struct tt *t,
+			const double *want, double rtol, double atol)
+{
+	double *got = calloc(t->n ? t->n : 1, sizeof(double));
+	int64_t idx[NPU_TENSOR_MAX_DIMS];
+	uint64_t i, bad = padding_dirt(self, t);
+	unsigned int d;
+
+	if (bad)
+		fprintf(stderr, "#   %llu padding channel elements are not 0\n",
+			(unsigned long long)bad);
+
+	tt_get(self, t, got);
+	for (i = 0; i < t->n; i++) {
+		if (close_enough(got[i], want[i], rtol, atol))
+			continue;
+		if (bad++ < 4) {
+			unravel(i, t->dims, t->ndims, idx);
+			fprintf(stderr, "#   element %llu (",
+				(unsigned long long)i);
+			for (d = 0; d < t->ndims; d++)
+				fprintf(stderr, "%s%lld", d ? "," : "",
+					(long long)idx[d]);
+			fprintf(stderr, "): got %.9g, want %.9g\n", got[i],
+				want[i]);
+		}
+	}
+	free(got);
+	return bad;
+}
+
+/* Tolerances: float32 sums, and bfloat16's 8-bit mantissa. */
+#define RTOL(dt)	((dt) == NPU_DTYPE_F32 ? 1e-4 : 2e-2)
+#define ATOL(dt)	((dt) == NPU_DTYPE_F32 ? 1e-4 : 2e-2)
+
+#define EXPECT_CLOSE(t, want, rtol, atol)				\
+	ASSERT_EQ(0, compare(self, (t), (want), (rtol), (atol)))	\
+		TH_LOG("case: %s", STEP)
+#define EXPECT_OUTPUT(t, want) \
+	EXPECT_CLOSE((t), (want), RTOL((t)->dtype), ATOL((t)->dtype))
+#define EXPECT_EXACT(t, want) EXPECT_CLOSE((t), (want), 0, 0)
+
+/* The activation, as the header defines it. */
+static double act_ref(unsigned int kind, double a, double b, double x)
+{
+	switch (kind) {
+	case NPU_UNARY_RELU:
+		return x > 0 ? x : 0;
+	case NPU_UNARY_CLIP:
+		return x < a ? a : x > b ? b : x;
+	case NPU_UNARY_SIGMOID:
+		return 1 / (1 + exp(-x));
+	case NPU_UNARY_HARDSIGMOID:
+		return fmax(0, fmin(1, a * x + b));
+	case NPU_UNARY_HARDSWISH:
+		return x * fmax(0, fmin(1, x / 6 + 0.5));
+	case NPU_UNARY_LEAKY_RELU:
+		return x > 0 ? x : a * x;
+	case NPU_UNARY_TANH:
+		return tanh(x);
+	case NPU_UNARY_EXP:
+		return exp(x);
+	case NPU_UNARY_LOG:
+		return log(x);
+	case NPU_UNARY_SQRT:
+		return sqrt(x);
+	case NPU_UNARY_ABS:
+		return fabs(x);
+	case NPU_UNARY_NEG:
+		return -x;
+	case NPU_UNARY_ERF:
+		return erf(x);
+	case NPU_UNARY_GELU:
+		return 0.5 * x * (1 + erf(x / sqrt(2)));
+	case NPU_UNARY_ELU:
+		return x > 0 ? x : a * (exp(x) - 1);
+	case NPU_UNARY_SOFTPLUS:
+		return log1p(exp(x));
+	}
+	return x;
+}
+
+/* Parameters each function takes, for building valid activations. */
+static void act_params(unsigned int kind, float *a, float *b)
+{
+	*a = 0;
+	*b = 0;
+	switch (kind) {
+	case NPU_UNARY_CLIP:
+		*a = -0.5f;
+		*b = 0.75f;
+		break;
+	case NPU_UNARY_HARDSIGMOID:
+		*a = 0.2f;
+		*b = 0.5f;
+		break;
+	case NPU_UNARY_LEAKY_RELU:
+		*a = 0.1f;
+		break;
+	case NPU_UNARY_ELU:
+		*a = 0.7f;
+		break;
+	}
+}
+
+static double *want_alloc(const struct tt *t)
+{
+	return calloc(t->n ? t->n : 1, sizeof(double));
+}
+
+/* Convolutions */
+
+struct conv_case {
+	const char *what;
+	int64_t n, c, h, w, o, kh, kw;
+	int64_t oh, ow;		/* output size: fixes the end padding */
+	uint32_t stride[2], dil[2], pad[2], group;
+	bool bias;
+	unsigned int fmt;	/* of x and y */
+	unsigned int dtype;
+	unsigned int act;
+};
+
+/* y[n, o, oh, ow] = act(b[o] + sum over its group's c, kh, kw). */
+static void conv_ref(const struct conv_case *k, const struct tt *x,
+		     const struct tt *w, const struct tt *b, double *y,
+		     float alpha, float beta)
+{
+	int64_t cg = k->c / k->group, og = k->o / k->group;
+	int64_t n, o, oh, ow, ci, i, j;
+
+	for (n = 0; n < k->n; n++)
+	for (o = 0; o < k->o; o++)
+	for (oh = 0; oh < k->oh; oh++)
+	for (ow = 0; ow < k->ow; ow++) {
+		double acc = b ? b->v[o] : 0;
+		int64_t g = o / og;
+
+		for (ci = 0; ci < cg; ci++)
+		for (i = 0; i < k->kh; i++)
+		for (j = 0; j < k->kw; j++) {
+			int64_t ih = oh * k->stride[0] - k->pad[0] + i * k->dil[0];
+			int64_t iw = ow * k->stride[1] - k->pad[1] + j * k->dil[1];
+			int64_t c = g * cg + ci;
+
+			if (ih < 0 || ih >= k->h || iw < 0 || iw >= k->w)
+				continue;
+			acc += x->v[((n * k->c + c) * k->h + ih) * k->w + iw] *
+			       w->v[((o * cg + ci) * k->kh + i) * k->kw + j];
+		}
+		y[((n * k->o + o) * k->oh + oh) * k->ow + ow] =
+			act_ref(k->act, alpha, beta, acc);
+	}
+}
+
+/*
+ * ConvTranspose: x[n, c, ih, iw] spreads into y[n, o, ih * s - p + kh * d,
+ * ...] with weight w[c, o in group, kh, kw].
+ */
+static void conv_transpose_ref(const struct conv_case *k, const struct tt *x,
+			       const struct tt *w, const struct tt *b,
+			       double *y)
+{
+	int64_t cg = k->c / k->group, og = k->o / k->group;
+	int64_t n, o, c, ih, iw, i, j;
+
+	for (n = 0; n < k->n; n++)
+		for (o = 0; o < k->o; o++)
+			for (i = 0; i < k->oh * k->ow; i++)
+				y[(n * k->o + o) * k->oh * k->ow + i] =
+					b ? b->v[o] : 0;
+	for (n = 0; n < k->n; n++)
+	for (c = 0; c < k->c; c++)
+	for (ih = 0; ih < k->h; ih++)
+	for (iw = 0; iw < k->w; iw++)
+	for (o = (c / cg) * og; o < (c / cg + 1) * og; o++)
+	for (i = 0; i < k->kh; i++)
+	for (j = 0; j < k->kw; j++) {
+		int64_t oh = ih * k->stride[0] - k->pad[0] + i * k->dil[0];
+		int64_t ow = iw * k->stride[1] - k->pad[1] + j * k->dil[1];
+
+		if (oh < 0 || oh >= k->oh || ow < 0 || ow >= k->ow)
+			continue;
+		y[((n * k->o + o) * k->oh + oh) * k->ow + ow] +=
+			x->v[((n * k->c + c) * k->h + ih) * k->w + iw] *
+			w->v[((c * og + o % og) * k->kh + i) * k->kw + j];
+	}
+}
+
+static void conv_build(FIXTURE_DATA(oplib) *self, const struct conv_case *k,
+		       bool transpose, struct desc *o, struct tt **x_,
+		       struct tt **w_, struct tt **b_, double lo, double hi)
+{
+	int64_t xd[4] = { k->n, k->c, k->h, k->w };
+	int64_t yd[4] = { k->n, k->o, k->oh, k->ow };
+	int64_t wd[4] = { k->o, k->c / k->group, k->kh, k->kw };
+	int64_t wt[4] = { k->c, k->o / k->group, k->kh, k->kw };
+	struct tt *x, *w, *b = NULL, *y, *in[3];
+	struct npu_attr_conv *a = &D(o)->attrs.conv;
+	float alpha, beta;
+	int i;
+
+	x = tt_alloc(self, k->dtype, k->fmt, 4, xd, NULL);
+	w = T(self, k->dtype, 4, transpose ? wt : wd);
+	if (k->bias)
+		b = T(self, NPU_DTYPE_F32, 1, &k->o);
+	y = tt_alloc(self, k->dtype, k->fmt, 4, yd, NULL);
+	tt_fill(self, x, lo, hi);
+	tt_fill(self, w, lo, hi);
+	if (b)
+		tt_fill(self, b, lo, hi);
+	in[0] = x;
+	in[1] = w;
+	in[2] = b;
+	desc_init(o, transpose ? NPU_OPERATOR_CONV_TRANSPOSE2D :
+		  NPU_OPERATOR_CONV2D, in, b ? 3 : 2, y);
+	for (i = 0; i < 2; i++) {
+		a->strides[i] = htole32(k->stride[i]);
+		a->dilations[i] = htole32(k->dil[i]);
+		a->pads_begin[i] = htole32(k->pad[i]);
+	}
+	a->group = htole32(k->group);
+	act_params(k->act, &alpha, &beta);
+	a->act = act(k->act, alpha, beta);
+	*x_ = x;
+	*w_ = w;
+	*b_ = b;
+}
+
+static const struct conv_case conv_cases[] = {
+	{ "3x3 pad 1, bias", 1, 3, 7, 5, 4, 3, 3, 7, 5, {1, 1}, {1, 1}, {1, 1}, 1, true },
+	{ "odd sizes, no bias", 2, 5, 9, 11, 7, 3, 2, 7, 10, {1, 1}, {1, 1}, {0, 0}, 1, false },
+	{ "stride 2, floor mode", 1, 4, 10, 9, 6, 3, 3, 4, 4, {2, 2}, {1, 1}, {0, 0}, 1, true },
+	{ "stride 2, ceil mode end pad", 1, 4, 10, 9, 6, 3, 3, 5, 5, {2, 2}, {1, 1}, {0, 0}, 1, true },
+	{ "asymmetric pads", 1, 3, 6, 6, 2, 3, 3, 8, 7, {1, 1}, {1, 1}, {2, 1}, 1, true },
+	{ "dilation 2", 1, 3, 11, 12, 5, 3, 3, 7, 8, {1, 1}, {2, 2}, {0, 0}, 1, true },
+	{ "dilation and stride", 2, 2, 13, 13, 3, 3, 2, 5, 6, {2, 2}, {3, 2}, {1, 1}, 1, false },
+	{ "groups 3", 1, 6, 8, 8, 9, 3, 3, 8, 8, {1, 1}, {1, 1}, {1, 1}, 3, true },
+	{ "depthwise", 2, 8, 9, 7, 8, 3, 3, 9, 7, {1, 1}, {1, 1}, {1, 1}, 8, true },
+	{ "depthwise multiplier 2", 1, 4, 6, 6, 8, 3, 3, 3, 3, {2, 2}, {1, 1}, {1, 1}, 4, false },
+	{ "1x1", 3, 17, 5, 3, 19, 1, 1, 5, 3, {1, 1}, {1, 1}, {0, 0}, 1, true },
+	{ "pads beyond the kernel", 1, 2, 4, 4, 3, 2, 2, 9, 9, {1, 1}, {1, 1}, {3, 3}, 1, true },
+	{ "NCHW16C, 20 channels", 1, 20, 6, 7, 18, 3, 3, 6, 7, {1, 1}, {1, 1}, {1, 1}, 1, true, NPU_FORMAT_NCHW16C },
+	{ "NCHW16C depthwise", 2, 32, 5, 5, 32, 3, 3, 3, 3, {2, 2}, {1, 1}, {1, 1}, 32, true, NPU_FORMAT_NCHW16C },
+	{ "bf16", 1, 16, 8, 8, 16, 3, 3, 8, 8, {1, 1}, {1, 1}, {1, 1}, 1, true, 0, NPU_DTYPE_BF16 },
+};
+
+TEST_F(oplib, conv2d_shapes)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(conv_cases); i++) {
+		const struct conv_case *k = &conv_cases[i];
+		struct tt *x, *w, *b;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		conv_build(self, k, false, &o, &x, &w, &b, -1, 1);
+		want = want_alloc(o.out);
+		conv_ref(k, x, w, b, want, 0, 0);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(o.out, want);
+		free(want);
+	}
+}
+
+/* Every activation, fused: a loop where oneDNN lacks it. */
+TEST_F(oplib, conv2d_activations)
+{
+	unsigned int kind;
+
+	for (kind = 0; kind <= NPU_UNARY_LAST; kind++) {
+		struct conv_case k = { "act", 1, 3, 6, 6, 4, 3, 3, 6, 6,
+				       {1, 1}, {1, 1}, {1, 1}, 1, true };
+		bool positive = kind == NPU_UNARY_LOG || kind == NPU_UNARY_SQRT;
+		struct tt *x, *w, *b;
+		float alpha, beta;
+		struct desc o;
+		double *want;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "activation %u", kind);
+		self->step = self->step_buf;
+		arena_reset(self);
+		k.act = kind;
+		/* log and sqrt of sums kept well away from 0 */
+		conv_build(self, &k, false, &o, &x, &w, &b, positive ? 0.1 : -1,
+			   positive ? 1 : 1);
+		act_params(kind, &alpha, &beta);
+		want = want_alloc(o.out);
+		conv_ref(&k, x, w, b, want, alpha, beta);
+		RUN_OK(&o);
+		EXPECT_CLOSE(o.out, want, 1e-4, 1e-4);
+		free(want);
+	}
+}
+
+static const struct conv_case conv_transpose_cases[] = {
+	{ "stride 2, pad 1", 1, 3, 4, 5, 2, 3, 3, 7, 9, {2, 2}, {1, 1}, {1, 1}, 1, true },
+	{ "output padding 1", 1, 3, 4, 5, 2, 3, 3, 8, 10, {2, 2}, {1, 1}, {1, 1}, 1, true },
+	{ "stride 1, no pad", 2, 4, 5, 3, 3, 2, 3, 6, 5, {1, 1}, {1, 1}, {0, 0}, 1, false },
+	{ "groups 2", 1, 4, 3, 3, 6, 3, 3, 7, 7, {2, 2}, {1, 1}, {0, 0}, 2, true },
+	{ "dilation 2", 1, 2, 4, 4, 3, 3, 3, 8, 8, {1, 1}, {2, 2}, {0, 0}, 1, true },
+	{ "stride 3, asymmetric", 1, 2, 3, 4, 2, 4, 2, 9, 9, {3, 2}, {1, 1}, {2, 0}, 1, true },
+	{ "NCHW16C", 1, 17, 3, 3, 5, 2, 2, 6, 6, {2, 2}, {1, 1}, {0, 0}, 1, true, NPU_FORMAT_NCHW16C },
+};
+
+TEST_F(oplib, conv_transpose2d)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(conv_transpose_cases); i++) {
+		const struct conv_case *k = &conv_transpose_cases[i];
+		struct tt *x, *w, *b;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		conv_build(self, k, true, &o, &x, &w, &b, -1, 1);
+		want = want_alloc(o.out);
+		conv_transpose_ref(k, x, w, b, want);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(o.out, want);
+		free(want);
+	}
+}
+
+
+/* MatMul */
+
+struct matmul_case {
+	const char *what;
+	unsigned int rank;
+	int64_t a[5], b[5], c[5];	/* as stored; c[0] == 0: no c */
+	bool ta, tb;
+	float alpha, beta;
+	unsigned int act;
+	unsigned int dtype;
+	bool gaps;			/* a's rows 3 elements apart more */
+};
+
+static const struct matmul_case matmul_cases[] = {
+	{ "2-D", 2, { 5, 7 }, { 7, 3 }, { 0 }, false, false, 1, 0 },
+	{ "a transposed", 2, { 7, 5 }, { 7, 3 }, { 0 }, true, false, 1, 0 },
+	{ "b transposed", 2, { 5, 7 }, { 3, 7 }, { 0 }, false, true, 1, 0 },
+	{ "both transposed, batch", 3, { 4, 9, 6 }, { 4, 5, 9 }, { 0 }, true, true, 1, 0 },
+	{ "batch broadcast both ways", 4, { 2, 1, 3, 4 }, { 1, 3, 4, 5 }, { 0 }, false, false, 1, 0 },
+	{ "c a bias row", 2, { 6, 8 }, { 8, 10 }, { 1, 10 }, false, false, 1, 1 },
+	{ "c full, alpha and beta", 2, { 6, 8 }, { 8, 10 }, { 6, 10 }, false, false, 0.5f, 2 },
+	{ "c a column, beta -1", 3, { 2, 6, 8 }, { 2, 8, 10 }, { 1, 6, 1 }, false, false, 1, -1 },
+	{ "c batch broadcast, relu", 4, { 2, 3, 4, 5 }, { 2, 3, 5, 6 }, { 2, 1, 1, 6 }, false, false, 1, 1, NPU_UNARY_RELU },
+	{ "alpha 1.5, sigmoid", 2, { 5, 7 }, { 7, 3 }, { 0 }, false, false, 1.5f, 0, NPU_UNARY_SIGMOID },
+	{ "bias row, erf after", 2, { 5, 7 }, { 3, 7 }, { 1, 3 }, false, true, 1, 1, NPU_UNARY_ERF },
+	{ "a with gaps", 2, { 9, 11 }, { 11, 4 }, { 0 }, false, false, 1, 0, 0, 0, true },
+	{ "larger", 2, { 64, 96 }, { 96, 80 }, { 1, 80 }, false, false, 1, 1 },
+	{ "bf16", 3, { 2, 16, 32 }, { 2, 32, 8 }, { 0 }, false, false, 1, 0, 0, NPU_DTYPE_BF16 },
+	{ "rank 5", 5, { 2, 1, 2, 3, 4 }, { 1, 2, 2, 4, 2 }, { 0 }, false, false, 1, 0 },
+};
+
+/* The element of t at y's index idx, broadcast; the last two axes given. */
+static double bcast_at(const struct tt *t, const int64_t *idx, unsigned int r,
+		       int64_t i, int64_t j, bool trans)
+{
+	int64_t at[NPU_TENSOR_MAX_DIMS];
+	unsigned int d;
+
+	for (d = 0; d + 2 < r; d++)
+		at[d] = t->dims[d] == 1 ? 0 : idx[d];
+	at[r - 2] = trans ? j : i;
+	at[r - 1] = trans ? i : j;
+	return t->v[ravel(at, t->dims, r)];
+}
+
+TEST_F(oplib, matmul)
+{
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(matmul_cases); i++) {
+		const struct matmul_case *k = &matmul_cases[i];
+		unsigned int r = k->rank, nin = k->c[0] ? 3 : 2;
+		int64_t m = k->ta ? k->a[r - 1] : k->a[r - 2];
+		int64_t kk = k->ta ? k->a[r - 2] : k->a[r - 1];
+		int64_t n = k->tb ? k->b[r - 2] : k->b[r - 1];
+		int64_t yd[NPU_TENSOR_MAX_DIMS], idx[NPU_TENSOR_MAX_DIMS];
+		int64_t gapped[2] = { k->a[1] + 3, 1 };
+		struct tt *in[3], *y;
+		struct npu_attr_matmul *a;
+		float alpha, beta;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = k->what;
+		for (d = 0; d + 2 < r; d++)
+			yd[d] = k->a[d] == 1 ? k->b[d] : k->a[d];
+		yd[r - 2] = m;
+		yd[r - 1] = n;
+		in[0] = tt_alloc(self, k->dtype, 0, r, k->a,
+				 k->gaps ? gapped : NULL);
+		in[1] = T(self, k->dtype, r, k->b);
+		in[2] = nin == 3 ? T(self, NPU_DTYPE_F32, r, k->c) : NULL;
+		y = T(self, k->dtype, r, yd);
+		for (d = 0; d < nin; d++)
+			tt_fill(self, in[d], -1, 1);
+		desc_init(&o, NPU_OPERATOR_MATMUL, in, nin, y);
+		a = &D(&o)->attrs.matmul;
+		a->trans_a = htole32(k->ta);
+		a->trans_b = htole32(k->tb);
+		a->alpha = F(k->alpha);
+		a->beta = F(k->beta);
+		act_params(k->act, &alpha, &beta);
+		a->act = act(k->act, alpha, beta);
+
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			double acc = 0, c = 0;
+			int64_t j;
+
+			unravel(e, y->dims, r, idx);
+			for (j = 0; j < kk; j++)
+				acc += bcast_at(in[0], idx, r, idx[r - 2], j, k->ta) *
+				       bcast_at(in[1], idx, r, j, idx[r - 1], k->tb);
+			if (in[2]) {
+				int64_t at[NPU_TENSOR_MAX_DIMS];
+
+				for (d = 0; d < r; d++)
+					at[d] = in[2]->dims[d] == 1 ? 0 : idx[d];
+				c = in[2]->v[ravel(at, in[2]->dims, r)];
+			}
+			want[e] = act_ref(k->act, alpha, beta,
+					  k->alpha * acc + k->beta * c);
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* Pooling */
+
+struct pool_case {
+	const char *what;
+	int64_t n, c, h, w, oh, ow;
+	unsigned int kind;
+	uint32_t kernel[2], stride[2], dil[2], pad[2];
+	unsigned int fmt;
+	unsigned int dtype;
+};
+
+static const struct pool_case pool_cases[] = {
+	{ "max 2x2 stride 2", 1, 3, 8, 6, 4, 3, NPU_POOL_MAX, {2, 2}, {2, 2}, {1, 1}, {0, 0} },
+	{ "max 3x3 stride 2 pad 1, odd", 2, 5, 9, 7, 5, 4, NPU_POOL_MAX, {3, 3}, {2, 2}, {1, 1}, {1, 1} },
+	{ "avg counting pads", 1, 4, 7, 7, 7, 7, NPU_POOL_AVG_INCLUDE_PAD, {3, 3}, {1, 1}, {1, 1}, {1, 1} },
+	{ "avg not counting pads", 1, 4, 7, 7, 7, 7, NPU_POOL_AVG_EXCLUDE_PAD, {3, 3}, {1, 1}, {1, 1}, {1, 1} },
+	{ "max ceil mode", 1, 2, 7, 7, 4, 4, NPU_POOL_MAX, {2, 2}, {2, 2}, {1, 1}, {0, 0} },
+	{ "avg ceil mode, not counting pads", 1, 2, 7, 8, 3, 4, NPU_POOL_AVG_EXCLUDE_PAD, {3, 3}, {3, 2}, {1, 1}, {0, 0} },
+	{ "max dilated", 1, 3, 10, 10, 6, 6, NPU_POOL_MAX, {3, 3}, {1, 1}, {2, 2}, {0, 0} },
+	{ "global average", 2, 6, 5, 9, 1, 1, NPU_POOL_AVG_EXCLUDE_PAD, {5, 9}, {1, 1}, {1, 1}, {0, 0} },
+	{ "stride past the kernel", 1, 2, 11, 11, 3, 3, NPU_POOL_MAX, {2, 2}, {4, 4}, {1, 1}, {0, 0} },
+	{ "NCHW16C max", 1, 19, 6, 6, 3, 3, NPU_POOL_MAX, {2, 2}, {2, 2}, {1, 1}, {0, 0}, NPU_FORMAT_NCHW16C },
+	{ "NCHW16C avg", 2, 16, 5, 5, 5, 5, NPU_POOL_AVG_INCLUDE_PAD, {3, 3}, {1, 1}, {1, 1}, {1, 1}, NPU_FORMAT_NCHW16C },
+	{ "bf16 max", 1, 16, 8, 8, 4, 4, NPU_POOL_MAX, {2, 2}, {2, 2}, {1, 1}, {0, 0}, 0, NPU_DTYPE_BF16 },
+};
+
+static double pool_ref(const struct pool_case *k, const struct tt *x,
+		       int64_t n, int64_t c, int64_t oh, int64_t ow)
+{
+	double acc = k->kind == NPU_POOL_MAX ? -INFINITY : 0;
+	int64_t i, j, count = 0;
+
+	for (i = 0; i < k->kernel[0]; i++)
+		for (j = 0; j < k->kernel[1]; j++) {
+			int64_t ih = oh * k->stride[0] - k->pad[0] + i * k->dil[0];
+			int64_t iw = ow * k->stride[1] - k->pad[1] + j * k->dil[1];
+			double v;
+
+			if (ih < 0 || ih >= k->h || iw < 0 || iw >= k->w)
+				continue;
+			v = x->v[((n * k->c + c) * k->h + ih) * k->w + iw];
+			acc = k->kind == NPU_POOL_MAX ? fmax(acc, v) : acc + v;
+			count++;
+		}
+	if (k->kind == NPU_POOL_AVG_INCLUDE_PAD)
+		return acc / (k->kernel[0] * k->kernel[1]);
+	if (k->kind == NPU_POOL_AVG_EXCLUDE_PAD)
+		return acc / count;
+	return acc;
+}
+
+TEST_F(oplib, pool2d)
+{
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(pool_cases); i++) {
+		const struct pool_case *k = &pool_cases[i];
+		int64_t xd[4] = { k->n, k->c, k->h, k->w };
+		int64_t yd[4] = { k->n, k->c, k->oh, k->ow };
+		struct npu_attr_pool *a;
+		int64_t idx[4];
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = k->what;
+		x = tt_alloc(self, k->dtype, k->fmt, 4, xd, NULL);
+		y = tt_alloc(self, k->dtype, k->fmt, 4, yd, NULL);
+		tt_fill(self, x, -1, 1);
+		desc_init(&o, NPU_OPERATOR_POOL2D, &x, 1, y);
+		a = &D(&o)->attrs.pool;
+		a->kind = htole32(k->kind);
+		for (d = 0; d < 2; d++) {
+			a->kernel[d] = htole32(k->kernel[d]);
+			a->strides[d] = htole32(k->stride[d]);
+			a->dilations[d] = htole32(k->dil[d]);
+			a->pads_begin[d] = htole32(k->pad[d]);
+		}
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, y->dims, 4, idx);
+			want[e] = pool_ref(k, x, idx[0], idx[1], idx[2], idx[3]);
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* Elementwise */
+
+static void unary_range(unsigned int kind, double *lo, double *hi)
+{
+	*lo = -4;
+	*hi = 4;
+	if (kind == NPU_UNARY_LOG || kind == NPU_UNARY_SQRT)
+		*lo = 0.1;
+}
+
+/*
+ * Every function, in four layouts: dense, gapped x, NCHW16C, and a
+ * column-major x whose strides run the other way.
+ */
+TEST_F(oplib, unary)
+{
+	static const int64_t dims[3] = { 3, 5, 7 }, gaps[3] = { 80, 12, 1 };
+	static const int64_t column_major[3] = { 1, 3, 15 };
+	static const int64_t blocked[4] = { 2, 20, 3, 5 };
+	unsigned int kind, layout;
+
+	for (kind = 0; kind <= NPU_UNARY_LAST; kind++)
+	for (layout = 0; layout < 4; layout++) {
+		struct tt *x, *y;
+		float alpha, beta;
+		double lo, hi, *want;
+		struct desc o;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "function %u, layout %u", kind, layout);
+		self->step = self->step_buf;
+		arena_reset(self);
+		if (layout == 2) {
+			x = tt_alloc(self, 0, NPU_FORMAT_NCHW16C, 4, blocked, NULL);
+			y = tt_alloc(self, 0, NPU_FORMAT_NCHW16C, 4, blocked, NULL);
+		} else {
+			x = tt_alloc(self, 0, 0, 3, dims, layout == 3 ?
+				     column_major : layout ? gaps : NULL);
+			y = T(self, 0, 3, dims);
+		}
+		unary_range(kind, &lo, &hi);
+		tt_fill(self, x, lo, hi);
+		desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, y);
+		act_params(kind, &alpha, &beta);
+		D(&o)->attrs.unary.fn = act(kind, alpha, beta);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++)
+			want[e] = act_ref(kind, alpha, beta, x->v[e]);
+		RUN_OK(&o);
+		/* oneDNN's log is 3e-6 off near log(1) = 0 */
+		EXPECT_CLOSE(y, want, 1e-5, 1e-5);
+		free(want);
+	}
+}
+
+/* bf16, a scalar, and x and y the same tensor. */
+TEST_F(oplib, unary_bf16_scalar_in_place)
+{
+	static const unsigned int kinds[] = { NPU_UNARY_RELU, NPU_UNARY_GELU,
+					      NPU_UNARY_ERF, NPU_UNARY_HARDSIGMOID };
+	static const int64_t dims[2] = { 7, 9 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		struct tt *x = T(self, NPU_DTYPE_BF16, 2, dims);
+		struct tt *y = T(self, NPU_DTYPE_BF16, 2, dims);
+		struct tt *s = T(self, 0, 0, NULL), *sy = T(self, 0, 0, NULL);
+		float alpha, beta;
+		double want[63];
+		struct desc o;
+		uint64_t e;
+
+		self->step = "bf16";
+		tt_fill(self, x, -3, 3);
+		desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, y);
+		act_params(kinds[i], &alpha, &beta);
+		D(&o)->attrs.unary.fn = act(kinds[i], alpha, beta);
+		for (e = 0; e < y->n; e++)
+			want[e] = act_ref(kinds[i], alpha, beta, x->v[e]);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+
+		self->step = "scalar";
+		tt_fill(self, s, -3, 3);
+		desc_init(&o, NPU_OPERATOR_UNARY, &s, 1, sy);
+		D(&o)->attrs.unary.fn = act(kinds[i], alpha, beta);
+		want[0] = act_ref(kinds[i], alpha, beta, s->v[0]);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(sy, want);
+
+		self->step = "in place";
+		desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, x);
+		D(&o)->attrs.unary.fn = act(kinds[i], alpha, beta);
+		for (e = 0; e < x->n; e++)
+			want[e] = act_ref(kinds[i], alpha, beta, x->v[e]);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(x, want);
+	}
+}
+
+static double binary_ref(unsigned int kind, double a, double b)
+{
+	switch (kind) {
+	case NPU_BINARY_ADD:
+		return a + b;
+	case NPU_BINARY_SUB:
+		return a - b;
+	case NPU_BINARY_MUL:
+		return a * b;
+	case NPU_BINARY_DIV:
+		return a / b;
+	case NPU_BINARY_POW:
+		return pow(a, b);
+	case NPU_BINARY_MIN:
+		return fmin(a, b);
+	case NPU_BINARY_MAX:
+		return fmax(a, b);
+	}
+	return 0;
+}
+
+struct binary_shapes {
+	const char *what;
+	unsigned int rank;
+	int64_t a[4], b[4];
+	unsigned int fa, fb;	/* formats */
+};
+
+static const struct binary_shapes binary_shapes[] = {
+	{ "same shape", 3, { 2, 3, 5 }, { 2, 3, 5 } },
+	{ "b broadcast", 3, { 2, 3, 5 }, { 1, 3, 1 } },
+	{ "a broadcast", 3, { 1, 3, 1 }, { 2, 3, 5 } },
+	{ "both broadcast", 3, { 2, 1, 5 }, { 1, 4, 1 } },
+	{ "scalars", 0 },
+	{ "NCHW16C, per channel b", 4, { 2, 20, 3, 3 }, { 1, 20, 1, 1 }, NPU_FORMAT_NCHW16C, 0 },
+	{ "NCHW16C both", 4, { 1, 17, 2, 3 }, { 1, 17, 2, 3 }, NPU_FORMAT_NCHW16C, NPU_FORMAT_NCHW16C },
+};
+
+TEST_F(oplib, binary)
+{
+	unsigned int kind, i, d;
+
+	for (kind = 0; kind <= NPU_BINARY_MAX; kind++)
+	for (i = 0; i < ARRAY_SIZE(binary_shapes); i++) {
+		const struct binary_shapes *k = &binary_shapes[i];
+		int64_t yd[4], idx[4], ia[4], ib[4];
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "kind %u, %s", kind, k->what);
+		self->step = self->step_buf;
+		arena_reset(self);
+		for (d = 0; d < k->rank; d++)
+			yd[d] = k->a[d] == 1 ? k->b[d] : k->a[d];
+		in[0] = tt_alloc(self, 0, k->fa, k->rank, k->a, NULL);
+		in[1] = tt_alloc(self, 0, k->fb, k->rank, k->b, NULL);
+		y = tt_alloc(self, 0, k->fa, k->rank, yd, NULL);
+		tt_fill(self, in[0], kind == NPU_BINARY_POW ? 0.5 : -2, 2);
+		tt_fill(self, in[1], kind == NPU_BINARY_DIV ? 0.5 : -2, 2);
+		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+		D(&o)->attrs.binary.kind = htole32(kind);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, yd, k->rank, idx);
+			for (d = 0; d < k->rank; d++) {
+				ia[d] = k->a[d] == 1 ? 0 : idx[d];
+				ib[d] = k->b[d] == 1 ? 0 : idx[d];
+			}
+			want[e] = binary_ref(kind,
+					in[0]->v[ravel(ia, k->a, k->rank)],
+					in[1]->v[ravel(ib, k->b, k->rank)]);
+		}
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-5, 1e-6);
+		free(want);
+	}
+}
+
+/* Fused activations, bf16, and a strided output. */
+TEST_F(oplib, binary_activations)
+{
+	static const int64_t a_dims[3] = { 4, 3, 6 }, b_dims[3] = { 4, 1, 6 };
+	static const int64_t y_gaps[3] = { 40, 10, 1 };
+	unsigned int kind, dt;
+
+	for (dt = 0; dt < 2; dt++)
+	for (kind = 0; kind <= NPU_UNARY_LAST; kind++) {
+		unsigned int dtype = dt ? NPU_DTYPE_BF16 : NPU_DTYPE_F32;
+		int64_t idx[3], ib[3];
+		struct tt *in[2], *y;
+		float alpha, beta;
+		struct desc o;
+		double *want, lo, hi;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "activation %u, dtype %u", kind, dtype);
+		self->step = self->step_buf;
+		arena_reset(self);
+		unary_range(kind, &lo, &hi);
+		in[0] = T(self, dtype, 3, a_dims);
+		in[1] = T(self, dtype, 3, b_dims);
+		y = tt_alloc(self, dtype, 0, 3, a_dims, y_gaps);
+		/* a sum, so log and sqrt get half the range each */
+		tt_fill(self, in[0], lo / 2, hi / 2);
+		tt_fill(self, in[1], lo / 2, hi / 2);
+		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+		D(&o)->attrs.binary.kind = htole32(NPU_BINARY_ADD);
+		act_params(kind, &alpha, &beta);
+		D(&o)->attrs.binary.act = act(kind, alpha, beta);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, a_dims, 3, idx);
+			memcpy(ib, idx, sizeof(ib));
+			ib[1] = 0;
+			want[e] = act_ref(kind, alpha, beta, in[0]->v[e] +
+					  in[1]->v[ravel(ib, b_dims, 3)]);
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* Normalizations */
+
+struct norm_case {
+	const char *what;
+	unsigned int rank;
+	int64_t dims[6];
+	unsigned int axis;		/* LAYERNORM */
+	bool bias;			/* LAYERNORM */
+	unsigned int act;
+	unsigned int fmt;
+	unsigned int dtype;
+	bool gaps;			/* x with gaps between its rows */
+};
+
+static const struct norm_case batchnorm_cases[] = {
+	{ "NCHW", 4, { 2, 5, 3, 7 } },
+	{ "N, C only", 2, { 6, 9 } },
+	{ "rank 6", 6, { 2, 3, 2, 2, 3, 2 } },
+	{ "NCHW16C, relu", 4, { 2, 20, 3, 3 }, 0, false, NPU_UNARY_RELU, NPU_FORMAT_NCHW16C },
+	{ "x with gaps, sigmoid", 4, { 2, 3, 4, 5 }, 0, false, NPU_UNARY_SIGMOID, 0, 0, true },
+	{ "erf", 3, { 3, 4, 5 }, 0, false, NPU_UNARY_ERF },
+	{ "bf16", 4, { 2, 16, 4, 4 }, 0, false, 0, 0, NPU_DTYPE_BF16 },
+};
+
+/* Strides with 2 elements of gap after every innermost row. */
+static void gapped_strides(const int64_t *dims, unsigned int rank,
+			   int64_t *strides)
+{
+	int64_t s = dims[rank - 1] + 2;
+	int d;
+
+	strides[rank - 1] = 1;
+	for (d = (int)rank - 2; d >= 0; d--) {
+		strides[d] = s;
+		s *= dims[d];
+	}
+}
+
+static struct tt *norm_x(FIXTURE_DATA(oplib) *self, const struct norm_case *k)
+{
+	int64_t strides[NPU_TENSOR_MAX_DIMS];
+
+	gapped_strides(k->dims, k->rank, strides);
+	return tt_alloc(self, k->dtype, k->fmt, k->rank, k->dims,
+			k->gaps ? strides : NULL);
+}
+
+TEST_F(oplib, batchnorm)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(batchnorm_cases); i++) {
+		const struct norm_case *k = &batchnorm_cases[i];
+		int64_t c = k->dims[1], idx[NPU_TENSOR_MAX_DIMS];
+		struct tt *in[5], *y;
+		const float eps = 1e-3f;
+		float alpha, beta;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = k->what;
+		in[0] = norm_x(self, k);
+		for (j = 1; j < 5; j++)
+			in[j] = T(self, NPU_DTYPE_F32, 1, &c);
+		y = tt_alloc(self, k->dtype, k->fmt, k->rank, k->dims, NULL);
+		tt_fill(self, in[0], -2, 2);
+		tt_fill(self, in[1], 0.5, 2);		/* scale */
+		tt_fill(self, in[2], -1, 1);		/* bias */
+		tt_fill(self, in[3], -0.5, 0.5);	/* mean */
+		tt_fill(self, in[4], 0.2, 3);		/* variance */
+		desc_init(&o, NPU_OPERATOR_BATCHNORM, in, 5, y);
+		D(&o)->attrs.norm.epsilon = F(eps);
+		act_params(k->act, &alpha, &beta);
+		D(&o)->attrs.norm.act = act(k->act, alpha, beta);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			int64_t ch;
+
+			unravel(e, k->dims, k->rank, idx);
+			ch = idx[1];
+			want[e] = act_ref(k->act, alpha, beta,
+					  (in[0]->v[e] - in[3]->v[ch]) /
+					  sqrt(in[4]->v[ch] + eps) *
+					  in[1]->v[ch] + in[2]->v[ch]);
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+static const struct norm_case layernorm_cases[] = {
+	{ "last axis", 3, { 4, 3, 10 }, 2, true },
+	{ "two axes", 3, { 4, 3, 10 }, 1, true },
+	{ "every axis", 2, { 5, 6 }, 0, true },
+	{ "no bias, gelu", 2, { 7, 12 }, 1, false, NPU_UNARY_GELU },
+	{ "x with gaps, erf", 3, { 3, 4, 5 }, 1, true, NPU_UNARY_ERF, 0, 0, true },
+	{ "rank 1", 1, { 33 }, 0, true },
+	{ "bf16", 2, { 8, 64 }, 1, true, 0, 0, NPU_DTYPE_BF16 },
+};
+
+TEST_F(oplib, layernorm)
+{
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(layernorm_cases); i++) {
+		const struct norm_case *k = &layernorm_cases[i];
+		unsigned int nin = k->bias ? 3 : 2, prank = k->rank - k->axis;
+		int64_t outer = 1, inner = 1, r, j;
+		const float eps = 1e-5f;
+		struct tt *in[3], *y;
+		float alpha, beta;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		for (d = 0; d < k->rank; d++) {
+			if (d < k->axis)
+				outer *= k->dims[d];
+			else
+				inner *= k->dims[d];
+		}
+		in[0] = norm_x(self, k);
+		in[1] = T(self, NPU_DTYPE_F32, prank, &k->dims[k->axis]);
+		in[2] = T(self, NPU_DTYPE_F32, prank, &k->dims[k->axis]);
+		y = T(self, k->dtype, k->rank, k->dims);
+		tt_fill(self, in[0], -2, 2);
+		tt_fill(self, in[1], 0.5, 2);
+		tt_fill(self, in[2], -1, 1);
+		desc_init(&o, NPU_OPERATOR_LAYERNORM, in, nin, y);
+		D(&o)->attrs.norm.axis = htole32(k->axis);
+		D(&o)->attrs.norm.epsilon = F(eps);
+		act_params(k->act, &alpha, &beta);
+		D(&o)->attrs.norm.act = act(k->act, alpha, beta);
+		want = want_alloc(y);
+		for (r = 0; r < outer; r++) {
+			const double *x = &in[0]->v[r * inner];
+			double mean = 0, var = 0;
+
+			for (j = 0; j < inner; j++)
+				mean += x[j] / inner;
+			for (j = 0; j < inner; j++)
+				var += (x[j] - mean) * (x[j] - mean) / inner;
+			for (j = 0; j < inner; j++)
+				want[r * inner + j] = act_ref(k->act, alpha, beta,
+					(x[j] - mean) / sqrt(var + eps) *
+					in[1]->v[j] + (k->bias ? in[2]->v[j] : 0));
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* Softmax and log-softmax on every axis of a tensor, and NCHW16C. */
+TEST_F(oplib, softmax)
+{
+	static const int64_t dims[4] = { 2, 19, 3, 5 };
+	unsigned int axis, lg, fmt;
+
+	for (fmt = 0; fmt < 2; fmt++)
+	for (lg = 0; lg < 2; lg++)
+	for (axis = 0; axis < 4; axis++) {
+		int64_t idx[4], at[4], j;
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "format %u, log %u, axis %u", fmt, lg, axis);
+		self->step = self->step_buf;
+		arena_reset(self);
+		x = tt_alloc(self, 0, fmt, 4, dims, NULL);
+		y = tt_alloc(self, 0, fmt, 4, dims, NULL);
+		tt_fill(self, x, -5, 5);
+		desc_init(&o, NPU_OPERATOR_SOFTMAX, &x, 1, y);
+		D(&o)->attrs.softmax.axis = htole32(axis);
+		D(&o)->attrs.softmax.log = htole32(lg);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			double max = -INFINITY, sum = 0;
+
+			unravel(e, dims, 4, idx);
+			memcpy(at, idx, sizeof(at));
+			for (j = 0; j < dims[axis]; j++) {
+				at[axis] = j;
+				max = fmax(max, x->v[ravel(at, dims, 4)]);
+			}
+			for (j = 0; j < dims[axis]; j++) {
+				at[axis] = j;
+				sum += exp(x->v[ravel(at, dims, 4)] - max);
+			}
+			want[e] = lg ? x->v[e] - max - log(sum) :
+				  exp(x->v[e] - max) / sum;
+		}
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-5, 1e-5);
+		free(want);
+	}
+}
+
+/* Reductions */
+
+struct reduce_case {
+	const char *what;
+	unsigned int rank;
+	int64_t dims[5];
+	uint32_t axes;
+	unsigned int fmt;
+};
+
+static const struct reduce_case reduce_cases[] = {
+	{ "last axis", 3, { 4, 5, 6 }, 0x4 },
+	{ "first axis", 3, { 4, 5, 6 }, 0x1 },
+	{ "two axes", 4, { 2, 3, 4, 5 }, 0x6 },
+	{ "everything", 3, { 3, 7, 2 }, 0x7 },
+	{ "an axis of 1 only: a copy", 3, { 3, 1, 2 }, 0x2 },
+	{ "rank 5", 5, { 2, 2, 3, 2, 3 }, 0x15 },
+	{ "NCHW16C over H and W", 4, { 2, 18, 3, 4 }, 0xc, NPU_FORMAT_NCHW16C },
+};
+
+TEST_F(oplib, reduce)
+{
+	unsigned int i, kind, d;
+
+	for (i = 0; i < ARRAY_SIZE(reduce_cases); i++)
+	for (kind = 0; kind <= NPU_REDUCE_MIN; kind++) {
+		const struct reduce_case *k = &reduce_cases[i];
+		int64_t yd[5], idx[5], at[5];
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e, n = 0;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "%s, kind %u",
+			 k->what, kind);
+		self->step = self->step_buf;
+		arena_reset(self);
+		for (d = 0; d < k->rank; d++)
+			yd[d] = (k->axes >> d) & 1 ? 1 : k->dims[d];
+		x = tt_alloc(self, 0, k->fmt, k->rank, k->dims, NULL);
+		y = tt_alloc(self, 0, k->fmt, k->rank, yd, NULL);
+		tt_fill(self, x, -3, 3);
+		desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, y);
+		D(&o)->attrs.reduce.kind = htole32(kind);
+		D(&o)->attrs.reduce.axes = htole32(k->axes);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++)
+			want[e] = kind == NPU_REDUCE_MAX ? -INFINITY :
+				  kind == NPU_REDUCE_MIN ? INFINITY : 0;
+		for (e = 0; e < x->n; e++) {
+			double *w, v = x->v[e];
+
+			unravel(e, k->dims, k->rank, idx);
+			for (d = 0; d < k->rank; d++)
+				at[d] = (k->axes >> d) & 1 ? 0 : idx[d];
+			w = &want[ravel(at, yd, k->rank)];
+			*w = kind == NPU_REDUCE_MAX ? fmax(*w, v) :
+			     kind == NPU_REDUCE_MIN ? fmin(*w, v) : *w + v;
+		}
+		n = x->n / y->n;
+		for (e = 0; e < y->n && kind == NPU_REDUCE_MEAN; e++)
+			want[e] /= n;
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-5, 1e-5);
+		free(want);
+	}
+}
+
+/* Moving elements */
+
+TEST_F(oplib, concat)
+{
+	static const struct {
+		const char *what;
+		unsigned int rank, axis, n;
+		int64_t dims[4];
+		int64_t sizes[4];	/* each input's size on the axis */
+		unsigned int fmt;
+	} cases[] = {
+		{ "axis 0", 3, 0, 3, { 0, 3, 4 }, { 2, 1, 3 } },
+		{ "middle axis", 3, 1, 2, { 2, 0, 5 }, { 3, 4 } },
+		{ "last axis, one input empty", 3, 2, 3, { 2, 3, 0 }, { 3, 0, 5 } },
+		{ "one input", 2, 1, 1, { 4, 0 }, { 6 } },
+		{ "NCHW16C on channels", 4, 1, 2, { 1, 0, 2, 3 }, { 16, 5 }, NPU_FORMAT_NCHW16C },
+	};
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int64_t yd[4], idx[4], at[4], base;
+		struct tt *in[4], *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		memcpy(yd, cases[i].dims, sizeof(yd));
+		yd[cases[i].axis] = 0;
+		for (j = 0; j < cases[i].n; j++) {
+			int64_t xd[4];
+
+			memcpy(xd, cases[i].dims, sizeof(xd));
+			xd[cases[i].axis] = cases[i].sizes[j];
+			yd[cases[i].axis] += cases[i].sizes[j];
+			in[j] = tt_alloc(self, 0, cases[i].fmt, cases[i].rank, xd,
+					 NULL);
+			tt_fill(self, in[j], -1, 1);
+		}
+		y = tt_alloc(self, 0, cases[i].fmt, cases[i].rank, yd, NULL);
+		desc_init(&o, NPU_OPERATOR_CONCAT, in, cases[i].n, y);
+		D(&o)->attrs.concat.axis = htole32(cases[i].axis);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, yd, cases[i].rank, idx);
+			memcpy(at, idx, sizeof(at));
+			for (j = 0, base = 0;
+			     idx[cases[i].axis] >= base + cases[i].sizes[j]; j++)
+				base += cases[i].sizes[j];
+			at[cases[i].axis] -= base;
+			want[e] = in[j]->v[ravel(at, in[j]->dims, cases[i].rank)];
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
+TEST_F(oplib, transpose)
+{
+	static const struct {
+		const char *what;
+		unsigned int rank;
+		int64_t dims[6];
+		uint32_t perm[6];
+		unsigned int fx, fy;
+	} cases[] = {
+		{ "2-D", 2, { 5, 7 }, { 1, 0 } },
+		{ "rank 3 rotate", 3, { 2, 3, 4 }, { 2, 0, 1 } },
+		{ "NCHW to NHWC", 4, { 2, 5, 3, 4 }, { 0, 2, 3, 1 } },
+		{ "rank 6 reversed", 6, { 2, 1, 3, 2, 2, 3 }, { 5, 4, 3, 2, 1, 0 } },
+		{ "identity: a copy", 3, { 3, 3, 3 }, { 0, 1, 2 } },
+		{ "to NCHW16C", 4, { 2, 21, 3, 2 }, { 0, 1, 2, 3 }, 0, NPU_FORMAT_NCHW16C },
+		{ "from NCHW16C, swapping H and W", 4, { 1, 18, 3, 5 }, { 0, 1, 3, 2 }, NPU_FORMAT_NCHW16C, 0 },
+	};
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned int r = cases[i].rank;
+		int64_t yd[6], idx[6], at[6];
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		for (d = 0; d < r; d++)
+			yd[d] = cases[i].dims[cases[i].perm[d]];
+		x = tt_alloc(self, 0, cases[i].fx, r, cases[i].dims, NULL);
+		y = tt_alloc(self, 0, cases[i].fy, r, yd, NULL);
+		tt_fill(self, x, -1, 1);
+		desc_init(&o, NPU_OPERATOR_TRANSPOSE, &x, 1, y);
+		for (d = 0; d < r; d++)
+			D(&o)->attrs.transpose.perm[d] = htole32(cases[i].perm[d]);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, yd, r, idx);
+			for (d = 0; d < r; d++)
+				at[cases[i].perm[d]] = idx[d];
+			want[e] = x->v[ravel(at, cases[i].dims, r)];
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
+/* Resize, as ONNX's reference defines it, in float like the card. */
+struct resize_case {
+	const char *what;
+	unsigned int rank;
+	int64_t x[5], y[5];
+	float scales[5];
+	unsigned int mode, coord, nearest;
+};
+
+static float onnx_coord(const struct resize_case *k, unsigned int d,
+			int64_t o)
+{
+	float s = k->scales[d];
+
+	switch (k->coord) {
+	case NPU_RESIZE_ASYMMETRIC:
+		return o / s;
+	case NPU_RESIZE_ALIGN_CORNERS:
+		return k->y[d] == 1 ? 0 :
+		       o * (float)(k->x[d] - 1) / (float)(k->y[d] - 1);
+	case NPU_RESIZE_PYTORCH_HALF_PIXEL:
+		if (k->y[d] == 1)
+			return 0;
+		break;
+	}
+	return (o + 0.5f) / s - 0.5f;
+}
+
+static int64_t onnx_nearest(const struct resize_case *k, float c, int64_t n)
+{
+	float f = floorf(c);
+	int64_t i;
+
+	switch (k->nearest) {
+	case NPU_RESIZE_ROUND_PREFER_FLOOR:
+		i = c == f + 0.5f ? f : roundf(c);
+		break;
+	case NPU_RESIZE_ROUND_PREFER_CEIL:
+		i = c == f + 0.5f ? f + 1 : roundf(c);
+		break;
+	case NPU_RESIZE_FLOOR:
+		i = f;
+		break;
+	default:
+		i = ceilf(c);
+	}
+	return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+static const struct resize_case resize_cases[] = {
+	{ "nearest x2, asymmetric floor", 4, { 1, 2, 3, 4 }, { 1, 2, 6, 8 }, { 1, 1, 2, 2 }, 0, NPU_RESIZE_ASYMMETRIC, NPU_RESIZE_FLOOR },
+	{ "nearest 1.7, half pixel, prefer floor", 3, { 2, 5, 5 }, { 2, 8, 8 }, { 1, 1.7f, 1.7f }, 0, NPU_RESIZE_HALF_PIXEL, NPU_RESIZE_ROUND_PREFER_FLOOR },
+	{ "nearest 1.5, prefer ceil", 2, { 4, 6 }, { 6, 9 }, { 1.5f, 1.5f }, 0, NPU_RESIZE_HALF_PIXEL, NPU_RESIZE_ROUND_PREFER_CEIL },
+	{ "nearest down 0.6, ceil", 2, { 10, 7 }, { 6, 4 }, { 0.6f, 0.6f }, 0, NPU_RESIZE_ASYMMETRIC, NPU_RESIZE_CEIL },
+	{ "nearest align corners", 2, { 3, 4 }, { 7, 9 }, { 2.34f, 2.25f }, 0, NPU_RESIZE_ALIGN_CORNERS, NPU_RESIZE_ROUND_PREFER_FLOOR },
+	{ "nearest every axis of rank 5", 5, { 2, 3, 2, 3, 2 }, { 3, 3, 4, 5, 2 }, { 1.5f, 1, 2, 1.7f, 1 }, 0, NPU_RESIZE_HALF_PIXEL, NPU_RESIZE_ROUND_PREFER_CEIL },
+	{ "linear half pixel, oneDNN", 4, { 1, 3, 5, 4 }, { 1, 3, 8, 6 }, { 1, 1, 1.6f, 1.5f }, 1, NPU_RESIZE_HALF_PIXEL },
+	{ "linear half pixel, a scale not the size ratio", 4, { 1, 2, 5, 5 }, { 1, 2, 8, 8 }, { 1, 1, 1.7f, 1.7f }, 1, NPU_RESIZE_HALF_PIXEL },
+	{ "linear asymmetric", 3, { 2, 4, 5 }, { 2, 8, 7 }, { 1, 2, 1.4f }, 1, NPU_RESIZE_ASYMMETRIC },
+	{ "linear align corners", 2, { 4, 5 }, { 7, 3 }, { 1.75f, 0.6f }, 1, NPU_RESIZE_ALIGN_CORNERS },
+	{ "linear pytorch half pixel, to 1 row", 2, { 4, 5 }, { 1, 9 }, { 0.25f, 1.8f }, 1, NPU_RESIZE_PYTORCH_HALF_PIXEL },
+	{ "linear down", 4, { 1, 1, 9, 8 }, { 1, 1, 4, 3 }, { 1, 1, 0.45f, 0.4f }, 1, NPU_RESIZE_HALF_PIXEL },
+};
+
+static double resize_ref(const struct resize_case *k, const struct tt *x,
+			 const int64_t *idx)
+{
+	unsigned int r = k->rank, h = r - 2, w = r - 1, d;
+	int64_t at[5];
+	float ch, cw, wh, ww;
+	int64_t h0, h1, w0, w1;
+	double v00, v01, v10, v11;
+
+	memcpy(at, idx, sizeof(at));
+	if (k->mode == NPU_RESIZE_NEAREST) {
+		for (d = 0; d < r; d++)
+			at[d] = onnx_nearest(k, onnx_coord(k, d, idx[d]), k->x[d]);
+		return x->v[ravel(at, k->x, r)];
+	}
+	ch = fminf(fmaxf(onnx_coord(k, h, idx[h]), 0), k->x[h] - 1);
+	cw = fminf(fmaxf(onnx_coord(k, w, idx[w]), 0), k->x[w] - 1);
+	h0 = floorf(ch);
+	w0 = floorf(cw);
+	h1 = h0 + 1 < k->x[h] ? h0 + 1 : h0;
+	w1 = w0 + 1 < k->x[w] ? w0 + 1 : w0;
+	wh = ch - h0;
+	ww = cw - w0;
+	at[h] = h0, at[w] = w0, v00 = x->v[ravel(at, k->x, r)];
+	at[h] = h0, at[w] = w1, v01 = x->v[ravel(at, k->x, r)];
+	at[h] = h1, at[w] = w0, v10 = x->v[ravel(at, k->x, r)];
+	at[h] = h1, at[w] = w1, v11 = x->v[ravel(at, k->x, r)];
+	return (v00 * (1 - ww) + v01 * ww) * (1 - wh) +
+	       (v10 * (1 - ww) + v11 * ww) * wh;
+}
+
+TEST_F(oplib, resize)
+{
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(resize_cases); i++) {
+		const struct resize_case *k = &resize_cases[i];
+		struct npu_attr_resize *a;
+		struct tt *x, *y;
+		int64_t idx[5];
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = k->what;
+		x = T(self, 0, k->rank, k->x);
+		y = T(self, 0, k->rank, k->y);
+		tt_fill(self, x, -1, 1);
+		desc_init(&o, NPU_OPERATOR_RESIZE, &x, 1, y);
+		a = &D(&o)->attrs.resize;
+		a->mode = htole32(k->mode);
+		a->coord = htole32(k->coord);
+		a->nearest = htole32(k->nearest);
+		for (d = 0; d < k->rank; d++)
+			a->scales[d] = F(k->scales[d]);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, k->y, k->rank, idx);
+			want[e] = resize_ref(k, x, idx);
+		}
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-5, 1e-5);
+		free(want);
+	}
+}
+
+TEST_F(oplib, pad)
+{
+	static const struct {
+		const char *what;
+		unsigned int rank, mode;
+		int64_t dims[4];
+		int32_t begin[4], end[4];
+		float value;
+		unsigned int dtype;
+	} cases[] = {
+		{ "constant", 2, NPU_PAD_CONSTANT, { 3, 4 }, { 1, 2 }, { 2, 0 }, 7.5f },
+		{ "reflect", 2, NPU_PAD_REFLECT, { 4, 5 }, { 3, 1 }, { 2, 4 } },
+		{ "edge", 3, NPU_PAD_EDGE, { 2, 3, 4 }, { 0, 2, 3 }, { 1, 0, 5 } },
+		{ "crop and pad", 3, NPU_PAD_REFLECT, { 3, 6, 5 }, { -1, 2, -2 }, { 1, -3, 3 } },
+		{ "crop only", 4, NPU_PAD_CONSTANT, { 3, 4, 5, 6 }, { -1, 0, -2, -1 }, { 0, -3, -1, -2 } },
+		{ "constant from nothing", 2, NPU_PAD_CONSTANT, { 0, 3 }, { 2, 1 }, { 1, 0 }, -2.0f },
+		{ "s8 constant, saturated fill", 2, NPU_PAD_CONSTANT, { 2, 3 }, { 1, 1 }, { 1, 1 }, 300.0f, NPU_DTYPE_S8 },
+		{ "bf16 edge", 2, NPU_PAD_EDGE, { 2, 2 }, { 3, 3 }, { 3, 3 }, 0, NPU_DTYPE_BF16 },
+	};
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned int r = cases[i].rank;
+		int64_t yd[4], idx[4], at[4];
+		struct npu_attr_pad *a;
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		for (d = 0; d < r; d++)
+			yd[d] = cases[i].dims[d] + cases[i].begin[d] + cases[i].end[d];
+		x = T(self, cases[i].dtype, r, cases[i].dims);
+		y = T(self, cases[i].dtype, r, yd);
+		tt_fill(self, x, -100, 100);
+		desc_init(&o, NPU_OPERATOR_PAD, &x, 1, y);
+		a = &D(&o)->attrs.pad;
+		a->mode = htole32(cases[i].mode);
+		a->value = F(cases[i].value);
+		for (d = 0; d < r; d++) {
+			a->begin[d] = htole32((uint32_t)cases[i].begin[d]);
+			a->end[d] = htole32((uint32_t)cases[i].end[d]);
+		}
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			bool fill = false;
+
+			unravel(e, yd, r, idx);
+			for (d = 0; d < r; d++) {
+				int64_t n = cases[i].dims[d];
+				int64_t j = idx[d] - cases[i].begin[d];
+
+				if (j < 0 || j >= n) {
+					if (cases[i].mode == NPU_PAD_CONSTANT)
+						fill = true;
+					else if (cases[i].mode == NPU_PAD_EDGE)
+						j = j < 0 ? 0 : n - 1;
+					else
+						j = j < 0 ? -j : 2 * (n - 1) - j;
+				}
+				at[d] = j;
+			}
+			want[e] = fill ? cases[i].value : x->v[ravel(at, cases[i].dims, r)];
+			/* the fill, stored in y's type */
+			if (fill && cases[i].dtype == NPU_DTYPE_S8)
+				want[e] = 127;
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
+TEST_F(oplib, slice)
+{
+	static const struct {
+		const char *what;
+		unsigned int rank;
+		int64_t dims[4], out[4];
+		int64_t starts[4], steps[4];
+	} cases[] = {
+		{ "contiguous", 2, { 6, 7 }, { 3, 4 }, { 1, 2 }, { 1, 1 } },
+		{ "steps of 2 and 3", 3, { 5, 9, 4 }, { 3, 3, 2 }, { 0, 1, 1 }, { 2, 3, 2 } },
+		{ "backwards", 2, { 6, 7 }, { 6, 3 }, { 5, 6 }, { -1, -3 } },
+		{ "forwards and backwards", 4, { 3, 4, 5, 2 }, { 2, 2, 3, 2 }, { 0, 3, 4, 0 }, { 2, -2, -2, 1 } },
+		{ "one element, a huge step", 2, { 4, 4 }, { 1, 4 }, { 2, 0 }, { INT64_MAX, 1 } },
+		{ "one element, a huge step back", 2, { 4, 4 }, { 4, 1 }, { 0, 3 }, { 1, INT64_MIN } },
+	};
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned int r = cases[i].rank;
+		int64_t idx[4], at[4];
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		x = T(self, 0, r, cases[i].dims);
+		y = T(self, 0, r, cases[i].out);
+		tt_fill(self, x, -1, 1);
+		desc_init(&o, NPU_OPERATOR_SLICE, &x, 1, y);
+		for (d = 0; d < r; d++) {
+			D(&o)->attrs.slice.starts[d] = htole64(cases[i].starts[d]);
+			D(&o)->attrs.slice.steps[d] = htole64(cases[i].steps[d]);
+		}
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, cases[i].out, r, idx);
+			for (d = 0; d < r; d++)
+				at[d] = cases[i].starts[d] +
+					idx[d] * cases[i].steps[d];
+			want[e] = x->v[ravel(at, cases[i].dims, r)];
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
+/* Every conversion, rounding to nearest even and saturating. */
+TEST_F(oplib, cast)
+{
+	static const int64_t dims[2] = { 5, 11 };
+	uint32_t dtypes = oplib_dtypes(self->lib);
+	unsigned int from, to;
+
+	ASSERT_EQ(1u << NPU_DTYPE_F32, dtypes & (1u << NPU_DTYPE_F32));
+	ASSERT_TRUE(dtypes & (1u << NPU_DTYPE_BF16));
+	for (from = 0; from <= NPU_DTYPE_LAST; from++)
+	for (to = 0; to <= NPU_DTYPE_LAST; to++) {
+		struct tt *x, *y;
+		struct desc o;
+		double want[55];
+		uint8_t cell[4];
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "dtype %u to %u", from, to);
+		self->step = self->step_buf;
+		arena_reset(self);
+		x = T(self, from, 2, dims);
+		y = T(self, to, 2, dims);
+		/* past every integer range; halves to see the rounding */
+		for (e = 0; e < x->n; e++)
+			x->v[e] = e == 0 ? 1e10 : e == 1 ? -1e10 :
+				  round(rnd_uniform(self, -600, 600)) / 2;
+		tt_put(self, x);
+		tt_get(self, x, x->v);
+		desc_init(&o, NPU_OPERATOR_CAST, &x, 1, y);
+		for (e = 0; e < y->n; e++) {
+			store(cell, to, x->v[e]);
+			want[e] = load(cell, to);
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+	}
+}
+
+/* NCHW16C in and out of a cast: the layout changes, the values do not. */
+TEST_F(oplib, cast_layouts)
+{
+	static const int64_t dims[4] = { 2, 21, 3, 2 };
+	struct tt *x, *y, *z;
+	struct desc o;
+
+	x = T(self, NPU_DTYPE_F32, 4, dims);
+	y = tt_alloc(self, NPU_DTYPE_BF16, NPU_FORMAT_NCHW16C, 4, dims, NULL);
+	z = T(self, NPU_DTYPE_F32, 4, dims);
+	tt_fill(self, x, -1, 1);
+	desc_init(&o, NPU_OPERATOR_CAST, &x, 1, y);
+	RUN_OK(&o);
+	desc_init(&o, NPU_OPERATOR_CAST, &y, 1, z);
+	RUN_OK(&o);
+	/* through bf16 */
+	ASSERT_EQ(0, compare(self, z, x->v, 1.0 / 256, 0));
+}
+
+/* Bad descriptors */
+
+enum base { B_CONV, B_MATMUL, B_POOL, B_UNARY, B_BINARY, B_BATCHNORM,
+	    B_LAYERNORM, B_SOFTMAX, B_REDUCE, B_CONCAT, B_TRANSPOSE, B_RESIZE,
+	    B_PAD, B_SLICE, B_CAST, B_COUNT };
+
+/* A valid descriptor of each operator, for the mutations to break. */
+static void base_build(FIXTURE_DATA(oplib) *self, enum base b, struct desc *o)
+{
+	static const int64_t d2x3[2] = { 2, 3 }, d3x4[2] = { 3, 4 };
+	struct tt *in[5], *y;
+	unsigned int i;
+
+	switch (b) {
+	case B_CONV:
+		in[0] = T(self, 0, 4, (int64_t[]){ 1, 3, 8, 8 });
+		in[1] = T(self, 0, 4, (int64_t[]){ 4, 3, 3, 3 });
+		in[2] = T(self, 0, 1, (int64_t[]){ 4 });
+		y = T(self, 0, 4, (int64_t[]){ 1, 4, 8, 8 });
+		desc_init(o, NPU_OPERATOR_CONV2D, in, 3, y);
+		for (i = 0; i < 2; i++) {
+			D(o)->attrs.conv.strides[i] = htole32(1);
+			D(o)->attrs.conv.dilations[i] = htole32(1);
+			D(o)->attrs.conv.pads_begin[i] = htole32(1);
+		}
+		D(o)->attrs.conv.group = htole32(1);
+		break;
+	case B_MATMUL:
+		in[0] = T(self, 0, 3, (int64_t[]){ 2, 4, 5 });
+		in[1] = T(self, 0, 3, (int64_t[]){ 2, 5, 3 });
+		in[2] = T(self, 0, 3, (int64_t[]){ 1, 1, 3 });
+		y = T(self, 0, 3, (int64_t[]){ 2, 4, 3 });
+		desc_init(o, NPU_OPERATOR_MATMUL, in, 3, y);
+		D(o)->attrs.matmul.alpha = F(1);
+		D(o)->attrs.matmul.beta = F(1);
+		break;
+	case B_POOL:
+		in[0] = T(self, 0, 4, (int64_t[]){ 1, 2, 6, 6 });
+		y = T(self, 0, 4, (int64_t[]){ 1, 2, 3, 3 });
+		desc_init(o, NPU_OPERATOR_POOL2D, in, 1, y);
+		for (i = 0; i < 2; i++) {
+			D(o)->attrs.pool.kernel[i] = htole32(2);
+			D(o)->attrs.pool.strides[i] = htole32(2);
+			D(o)->attrs.pool.dilations[i] = htole32(1);
+		}
+		break;
+	case B_UNARY:
+		in[0] = T(self, 0, 2, d3x4);
+		desc_init(o, NPU_OPERATOR_UNARY, in, 1, T(self, 0, 2, d3x4));
+		D(o)->attrs.unary.fn = act(NPU_UNARY_RELU, 0, 0);
+		break;
+	case B_BINARY:
+		in[0] = T(self, 0, 2, d2x3);
+		in[1] = T(self, 0, 2, (int64_t[]){ 1, 3 });
+		desc_init(o, NPU_OPERATOR_BINARY, in, 2, T(self, 0, 2, d2x3));
+		break;
+	case B_BATCHNORM:
+		in[0] = T(self, 0, 3, (int64_t[]){ 2, 3, 4 });
+		for (i = 1; i < 5; i++)
+			in[i] = T(self, 0, 1, (int64_t[]){ 3 });
+		y = T(self, 0, 3, (int64_t[]){ 2, 3, 4 });
+		desc_init(o, NPU_OPERATOR_BATCHNORM, in, 5, y);
+		D(o)->attrs.norm.epsilon = F(1e-5f);
+		break;
+	case B_LAYERNORM:
+		in[0] = T(self, 0, 2, (int64_t[]){ 2, 6 });
+		in[1] = T(self, 0, 1, (int64_t[]){ 6 });
+		in[2] = T(self, 0, 1, (int64_t[]){ 6 });
+		y = T(self, 0, 2, (int64_t[]){ 2, 6 });
+		desc_init(o, NPU_OPERATOR_LAYERNORM, in, 3, y);
+		D(o)->attrs.norm.axis = htole32(1);
+		break;
+	case B_SOFTMAX:
+		in[0] = T(self, 0, 2, d2x3);
+		desc_init(o, NPU_OPERATOR_SOFTMAX, in, 1, T(self, 0, 2, d2x3));
+		D(o)->attrs.softmax.axis = htole32(1);
+		break;
+	case B_REDUCE:
+		in[0] = T(self, 0, 3, (int64_t[]){ 2, 3, 4 });
+		y = T(self, 0, 3, (int64_t[]){ 2, 1, 4 });
+		desc_init(o, NPU_OPERATOR_REDUCE, in, 1, y);
+		D(o)->attrs.reduce.kind = htole32(NPU_REDUCE_SUM);
+		D(o)->attrs.reduce.axes = htole32(0x2);
+		break;
+	case B_CONCAT:
+		in[0] = T(self, 0, 2, d2x3);
+		in[1] = T(self, 0, 2, (int64_t[]){ 2, 4 });
+		y = T(self, 0, 2, (int64_t[]){ 2, 7 });
+		desc_init(o, NPU_OPERATOR_CONCAT, in, 2, y);
+		D(o)->attrs.concat.axis = htole32(1);
+		break;
+	case B_TRANSPOSE:
+		in[0] = T(self, 0, 3, (int64_t[]){ 2, 3, 4 });
+		y = T(self, 0, 3, (int64_t[]){ 4, 2, 3 });
+		desc_init(o, NPU_OPERATOR_TRANSPOSE, in, 1, y);
+		D(o)->attrs.transpose.perm[0] = htole32(2);
+		D(o)->attrs.transpose.perm[2] = htole32(1);
+		break;
+	case B_RESIZE:
+		in[0] = T(self, 0, 4, (int64_t[]){ 1, 1, 4, 4 });
+		y = T(self, 0, 4, (int64_t[]){ 1, 1, 8, 8 });
+		desc_init(o, NPU_OPERATOR_RESIZE, in, 1, y);
+		for (i = 0; i < 4; i++)
+			D(o)->attrs.resize.scales[i] = F(i < 2 ? 1 : 2);
+		break;
+	case B_PAD:
+		in[0] = T(self, 0, 2, d3x4);
+		desc_init(o, NPU_OPERATOR_PAD, in, 1,
+			  T(self, 0, 2, (int64_t[]){ 5, 6 }));
+		for (i = 0; i < 2; i++) {
+			D(o)->attrs.pad.begin[i] = htole32(1);
+			D(o)->attrs.pad.end[i] = htole32(1);
+		}
+		break;
+	case B_SLICE:
+		in[0] = T(self, 0, 2, (int64_t[]){ 6, 6 });
+		desc_init(o, NPU_OPERATOR_SLICE, in, 1, T(self, 0, 2, d3x4));
+		D(o)->attrs.slice.steps[0] = htole64(2);
+		D(o)->attrs.slice.steps[1] = htole64(1);
+		D(o)->attrs.slice.starts[1] = htole64(2);
+		break;
+	case B_CAST:
+		in[0] = T(self, 0, 2, d3x4);
+		desc_init(o, NPU_OPERATOR_CAST, in, 1,
+			  T(self, NPU_DTYPE_BF16, 2, d3x4));
+		break;
+	case B_COUNT:
+		break;
+	}
+	for (i = 0; i < self->nt; i++)
+		tt_fill(self, &self->t[i], 0.5, 1);
+}
+
+typedef void (*mutation)(struct npu_op_desc *d, size_t *size);
+
+#define MUT(name, body)							\
+	static void name(struct npu_op_desc *d, size_t *size)		\
+	{								\
+		struct npu_tensor_desc *t = d->tensors;			\
+		(void)t;						\
+		(void)size;						\
+		body;							\
+	}
+#define Y	(t[d->num_inputs])
+#define L32(v)	htole32(v)
+#define L64(v)	htole64(v)
+
+/* the header */
+MUT(size_short, *size -= 1)
+MUT(size_long, *size += sizeof(struct npu_tensor_desc))
+MUT(size_header_only, *size = sizeof(*d) - 8)
+MUT(size_huge, *size = OPLIB_DESC_MAX + sizeof(struct npu_tensor_desc))
+MUT(kind_unknown, d->kind = htole16(NPU_OPERATOR_LAST + 1))
+MUT(flags_set, d->flags = htole16(1))
+MUT(rsvd0_set, d->rsvd0 = htole16(1))
+MUT(rsvd1_set, d->rsvd1 = L64(1ULL << 40))
+MUT(two_outputs, d->num_outputs = 2; *size += sizeof(*t))
+MUT(no_outputs, d->num_outputs = 0; *size -= sizeof(*t))
+MUT(one_input_too_few, d->num_inputs = 1; *size -= sizeof(*t))
+MUT(attr_tail_set, d->attrs.bytes[127] = 1)
+/* a tensor's fields */
+MUT(dtype_unknown, t[0].dtype = htole16(NPU_DTYPE_LAST + 1))
+MUT(format_unknown, t[0].format = htole16(2))
+MUT(tensor_rsvd, t[1].rsvd = htole16(1))
+MUT(ndims_9, t[0].ndims = htole16(9))
+MUT(unused_dim, t[0].dims[7] = L64(1))
+MUT(unused_stride, Y.strides[6] = L64(4))
+MUT(blocked_strides, Y.format = htole16(NPU_FORMAT_NCHW16C))
+MUT(blocked_rank_3, t[0].format = htole16(NPU_FORMAT_NCHW16C);
+    memset(t[0].strides, 0, sizeof(t[0].strides)); t[0].ndims = htole16(3);
+    t[0].dims[3] = 0)
+MUT(dim_negative, t[0].dims[0] = L64(1ULL << 63))
+MUT(stride_negative, t[0].strides[1] = L64(~0ULL))
+/* where tensors are */
+MUT(addr_misaligned, t[0].addr = L64(le64toh(t[0].addr) + 2))
+MUT(addr_past_memory, Y.addr = L64(ARENA_SIZE + 64))
+MUT(extent_past_memory, Y.addr = L64(ARENA_SIZE - 64))
+MUT(addr_wraps, t[1].addr = L64(~0ULL - 3))
+MUT(span_overflows, t[0].strides[0] = L64(1ULL << 62))
+MUT(elements_overflow, t[0].dims[0] = L64(1ULL << 40);
+    t[0].dims[1] = L64(1ULL << 40); t[0].strides[0] = 0; t[0].strides[1] = 0)
+MUT(bytes_overflow, t[0].dims[0] = L64(1ULL << 62); t[0].strides[0] = L64(1))
+MUT(broadcast_by_stride_0, t[1].dims[0] = L64(2); t[1].strides[0] = 0)
+MUT(output_overlapping, Y.strides[0] = L64(1))
+MUT(huge_by_stride_0, t[0].dims[0] = L64(1ULL << 40); t[0].strides[0] = 0;
+    t[0].strides[1] = L64(1))
+/* activations */
+MUT(act_kind_unknown, d->attrs.conv.act.kind = L32(NPU_UNARY_LAST + 1))
+MUT(act_rsvd, d->attrs.conv.act.rsvd = L32(1))
+MUT(relu_with_alpha, d->attrs.conv.act = act(NPU_UNARY_RELU, 0.5f, 0))
+MUT(elu_with_beta, d->attrs.conv.act = act(NPU_UNARY_ELU, 1, 1))
+MUT(clip_upside_down, d->attrs.conv.act = act(NPU_UNARY_CLIP, 2, 1))
+MUT(clip_nan, d->attrs.conv.act = act(NPU_UNARY_CLIP, NAN, 1))
+/* convolution */
+MUT(conv_rsvd, d->attrs.conv.rsvd = L32(1))
+MUT(conv_stride_0, d->attrs.conv.strides[1] = 0)
+MUT(conv_dilation_0, d->attrs.conv.dilations[0] = 0)
+MUT(conv_group_0, d->attrs.conv.group = 0)
+MUT(conv_group_not_dividing, d->attrs.conv.group = L32(2))
+MUT(conv_stride_huge, d->attrs.conv.strides[0] = L32(1u << 30))
+MUT(conv_y_too_small, Y.dims[2] = L64(5))
+MUT(conv_y_channels, Y.dims[1] = L64(3))
+MUT(conv_y_batch, Y.dims[0] = L64(2))
+MUT(conv_w_channels, t[1].dims[1] = L64(2))
+MUT(conv_bias_length, t[2].dims[0] = L64(5))
+MUT(conv_x_rank_3, t[0].ndims = htole16(3); t[0].dims[3] = 0; t[0].strides[3] = 0)
+MUT(conv_w_bf16, t[1].dtype = htole16(NPU_DTYPE_BF16))
+MUT(conv_bias_s8, t[2].dtype = htole16(NPU_DTYPE_S8))
+MUT(conv_w_blocked, t[1].format = htole16(NPU_FORMAT_NCHW16C);
+    memset(t[1].strides, 0, sizeof(t[1].strides)))
+MUT(conv_w_empty, t[1].dims[1] = 0; t[0].dims[1] = 0)
+MUT(conv_four_inputs, d->num_inputs = 4; *size += sizeof(*t))
+/* matmul */
+MUT(mm_trans_2, d->attrs.matmul.trans_a = L32(2))
+MUT(mm_beta_without_c, d->num_inputs = 2; t[2] = t[3]; *size -= sizeof(*t))
+MUT(mm_k_mismatch, t[1].dims[1] = L64(4))
+MUT(mm_batch_mismatch, t[1].dims[0] = L64(3))
+MUT(mm_y_batch, Y.dims[0] = L64(1))
+MUT(mm_c_not_broadcast, t[2].dims[2] = L64(2))
+MUT(mm_rank_mismatch, t[2].ndims = htole16(2); t[2].dims[2] = 0; t[2].strides[2] = 0)
+MUT(mm_rank_1, for (int i = 0; i < 4; i++) { t[i].ndims = htole16(1);
+    t[i].dims[1] = t[i].dims[2] = 0; t[i].strides[1] = t[i].strides[2] = 0; })
+MUT(mm_k_empty, t[0].dims[2] = 0; t[1].dims[1] = 0)
+/* pooling */
+MUT(pool_kind, d->attrs.pool.kind = L32(3))
+MUT(pool_rsvd, d->attrs.pool.rsvd = L32(1))
+MUT(pool_kernel_0, d->attrs.pool.kernel[0] = 0)
+MUT(pool_pad_kernel, d->attrs.pool.pads_begin[1] = L32(2))
+MUT(pool_window_in_pad, Y.dims[2] = L64(5))
+MUT(pool_y_channels, Y.dims[1] = L64(1))
+/* elementwise */
+MUT(unary_dtype, Y.dtype = htole16(NPU_DTYPE_BF16))
+MUT(unary_dims, Y.dims[1] = L64(5))
+MUT(unary_kind, d->attrs.unary.fn.kind = L32(99))
+MUT(binary_kind, d->attrs.binary.kind = L32(NPU_BINARY_MAX + 1))
+MUT(binary_rsvd, d->attrs.binary.rsvd = L32(1))
+MUT(binary_not_broadcast, t[1].dims[1] = L64(2))
+MUT(binary_y_wrong, Y.dims[0] = L64(1))
+MUT(binary_rank, t[1].ndims = htole16(1); t[1].dims[1] = 0; t[1].strides[1] = 0)
+/* normalizations */
+MUT(bn_axis, d->attrs.norm.axis = L32(1))
+MUT(bn_scale_length, t[1].dims[0] = L64(4))
+MUT(bn_var_bf16, t[4].dtype = htole16(NPU_DTYPE_BF16))
+MUT(bn_x_rank_1, t[0].ndims = htole16(1); Y.ndims = htole16(1);
+    t[0].dims[1] = t[0].dims[2] = Y.dims[1] = Y.dims[2] = 0;
+    t[0].strides[1] = t[0].strides[2] = Y.strides[1] = Y.strides[2] = 0)
+MUT(ln_axis, d->attrs.norm.axis = L32(2))
+MUT(ln_scale_dims, t[1].dims[0] = L64(2))
+MUT(ln_act_unknown, d->attrs.norm.act.kind = L32(NPU_UNARY_LAST + 1))
+MUT(sm_axis, d->attrs.softmax.axis = L32(2))
+MUT(sm_log_2, d->attrs.softmax.log = L32(2))
+MUT(sm_attr_tail, d->attrs.bytes[8] = 1)
+/* reductions and moves */
+MUT(red_kind, d->attrs.reduce.kind = L32(NPU_REDUCE_MIN + 1))
+MUT(red_axis_past_rank, d->attrs.reduce.axes = L32(0x8))
+MUT(red_y_not_1, d->attrs.reduce.axes = L32(0x1))
+MUT(cat_sum, Y.dims[1] = L64(8))
+MUT(cat_other_dim, t[1].dims[0] = L64(3))
+MUT(cat_axis, d->attrs.concat.axis = L32(2))
+MUT(cat_dtype, t[1].dtype = htole16(NPU_DTYPE_BF16))
+MUT(cat_rsvd, d->attrs.concat.rsvd = L32(1))
+MUT(tr_duplicate, d->attrs.transpose.perm[1] = L32(2))
+MUT(tr_out_of_range, d->attrs.transpose.perm[0] = L32(3))
+MUT(tr_past_rank, d->attrs.transpose.perm[5] = L32(1))
+MUT(tr_y_dims, Y.dims[0] = L64(3))
+MUT(rs_mode, d->attrs.resize.mode = L32(2))
+MUT(rs_coord, d->attrs.resize.coord = L32(4))
+MUT(rs_nearest, d->attrs.resize.nearest = L32(4))
+MUT(rs_linear_nearest, d->attrs.resize.mode = L32(1);
+    d->attrs.resize.nearest = L32(1))
+MUT(rs_scale_0, d->attrs.resize.scales[2] = F(0))
+MUT(rs_scale_nan, d->attrs.resize.scales[3] = F(NAN))
+MUT(rs_scale_past_rank, d->attrs.resize.scales[4] = F(1))
+MUT(rs_y_off, Y.dims[3] = L64(10))
+MUT(rs_linear_leading, d->attrs.resize.mode = L32(1);
+    d->attrs.resize.scales[1] = F(2); Y.dims[1] = L64(2))
+MUT(rs_rsvd, d->attrs.resize.rsvd = L32(1))
+MUT(pad_mode, d->attrs.pad.mode = L32(3))
+MUT(pad_value_reflect, d->attrs.pad.mode = L32(NPU_PAD_REFLECT);
+    d->attrs.pad.value = F(1))
+MUT(pad_y_dims, Y.dims[0] = L64(6))
+MUT(pad_reflect_too_far, d->attrs.pad.mode = L32(NPU_PAD_REFLECT);
+    d->attrs.pad.begin[0] = L32(3); d->attrs.pad.end[0] = L32(-1u);
+    Y.dims[0] = L64(5))
+MUT(pad_past_rank, d->attrs.pad.end[2] = L32(1))
+MUT(pad_crop_too_far, d->attrs.pad.begin[0] = L32(-5); d->attrs.pad.end[0] = 0)
+MUT(sl_step_0, d->attrs.slice.steps[1] = 0)
+MUT(sl_start_outside, d->attrs.slice.starts[0] = L64(6))
+MUT(sl_last_outside, d->attrs.slice.starts[1] = L64(3))
+MUT(sl_backwards_below_0, d->attrs.slice.steps[0] = L64(-1);
+    d->attrs.slice.starts[0] = L64(1))
+MUT(sl_past_rank, d->attrs.slice.starts[2] = L64(1))
+MUT(sl_blocked, t[0].format = htole16(NPU_FORMAT_NCHW16C);
+    memset(t[0].strides, 0, sizeof(t[0].strides)); t[0].ndims = htole16(4);
+    t[0].dims[2] = t[0].dims[3] = L64(1))
+MUT(cast_dims, Y.dims[1] = L64(3))
+MUT(cast_attr, d->attrs.bytes[0] = 1)
+
+static const struct reject_case {
+	const char *what;
+	enum base base;
+	mutation mutate;
+	int err;
+} reject_cases[] = {
+	{ "size one byte short", B_CONV, size_short, NPU_ERR_OP_PARAM },
+	{ "size a tensor too long", B_CONV, size_long, NPU_ERR_OP_PARAM },
+	{ "size less than the header", B_CONV, size_header_only, NPU_ERR_OP_PARAM },
+	{ "size past the largest", B_CONV, size_huge, NPU_ERR_OP_PARAM },
+	{ "unknown operator", B_CONV, kind_unknown, NPU_ERR_OPERATOR },
+	{ "flags", B_CONV, flags_set, NPU_ERR_RESERVED },
+	{ "rsvd0", B_CONV, rsvd0_set, NPU_ERR_RESERVED },
+	{ "rsvd1", B_UNARY, rsvd1_set, NPU_ERR_RESERVED },
+	{ "two outputs", B_CONV, two_outputs, NPU_ERR_OP_PARAM },
+	{ "no output", B_UNARY, no_outputs, NPU_ERR_OP_PARAM },
+	{ "too few inputs", B_CONV, one_input_too_few, NPU_ERR_OP_PARAM },
+	{ "attribute bytes past the struct", B_CONV, attr_tail_set, NPU_ERR_RESERVED },
+	{ "unknown dtype", B_CONV, dtype_unknown, NPU_ERR_OPERATOR },
+	{ "unknown format", B_UNARY, format_unknown, NPU_ERR_OPERATOR },
+	{ "tensor rsvd", B_CONV, tensor_rsvd, NPU_ERR_RESERVED },
+	{ "rank 9", B_UNARY, ndims_9, NPU_ERR_OP_PARAM },
+	{ "dim past the rank", B_BINARY, unused_dim, NPU_ERR_RESERVED },
+	{ "stride past the rank", B_BINARY, unused_stride, NPU_ERR_RESERVED },
+	{ "NCHW16C with strides", B_CONV, blocked_strides, NPU_ERR_RESERVED },
+	{ "NCHW16C of rank 3", B_UNARY, blocked_rank_3, NPU_ERR_OP_PARAM },
+	{ "negative dim", B_UNARY, dim_negative, NPU_ERR_OP_PARAM },
+	{ "negative stride", B_UNARY, stride_negative, NPU_ERR_OP_PARAM },
+	{ "misaligned tensor", B_CONV, addr_misaligned, NPU_ERR_OP_PARAM },
+	{ "tensor past device memory", B_CONV, addr_past_memory, NPU_ERR_DEV_ADDR },
+	{ "tensor running off device memory", B_CONV, extent_past_memory, NPU_ERR_DEV_ADDR },
+	{ "tensor address wrapping", B_BINARY, addr_wraps, NPU_ERR_DEV_ADDR },
+	{ "span overflowing", B_UNARY, span_overflows, NPU_ERR_DEV_ADDR },
+	{ "elements overflowing", B_CAST, elements_overflow, NPU_ERR_DEV_ADDR },
+	{ "bytes overflowing", B_UNARY, bytes_overflow, NPU_ERR_DEV_ADDR },
+	{ "broadcast by a stride of 0", B_BINARY, broadcast_by_stride_0, NPU_ERR_OP_PARAM },
+	{ "output writing elements twice", B_UNARY, output_overlapping, NPU_ERR_OP_PARAM },
+	{ "2^40 elements in a few bytes", B_REDUCE, huge_by_stride_0, NPU_ERR_OP_PARAM },
+	{ "unknown activation", B_CONV, act_kind_unknown, NPU_ERR_OPERATOR },
+	{ "activation rsvd", B_CONV, act_rsvd, NPU_ERR_RESERVED },
+	{ "relu with an alpha", B_CONV, relu_with_alpha, NPU_ERR_RESERVED },
+	{ "elu with a beta", B_CONV, elu_with_beta, NPU_ERR_RESERVED },
+	{ "clip upside down", B_CONV, clip_upside_down, NPU_ERR_OP_PARAM },
+	{ "clip to NaN", B_CONV, clip_nan, NPU_ERR_OP_PARAM },
+	{ "conv rsvd", B_CONV, conv_rsvd, NPU_ERR_RESERVED },
+	{ "conv stride 0", B_CONV, conv_stride_0, NPU_ERR_OP_PARAM },
+	{ "conv dilation 0", B_CONV, conv_dilation_0, NPU_ERR_OP_PARAM },
+	{ "conv group 0", B_CONV, conv_group_0, NPU_ERR_OP_PARAM },
+	{ "conv group not dividing C", B_CONV, conv_group_not_dividing, NPU_ERR_OP_PARAM },
+	{ "conv stride past the library", B_CONV, conv_stride_huge, NPU_ERR_OPERATOR },
+	{ "conv y dropping a window", B_CONV, conv_y_too_small, NPU_ERR_OP_PARAM },
+	{ "conv y channels", B_CONV, conv_y_channels, NPU_ERR_OP_PARAM },
+	{ "conv y batch", B_CONV, conv_y_batch, NPU_ERR_OP_PARAM },
+	{ "conv w channels", B_CONV, conv_w_channels, NPU_ERR_OP_PARAM },
+	{ "conv bias length", B_CONV, conv_bias_length, NPU_ERR_OP_PARAM },
+	{ "conv x rank 3", B_CONV, conv_x_rank_3, NPU_ERR_OP_PARAM },
+	{ "conv w of another dtype", B_CONV, conv_w_bf16, NPU_ERR_OPERATOR },
+	{ "conv bias s8", B_CONV, conv_bias_s8, NPU_ERR_OPERATOR },
+	{ "conv w NCHW16C", B_CONV, conv_w_blocked, NPU_ERR_OPERATOR },
+	{ "conv from empty x and w", B_CONV, conv_w_empty, NPU_ERR_OP_PARAM },
+	{ "conv four inputs", B_CONV, conv_four_inputs, NPU_ERR_OP_PARAM },
+	{ "matmul trans_a 2", B_MATMUL, mm_trans_2, NPU_ERR_OP_PARAM },
+	{ "matmul beta without c", B_MATMUL, mm_beta_without_c, NPU_ERR_RESERVED },
+	{ "matmul K mismatch", B_MATMUL, mm_k_mismatch, NPU_ERR_OP_PARAM },
+	{ "matmul batch mismatch", B_MATMUL, mm_batch_mismatch, NPU_ERR_OP_PARAM },
+	{ "matmul y batch", B_MATMUL, mm_y_batch, NPU_ERR_OP_PARAM },
+	{ "matmul c not broadcastable", B_MATMUL, mm_c_not_broadcast, NPU_ERR_OP_PARAM },
+	{ "matmul c of another rank", B_MATMUL, mm_rank_mismatch, NPU_ERR_OP_PARAM },
+	{ "matmul rank 1", B_MATMUL, mm_rank_1, NPU_ERR_OP_PARAM },
+	{ "matmul K 0", B_MATMUL, mm_k_empty, NPU_ERR_OP_PARAM },
+	{ "pool kind", B_POOL, pool_kind, NPU_ERR_OPERATOR },
+	{ "pool rsvd", B_POOL, pool_rsvd, NPU_ERR_RESERVED },
+	{ "pool kernel 0", B_POOL, pool_kernel_0, NPU_ERR_OP_PARAM },
+	{ "pool pad as large as the kernel", B_POOL, pool_pad_kernel, NPU_ERR_OP_PARAM },
+	{ "pool window all padding", B_POOL, pool_window_in_pad, NPU_ERR_OP_PARAM },
+	{ "pool y channels", B_POOL, pool_y_channels, NPU_ERR_OP_PARAM },
+	{ "unary dtype change", B_UNARY, unary_dtype, NPU_ERR_OPERATOR },
+	{ "unary dims", B_UNARY, unary_dims, NPU_ERR_OP_PARAM },
+	{ "unary kind", B_UNARY, unary_kind, NPU_ERR_OPERATOR },
+	{ "binary kind", B_BINARY, binary_kind, NPU_ERR_OPERATOR },
+	{ "binary rsvd", B_BINARY, binary_rsvd, NPU_ERR_RESERVED },
+	{ "binary not broadcastable", B_BINARY, binary_not_broadcast, NPU_ERR_OP_PARAM },
+	{ "binary y", B_BINARY, binary_y_wrong, NPU_ERR_OP_PARAM },
+	{ "binary ranks", B_BINARY, binary_rank, NPU_ERR_OP_PARAM },
+	{ "batchnorm axis", B_BATCHNORM, bn_axis, NPU_ERR_RESERVED },
+	{ "batchnorm scale length", B_BATCHNORM, bn_scale_length, NPU_ERR_OP_PARAM },
+	{ "batchnorm var bf16", B_BATCHNORM, bn_var_bf16, NPU_ERR_OPERATOR },
+	{ "batchnorm x rank 1", B_BATCHNORM, bn_x_rank_1, NPU_ERR_OP_PARAM },
+	{ "layernorm axis", B_LAYERNORM, ln_axis, NPU_ERR_OP_PARAM },
+	{ "layernorm scale dims", B_LAYERNORM, ln_scale_dims, NPU_ERR_OP_PARAM },
+	{ "layernorm activation", B_LAYERNORM, ln_act_unknown, NPU_ERR_OPERATOR },
+	{ "softmax axis", B_SOFTMAX, sm_axis, NPU_ERR_OP_PARAM },
+	{ "softmax log 2", B_SOFTMAX, sm_log_2, NPU_ERR_OP_PARAM },
+	{ "softmax attribute tail", B_SOFTMAX, sm_attr_tail, NPU_ERR_RESERVED },
+	{ "reduce kind", B_REDUCE, red_kind, NPU_ERR_OPERATOR },
+	{ "reduce axis past the rank", B_REDUCE, red_axis_past_rank, NPU_ERR_OP_PARAM },
+	{ "reduce y not 1 on the axis", B_REDUCE, red_y_not_1, NPU_ERR_OP_PARAM },
+	{ "concat sum", B_CONCAT, cat_sum, NPU_ERR_OP_PARAM },
+	{ "concat other dim", B_CONCAT, cat_other_dim, NPU_ERR_OP_PARAM },
+	{ "concat axis", B_CONCAT, cat_axis, NPU_ERR_OP_PARAM },
+	{ "concat dtype", B_CONCAT, cat_dtype, NPU_ERR_OPERATOR },
+	{ "concat rsvd", B_CONCAT, cat_rsvd, NPU_ERR_RESERVED },
+	{ "transpose duplicate axis", B_TRANSPOSE, tr_duplicate, NPU_ERR_OP_PARAM },
+	{ "transpose axis out of range", B_TRANSPOSE, tr_out_of_range, NPU_ERR_OP_PARAM },
+	{ "transpose perm past the rank", B_TRANSPOSE, tr_past_rank, NPU_ERR_RESERVED },
+	{ "transpose y dims", B_TRANSPOSE, tr_y_dims, NPU_ERR_OP_PARAM },
+	{ "resize mode", B_RESIZE, rs_mode, NPU_ERR_OPERATOR },
+	{ "resize coord", B_RESIZE, rs_coord, NPU_ERR_OPERATOR },
+	{ "resize nearest", B_RESIZE, rs_nearest, NPU_ERR_OPERATOR },
+	{ "resize linear with a rounding", B_RESIZE, rs_linear_nearest, NPU_ERR_RESERVED },
+	{ "resize scale 0", B_RESIZE, rs_scale_0, NPU_ERR_OP_PARAM },
+	{ "resize scale NaN", B_RESIZE, rs_scale_nan, NPU_ERR_OP_PARAM },
+	{ "resize scale past the rank", B_RESIZE, rs_scale_past_rank, NPU_ERR_RESERVED },
+	{ "resize y off the scale", B_RESIZE, rs_y_off, NPU_ERR_OP_PARAM },
+	{ "resize linear on a leading axis", B_RESIZE, rs_linear_leading, NPU_ERR_OP_PARAM },
+	{ "resize rsvd", B_RESIZE, rs_rsvd, NPU_ERR_RESERVED },
+	{ "pad mode", B_PAD, pad_mode, NPU_ERR_OPERATOR },
+	{ "pad value when reflecting", B_PAD, pad_value_reflect, NPU_ERR_RESERVED },
+	{ "pad y dims", B_PAD, pad_y_dims, NPU_ERR_OP_PARAM },
+	{ "pad reflecting past the edge", B_PAD, pad_reflect_too_far, NPU_ERR_OP_PARAM },
+	{ "pad past the rank", B_PAD, pad_past_rank, NPU_ERR_RESERVED },
+	{ "pad cropping past nothing", B_PAD, pad_crop_too_far, NPU_ERR_OP_PARAM },
+	{ "slice step 0", B_SLICE, sl_step_0, NPU_ERR_OP_PARAM },
+	{ "slice start outside", B_SLICE, sl_start_outside, NPU_ERR_OP_PARAM },
+	{ "slice running off the end", B_SLICE, sl_last_outside, NPU_ERR_OP_PARAM },
+	{ "slice running off the start", B_SLICE, sl_backwards_below_0, NPU_ERR_OP_PARAM },
+	{ "slice past the rank", B_SLICE, sl_past_rank, NPU_ERR_RESERVED },
+	{ "slice of NCHW16C", B_SLICE, sl_blocked, NPU_ERR_OPERATOR },
+	{ "cast dims", B_CAST, cast_dims, NPU_ERR_OP_PARAM },
+	{ "cast with attributes", B_CAST, cast_attr, NPU_ERR_RESERVED },
+};
+
+/*
+ * Each case breaks one thing in a valid descriptor: the library reports
+ * it, as oplib_check() does, and changes no byte of device memory.
+ */
+TEST_F(oplib, rejects_bad_descriptors)
+{
+	struct desc base[B_COUNT];
+	unsigned int i;
+
+	for (i = 0; i < B_COUNT; i++) {
+		base_build(self, i, &base[i]);
+		base[i].out = NULL;
+		self->step = "the valid base";
+		ASSERT_EQ(NPU_ERR_NONE, run(self, &base[i]))
+			TH_LOG("base %u", i);
+	}
+	for (i = 0; i < ARRAY_SIZE(reject_cases); i++) {
+		const struct reject_case *k = &reject_cases[i];
+		struct desc o = base[k->base];
+
+		self->step = k->what;
+		k->mutate(D(&o), &o.size);
+		ASSERT_EQ(k->err, oplib_check(D(&o), o.size, ARENA_SIZE))
+			TH_LOG("case: %s", k->what);
+		ASSERT_EQ(k->err, run(self, &o)) TH_LOG("case: %s", k->what);
+		ASSERT_EQ(0, self->stray) TH_LOG("case %s: memory changed", k->what);
+	}
+}
+
+/* The plan cache */
+
+/* A 3x3 convolution of x (1, c, 9, 9): its shape picks the plan. */
+static void small_conv(FIXTURE_DATA(oplib) *self, int64_t c, struct desc *o)
+{
+	struct conv_case k = { "cached", 1, c, 9, 9, 4, 3, 3, 9, 9,
+			       {1, 1}, {1, 1}, {1, 1}, 1, true };
+	struct tt *x, *w, *b;
+
+	conv_build(self, &k, false, o, &x, &w, &b, -1, 1);
+}
+
+static void expect_stats(struct __test_metadata *_metadata,
+			 struct oplib *lib, uint64_t hits, uint64_t misses,
+			 uint64_t evictions, uint32_t entries)
+{
+	struct oplib_stats st;
+
+	oplib_get_stats(lib, &st);
+	EXPECT_EQ(hits, st.hits);
+	EXPECT_EQ(misses, st.misses);
+	EXPECT_EQ(evictions, st.evictions);
+	EXPECT_EQ(entries, st.entries);
+}
+
+TEST_F(oplib, cache_hits_on_the_second_run)
+{
+	struct desc a, a_moved, b;
+
+	small_conv(self, 3, &a);
+	small_conv(self, 3, &a_moved);	/* the same shapes elsewhere */
+	small_conv(self, 5, &b);
+	expect_stats(_metadata, self->lib, 0, 0, 0, 0);
+	RUN_OK(&a);
+	expect_stats(_metadata, self->lib, 0, 1, 0, 1);
+	RUN_OK(&a);
+	expect_stats(_metadata, self->lib, 1, 1, 0, 1);
+	RUN_OK(&a_moved);
+	expect_stats(_metadata, self->lib, 2, 1, 0, 1);
+	RUN_OK(&b);
+	expect_stats(_metadata, self->lib, 2, 2, 0, 2);
+	/* a rejected descriptor never reaches the cache */
+	D(&b)->attrs.conv.group = 0;
+	ASSERT_EQ(NPU_ERR_OP_PARAM, run(self, &b));
+	expect_stats(_metadata, self->lib, 2, 2, 0, 2);
+}
+
+/* A cache of 2 evicts the least recently used plan. */
+TEST_F(oplib, cache_is_bounded)
+{
+	struct oplib_config cfg = { .threads = 1, .cache_capacity = 2 };
+	struct oplib *lib = oplib_create(&cfg);
+	struct desc a, b, c;
+
+	ASSERT_NE(NULL, lib);
+	small_conv(self, 1, &a);
+	small_conv(self, 2, &b);
+	small_conv(self, 3, &c);
+	ASSERT_EQ(0, run_with(self, lib, &a, NULL));
+	ASSERT_EQ(0, run_with(self, lib, &b, NULL));
+	ASSERT_EQ(0, run_with(self, lib, &a, NULL));	/* b is now the oldest */
+	expect_stats(_metadata, lib, 1, 2, 0, 2);
+	ASSERT_EQ(0, run_with(self, lib, &c, NULL));
+	expect_stats(_metadata, lib, 1, 3, 1, 2);
+	ASSERT_EQ(0, run_with(self, lib, &a, NULL));
+	expect_stats(_metadata, lib, 2, 3, 1, 2);
+	ASSERT_EQ(0, run_with(self, lib, &b, NULL));
+	expect_stats(_metadata, lib, 2, 4, 2, 2);
+	ASSERT_EQ(0, self->stray);
+	oplib_destroy(lib);
+}
+
+/*
+ * Threads sharing one library and a cache smaller than their operators:
+ * plans are built, evicted and run at once, and every result is right.
+ */
+struct runner {
+	struct oplib *lib;
+	uint8_t *mem;
+	struct desc *descs;	/* this thread's, with its own outputs */
+	const uint8_t *const *want;
+	unsigned int ndescs;
+	unsigned int bad;
+};
+
+static void *runner_main(void *arg)
+{
+	struct runner *r = arg;
+	unsigned int i;
+
+	for (i = 0; i < 40; i++) {
+		struct desc *o = &r->descs[i % r->ndescs];
+		const struct tt *y = o->out;
+
+		memset(r->mem + y->addr, 0, y->extent);
+		if (oplib_run(r->lib, D(o), o->size, r->mem, ARENA_SIZE, NULL) ||
+		    memcmp(r->mem + y->addr, r->want[i % r->ndescs], y->extent))
+			r->bad++;
+	}
+	return NULL;
+}
+
+TEST_F(oplib, threads_share_a_library)
+{
+	enum { THREADS = 4, OPS = 3 };
+	struct oplib_config cfg = { .threads = 1, .cache_capacity = 2 };
+	struct oplib *lib = oplib_create(&cfg);
+	struct desc descs[THREADS][OPS];
+	const uint8_t *want[OPS];
+	struct runner runners[THREADS];
+	pthread_t threads[THREADS];
+	unsigned int t, i;
+
+	ASSERT_NE(NULL, lib);
+	/* one x and w per operator; each thread writes its own y */
+	for (i = 0; i < OPS; i++) {
+		small_conv(self, i + 2, &descs[0][i]);
+		ASSERT_EQ(0, run_with(self, lib, &descs[0][i], NULL));
+		want[i] = malloc(descs[0][i].out->extent);
+		memcpy((uint8_t *)want[i], self->mem + descs[0][i].out->addr,
+		       descs[0][i].out->extent);
+	}
+	for (t = 1; t < THREADS; t++) {
+		for (i = 0; i < OPS; i++) {
+			struct tt *y = tt_alloc(self, 0, 0, 4,
+						descs[0][i].out->dims, NULL);
+
+			descs[t][i] = descs[0][i];
+			tensor_desc(&D(&descs[t][i])->tensors[3], y);
+			descs[t][i].out = y;
+		}
+	}
+	for (t = 0; t < THREADS; t++) {
+		runners[t] = (struct runner){ .lib = lib, .mem = self->mem,
+					      .descs = descs[t], .want = want,
+					      .ndescs = OPS };
+		ASSERT_EQ(0, pthread_create(&threads[t], NULL, runner_main,
+					    &runners[t]));
+	}
+	for (t = 0; t < THREADS; t++) {
+		pthread_join(threads[t], NULL);
+		EXPECT_EQ(0, runners[t].bad) TH_LOG("thread %u", t);
+	}
+	for (i = 0; i < OPS; i++)
+		free((void *)want[i]);
+	oplib_destroy(lib);
+}
+
+/* The engine hooks */
+
+struct engine_log {
+	unsigned int gets, puts, held, max_held;
+	unsigned int refuse_gets;	/* engine_get says no this often */
+	unsigned int pauses;		/* go_on(false) says no this often */
+	bool resume;			/* what go_on(true) says */
+	unsigned int waits;
+	unsigned int asked;		/* abandoned() calls */
+	unsigned int abandon_after;	/* it says yes from this call on; 0: never */
+};
+
+static bool log_engine_get(void *ctx)
+{
+	struct engine_log *l = ctx;
+
+	if (l->refuse_gets) {
+		l->refuse_gets--;
+		return false;
+	}
+	l->gets++;
+	if (++l->held > l->max_held)
+		l->max_held = l->held;
+	return true;
+}
+
+static void log_engine_put(void *ctx)
+{
+	struct engine_log *l = ctx;
+
+	l->puts++;
+	l->held--;
+}
+
+static bool log_go_on(void *ctx, bool wait)
+{
+	struct engine_log *l = ctx;
+
+	if (wait) {
+		l->waits++;
+		return l->resume;
+	}
+	if (l->pauses) {
+		l->pauses--;
+		return false;
+	}
+	return true;
+}
+
+static bool log_abandoned(void *ctx)
+{
+	struct engine_log *l = ctx;
+
+	return ++l->asked >= l->abandon_after && l->abandon_after;
+}
+
+#define LOG_HOOKS(l) { log_engine_get, log_engine_put, log_go_on, \
+		       log_abandoned, &(l) }
+
+/* A MatMul with a full c: two steps, so a pause can come between them. */
+static void two_step_op(FIXTURE_DATA(oplib) *self, struct desc *o,
+			double *want)
+{
+	static const int64_t ad[2] = { 4, 6 }, bd[2] = { 6, 5 }, yd[2] = { 4, 5 };
+	struct tt *in[3], *y;
+	int64_t i, j, k;
+
+	in[0] = T(self, 0, 2, ad);
+	in[1] = T(self, 0, 2, bd);
+	in[2] = T(self, 0, 2, yd);
+	y = T(self, 0, 2, yd);
+	for (i = 0; i < 3; i++)
+		tt_fill(self, in[i], -1, 1);
+	desc_init(o, NPU_OPERATOR_MATMUL, in, 3, y);
+	D(o)->attrs.matmul.alpha = F(2);
+	D(o)->attrs.matmul.beta = F(-1);
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 5; j++) {
+			double acc = 0;
+
+			for (k = 0; k < 6; k++)
+				acc += in[0]->v[i * 6 + k] * in[1]->v[k * 5 + j];
+			want[i * 5 + j] = 2 * acc - in[2]->v[i * 5 + j];
+		}
+}
+
+TEST_F(oplib, hooks_share_the_engine)
+{
+	struct engine_log l = { .resume = true };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct desc o;
+	double want[20];
+
+	two_step_op(self, &o, want);
+	/* runs holding one engine, and gives it back */
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, self->lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_OUTPUT(o.out, want);
+	EXPECT_EQ(1, l.gets);
+	EXPECT_EQ(1, l.puts);
+	EXPECT_EQ(1, l.max_held);
+
+	/* paused between steps: the engine goes back, then comes again */
+	memset(&l, 0, sizeof(l));
+	l.pauses = 1;
+	l.resume = true;
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, self->lib, &o, &hooks));
+	EXPECT_OUTPUT(o.out, want);
+	EXPECT_EQ(2, l.gets);
+	EXPECT_EQ(2, l.puts);
+	EXPECT_EQ(1, l.waits);
+	EXPECT_EQ(0, l.held);
+
+	/* no engine at first: it sits out the pause and waits again */
+	memset(&l, 0, sizeof(l));
+	l.refuse_gets = 2;
+	l.resume = true;
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, self->lib, &o, &hooks));
+	EXPECT_OUTPUT(o.out, want);
+	EXPECT_EQ(2, l.waits);
+	EXPECT_EQ(1, l.gets);
+	EXPECT_EQ(0, l.held);
+}
+
+TEST_F(oplib, hooks_abandon_the_operator)
+{
+	struct engine_log l = { 0 };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct desc o;
+	double want[20];
+
+	two_step_op(self, &o, want);
+	/* abandoned midway: the engine is given back, nothing else */
+	l.pauses = 1;
+	l.resume = false;
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, self->lib, &o, &hooks));
+	EXPECT_EQ(1, l.gets);
+	EXPECT_EQ(1, l.puts);
+	EXPECT_EQ(0, l.held);
+
+	/* abandoned while waiting for an engine: never held one */
+	memset(&l, 0, sizeof(l));
+	l.refuse_gets = 1;
+	l.resume = false;
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, self->lib, &o, &hooks));
+	EXPECT_EQ(0, l.gets);
+	EXPECT_EQ(0, l.puts);
+
+	/* a rejected descriptor and an empty output take no engine */
+	memset(&l, 0, sizeof(l));
+	D(&o)->attrs.matmul.trans_a = htole32(7);
+	ASSERT_EQ(NPU_ERR_OP_PARAM, run_with(self, self->lib, &o, &hooks));
+	D(&o)->attrs.matmul.trans_a = 0;
+	D(&o)->tensors[0].dims[0] = 0;
+	D(&o)->tensors[3].dims[0] = 0;
+	D(&o)->tensors[2].dims[0] = 1;
+	o.out = NULL;
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, self->lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_EQ(0, l.gets);
+}
+
+/*
+ * A step done by a loop asks whether its operator is abandoned as it goes,
+ * so a reset does not wait for a loop over a large tensor to end.
+ */
+TEST_F(oplib, loops_stop_for_an_abandoned_operator)
+{
+	static const int64_t dims[1] = { 1 << 20 };
+	struct engine_log l = { .resume = true };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct tt *x = T(self, 0, 1, dims), *y = T(self, 0, 1, dims);
+	struct desc o;
+
+	desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, y);
+	D(&o)->attrs.unary.fn = act(NPU_UNARY_ERF, 0, 0);
+	/* 16 checks for 1 Mi elements; abandoned at the third */
+	l.abandon_after = 3;
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, self->lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_EQ(3, l.asked);
+	EXPECT_EQ(1, l.gets);
+	EXPECT_EQ(1, l.puts);
+
+	/* not abandoned: the loop runs to the end, asking 16 times */
+	memset(&l, 0, sizeof(l));
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, self->lib, &o, &hooks));
+	EXPECT_EQ(16, l.asked);
+	EXPECT_EQ(l.gets, l.puts);
+}
+
+/* The capability registers' sources. */
+TEST_F(oplib, capabilities)
+{
+	uint32_t dtypes = oplib_dtypes(self->lib);
+	unsigned int dt;
+
+	EXPECT_EQ((2ULL << NPU_OPERATOR_LAST) - 1, oplib_operators(self->lib));
+	for (dt = 0; dt <= NPU_DTYPE_LAST; dt++)
+		EXPECT_TRUE(dtypes & (1u << dt)) TH_LOG("dtype %u", dt);
+	EXPECT_EQ(0, dtypes >> (NPU_DTYPE_LAST + 1));
+	EXPECT_GE(OPLIB_DESC_MAX, sizeof(struct npu_op_desc) +
+		  NPU_OP_MAX_TENSORS * sizeof(struct npu_tensor_desc));
+	EXPECT_LE(1, oplib_threads_per_engine(1));
+	EXPECT_LE(oplib_threads_per_engine(2), oplib_threads_per_engine(1));
+	EXPECT_EQ(1, oplib_threads_per_engine(100000));
+}
+TEST_HARNESS_MAIN

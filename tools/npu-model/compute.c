@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * COMPUTE: one operator of the card's operator library (oplib.c and the
+ * oplib_*.c families) on tensors in device memory.
+ *
+ * The descriptor is copied out of guest RAM once, into the ring thread's
+ * stack, and checked in full before anything else happens.  The operator
+ * then runs on one of the compute engines, which the rings share as they
+ * share the copy engines: the most urgent ring waiting gets a free one.
+ * Between the steps of an operator its ring may pause it (a hung ring, a
+ * HANG_OP fault, a dead card); it then gives its engine back, and waits for
+ * one again when the pause ends.  A reset abandons it between steps, or
+ * within a step done by a loop; a oneDNN primitive runs to its end.
+ *
+ * COMPUTE_NS counts the time a ring's operators hold an engine.  It
+ * advances while they do, refreshed by every heartbeat, so a driver
+ * watching it sees a long operator progress.
+ */
+#include <string.h>
+
+#include "npu_model.h"
+#include "oplib.h"
+
+/* One COMPUTE being run: what the library's hooks need. */
+struct emu_compute_run {
+	struct emu_card *card;
+	const struct emu_compute_client *cl;
+};
+
+/*
+ * Threads of one operator: the host's CPUs over the engines, so that all
+ * engines busy at once keep every CPU busy and none oversubscribed (the
+ * library sets it per operator, on the thread that runs it).  Each ring
+ * thread that computes gets an OpenMP team of its own, but at most
+ * NUM_COMPUTE_ENGINES of them compute at any moment.
+ */
+int emu_compute_init(struct emu_card *card)
+{
+	struct oplib_config cfg = {
+		.threads = oplib_threads_per_engine(card->cfg.num_compute_engines),
+	};
+
+	emu_engines_init(&card->compute_engines, card->cfg.num_compute_engines);
+	pthread_mutex_init(&card->compute_lock, NULL);
+	card->oplib = oplib_create(&cfg);
+	if (!card->oplib) {
+		emu_err("cannot start the operator library (oneDNN)");
+		return -1;
+	}
+	emu_log("compute: %u engines of %u threads", card->cfg.num_compute_engines,
+		cfg.threads);
+	return 0;
+}
+
+void emu_compute_destroy(struct emu_card *card)
+{
+	oplib_destroy(card->oplib);
+	card->oplib = NULL;
+	pthread_mutex_destroy(&card->compute_lock);
+	emu_engines_destroy(&card->compute_engines);
+}
+
+/* The ring got (held) or gave back its engine: COMPUTE_NS is up to date. */
+static void compute_held(struct emu_card *card, struct emu_ring *r, bool held)
+{
+	uint64_t now = emu_monotonic_ns();
+
+	pthread_mutex_lock(&card->compute_lock);
+	if (held) {
+		r->compute_since = now;
+	} else {
+		r->compute_ns += now - r->compute_since;
+		r->compute_since = 0;
+	}
+	emu_ring_write64(r, NPU_RING_COMPUTE_NS, r->compute_ns);
+	pthread_mutex_unlock(&card->compute_lock);
+}
+
+/* Every heartbeat: the rings on an engine show the time so far. */
+void emu_compute_tick(struct emu_card *card)
+{
+	uint64_t now = emu_monotonic_ns();
+	uint32_t i;
+
+	pthread_mutex_lock(&card->compute_lock);
+	for (i = 0; i < card->cfg.num_rings; i++) {
+		struct emu_ring *r = &card->rings[i];
+
+		if (r->compute_since)
+			emu_ring_write64(r, NPU_RING_COMPUTE_NS, r->compute_ns +
+					 (now - r->compute_since));
+	}
+	pthread_mutex_unlock(&card->compute_lock);
+}
+
+/* RING_CTRL.RESET, once the ring's thread has let go: COMPUTE_NS is 0. */
+void emu_compute_reset(struct emu_ring *r)
+{
+	pthread_mutex_lock(&r->card->compute_lock);
+	r->compute_ns = 0;
+	r->compute_since = 0;
+	emu_ring_write64(r, NPU_RING_COMPUTE_NS, 0);
+	pthread_mutex_unlock(&r->card->compute_lock);
+}
+
+static bool compute_engine_get(void *arg)
+{
+	struct emu_compute_run *run = arg;
+	struct emu_engines *pool = &run->card->compute_engines;
+	uint32_t priority = run->cl->ring->priority;
+
+	emu_engines_want(pool, priority, 1);
+	if (!emu_engines_get(pool, priority, run->cl->go_on, run->cl->ctx)) {
+		/* paused or abandoned: out of the queue meanwhile */
+		emu_engines_want(pool, priority, -1);
+		return false;
+	}
+	compute_held(run->card, run->cl->ring, true);
+	return true;
+}
+
+static void compute_engine_put(void *arg)
+{
+	struct emu_compute_run *run = arg;
+
+	compute_held(run->card, run->cl->ring, false);
+	emu_engines_put(&run->card->compute_engines, run->cl->ring->priority,
+			false);
+}
+
+static bool compute_go_on(void *arg, bool wait)
+{
+	struct emu_compute_run *run = arg;
+
+	if (wait)
+		return run->cl->go_on(run->cl->ctx, true);
+	return run->cl->checkpoint(run->cl->ctx);
+}
+
+static bool compute_abandoned(void *arg)
+{
+	struct emu_compute_run *run = arg;
+
+	return run->cl->abandoned(run->cl->ctx);
+}
+
+/*
+ * The command's fields, then the descriptor copied out of guest RAM: it is
+ * read exactly once, so what runs is what was checked.
+ */
+static int compute_fetch(struct emu_card *card, uint16_t flags, uint64_t src,
+			 uint64_t size, void *desc)
+{
+	if (!(flags & NPU_CMD_SRC_HOST) || src % NPU_OP_DESC_ALIGN ||
+	    size < sizeof(struct npu_op_desc) || size > OPLIB_DESC_MAX)
+		return NPU_ERR_OP_PARAM;
+	if (!emu_dma_host_ok(card, src, size))
+		return NPU_ERR_HOST_ADDR;
+	memcpy(desc, emu_dma_host_ptr(card, src), size);
+	return NPU_ERR_NONE;
+}
+
+int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
+		uint64_t size, const struct emu_compute_client *cl)
+{
+	uint8_t desc[OPLIB_DESC_MAX] __attribute__((aligned(NPU_OP_DESC_ALIGN)));
+	struct emu_compute_run run = { .card = card, .cl = cl };
+	struct oplib_hooks hooks = {
+		.engine_get = compute_engine_get,
+		.engine_put = compute_engine_put,
+		.go_on = compute_go_on,
+		.abandoned = compute_abandoned,
+		.ctx = &run,
+	};
+	int err;
+
+	err = compute_fetch(card, flags, src, size, desc);
+	if (!err)
+		err = oplib_check((struct npu_op_desc *)desc, size,
+				  card->devmem_size);
+	/* a well-formed operator that the fault makes the library fail */
+	if (!err && cl->take_fail_op(cl->ctx))
+		err = NPU_ERR_OP_FAILED;
+	if (!err)
+		err = oplib_run(card->oplib, (struct npu_op_desc *)desc, size,
+				emu_dma_dev_ptr(card, 0), card->devmem_size,
+				&hooks);
+	if (err == OPLIB_ABORTED)
+		return EMU_COMPUTE_ABORTED;
+	if (err)
+		emu_log("ring %u: operator failed, error %d", cl->ring->idx, err);
+	return err;
+}

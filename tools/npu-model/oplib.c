@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * oplib: decoding and checking descriptors, dispatching to the operator
+ * families, and running their plans.
+ *
+ * A descriptor is checked in full before any tensor is touched, in this
+ * order: its size and header, every tensor's fields, the family's
+ * attributes and shapes, then every tensor's alignment, extent in device
+ * memory and elements' addresses.  The first fault found is the ring's
+ * error.
+ */
+#define _GNU_SOURCE
+#include <omp.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "oplib_impl.h"
+
+static const struct oplib_family *const families[NPU_OPERATOR_LAST + 1] = {
+	[NPU_OPERATOR_CONV2D]		= &oplib_conv2d_family,
+	[NPU_OPERATOR_CONV_TRANSPOSE2D]	= &oplib_conv_transpose2d_family,
+	[NPU_OPERATOR_MATMUL]		= &oplib_matmul_family,
+	[NPU_OPERATOR_POOL2D]		= &oplib_pool2d_family,
+	[NPU_OPERATOR_UNARY]		= &oplib_unary_family,
+	[NPU_OPERATOR_BINARY]		= &oplib_binary_family,
+	[NPU_OPERATOR_BATCHNORM]	= &oplib_batchnorm_family,
+	[NPU_OPERATOR_LAYERNORM]	= &oplib_layernorm_family,
+	[NPU_OPERATOR_SOFTMAX]		= &oplib_softmax_family,
+	[NPU_OPERATOR_REDUCE]		= &oplib_reduce_family,
+	[NPU_OPERATOR_CONCAT]		= &oplib_concat_family,
+	[NPU_OPERATOR_TRANSPOSE]	= &oplib_transpose_family,
+	[NPU_OPERATOR_RESIZE]		= &oplib_resize_family,
+	[NPU_OPERATOR_PAD]		= &oplib_pad_family,
+	[NPU_OPERATOR_SLICE]		= &oplib_slice_family,
+	[NPU_OPERATOR_CAST]		= &oplib_cast_family,
+};
+
+/* Families whose checks meet a tensor they cannot take in NCHW16C. */
+int oplib_strided_only(const struct oplib_tensor *t)
+{
+	return t->format == NPU_FORMAT_STRIDED ? NPU_ERR_NONE : NPU_ERR_OPERATOR;
+}
+
+/* Strided, row-major, without gaps (axes of one element aside). */
+bool oplib_dense(const struct oplib_tensor *t)
+{
+	int64_t stride = 1;
+	int d;
+
+	if (t->format != NPU_FORMAT_STRIDED)
+		return false;
+	for (d = (int)t->ndims - 1; d >= 0; d--) {
+		if (t->dims[d] != 1 && t->strides[d] != stride)
+			return false;
+		stride *= t->dims[d];
+	}
+	return true;
+}
+
+bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b)
+{
+	return a->ndims == b->ndims &&
+	       !memcmp(a->dims, b->dims, a->ndims * sizeof(a->dims[0]));
+}
+
+/* Fields of one tensor; unused dims and strides must be 0. */
+static int tensor_decode(const struct npu_tensor_desc *raw,
+			 struct oplib_tensor *t)
+{
+	unsigned int d;
+
+	t->addr = le64toh(raw->addr);
+	t->dtype = le16toh(raw->dtype);
+	t->format = le16toh(raw->format);
+	t->ndims = le16toh(raw->ndims);
+	if (t->dtype > NPU_DTYPE_LAST || t->format > NPU_FORMAT_NCHW16C)
+		return NPU_ERR_OPERATOR;
+	if (raw->rsvd)
+		return NPU_ERR_RESERVED;
+	if (t->ndims > NPU_TENSOR_MAX_DIMS)
+		return NPU_ERR_OP_PARAM;
+	for (d = 0; d < NPU_TENSOR_MAX_DIMS; d++) {
+		uint64_t dim = le64toh(raw->dims[d]);
+		uint64_t stride = le64toh(raw->strides[d]);
+		bool used = d < t->ndims;
+
+		if ((!used && dim) ||
+		    ((!used || t->format == NPU_FORMAT_NCHW16C) && stride))
+			return NPU_ERR_RESERVED;
+		/* neither is negative, so both fit in an int64_t */
+		if (dim > INT64_MAX || stride > INT64_MAX)
+			return NPU_ERR_OP_PARAM;
+		t->dims[d] = dim;
+		t->strides[d] = stride;
+	}
+	if (t->format == NPU_FORMAT_NCHW16C && t->ndims != 4)
+		return NPU_ERR_OP_PARAM;
+	t->nelems = 1;
+	for (d = 0; d < t->ndims; d++)
+		/* more elements than any memory holds */
+		if (__builtin_mul_overflow(t->nelems, t->dims[d], &t->nelems))
+			return NPU_ERR_DEV_ADDR;
+	return NPU_ERR_NONE;
+}
+
+static int desc_decode(const struct npu_op_desc *desc, size_t size,
+		       struct oplib_op *op, const struct oplib_family **family)
+{
+	const struct oplib_family *fam;
+	unsigned int i;
+	int err;
+
+	if (size < sizeof(*desc) || size > OPLIB_DESC_MAX)
+		return NPU_ERR_OP_PARAM;
+	op->kind = le16toh(desc->kind);
+	if (op->kind > NPU_OPERATOR_LAST)
+		return NPU_ERR_OPERATOR;
+	if (desc->flags || desc->rsvd0 || desc->rsvd1)
+		return NPU_ERR_RESERVED;
+	op->num_inputs = desc->num_inputs;
+	op->num_outputs = desc->num_outputs;
+	op->num_tensors = op->num_inputs + op->num_outputs;
+	if (size != sizeof(*desc) +
+		    op->num_tensors * sizeof(struct npu_tensor_desc))
+		return NPU_ERR_OP_PARAM;
+	fam = families[op->kind];
+	if (op->num_inputs < fam->min_inputs ||
+	    op->num_inputs > fam->max_inputs || op->num_outputs != 1)
+		return NPU_ERR_OP_PARAM;
+	if (!oplib_zero(&desc->attrs, fam->attr_size, sizeof(desc->attrs)))
+		return NPU_ERR_RESERVED;
+	op->attrs = &desc->attrs;
+	for (i = 0; i < op->num_tensors; i++) {
+		err = tensor_decode(&desc->tensors[i], &op->t[i]);
+		if (err)
+			return err;
+	}
+	*family = fam;
+	return NPU_ERR_NONE;
+}
+
+/* Elements a tensor spans from its first; false if it overflows. */
+static bool tensor_span(const struct oplib_tensor *t, uint64_t *elems)
+{
+	uint64_t last = 0, term, padded;
+	unsigned int d;
+
+	if (t->format == NPU_FORMAT_NCHW16C) {
+		padded = ((uint64_t)t->dims[1] + 15) / 16 * 16;
+		return !__builtin_mul_overflow(t->dims[0], padded, elems) &&
+		       !__builtin_mul_overflow(*elems, t->dims[2], elems) &&
+		       !__builtin_mul_overflow(*elems, t->dims[3], elems);
+	}
+	for (d = 0; d < t->ndims; d++) {
+		if (__builtin_mul_overflow(t->dims[d] - 1, t->strides[d],
+					   &term) ||
+		    __builtin_add_overflow(last, term, &last))
+			return false;
+	}
+	*elems = last + 1;
+	return *elems != 0;
+}
+
+/*
+ * Two indices at one address: taken by increasing stride, an axis's stride
+ * does not pass the span of the axes before it.  No operator needs that
+ * (broadcasting is by dims of 1), and it would let a few bytes stand for
+ * more elements than memory holds: hours of work for one command.  The
+ * span is bounded by the extent, which is checked first.
+ */
+static bool tensor_overlaps(const struct oplib_tensor *t)
+{
+	bool done[NPU_TENSOR_MAX_DIMS] = { false };
+	uint64_t span = 0;
+	unsigned int n, d, next;
+
+	if (t->format != NPU_FORMAT_STRIDED || !t->nelems)
+		return false;
+	for (n = 0; n < t->ndims; n++) {
+		next = t->ndims;
+		for (d = 0; d < t->ndims; d++)
+			if (!done[d] && t->dims[d] > 1 &&
+			    (next == t->ndims || t->strides[d] < t->strides[next]))
+				next = d;
+		if (next == t->ndims)
+			break;
+		if ((uint64_t)t->strides[next] <= span)
+			return true;
+		span += (t->dims[next] - 1) * t->strides[next];
+		done[next] = true;
+	}
+	return false;
+}
+
+/* Aligned, in device memory, and not overlapping itself. */
+static int tensor_place(struct oplib_tensor *t, uint64_t devmem_size)
+{
+	size_t esize = oplib_dtype_size(t->dtype);
+	uint64_t elems;
+
+	if (t->addr % esize)
+		return NPU_ERR_OP_PARAM;
+	if (t->nelems == 0)
+		t->extent = 0;
+	else if (!tensor_span(t, &elems) ||
+		 __builtin_mul_overflow(elems, esize, &t->extent))
+		return NPU_ERR_DEV_ADDR;
+	if (t->addr > devmem_size || t->extent > devmem_size - t->addr)
+		return NPU_ERR_DEV_ADDR;
+	if (tensor_overlaps(t))
+		return NPU_ERR_OP_PARAM;
+	return NPU_ERR_NONE;
+}
+
+static int tensors_place(struct oplib_op *op, const struct oplib_family *fam,
+			 uint64_t devmem_size)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < op->num_tensors; i++) {
+		err = tensor_place(&op->t[i], devmem_size);
+		if (err)
+			return err;
+	}
+	/* nothing would say what an output computed from nothing holds */
+	if (oplib_out(op)->nelems && !fam->empty_inputs_ok)
+		for (i = 0; i < op->num_inputs; i++)
+			if (!op->t[i].nelems)
+				return NPU_ERR_OP_PARAM;
+	return NPU_ERR_NONE;
+}
+
+static int op_prepare(const struct npu_op_desc *desc, size_t size,
+		      uint64_t devmem_size, struct oplib_op *op,
+		      const struct oplib_family **family)
+{
+	int err = desc_decode(desc, size, op, family);
+
+	if (!err)
+		err = (*family)->check(op);
+	if (!err)
+		err = tensors_place(op, *family, devmem_size);
+	return err;
+}
+
+int oplib_check(const struct npu_op_desc *desc, size_t size,
+		uint64_t devmem_size)
+{
+	const struct oplib_family *family;
+	struct oplib_op op;
+
+	return op_prepare(desc, size, devmem_size, &op, &family);
+}
+
+/* The cache key: the descriptor with every tensor address zeroed. */
+static void desc_key(const struct npu_op_desc *desc, size_t size,
+		     unsigned int num_tensors, uint8_t *key)
+{
+	struct npu_op_desc *k = (struct npu_op_desc *)key;
+	unsigned int i;
+
+	memcpy(key, desc, size);
+	for (i = 0; i < num_tensors; i++)
+		k->tensors[i].addr = 0;
+}
+
+static int plan_get(struct oplib *lib, const struct oplib_op *op,
+		    const struct oplib_family *fam,
+		    const struct npu_op_desc *desc, size_t size,
+		    struct oplib_cache_entry **entry)
+{
+	uint8_t key[OPLIB_DESC_MAX] __attribute__((aligned(8)));
+	struct oplib_plan *plan;
+	int err;
+
+	desc_key(desc, size, op->num_tensors, key);
+	*entry = oplib_cache_get(&lib->cache, key, size);
+	if (*entry)
+		return NPU_ERR_NONE;
+
+	plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return NPU_ERR_OP_FAILED;
+	err = fam->plan(lib, op, plan);
+	if (err) {
+		oplib_plan_destroy(plan);
+		return err;
+	}
+	*entry = oplib_cache_add(&lib->cache, key, size, plan);
+	return *entry ? NPU_ERR_NONE : NPU_ERR_OP_FAILED;
+}
+
+static bool engine_get(const struct oplib_hooks *hooks)
+{
+	if (!hooks)
+		return true;
+	while (!hooks->engine_get(hooks->ctx))
+		if (!hooks->go_on(hooks->ctx, true))
+			return false;
+	return true;
+}
+
+static void engine_put(const struct oplib_hooks *hooks)
+{
+	if (hooks)
+		hooks->engine_put(hooks->ctx);
+}
+
+/*
+ * Between steps: go on, or sit out a pause without the engine.  False
+ * when the operator is abandoned; the engine is then not held.
+ */
+static bool checkpoint(const struct oplib_hooks *hooks)
+{
+	if (!hooks || hooks->go_on(hooks->ctx, false))
+		return true;
+	engine_put(hooks);
+	return hooks->go_on(hooks->ctx, true) && engine_get(hooks);
+}
+
+static int scratch_alloc(const struct oplib_plan *plan, uint8_t **bufs)
+{
+	unsigned int i;
+
+	for (i = 0; i < plan->nscratch; i++) {
+		size_t size = (plan->scratch_size[i] + 63) & ~(size_t)63;
+
+		bufs[OPLIB_SCRATCH_BUF(i)] = aligned_alloc(64, size ? size : 64);
+		if (!bufs[OPLIB_SCRATCH_BUF(i)])
+			return NPU_ERR_OP_FAILED;
+	}
+	return NPU_ERR_NONE;
+}
+
+/* OPLIB_ABORTED: a loop stopped early, and the engine is given back. */
+static int step_execute(struct oplib *lib, const struct oplib_op *op,
+			const struct oplib_step *step, uint8_t *const *bufs,
+			dnnl_memory_t *mems, dnnl_stream_t stream,
+			void *scratchpad, const struct oplib_hooks *hooks)
+{
+	dnnl_exec_arg_t args[OPLIB_STEP_ARGS + 1];
+	dnnl_memory_t pad = NULL;
+	unsigned int i, n = step->nargs;
+	int err = NPU_ERR_NONE;
+
+	if (!step->prim) {
+		if (step->loop(op, step, bufs, hooks))
+			return NPU_ERR_NONE;
+		engine_put(hooks);
+		return OPLIB_ABORTED;
+	}
+	for (i = 0; i < n; i++) {
+		args[i].arg = step->args[i].arg;
+		args[i].memory = mems[step->args[i].view];
+	}
+	if (step->scratchpad_size) {
+		if (dnnl_memory_create(&pad, &step->scratchpad, lib->engine,
+				       scratchpad) != dnnl_success)
+			return NPU_ERR_OP_FAILED;
+		args[n].arg = DNNL_ARG_SCRATCHPAD;
+		args[n++].memory = pad;
+	}
+	if (dnnl_primitive_execute(step->prim, stream, n, args) !=
+	    dnnl_success || dnnl_stream_wait(stream) != dnnl_success)
+		err = NPU_ERR_OP_FAILED;
+	if (pad)
+		dnnl_memory_destroy(pad);
+	return err;
+}
+
+/* Engine held on entry; on return too, unless OPLIB_ABORTED. */
+static int plan_execute(struct oplib *lib, const struct oplib_op *op,
+			const struct oplib_plan *plan, uint8_t *devmem,
+			const struct oplib_hooks *hooks)
+{
+	uint8_t *bufs[OPLIB_NUM_BUFS] = { NULL };
+	dnnl_memory_t mems[OPLIB_MAX_VIEWS] = { NULL };
+	dnnl_stream_t stream = NULL;
+	void *scratchpad = NULL;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < op->num_tensors; i++)
+		bufs[i] = devmem + op->t[i].addr;
+	err = scratch_alloc(plan, bufs);
+	if (!err && plan->scratchpad_size) {
+		scratchpad = aligned_alloc(64, (plan->scratchpad_size + 63) &
+					       ~(uint64_t)63);
+		if (!scratchpad)
+			err = NPU_ERR_OP_FAILED;
+	}
+	if (!err && dnnl_stream_create(&stream, lib->engine,
+				       dnnl_stream_default_flags) != dnnl_success)
+		err = NPU_ERR_OP_FAILED;
+	for (i = 0; !err && i < plan->nviews; i++) {
+		const struct oplib_view *v = &plan->views[i];
+
+		if (dnnl_memory_create(&mems[i], &v->md, lib->engine,
+				       bufs[v->buf] + v->offset) != dnnl_success)
+			err = NPU_ERR_OP_FAILED;
+	}
+	for (i = 0; !err && i < plan->nsteps; i++) {
+		err = step_execute(lib, op, &plan->steps[i], bufs, mems, stream,
+				   scratchpad, hooks);
+		if (!err && !checkpoint(hooks))
+			err = OPLIB_ABORTED;
+	}
+
+	for (i = 0; i < plan->nviews; i++)
+		if (mems[i])
+			dnnl_memory_destroy(mems[i]);
+	if (stream)
+		dnnl_stream_destroy(stream);
+	for (i = 0; i < plan->nscratch; i++)
+		free(bufs[OPLIB_SCRATCH_BUF(i)]);
+	free(scratchpad);
+	return err;
+}
+
+int oplib_run(struct oplib *lib, const struct npu_op_desc *desc, size_t size,
+	      uint8_t *devmem, uint64_t devmem_size,
+	      const struct oplib_hooks *hooks)
+{
+	const struct oplib_family *family;
+	struct oplib_cache_entry *entry;
+	struct oplib_op op;
+	int err;
+
+	err = op_prepare(desc, size, devmem_size, &op, &family);
+	if (err || !oplib_out(&op)->nelems)
+		return err;
+
+	/* per thread: oneDNN sizes its parallel regions by it */
+	omp_set_num_threads(lib->threads);
+	if (!engine_get(hooks))
+		return OPLIB_ABORTED;
+	/* compiling is the engine's work too */
+	err = plan_get(lib, &op, family, desc, size, &entry);
+	if (!err) {
+		err = plan_execute(lib, &op, oplib_cache_plan(entry), devmem,
+				   hooks);
+		oplib_cache_put(&lib->cache, entry);
+	}
+	if (err != OPLIB_ABORTED)
+		engine_put(hooks);
+	return err;
+}
+
+void oplib_get_stats(struct oplib *lib, struct oplib_stats *stats)
+{
+	struct oplib_cache *cache = &lib->cache;
+
+	pthread_mutex_lock(&cache->lock);
+	stats->hits = cache->hits;
+	stats->misses = cache->misses;
+	stats->evictions = cache->evictions;
+	stats->entries = cache->entries;
+	pthread_mutex_unlock(&cache->lock);
+}
+
+unsigned int oplib_threads_per_engine(unsigned int engines)
+{
+	cpu_set_t set;
+	long cpus = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		cpus = CPU_COUNT(&set);
+	if (cpus <= 0)
+		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!engines || cpus < (long)engines)
+		return 1;
+	return cpus / engines;
+}
+
+uint64_t oplib_operators(const struct oplib *lib)
+{
+	(void)lib;
+	return (2ULL << NPU_OPERATOR_LAST) - 1;
+}
+
+uint32_t oplib_dtypes(const struct oplib *lib)
+{
+	return lib->dtypes;
+}
+
+/* A data type is supported if values convert to and from float32. */
+static uint32_t probe_dtypes(dnnl_engine_t engine)
+{
+	uint32_t dtypes = 1u << NPU_DTYPE_F32;
+	const dnnl_dims_t dims = { 16 };
+	dnnl_memory_desc_t f32, other;
+	dnnl_primitive_desc_t pd;
+	unsigned int dt;
+
+	dnnl_memory_desc_init_by_tag(&f32, 1, dims, dnnl_f32, dnnl_a);
+	for (dt = 0; dt <= NPU_DTYPE_LAST; dt++) {
+		bool ok = true;
+
+		dnnl_memory_desc_init_by_tag(&other, 1, dims,
+					     oplib_dnnl_dtype(dt), dnnl_a);
+		if (dnnl_reorder_primitive_desc_create(&pd, &f32, engine, &other,
+						       engine, NULL) == dnnl_success)
+			dnnl_primitive_desc_destroy(pd);
+		else
+			ok = false;
+		if (dnnl_reorder_primitive_desc_create(&pd, &other, engine, &f32,
+						       engine, NULL) == dnnl_success)
+			dnnl_primitive_desc_destroy(pd);
+		else
+			ok = false;
+		if (ok)
+			dtypes |= 1u << dt;
+	}
+	return dtypes;
+}
+
+struct oplib *oplib_create(const struct oplib_config *cfg)
+{
+	struct oplib *lib = calloc(1, sizeof(*lib));
+
+	if (!lib)
+		return NULL;
+	lib->threads = cfg->threads ? cfg->threads : oplib_threads_per_engine(1);
+	if (oplib_cache_init(&lib->cache, cfg->cache_capacity ?
+			     cfg->cache_capacity : OPLIB_CACHE_DEFAULT)) {
+		free(lib);
+		return NULL;
+	}
+	if (dnnl_engine_create(&lib->engine, dnnl_cpu, 0) != dnnl_success) {
+		oplib_cache_destroy(&lib->cache);
+		free(lib);
+		return NULL;
+	}
+	/*
+	 * oneDNN's own primitive cache would keep primitives our cache has
+	 * evicted: ours is the one bound on compiled code.
+	 */
+	dnnl_set_primitive_cache_capacity(0);
+	lib->dtypes = probe_dtypes(lib->engine);
+	return lib;
+}
+
+/* No operator may be running. */
+void oplib_destroy(struct oplib *lib)
+{
+	if (!lib)
+		return;
+	oplib_cache_destroy(&lib->cache);
+	dnnl_engine_destroy(lib->engine);
+	free(lib);
+}

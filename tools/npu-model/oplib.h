@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * oplib: the card's operator library.  It runs one npu_op_desc (see
+ * driver/npu_hw.h, "Operators") on tensors in a block of device memory,
+ * with oneDNN primitives where oneDNN has the operator and plain loops
+ * where it does not.
+ *
+ * The library knows nothing of rings or of the card: it is given a
+ * descriptor already copied out of host memory, the device memory and a few
+ * hooks, so the card model and a host benchmark run the same code.  It
+ * trusts nothing in the descriptor: every field is checked before a tensor
+ * is touched, and no byte outside the tensors is read or written.
+ *
+ * Primitives are cached by the descriptor minus its addresses, so the
+ * second run of an operator pays no JIT compilation.  Several threads may
+ * run operators on one library at once.
+ */
+#ifndef OPLIB_H
+#define OPLIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../driver/npu_hw.h"
+
+#define OPLIB_VERSION_MAJOR	1
+#define OPLIB_VERSION_MINOR	0
+#define OPLIB_VERSION		((OPLIB_VERSION_MAJOR << 16) | OPLIB_VERSION_MINOR)
+
+/* The largest descriptor: the header and NPU_OP_MAX_TENSORS tensors. */
+#define OPLIB_DESC_MAX		(sizeof(struct npu_op_desc) + \
+				 NPU_OP_MAX_TENSORS * sizeof(struct npu_tensor_desc))
+
+/* oplib_run() gave up on the operator because a hook told it to. */
+#define OPLIB_ABORTED		(-1)
+
+struct oplib;
+
+struct oplib_config {
+	/* OpenMP threads one operator uses; 0: oplib_threads_per_engine(1) */
+	unsigned int threads;
+	/* cached operators; 0: OPLIB_CACHE_DEFAULT */
+	unsigned int cache_capacity;
+};
+
+#define OPLIB_CACHE_DEFAULT	256
+
+struct oplib_stats {
+	uint64_t hits;		/* runs that found their primitives cached */
+	uint64_t misses;	/* runs that had to create them */
+	uint64_t evictions;
+	uint32_t entries;
+};
+
+/*
+ * How the caller shares compute engines between the threads that run
+ * operators: all three hooks, or a NULL struct oplib_hooks for an operator
+ * that waits for nothing.
+ *
+ * engine_get() waits for an engine; false means the operator must not go
+ * on now (paused or abandoned).  Between the steps of an operator, with the
+ * engine held, the library asks go_on(ctx, false), which must not block:
+ * may the operator go on now?  If not, the library puts the engine back
+ * and calls go_on(ctx, true), which sits out the pause (a hung operator, a
+ * dead card) and is false when the operator must be abandoned (a reset).
+ * After a pause the library waits for an engine again.
+ *
+ * A step done by a loop asks abandoned(ctx) every so many elements, so a
+ * reset need not wait for a whole loop over a large tensor; it must be
+ * cheap and not block.  oneDNN's primitives cannot stop midway.
+ */
+struct oplib_hooks {
+	bool (*engine_get)(void *ctx);
+	void (*engine_put)(void *ctx);
+	bool (*go_on)(void *ctx, bool wait);
+	bool (*abandoned)(void *ctx);
+	void *ctx;
+};
+
+/* NULL if oneDNN cannot start (no CPU engine) or memory runs out. */
+struct oplib *oplib_create(const struct oplib_config *cfg);
+void oplib_destroy(struct oplib *lib);
+
+/*
+ * The OpenMP threads each of @engines engines gets so that engines running
+ * at once do not oversubscribe the CPUs this process may use.
+ */
+unsigned int oplib_threads_per_engine(unsigned int engines);
+
+/* Capability registers: NPU_ID_OPERATORS and NPU_ID_DTYPES. */
+uint64_t oplib_operators(const struct oplib *lib);
+uint32_t oplib_dtypes(const struct oplib *lib);
+
+/*
+ * Check @desc (@size bytes, little endian) against device memory of
+ * @devmem_size bytes without running it: NPU_ERR_NONE or the ring error
+ * the card reports for it.
+ */
+int oplib_check(const struct npu_op_desc *desc, size_t size,
+		uint64_t devmem_size);
+
+/*
+ * Check and run the operator.  Returns NPU_ERR_NONE, the ring error, or
+ * OPLIB_ABORTED when a hook abandoned it (its output may then be partly
+ * written).  The engine is held only while the operator computes: not for
+ * the checks, not for an empty output, and not on return.  @desc must
+ * stay unchanged during the call.
+ */
+int oplib_run(struct oplib *lib, const struct npu_op_desc *desc, size_t size,
+	      uint8_t *devmem, uint64_t devmem_size,
+	      const struct oplib_hooks *hooks);
+
+void oplib_get_stats(struct oplib *lib, struct oplib_stats *stats);
+
+#endif /* OPLIB_H */

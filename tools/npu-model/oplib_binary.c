@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BINARY: y = act(a op b), broadcast numpy-style, with oneDNN's binary.
+ *
+ * oneDNN broadcasts only its second source.  When a broadcasts, a
+ * commutative operation swaps the sources; otherwise a is read through a
+ * view of y's shape with stride 0 on its broadcast axes.  POW is a loop:
+ * oneDNN's pow takes its exponent as a constant, not a tensor.
+ */
+#include <math.h>
+
+#include "oplib_impl.h"
+
+static int binary_check(const struct oplib_op *op)
+{
+	const struct npu_attr_binary *raw = &op->attrs->binary;
+	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
+	const struct oplib_tensor *y = oplib_out(op);
+	struct oplib_act act;
+	unsigned int d;
+	int err;
+
+	if (oplib_u32(raw->kind) > NPU_BINARY_MAX)	/* the last kind */
+		return NPU_ERR_OPERATOR;
+	if (raw->rsvd)
+		return NPU_ERR_RESERVED;
+	err = oplib_act_decode(&raw->act, &act);
+	if (err)
+		return err;
+	if (a->ndims != y->ndims || b->ndims != y->ndims)
+		return NPU_ERR_OP_PARAM;
+	for (d = 0; d < y->ndims; d++) {
+		int64_t want = a->dims[d] == 1 ? b->dims[d] : a->dims[d];
+
+		if ((b->dims[d] != 1 && b->dims[d] != want) ||
+		    y->dims[d] != want)
+			return NPU_ERR_OP_PARAM;
+	}
+	return NPU_ERR_NONE;
+}
+
+static bool broadcasts(const struct oplib_tensor *t,
+		       const struct oplib_tensor *y)
+{
+	return !oplib_same_dims(t, y);
+}
+
+/* y[i] = act(pow(a[i], b[i])), a and b indexed with broadcasting. */
+static bool pow_loop(const struct oplib_op *op,
+		     const struct oplib_step *step, uint8_t *const *bufs,
+		     const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
+	const struct oplib_tensor *y = oplib_out(op);
+	size_t as = oplib_dtype_size(a->dtype), bs = oplib_dtype_size(b->dtype);
+	size_t ys = oplib_dtype_size(y->dtype);
+	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
+	unsigned int d;
+	uint64_t count = 0;
+
+	do {
+		float va, vb;
+
+		for (d = 0; d < y->ndims; d++) {
+			ia[d] = a->dims[d] == 1 ? 0 : idx[d];
+			ib[d] = b->dims[d] == 1 ? 0 : idx[d];
+		}
+		va = oplib_load(bufs[0] + oplib_offset(a, ia) * as, a->dtype);
+		vb = oplib_load(bufs[1] + oplib_offset(b, ib) * bs, b->dtype);
+		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ys,
+			    y->dtype, oplib_act_apply(&step->act, powf(va, vb)));
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
+	} while (oplib_index_next(idx, y->dims, y->ndims));
+	oplib_zero_padding(y, bufs[step->out]);
+	return true;
+}
+
+/* a seen with y's shape: stride 0 where it broadcasts. */
+static int broadcast_view(struct oplib_plan *plan, const struct oplib_op *op,
+			  unsigned int tensor, unsigned int *view)
+{
+	const struct oplib_tensor *t = &op->t[tensor], *y = oplib_out(op);
+	int64_t strides[NPU_TENSOR_MAX_DIMS];
+	dnnl_memory_desc_t md;
+	unsigned int d;
+	int err;
+
+	err = oplib_strided_only(t);
+	if (err)
+		return err;
+	for (d = 0; d < t->ndims; d++)
+		strides[d] = t->dims[d] == y->dims[d] ? t->strides[d] : 0;
+	err = oplib_md_strided(&md, y->ndims, y->dims, strides, t->dtype);
+	if (err)
+		return err;
+	return oplib_plan_view(plan, tensor, 0, &md, view);
+}
+
+static int binary_plan(struct oplib *lib, const struct oplib_op *op,
+		       struct oplib_plan *plan)
+{
+	static const dnnl_alg_kind_t algs[] = {
+		[NPU_BINARY_ADD] = dnnl_binary_add,
+		[NPU_BINARY_SUB] = dnnl_binary_sub,
+		[NPU_BINARY_MUL] = dnnl_binary_mul,
+		[NPU_BINARY_DIV] = dnnl_binary_div,
+		[NPU_BINARY_MIN] = dnnl_binary_min,
+		[NPU_BINARY_MAX] = dnnl_binary_max,
+	};
+	static const int args[] = { DNNL_ARG_SRC_0, DNNL_ARG_SRC_1,
+				    DNNL_ARG_DST };
+	const struct npu_attr_binary *raw = &op->attrs->binary;
+	const struct oplib_tensor *y = oplib_out(op);
+	uint32_t kind = oplib_u32(raw->kind);
+	unsigned int src0 = 0, src1 = 1, views[3];
+	dnnl_primitive_attr_t attr;
+	dnnl_primitive_desc_t pd;
+	dnnl_binary_desc_t desc;
+	struct oplib_act act;
+	bool fused;
+	int err;
+
+	oplib_act_decode(&raw->act, &act);
+	if (kind == NPU_BINARY_POW)
+		return oplib_plan_loop(plan, pow_loop, 0, 2, &act);
+
+	if (broadcasts(&op->t[0], y) && !broadcasts(&op->t[1], y) &&
+	    kind != NPU_BINARY_SUB && kind != NPU_BINARY_DIV) {
+		src0 = 1;
+		src1 = 0;
+	}
+	if (broadcasts(&op->t[src0], y))
+		err = broadcast_view(plan, op, src0, &views[0]);
+	else
+		err = oplib_plan_tensor(plan, op, src0, &views[0]);
+	if (!err)
+		err = oplib_plan_tensor(plan, op, src1, &views[1]);
+	if (!err)
+		err = oplib_plan_tensor(plan, op, 2, &views[2]);
+	if (err)
+		return err;
+
+	if (dnnl_primitive_attr_create(&attr) != dnnl_success)
+		return NPU_ERR_OP_FAILED;
+	err = oplib_act_post_ops(&act, attr, &fused);
+	if (!err)
+		err = oplib_status(dnnl_binary_desc_init(&desc, algs[kind],
+					&plan->views[views[0]].md,
+					&plan->views[views[1]].md,
+					&plan->views[views[2]].md));
+	if (!err)
+		err = oplib_pd_create(&pd, &desc, attr, lib);
+	dnnl_primitive_attr_destroy(attr);
+	if (!err)
+		err = oplib_plan_primitive(plan, pd, 3, args, views);
+	if (!err && !fused)
+		err = oplib_plan_act(lib, plan, 2, views[2], &act);
+	return err;
+}
+
+const struct oplib_family oplib_binary_family = {
+	.min_inputs = 2,
+	.max_inputs = 2,
+	.attr_size = sizeof(struct npu_attr_binary),
+	.check = binary_check,
+	.plan = binary_plan,
+};

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Elementwise functions: the UNARY operator, and the activations other
+ * operators fuse (struct npu_activation).
+ *
+ * Each function is one or two oneDNN eltwise algorithms, which fuse into a
+ * convolution, matmul or binary primitive as post-ops; HARDSIGMOID is
+ * linear then clip, NEG is linear.  oneDNN 2.6 has no erf, so ERF is a loop,
+ * run on the output after the primitive when it is an activation.
+ */
+#include <math.h>
+
+#include "oplib_impl.h"
+
+#define USES_ALPHA	0x1
+#define USES_BETA	0x2
+
+/* The parameters each function reads; the others must be 0. */
+static const uint8_t act_params[NPU_UNARY_LAST + 1] = {
+	[NPU_UNARY_CLIP]	= USES_ALPHA | USES_BETA,
+	[NPU_UNARY_HARDSIGMOID]	= USES_ALPHA | USES_BETA,
+	[NPU_UNARY_LEAKY_RELU]	= USES_ALPHA,
+	[NPU_UNARY_ELU]		= USES_ALPHA,
+};
+
+int oplib_act_decode(const struct npu_activation *raw, struct oplib_act *act)
+{
+	uint8_t uses;
+
+	act->kind = oplib_u32(raw->kind);
+	act->alpha = oplib_f32(raw->alpha);
+	act->beta = oplib_f32(raw->beta);
+	if (act->kind > NPU_UNARY_LAST)
+		return NPU_ERR_OPERATOR;
+	if (raw->rsvd)
+		return NPU_ERR_RESERVED;
+	uses = act_params[act->kind];
+	if ((!(uses & USES_ALPHA) && raw->alpha) ||
+	    (!(uses & USES_BETA) && raw->beta))
+		return NPU_ERR_RESERVED;
+	/* the clip bounds the range; also false for NaN */
+	if (act->kind == NPU_UNARY_CLIP && !(act->alpha <= act->beta))
+		return NPU_ERR_OP_PARAM;
+	return NPU_ERR_NONE;
+}
+
+bool oplib_act_is_none(const struct oplib_act *act)
+{
+	return act->kind == NPU_UNARY_NONE;
+}
+
+/* The scalar definition, for loops; as oneDNN computes it. */
+float oplib_act_apply(const struct oplib_act *act, float x)
+{
+	switch (act->kind) {
+	case NPU_UNARY_NONE:
+		return x;
+	case NPU_UNARY_RELU:
+		return x > 0 ? x : x * 0.0f;
+	case NPU_UNARY_CLIP:
+		return x < act->alpha ? act->alpha : x > act->beta ? act->beta : x;
+	case NPU_UNARY_SIGMOID:
+		return 1.0f / (1.0f + expf(-x));
+	case NPU_UNARY_HARDSIGMOID:
+		return fmaxf(0.0f, fminf(1.0f, act->alpha * x + act->beta));
+	case NPU_UNARY_HARDSWISH:
+		return x * fmaxf(0.0f, fminf(1.0f, x / 6.0f + 0.5f));
+	case NPU_UNARY_LEAKY_RELU:
+		return x > 0 ? x : x * act->alpha;
+	case NPU_UNARY_TANH:
+		return tanhf(x);
+	case NPU_UNARY_EXP:
+		return expf(x);
+	case NPU_UNARY_LOG:
+		return logf(x);
+	case NPU_UNARY_SQRT:
+		return sqrtf(x);
+	case NPU_UNARY_ABS:
+		return fabsf(x);
+	case NPU_UNARY_NEG:
+		return -x;
+	case NPU_UNARY_ERF:
+		return erff(x);
+	case NPU_UNARY_GELU:
+		return 0.5f * x * (1.0f + erff(x * (float)M_SQRT1_2));
+	case NPU_UNARY_ELU:
+		return x > 0 ? x : act->alpha * expm1f(x);
+	case NPU_UNARY_SOFTPLUS:
+		return x > 20.0f ? x : log1pf(expf(x));
+	}
+	return x;
+}
+
+struct eltwise_alg {
+	dnnl_alg_kind_t alg;
+	float alpha;
+	float beta;
+};
+
+/*
+ * The oneDNN algorithms computing act, in order: how many (0 for the
+ * identity), or -1 when only a loop can.
+ */
+static int act_algs(const struct oplib_act *act, struct eltwise_alg *algs)
+{
+	static const dnnl_alg_kind_t plain[NPU_UNARY_LAST + 1] = {
+		[NPU_UNARY_RELU]	= dnnl_eltwise_relu,
+		[NPU_UNARY_SIGMOID]	= dnnl_eltwise_logistic,
+		[NPU_UNARY_HARDSWISH]	= dnnl_eltwise_hardswish,
+		[NPU_UNARY_TANH]	= dnnl_eltwise_tanh,
+		[NPU_UNARY_EXP]		= dnnl_eltwise_exp,
+		[NPU_UNARY_LOG]		= dnnl_eltwise_log,
+		[NPU_UNARY_SQRT]	= dnnl_eltwise_sqrt,
+		[NPU_UNARY_ABS]		= dnnl_eltwise_abs,
+		[NPU_UNARY_GELU]	= dnnl_eltwise_gelu_erf,
+		[NPU_UNARY_SOFTPLUS]	= dnnl_eltwise_soft_relu,
+	};
+
+	switch (act->kind) {
+	case NPU_UNARY_NONE:
+		return 0;
+	case NPU_UNARY_ERF:
+		return -1;
+	case NPU_UNARY_CLIP:
+		algs[0] = (struct eltwise_alg){ dnnl_eltwise_clip,
+						act->alpha, act->beta };
+		return 1;
+	case NPU_UNARY_HARDSIGMOID:
+		algs[0] = (struct eltwise_alg){ dnnl_eltwise_linear,
+						act->alpha, act->beta };
+		algs[1] = (struct eltwise_alg){ dnnl_eltwise_clip, 0.0f, 1.0f };
+		return 2;
+	case NPU_UNARY_LEAKY_RELU:
+		algs[0] = (struct eltwise_alg){ dnnl_eltwise_relu,
+						act->alpha, 0.0f };
+		return 1;
+	case NPU_UNARY_NEG:
+		algs[0] = (struct eltwise_alg){ dnnl_eltwise_linear, -1.0f,
+						0.0f };
+		return 1;
+	case NPU_UNARY_ELU:
+		algs[0] = (struct eltwise_alg){ dnnl_eltwise_elu, act->alpha,
+						0.0f };
+		return 1;
+	}
+	algs[0] = (struct eltwise_alg){ plain[act->kind], 0.0f, 0.0f };
+	return 1;
+}
+
+/*
+ * Fuse act into a primitive's attributes.  *fused false: it cannot be,
+ * and the caller runs oplib_plan_act() on the output afterwards.
+ */
+int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
+		       bool *fused)
+{
+	struct eltwise_alg algs[2];
+	dnnl_post_ops_t po;
+	dnnl_status_t status = dnnl_success;
+	int n = act_algs(act, algs), i;
+
+	*fused = n >= 0;
+	if (n <= 0)
+		return NPU_ERR_NONE;
+	if (dnnl_post_ops_create(&po) != dnnl_success)
+		return NPU_ERR_OP_FAILED;
+	for (i = 0; i < n && status == dnnl_success; i++)
+		status = dnnl_post_ops_append_eltwise(po, 1.0f, algs[i].alg,
+						      algs[i].alpha,
+						      algs[i].beta);
+	if (status == dnnl_success)
+		status = dnnl_primitive_attr_set_post_ops(attr, po);
+	dnnl_post_ops_destroy(po);
+	return oplib_status(status);
+}
+
+/* float32 x and y laid out alike without gaps: no index arithmetic. */
+static bool act_dense_f32(const struct oplib_tensor *x,
+			  const struct oplib_tensor *y)
+{
+	return x->dtype == NPU_DTYPE_F32 && y->dtype == NPU_DTYPE_F32 &&
+	       oplib_dense(x) && oplib_dense(y);
+}
+
+/* Applies step->act to tensor step->in, writing tensor step->out. */
+static bool act_loop(const struct oplib_op *op,
+		     const struct oplib_step *step, uint8_t *const *bufs,
+		     const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *x = &op->t[step->in], *y = &op->t[step->out];
+	size_t xsize = oplib_dtype_size(x->dtype);
+	size_t ysize = oplib_dtype_size(y->dtype);
+	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	uint64_t count = 0, i;
+
+	if (act_dense_f32(x, y)) {
+		/* the checks aligned both to their element */
+		const float *in = (const float *)bufs[step->in];
+		float *out = (float *)bufs[step->out];
+
+		for (i = 0; i < y->nelems; i++) {
+			out[i] = oplib_act_apply(&step->act, in[i]);
+			if (!oplib_loop_go_on(hooks, &count))
+				return false;
+		}
+		return true;
+	}
+	do {
+		float v = oplib_load(bufs[step->in] + oplib_offset(x, idx) * xsize,
+				     x->dtype);
+
+		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ysize,
+			    y->dtype, oplib_act_apply(&step->act, v));
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
+	} while (oplib_index_next(idx, y->dims, y->ndims));
+	oplib_zero_padding(y, bufs[step->out]);
+	return true;
+}
+
+static int plan_eltwise(struct oplib *lib, struct oplib_plan *plan,
+			const struct eltwise_alg *alg, unsigned int src,
+			unsigned int dst)
+{
+	static const int args[] = { DNNL_ARG_SRC, DNNL_ARG_DST };
+	const unsigned int views[] = { src, dst };
+	dnnl_eltwise_desc_t desc;
+	dnnl_primitive_desc_t pd;
+	int err;
+
+	err = oplib_status(dnnl_eltwise_forward_desc_init(&desc,
+				dnnl_forward_inference, alg->alg,
+				&plan->views[src].md, alg->alpha, alg->beta));
+	if (!err)
+		err = oplib_pd_create(&pd, &desc, NULL, lib);
+	if (err)
+		return err;
+	return oplib_plan_primitive(plan, pd, 2, args, views);
+}
+
+/* Apply act in place to tensor @tensor, seen through @view. */
+int oplib_plan_act(struct oplib *lib, struct oplib_plan *plan,
+		   unsigned int tensor, unsigned int view,
+		   const struct oplib_act *act)
+{
+	struct eltwise_alg algs[2];
+	int n = act_algs(act, algs), i, err = NPU_ERR_NONE;
+
+	if (n < 0)
+		return oplib_plan_loop(plan, act_loop, tensor, tensor, act);
+	for (i = 0; i < n && !err; i++)
+		err = plan_eltwise(lib, plan, &algs[i], view, view);
+	return err;
+}
+
+/* UNARY: y = fn(x), x and y of one shape and type. */
+static int unary_check(const struct oplib_op *op)
+{
+	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
+	struct oplib_act fn;
+	int err = oplib_act_decode(&op->attrs->unary.fn, &fn);
+
+	if (err)
+		return err;
+	if (x->dtype != y->dtype)
+		return NPU_ERR_OPERATOR;
+	if (!oplib_same_dims(x, y))
+		return NPU_ERR_OP_PARAM;
+	return NPU_ERR_NONE;
+}
+
+static int unary_plan(struct oplib *lib, const struct oplib_op *op,
+		      struct oplib_plan *plan)
+{
+	struct eltwise_alg algs[2];
+	unsigned int x, y;
+	struct oplib_act fn;
+	int n, i, err;
+
+	oplib_act_decode(&op->attrs->unary.fn, &fn);
+	n = act_algs(&fn, algs);
+	if (n < 0)
+		return oplib_plan_loop(plan, act_loop, 0, op->num_inputs, &fn);
+
+	err = oplib_plan_tensor(plan, op, 0, &x);
+	if (!err)
+		err = oplib_plan_tensor(plan, op, op->num_inputs, &y);
+	if (err)
+		return err;
+	/* oneDNN's eltwise writes the layout it reads: else copy first */
+	if (n == 0 || !dnnl_memory_desc_equal(&plan->views[x].md,
+					      &plan->views[y].md)) {
+		err = oplib_plan_reorder(lib, plan, x, y);
+		x = y;
+	}
+	for (i = 0; i < n && !err; i++) {
+		err = plan_eltwise(lib, plan, &algs[i], x, y);
+		x = y;
+	}
+	return err;
+}
+
+const struct oplib_family oplib_unary_family = {
+	.min_inputs = 1,
+	.max_inputs = 1,
+	.attr_size = sizeof(struct npu_attr_unary),
+	.check = unary_check,
+	.plan = unary_plan,
+};

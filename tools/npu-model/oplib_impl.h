@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * oplib internals, shared by oplib.c and the operator families
+ * (oplib_conv.c, oplib_matmul.c, ...).
+ *
+ * An operator runs in three stages:
+ *
+ *  1. oplib.c decodes the descriptor into a struct oplib_op and checks what
+ *     every operator shares (sizes, reserved fields, ranks, extents); the
+ *     family's check() then checks its attributes and shapes.
+ *  2. The family's plan() turns the operator into a struct oplib_plan: a
+ *     few steps, each a oneDNN primitive or a loop, over views of the
+ *     operator's tensors and of scratch buffers.  Plans depend on shapes,
+ *     never on addresses, so they are cached (oplib_cache.c).
+ *  3. oplib.c runs the plan's steps on the tensors' memory.
+ */
+#ifndef OPLIB_IMPL_H
+#define OPLIB_IMPL_H
+
+#include <endian.h>
+#include <pthread.h>
+#include <string.h>
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "oplib.h"
+
+#define OPLIB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* A decoded npu_tensor_desc, host byte order. */
+struct oplib_tensor {
+	uint64_t addr;
+	uint16_t dtype;		/* enum npu_dtype */
+	uint16_t format;	/* enum npu_tensor_format */
+	unsigned int ndims;
+	int64_t dims[NPU_TENSOR_MAX_DIMS];
+	int64_t strides[NPU_TENSOR_MAX_DIMS];	/* 0 for NCHW16C */
+	uint64_t nelems;	/* product of dims */
+	uint64_t extent;	/* bytes spanned from addr */
+};
+
+/* A decoded descriptor: tensors 0..num_inputs-1 are inputs, then outputs. */
+struct oplib_op {
+	uint16_t kind;		/* enum npu_operator */
+	unsigned int num_inputs;
+	unsigned int num_outputs;
+	unsigned int num_tensors;
+	const union npu_op_attrs *attrs;	/* raw, little endian */
+	struct oplib_tensor t[NPU_OP_MAX_TENSORS];
+};
+
+/* The output: every operator has exactly one. */
+static inline const struct oplib_tensor *oplib_out(const struct oplib_op *op)
+{
+	return &op->t[op->num_inputs];
+}
+
+/* An elementwise function, decoded from struct npu_activation. */
+struct oplib_act {
+	uint32_t kind;		/* enum npu_unary_kind */
+	float alpha;
+	float beta;
+};
+
+/* Scratch buffers a plan may use, allocated per run. */
+#define OPLIB_MAX_SCRATCH	6
+/* Buffers: the operator's tensors by index, then the scratch buffers. */
+#define OPLIB_NUM_BUFS		(NPU_OP_MAX_TENSORS + OPLIB_MAX_SCRATCH)
+#define OPLIB_SCRATCH_BUF(i)	(NPU_OP_MAX_TENSORS + (i))
+#define OPLIB_MAX_VIEWS		28
+#define OPLIB_MAX_STEPS		6
+#define OPLIB_STEP_ARGS		(NPU_OP_MAX_TENSORS + 1)
+
+/* Memory a step reads or writes: md over buffer buf from byte offset. */
+struct oplib_view {
+	unsigned int buf;
+	uint64_t offset;
+	dnnl_memory_desc_t md;
+};
+
+struct oplib_step;
+
+/*
+ * A step done by a loop; bufs[] holds every buffer's address.  False when
+ * it stopped early because the operator is abandoned (oplib_loop_go_on).
+ */
+typedef bool (*oplib_loop_fn)(const struct oplib_op *op,
+			      const struct oplib_step *step,
+			      uint8_t *const *bufs,
+			      const struct oplib_hooks *hooks);
+
+struct oplib_step {
+	dnnl_primitive_t prim;	/* or NULL, and then loop */
+	oplib_loop_fn loop;
+	unsigned int nargs;
+	struct {
+		int arg;	/* DNNL_ARG_* */
+		unsigned int view;
+	} args[OPLIB_STEP_ARGS];
+	/* what a loop works on: tensor indices and a function */
+	unsigned int in;
+	unsigned int out;
+	struct oplib_act act;
+	/* the primitive's scratchpad; size 0: it needs none */
+	dnnl_memory_desc_t scratchpad;
+	uint64_t scratchpad_size;
+};
+
+struct oplib_plan {
+	unsigned int nviews;
+	unsigned int nsteps;
+	unsigned int nscratch;
+	uint64_t scratch_size[OPLIB_MAX_SCRATCH];
+	/* the largest step scratchpad: steps run one at a time and share it */
+	uint64_t scratchpad_size;
+	struct oplib_view views[OPLIB_MAX_VIEWS];
+	struct oplib_step steps[OPLIB_MAX_STEPS];
+};
+
+/* oplib_cache.c */
+struct oplib_cache_entry;
+
+struct oplib_cache {
+	pthread_mutex_t lock;
+	struct oplib_cache_entry **buckets;
+	unsigned int nbuckets;
+	unsigned int capacity;
+	unsigned int entries;
+	/* least recently used at lru_tail; evicted first */
+	struct oplib_cache_entry *lru_head;
+	struct oplib_cache_entry *lru_tail;
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t evictions;
+};
+
+int oplib_cache_init(struct oplib_cache *cache, unsigned int capacity);
+void oplib_cache_destroy(struct oplib_cache *cache);
+struct oplib_cache_entry *oplib_cache_get(struct oplib_cache *cache,
+					  const void *key, size_t key_size);
+struct oplib_cache_entry *oplib_cache_add(struct oplib_cache *cache,
+					  const void *key, size_t key_size,
+					  struct oplib_plan *plan);
+const struct oplib_plan *oplib_cache_plan(const struct oplib_cache_entry *e);
+void oplib_cache_put(struct oplib_cache *cache, struct oplib_cache_entry *e);
+
+struct oplib {
+	dnnl_engine_t engine;
+	unsigned int threads;
+	uint32_t dtypes;
+	struct oplib_cache cache;
+};
+
+/* One family of operators: its tensors, checks and plan. */
+struct oplib_family {
+	uint8_t min_inputs;
+	uint8_t max_inputs;
+	/* bytes of npu_op_attrs it uses; the rest must be 0 */
+	uint8_t attr_size;
+	/* an empty input is fine even when the output is not */
+	bool empty_inputs_ok;
+	int (*check)(const struct oplib_op *op);
+	int (*plan)(struct oplib *lib, const struct oplib_op *op,
+		    struct oplib_plan *plan);
+};
+
+extern const struct oplib_family oplib_conv2d_family;
+extern const struct oplib_family oplib_conv_transpose2d_family;
+extern const struct oplib_family oplib_matmul_family;
+extern const struct oplib_family oplib_pool2d_family;
+extern const struct oplib_family oplib_unary_family;
+extern const struct oplib_family oplib_binary_family;
+extern const struct oplib_family oplib_batchnorm_family;
+extern const struct oplib_family oplib_layernorm_family;
+extern const struct oplib_family oplib_softmax_family;
+extern const struct oplib_family oplib_reduce_family;
+extern const struct oplib_family oplib_concat_family;
+extern const struct oplib_family oplib_transpose_family;
+extern const struct oplib_family oplib_resize_family;
+extern const struct oplib_family oplib_pad_family;
+extern const struct oplib_family oplib_slice_family;
+extern const struct oplib_family oplib_cast_family;
+
+/* Little-endian attribute fields. */
+static inline uint32_t oplib_u32(__le32 v)
+{
+	return le32toh(v);
+}
+
+static inline float oplib_f32(__le32 v)
+{
+	uint32_t bits = le32toh(v);
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+/* Bytes [from, to) of an attribute union are all 0. */
+static inline bool oplib_zero(const void *p, size_t from, size_t to)
+{
+	const uint8_t *b = p;
+
+	for (; from < to; from++)
+		if (b[from])
+			return false;
+	return true;
+}
+
+/* oplib_plan.c: building plans */
+size_t oplib_dtype_size(unsigned int dtype);
+dnnl_data_type_t oplib_dnnl_dtype(unsigned int dtype);
+int oplib_status(dnnl_status_t status);
+int oplib_md_strided(dnnl_memory_desc_t *md, unsigned int ndims,
+		     const int64_t *dims, const int64_t *strides,
+		     unsigned int dtype);
+int oplib_md_dense(dnnl_memory_desc_t *md, unsigned int ndims,
+		   const int64_t *dims, unsigned int dtype);
+int oplib_tensor_md(const struct oplib_tensor *t, dnnl_memory_desc_t *md);
+int oplib_plan_view(struct oplib_plan *plan, unsigned int buf,
+		    uint64_t offset, const dnnl_memory_desc_t *md,
+		    unsigned int *view);
+int oplib_plan_tensor(struct oplib_plan *plan, const struct oplib_op *op,
+		      unsigned int tensor, unsigned int *view);
+int oplib_plan_scratch(struct oplib_plan *plan, const dnnl_memory_desc_t *md,
+		       unsigned int *view);
+int oplib_plan_primitive(struct oplib_plan *plan, dnnl_primitive_desc_t pd,
+			 unsigned int nargs, const int *args,
+			 const unsigned int *views);
+int oplib_plan_reorder(struct oplib *lib, struct oplib_plan *plan,
+		       unsigned int src, unsigned int dst);
+int oplib_plan_loop(struct oplib_plan *plan, oplib_loop_fn loop,
+		    unsigned int in, unsigned int out,
+		    const struct oplib_act *act);
+int oplib_plan_input(struct oplib *lib, struct oplib_plan *plan,
+		     unsigned int view, const dnnl_memory_desc_t *want,
+		     unsigned int *bound);
+int oplib_plan_output(struct oplib_plan *plan, unsigned int view,
+		      const dnnl_memory_desc_t *want, unsigned int *bound);
+int oplib_plan_output_done(struct oplib *lib, struct oplib_plan *plan,
+			   unsigned int view, unsigned int bound);
+int oplib_plan_reshape(struct oplib *lib, struct oplib_plan *plan,
+		       unsigned int view, unsigned int ndims,
+		       const int64_t *dims, bool output, unsigned int *shaped,
+		       unsigned int *home);
+int oplib_attr(const_dnnl_primitive_attr_t from, dnnl_primitive_attr_t *attr);
+int oplib_pd_create(dnnl_primitive_desc_t *pd, const void *op_desc,
+		    const_dnnl_primitive_attr_t attr, struct oplib *lib);
+const dnnl_memory_desc_t *oplib_pd_md(const_dnnl_primitive_desc_t pd,
+				      int arg);
+bool oplib_pd_is_ref(const_dnnl_primitive_desc_t pd);
+void oplib_plan_destroy(struct oplib_plan *plan);
+
+/* oplib_eltwise.c: activations, for every family that fuses one */
+int oplib_act_decode(const struct npu_activation *raw, struct oplib_act *act);
+bool oplib_act_is_none(const struct oplib_act *act);
+float oplib_act_apply(const struct oplib_act *act, float x);
+int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
+		       bool *fused);
+int oplib_plan_act(struct oplib *lib, struct oplib_plan *plan,
+		   unsigned int tensor, unsigned int view,
+		   const struct oplib_act *act);
+
+/*
+ * Called by a loop for every element: every 64 Ki elements (well under a
+ * millisecond) it asks whether the operator is abandoned.
+ */
+static inline bool oplib_loop_go_on(const struct oplib_hooks *hooks,
+				    uint64_t *count)
+{
+	if (++*count & 0xffff)
+		return true;
+	return !hooks || !hooks->abandoned(hooks->ctx);
+}
+
+/* oplib_loop.c: what the loops share */
+float oplib_load(const uint8_t *p, unsigned int dtype);
+void oplib_store(uint8_t *p, unsigned int dtype, float v);
+int64_t oplib_offset(const struct oplib_tensor *t, const int64_t *idx);
+bool oplib_index_next(int64_t *idx, const int64_t *dims, unsigned int ndims);
+void oplib_zero_padding(const struct oplib_tensor *t, uint8_t *base);
+
+/* oplib.c: checks several families share */
+int oplib_strided_only(const struct oplib_tensor *t);
+bool oplib_dense(const struct oplib_tensor *t);
+bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b);
+
+#endif /* OPLIB_IMPL_H */
