@@ -861,25 +861,38 @@ TEST_F(mdl, execute_waits_behind_default_stream)
 
 /* ---- concurrency ---------------------------------------------------------- */
 
-#define ROUNDS 12
+#define ROUNDS 6
 
-/* Many executions of the affine model in flight on one stream, each with its own data. */
-static long affine_burst(uint32_t id, aclrtStream s, unsigned int seed)
+/* A model the bursts run, with its reference computation. */
+struct burst_model {
+	uint32_t id;
+	size_t n;			/* elements of x and y */
+	void (*ref)(const float *x, float *y, size_t n);
+};
+
+static void chain_ref(const float *x, float *y, size_t n)
 {
-	size_t bytes = AFFINE_N * sizeof(float);
+	for (size_t i = 0; i < n; i++)
+		y[i] = x[i] + CHAIN_STEPS;
+}
+
+/* Executions of a model in flight on one stream, each with its own data. */
+static long burst(const struct burst_model *m, aclrtStream s, unsigned int seed)
+{
+	size_t bytes = m->n * sizeof(float);
 	struct dset in[ROUNDS], out[ROUNDS];
-	float *x = NULL, *y = NULL, want[AFFINE_N];
+	float *x = NULL, *y = NULL, *want = malloc(bytes);
 	long bad = -1;
 	int made = 0;
 
 	/* pinned, so that the copies are queued, not waited for */
-	if (aclrtMallocHost((void **)&x, ROUNDS * bytes) ||
+	if (!want || aclrtMallocHost((void **)&x, ROUNDS * bytes) ||
 	    aclrtMallocHost((void **)&y, ROUNDS * bytes)) {
 		bad = -2;
 		goto done;
 	}
 	for (int k = 0; k < ROUNDS; k++) {
-		fill_x(x + k * AFFINE_N, AFFINE_N, seed + k);
+		fill_x(x + k * m->n, m->n, seed + k);
 		if (dset_make(&in[k], 1, &bytes) || dset_make(&out[k], 1, &bytes)) {
 			bad = -2;
 			goto done;
@@ -887,10 +900,10 @@ static long affine_burst(uint32_t id, aclrtStream s, unsigned int seed)
 		made++;
 	}
 	for (int k = 0; k < ROUNDS; k++) {
-		if (aclrtMemcpyAsync(in[k].dev[0], bytes, x + k * AFFINE_N, bytes,
+		if (aclrtMemcpyAsync(in[k].dev[0], bytes, x + k * m->n, bytes,
 				     ACL_MEMCPY_HOST_TO_DEVICE, s) ||
-		    aclmdlExecuteAsync(id, in[k].ds, out[k].ds, s) ||
-		    aclrtMemcpyAsync(y + k * AFFINE_N, bytes, out[k].dev[0], bytes,
+		    aclmdlExecuteAsync(m->id, in[k].ds, out[k].ds, s) ||
+		    aclrtMemcpyAsync(y + k * m->n, bytes, out[k].dev[0], bytes,
 				     ACL_MEMCPY_DEVICE_TO_HOST, s)) {
 			bad = -3;
 			goto done;
@@ -901,10 +914,10 @@ static long affine_burst(uint32_t id, aclrtStream s, unsigned int seed)
 		goto done;
 	}
 	for (int k = 0; k < ROUNDS && bad == -1; k++) {
-		om_affine_ref(x + k * AFFINE_N, want, AFFINE_N);
-		bad = first_diff(y + k * AFFINE_N, want, AFFINE_N);
+		m->ref(x + k * m->n, want, m->n);
+		bad = first_diff(y + k * m->n, want, m->n);
 		if (bad >= 0)
-			bad += k * AFFINE_N;
+			bad += k * m->n;
 	}
 done:
 	for (int k = 0; k < made; k++) {
@@ -913,12 +926,13 @@ done:
 	}
 	aclrtFreeHost(x);
 	aclrtFreeHost(y);
+	free(want);
 	return bad;
 }
 
 struct burst_arg {
 	aclrtContext ctx;
-	uint32_t id;
+	const struct burst_model *m;
 	aclrtStream s;
 	unsigned int seed;
 	long bad;
@@ -932,16 +946,16 @@ static void *burst_thread(void *p)
 		a->bad = -5;
 		return NULL;
 	}
-	a->bad = affine_burst(a->id, a->s, a->seed);
+	a->bad = burst(a->m, a->s, a->seed);
 	return NULL;
 }
 
-/* Two threads, two streams, one model: every execution has its own workspace. */
-static void two_streams_at_once(struct __test_metadata *_metadata, uint32_t id,
+/* Two threads, two streams, one model, all at once. */
+static void two_streams_at_once(struct __test_metadata *_metadata, const struct burst_model *m,
 				aclrtStream s1, aclrtStream s2)
 {
-	struct burst_arg a[2] = { { .id = id, .s = s1, .seed = 10 },
-				  { .id = id, .s = s2, .seed = 50 } };
+	struct burst_arg a[2] = { { .m = m, .s = s1, .seed = 10 },
+				  { .m = m, .s = s2, .seed = 50 } };
 	pthread_t t[2];
 
 	for (int i = 0; i < 2; i++) {
@@ -954,34 +968,41 @@ static void two_streams_at_once(struct __test_metadata *_metadata, uint32_t id,
 	}
 }
 
+/*
+ * The chain model keeps its workspace busy for 300 operators: two streams
+ * sharing one workspace would overwrite each other's sums.
+ */
 TEST_F(mdl, two_streams_one_model)
 {
+	struct burst_model affine = { .n = AFFINE_N, .ref = om_affine_ref };
+	struct burst_model chain = { .n = CHAIN_N, .ref = chain_ref };
 	size_t before = devmem_free();
-	uint32_t id;
 
-	ASSERT_EQ(ACL_SUCCESS, aclmdlLoadFromMem(self->affine.data, self->affine.size, &id));
-	/* from one thread, interleaved */
-	EXPECT_EQ(-1, affine_burst(id, self->s1, 1));
-	two_streams_at_once(_metadata, id, self->s1, self->s2);
-	EXPECT_EQ(ACL_SUCCESS, aclmdlUnload(id));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlLoadFromMem(self->affine.data, self->affine.size, &affine.id));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlLoadFromMem(self->chain.data, self->chain.size, &chain.id));
+	EXPECT_EQ(-1, burst(&affine, self->s1, 1));
+	two_streams_at_once(_metadata, &affine, self->s1, self->s2);
+	two_streams_at_once(_metadata, &chain, self->s1, self->s2);
+	EXPECT_EQ(ACL_SUCCESS, aclmdlUnload(affine.id));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlUnload(chain.id));
 	/* every execution's workspace went back */
 	EXPECT_EQ(before, devmem_free_settled(before));
 }
 
 TEST_F(mdl, two_streams_caller_workspace)
 {
+	struct burst_model chain = { .n = CHAIN_N, .ref = chain_ref };
 	size_t work_size, weight_size;
 	void *work;
-	uint32_t id;
 
-	ASSERT_EQ(ACL_SUCCESS, aclmdlQuerySizeFromMem(self->affine.data, self->affine.size,
+	ASSERT_EQ(ACL_SUCCESS, aclmdlQuerySizeFromMem(self->chain.data, self->chain.size,
 						      &work_size, &weight_size));
 	ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&work, work_size, ACL_MEM_MALLOC_NORMAL_ONLY));
-	ASSERT_EQ(ACL_SUCCESS, aclmdlLoadFromMemWithMem(self->affine.data, self->affine.size, &id,
-							work, work_size, NULL, 0));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlLoadFromMemWithMem(self->chain.data, self->chain.size,
+							&chain.id, work, work_size, NULL, 0));
 	/* one workspace for both streams: the executions take turns */
-	two_streams_at_once(_metadata, id, self->s1, self->s2);
-	EXPECT_EQ(ACL_SUCCESS, aclmdlUnload(id));
+	two_streams_at_once(_metadata, &chain, self->s1, self->s2);
+	EXPECT_EQ(ACL_SUCCESS, aclmdlUnload(chain.id));
 	EXPECT_EQ(ACL_SUCCESS, aclrtFree(work));
 }
 
