@@ -194,30 +194,55 @@ static int parse_io(struct parse *p, uint32_t i, struct acl_om_io *io)
 /* ---- the program ----------------------------------------------------- */
 
 /*
- * Bytes a tensor spans from its address (uapi/npu_operator.h), 0 when a
- * dim is 0. NULL on success, else what is wrong with the tensor.
+ * The layout rules the driver applies to every tensor of a COMPUTE
+ * descriptor (uapi/npu_accel.h): a file that breaks them could never run,
+ * so it is refused at load. NULL if t keeps them, else which it breaks.
  */
-static const char *tensor_extent(const struct npu_tensor_desc *t, uint64_t *extent)
+static const char *tensor_layout(const struct npu_tensor_desc *t)
 {
 	uint16_t ndims = le16toh(t->ndims), format = le16toh(t->format);
-	size_t esize = acl_om_npu_dtype_size(le16toh(t->dtype));
-	uint64_t n = 0, dims[NPU_TENSOR_MAX_DIMS];
+	uint64_t count = 1;
 
-	if (!esize)
+	if (!acl_om_npu_dtype_size(le16toh(t->dtype)))
 		return "unknown data type";
+	if (t->rsvd)
+		return "a reserved field that is not 0";
 	if (ndims > NPU_TENSOR_MAX_DIMS)
 		return "more than 8 dims";
 	if (format != NPU_FORMAT_STRIDED && format != NPU_FORMAT_NCHW16C)
 		return "unknown format";
 	if (format == NPU_FORMAT_NCHW16C && ndims != 4)
 		return "NCHW16C with a rank other than 4";
+	for (unsigned int d = 0; d < NPU_TENSOR_MAX_DIMS; d++) {
+		uint64_t dim = le64toh(t->dims[d]), stride = le64toh(t->strides[d]);
+
+		if (d >= ndims && (dim || stride))
+			return "dims or strides past its rank that are not 0";
+		if (dim > INT64_MAX || __builtin_mul_overflow(count, dim, &count))
+			return "dims whose product overflows";
+		if (stride > INT64_MAX || (format == NPU_FORMAT_NCHW16C && stride))
+			return "a stride over INT64_MAX, or strides on an NCHW16C tensor";
+	}
+	return NULL;
+}
+
+/*
+ * Bytes a tensor of a good layout spans from its address, 0 when a dim is
+ * 0. NULL on success, else why it cannot be told.
+ */
+static const char *tensor_extent(const struct npu_tensor_desc *t, uint64_t *extent)
+{
+	uint16_t ndims = le16toh(t->ndims);
+	size_t esize = acl_om_npu_dtype_size(le16toh(t->dtype));
+	uint64_t n = 0, dims[NPU_TENSOR_MAX_DIMS];
+
 	*extent = 0;
 	for (unsigned int d = 0; d < ndims; d++) {
 		dims[d] = le64toh(t->dims[d]);
 		if (!dims[d])
 			return NULL;
 	}
-	if (format == NPU_FORMAT_NCHW16C) {
+	if (le16toh(t->format) == NPU_FORMAT_NCHW16C) {
 		/* N x C rounded up to 16 x H x W elements */
 		if (dims[1] > UINT64_MAX - 15 ||
 		    __builtin_mul_overflow(dims[0], (dims[1] + 15) / 16 * 16, &n) ||
@@ -252,7 +277,9 @@ static int check_tensor(struct parse *p, uint32_t n, const struct acl_om_op *op,
 	if (r >= nregions)
 		return refuse(p, "op %u (%s), tensor %u: region %u does not exist (the model has "
 			      "%u)", n, op->name, i, r, nregions);
-	bad = tensor_extent(t, &extent);
+	bad = tensor_layout(t);
+	if (!bad)
+		bad = tensor_extent(t, &extent);
 	if (bad)
 		return refuse(p, "op %u (%s), tensor %u: %s", n, op->name, i, bad);
 	region_size = acl_om_region_size(p->om, r);
@@ -298,6 +325,13 @@ static int parse_op(struct parse *p, uint32_t n, uint64_t pos, uint64_t *next)
 			      "smaller than its descriptor (%u bytes) needs, or runs past the "
 			      "program (%llu bytes left)", n, op->name, size, OM_ALIGN,
 			      op->desc_size, (unsigned long long)left);
+	if (le16toh(rec.desc.kind) > NPU_OPERATOR_LAST)
+		return refuse(p, "op %u (%s): unknown operator kind %u", n, op->name,
+			      le16toh(rec.desc.kind));
+	if (rec.desc.flags || rec.desc.rsvd0 || rec.desc.rsvd1)
+		return refuse(p, "op %u (%s): a flag or reserved field of its descriptor is not 0",
+			      n, op->name);
+	op->kind = le16toh(rec.desc.kind);
 	op->num_tensors = ntensors;
 	op->image_offset = p->om->image_size;
 	memcpy(op->region, rec.region, sizeof(op->region));

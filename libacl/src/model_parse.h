@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The .om loader's parser: it checks a whole file (docs/om-format.md,
- * "What a loader checks") and turns it into host data the runtime can use
+ * "What a loader checks", and the layout rules the driver applies to every
+ * operator descriptor) and turns it into host data the runtime can use
  * without looking at the file again. It touches no device and no state of
  * the library, so the host tests fuzz it alone (tests/acl-host).
  */
@@ -33,6 +34,7 @@ struct acl_om_io {
  */
 struct acl_om_op {
 	const char *name;		/* the graph node */
+	uint16_t kind;			/* enum npu_operator */
 	uint64_t image_offset;		/* of the descriptor, a multiple of 64 */
 	uint32_t desc_size;
 	uint32_t num_tensors;

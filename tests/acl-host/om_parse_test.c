@@ -91,6 +91,9 @@ static const char *broken_promise(const struct acl_om *om, size_t file_size)
 		    op->image_offset + (u128)op->desc_size > om->image_size)
 			return "a descriptor outside the image";
 		desc = (const void *)((const uint8_t *)om->image + op->image_offset);
+		if (op->kind > NPU_OPERATOR_LAST || op->kind != desc->kind || desc->flags ||
+		    desc->rsvd0 || desc->rsvd1)
+			return "an unknown operator or a reserved field set";
 		if (!op->name || strlen(op->name) > file_size ||
 		    op->num_tensors != (uint32_t)desc->num_inputs + desc->num_outputs ||
 		    op->num_tensors > NPU_OP_MAX_TENSORS ||
@@ -99,8 +102,22 @@ static const char *broken_promise(const struct acl_om *om, size_t file_size)
 		for (uint32_t t = 0; t < op->num_tensors; t++) {
 			const struct npu_tensor_desc *td = &desc->tensors[t];
 
+			u128 count = 1;
+
 			if (td->addr)
 				return "a tensor address left in the image";
+			if (td->rsvd)
+				return "a tensor's reserved field set";
+			for (unsigned int d = 0; d < NPU_TENSOR_MAX_DIMS; d++) {
+				if (d >= td->ndims && (td->dims[d] || td->strides[d]))
+					return "dims or strides past a tensor's rank";
+				if (td->strides[d] > INT64_MAX ||
+				    (td->format == NPU_FORMAT_NCHW16C && td->strides[d]))
+					return "a stride the driver refuses";
+				count = mul_cap(count, td->dims[d] > INT64_MAX ? CAP : td->dims[d]);
+			}
+			if (count > UINT64_MAX)
+				return "dims whose product overflows";
 			if (op->region[t] >= nregions || td->dtype > NPU_DTYPE_LAST ||
 			    td->ndims > NPU_TENSOR_MAX_DIMS ||
 			    (td->format == NPU_FORMAT_NCHW16C && td->ndims != 4) ||
@@ -346,6 +363,46 @@ static void blocked_past_input(void *f, size_t *size)
 	memset(t->strides, 0, sizeof(t->strides));
 }
 
+static void op_kind(void *f, size_t *size) { (void)size; op_record(f, 1)->desc.kind = NPU_OPERATOR_LAST + 1; }
+static void op_flags(void *f, size_t *size) { (void)size; op_record(f, 0)->desc.flags = 1; }
+static void op_rsvd(void *f, size_t *size) { (void)size; op_record(f, 1)->desc.rsvd1 = 1; }
+static void tensor_rsvd(void *f, size_t *size) { (void)size; op_record(f, 0)->desc.tensors[1].rsvd = 1; }
+static void tensor_dim_past_rank(void *f, size_t *size)
+{
+	(void)size;
+	op_record(f, 0)->desc.tensors[0].dims[1] = 1;
+}
+static void tensor_stride_past_rank(void *f, size_t *size)
+{
+	(void)size;
+	op_record(f, 1)->desc.tensors[2].strides[7] = 1;
+}
+static void tensor_stride_negative(void *f, size_t *size)
+{
+	(void)size;
+	op_record(f, 0)->desc.tensors[0].strides[0] = (uint64_t)-1;
+}
+static void blocked_strides(void *f, size_t *size)
+{
+	struct npu_tensor_desc *t = &op_record(f, 0)->desc.tensors[0];
+
+	(void)size;
+	t->format = NPU_FORMAT_NCHW16C;
+	t->ndims = 4;
+	t->dims[0] = t->dims[1] = t->dims[2] = t->dims[3] = 1;
+	t->strides[3] = 1;
+}
+static void tensor_count_overflow(void *f, size_t *size)
+{
+	struct npu_tensor_desc *t = &op_record(f, 0)->desc.tensors[0];
+
+	/* broadcast (stride 0) dims that span one element, but count 2^80 */
+	(void)size;
+	t->ndims = 2;
+	t->dims[0] = t->dims[1] = 1ULL << 40;
+	t->strides[0] = t->strides[1] = 0;
+}
+
 static const struct hostile hostiles[] = {
 	{ "shorter than a header", short_file, "fewer than its 128-byte header" },
 	{ "bad magic", bad_magic, "not an .om file" },
@@ -389,6 +446,15 @@ static const struct hostile hostiles[] = {
 	{ "NCHW16C of rank 1", tensor_blocked_rank, "rank other than 4" },
 	{ "tensor of 9 dims", tensor_ndims, "more than 8 dims" },
 	{ "blocked extent past its input", blocked_past_input, "outside region 2" },
+	{ "unknown operator kind", op_kind, "op 1 (add_relu): unknown operator kind 16" },
+	{ "descriptor flag", op_flags, "a flag or reserved field" },
+	{ "descriptor reserved field", op_rsvd, "a flag or reserved field" },
+	{ "tensor reserved field", tensor_rsvd, "tensor 1: a reserved field that is not 0" },
+	{ "dim past the rank", tensor_dim_past_rank, "past its rank" },
+	{ "stride past the rank", tensor_stride_past_rank, "past its rank" },
+	{ "negative stride", tensor_stride_negative, "stride over INT64_MAX" },
+	{ "NCHW16C with strides", blocked_strides, "strides on an NCHW16C tensor" },
+	{ "dims counting past 2^64", tensor_count_overflow, "dims whose product overflows" },
 };
 
 TEST(each_check_refuses)
