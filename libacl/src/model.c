@@ -6,6 +6,7 @@
  * up from 1 and are never reused, so a stale id is refused, not taken for
  * a later model.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -193,11 +194,43 @@ static aclError upload_weights(struct acl_model *m, const uint8_t *file, void *g
 			   ACL_MEMCPY_HOST_TO_DEVICE);
 }
 
+/* Every operator and data type of the model is one the card's library has. */
+static aclError check_card_runs(struct acl_model *m)
+{
+	struct acl_device *d = m->dev;
+	uint64_t operators, dtypes;
+	int ret;
+
+	ret = drv_get_param(d->fd, DRM_NPU_PARAM_OPERATORS, &operators);
+	if (!ret)
+		ret = drv_get_param(d->fd, DRM_NPU_PARAM_DTYPES, &dtypes);
+	if (ret)
+		return ACL_DRV_FAIL(d, ret, "reading the card's operators");
+	for (uint32_t n = 0; n < m->om.num_ops; n++) {
+		const struct acl_om_op *op = &m->om.ops[n];
+		const struct npu_op_desc *desc = (const void *)((const uint8_t *)m->om.image +
+								op->image_offset);
+
+		if (!(operators & (1ULL << op->kind)))
+			return ACL_FAIL(ACL_ERROR_OP_NOT_FOUND, "op %u (%s): device %d does not run "
+					"operator %u", n, op->name, d->id, op->kind);
+		for (uint32_t t = 0; t < op->num_tensors; t++)
+			if (!(dtypes & (1ULL << le16toh(desc->tensors[t].dtype))))
+				return ACL_FAIL(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "op %u (%s), "
+						"tensor %u: device %d has no data type %u", n,
+						op->name, t, d->id, le16toh(desc->tensors[t].dtype));
+	}
+	return ACL_SUCCESS;
+}
+
 static aclError model_setup(struct acl_model *m, const void *file, const struct load_args *a)
 {
 	aclError err;
 
-	err = check_given(m->dev, "workspace", a->work, a->work_size, m->om.workspace_size);
+	err = check_card_runs(m);
+	if (!err)
+		err = check_given(m->dev, "workspace", a->work, a->work_size,
+				  m->om.workspace_size);
 	if (!err)
 		err = check_given(m->dev, "weight", a->weights, a->weights_size,
 				  m->om.weights_size);

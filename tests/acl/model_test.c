@@ -5,7 +5,8 @@
  * datasets; tensor descriptions; execution, checked against the same
  * computation in plain C; ordering with copies and events; one model on
  * two streams and from two threads at once; a program longer than one
- * submission; unloading with work queued; and every documented error.
+ * submission; unloading with work queued; an operator the card refuses;
+ * and every documented error.
  * The models are built here (tests/include/om_builder.h), not compiled.
  */
 #include "acl_test.h"
@@ -857,6 +858,58 @@ TEST_F(mdl, execute_waits_behind_default_stream)
 	aclrtFreeHost(pin_a);
 	add_free(&r);
 	EXPECT_EQ(ACL_SUCCESS, aclmdlUnload(id));
+}
+
+/* A model the loader cannot fault: y has 29 elements, a + b has 30. */
+static void *om_model_bad_shapes(size_t *size)
+{
+	union npu_op_attrs add = omb_binary(NPU_BINARY_ADD, NPU_UNARY_NONE);
+	struct om_builder *b = omb_new();
+	int64_t n30 = 30, n29 = 29;
+	struct omb_tensor t[3];
+	void *f;
+
+	t[0] = omb_dense(omb_input(b, "a", ACL_FLOAT, 1, &n30), 0, NPU_DTYPE_F32, 1, &n30);
+	t[1] = omb_dense(omb_input(b, "b", ACL_FLOAT, 1, &n30), 0, NPU_DTYPE_F32, 1, &n30);
+	omb_output(b, "y", ACL_FLOAT, 1, &n29);
+	t[2] = omb_dense(omb_output_region(b, 0), 0, NPU_DTYPE_F32, 1, &n29);
+	omb_op(b, "add", NPU_OPERATOR_BINARY, &add, 2, 1, t);
+	f = omb_finish(b, size);
+	omb_free(b);
+	return f;
+}
+
+/* The card refuses an operator: the execution fails, its stream goes on. */
+TEST_F(mdl, card_refuses_an_operator)
+{
+	size_t size, s120[2] = { 120, 120 }, s116 = 116;
+	void *bad = om_model_bad_shapes(&size);
+	struct dset in, out;
+	struct add_run r;
+	uint32_t id, good;
+
+	ASSERT_EQ(ACL_SUCCESS, aclmdlLoadFromMem(bad, size, &id));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlLoadFromMem(self->add.data, self->add.size, &good));
+	ASSERT_EQ(ACL_SUCCESS, dset_make(&in, 2, s120));
+	ASSERT_EQ(ACL_SUCCESS, dset_make(&out, 1, &s116));
+	ASSERT_EQ(ACL_SUCCESS, add_prepare(&r, 8));
+	EXPECT_EQ(ACL_ERROR_RT_AICORE_EXCEPTION, aclmdlExecute(id, in.ds, out.ds));
+	EXPECT_TRUE(msg_has("disagree"));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlExecute(good, r.in.ds, r.out.ds));
+	EXPECT_EQ(-1, add_check(&r));
+	/* asynchronously: the stream's next synchronization reports it */
+	ASSERT_EQ(ACL_SUCCESS, aclmdlExecuteAsync(id, in.ds, out.ds, self->s1));
+	EXPECT_EQ(ACL_ERROR_RT_AICORE_EXCEPTION, aclrtSynchronizeStream(self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(r.out.dev[0], 120, 0, 120));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlExecuteAsync(good, r.in.ds, r.out.ds, self->s1));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s1));
+	EXPECT_EQ(-1, add_check(&r));
+	add_free(&r);
+	dset_free(&in);
+	dset_free(&out);
+	EXPECT_EQ(ACL_SUCCESS, aclmdlUnload(id));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlUnload(good));
+	free(bad);
 }
 
 /* ---- concurrency ---------------------------------------------------------- */
