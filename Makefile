@@ -39,6 +39,9 @@ include libacl/libacl.mk
 # The Python module "acl" (pyACL) over it.
 include python/python.mk
 
+# The ONNX compiler (libnpucc) and tools/atc.
+include compiler/compiler.mk
+
 deps:
 	@tools/deps
 

@@ -22,6 +22,7 @@ ACL_PC		:= $(ACL_LIBDIR)/pkgconfig/ascendcl.pc
 ACL_INC		:= libacl/include
 ACL_HDRS	:= $(wildcard $(ACL_INC)/acl/*.h $(ACL_INC)/acl/error_codes/*.h)
 ACL_SRCS	:= $(wildcard libacl/src/*.c)
+ACL_SRC_HDRS	:= $(wildcard libacl/src/*.h)
 ACL_OBJS	:= $(patsubst libacl/src/%.c,$(BUILD)/libacl/%.o,$(ACL_SRCS))
 ACL_JSON_CFLAGS	 = $(shell pkg-config --cflags json-c)
 ACL_JSON_LIBS	 = $(shell pkg-config --libs json-c)
@@ -29,6 +30,7 @@ ACL_RPATH	:= -Wl,-rpath,$(abspath $(ACL_LIBDIR))
 ACL_USE		:= -I$(ACL_INC) -L$(ACL_LIBDIR) -lascendcl $(ACL_RPATH)
 
 ACL_TESTS	:= $(patsubst tests/acl/%.c,$(BUILD)/tests/acl/%,$(wildcard tests/acl/*.c))
+ACL_HOST_TESTS	:= $(patsubst tests/acl-host/%.c,$(BUILD)/tests/acl-host/%,$(wildcard tests/acl-host/*.c))
 ACL_TEST_HDRS	:= $(wildcard tests/acl/*.h)
 ACL_EXAMPLES	:= $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 ACL_BENCH	:= $(BUILD)/tools/acl-bench
@@ -39,13 +41,14 @@ ACL_PC_CHECK	:= $(BUILD)/tests/acl-extra/pkgconfig_check
 
 all: acl
 
-acl: acl-lib $(ACL_TESTS) $(ACL_EXAMPLES) $(ACL_BENCH) $(ACL_CXX_CHECK) $(ACL_PC_CHECK)
+acl: acl-lib $(ACL_TESTS) $(ACL_HOST_TESTS) $(ACL_EXAMPLES) $(ACL_BENCH) $(ACL_CXX_CHECK) $(ACL_PC_CHECK)
 
 acl-lib: $(ACL_LIB) $(ACL_LINKS) $(ACL_PC)
 
-$(BUILD)/libacl/%.o: libacl/src/%.c libacl/src/acl_internal.h $(ACL_HDRS) uapi/npu_accel.h | deps
+$(BUILD)/libacl/%.o: libacl/src/%.c $(ACL_SRC_HDRS) $(ACL_HDRS) uapi/npu_accel.h \
+		     uapi/npu_operator.h compiler/om_format.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -I$(ACL_INC) -Iuapi $(DRM_CFLAGS) \
+	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -I$(ACL_INC) -Iuapi -Icompiler $(DRM_CFLAGS) \
 		$(ACL_JSON_CFLAGS) -c -o $@ $<
 
 $(ACL_LIB): $(ACL_OBJS)
@@ -69,9 +72,21 @@ $(ACL_PC): libacl/ascendcl.pc.in libacl/libacl.mk
 	sed -e 's|@PREFIX@|$(abspath .)|' -e 's|@LIBDIR@|$(abspath $(ACL_LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(abspath $(ACL_INC))|' -e 's|@VERSION@|$(ACL_VERSION)|' $< >$@
 
-$(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(wildcard tests/include/*.h) driver/npu_hw.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS) | deps
+$(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(wildcard tests/include/*.h) driver/npu_hw.h \
+		     compiler/om_format.h uapi/npu_operator.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi -o $@ $< $(ACL_USE)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi -Icompiler -o $@ $< \
+		$(ACL_USE)
+
+# The model loader's parser alone, under ASan and UBSan; tools/check runs it on the host.
+ACL_PARSER_SRCS	:= libacl/src/model_parse.c libacl/src/dtype.c
+
+$(BUILD)/tests/acl-host/%: tests/acl-host/%.c $(ACL_PARSER_SRCS) $(ACL_SRC_HDRS) $(ACL_HDRS) \
+			  $(wildcard tests/include/*.h) compiler/om_format.h uapi/npu_operator.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-isystem $(KSFT) -Itests/include -I$(ACL_INC) -Ilibacl/src -Iuapi -Icompiler \
+		$(DRM_CFLAGS) -o $@ $< $(ACL_PARSER_SRCS)
 
 $(BUILD)/examples/%: examples/%.c examples/check.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)

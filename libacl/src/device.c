@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "acl_internal.h"
+#include "model.h"
 
 struct acl_device acl_devices[ACL_MAX_DEVICES];
 int acl_ndevices = -1;		/* -1: not enumerated yet */
@@ -188,6 +189,7 @@ static void device_teardown(struct acl_device *d, bool wait)
 	pthread_mutex_unlock(&d->list_lock);
 
 	acl_hostmem_drop(d);
+	acl_model_drop_device(d);
 	acl_devmem_drop_device(d);
 	pthread_mutex_lock(&d->slot_lock);
 	while (d->deferred) {

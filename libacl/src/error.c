@@ -75,6 +75,12 @@ aclError acl_slot_error(struct acl_device *d, uint32_t err)
 		return ACL_ERROR_RT_STREAM_ABORT;
 	case DRM_NPU_ERR_REJECTED:
 		return ACL_ERROR_RT_DRV_INTERNAL_ERROR;
+	case DRM_NPU_ERR_OP_UNSUPPORTED:
+		return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+	/* The vendor's code for an operator that faults on its compute core. */
+	case DRM_NPU_ERR_OP_PARAM:
+	case DRM_NPU_ERR_OP_FAILED:
+		return ACL_ERROR_RT_AICORE_EXCEPTION;
 	default:
 		return ACL_ERROR_RT_INTERNAL_ERROR;
 	}
@@ -97,6 +103,13 @@ const char *acl_slot_error_text(uint32_t err)
 		return "an event the stream waited for on the card failed with its own stream";
 	case DRM_NPU_ERR_REJECTED:
 		return "the card rejected a command of the stream";
+	case DRM_NPU_ERR_OP_UNSUPPORTED:
+		return "the card's operator library cannot run an operator of the stream "
+		       "(its kind, mode, type, format or size)";
+	case DRM_NPU_ERR_OP_PARAM:
+		return "an operator of the stream has shapes, attributes or tensors that disagree";
+	case DRM_NPU_ERR_OP_FAILED:
+		return "the card's operator library failed to run an operator of the stream";
 	default:
 		return "unknown stream error";
 	}

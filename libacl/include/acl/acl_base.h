@@ -15,18 +15,14 @@
 #include "error_codes/ge_error_codes.h"
 #include "acl_base_rt.h"
 
+/* Tensor descriptions, which the model and operator headers share. */
+#include "acl_base_mdl.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Tensor descriptions belong to the operator/model libraries (not shipped). */
-typedef struct aclTensorDesc aclTensorDesc;
 typedef struct aclprofStepInfo aclprofStepInfo;
-
-#define ACL_TENSOR_SHAPE_RANGE_NUM 2
-#define ACL_TENSOR_VALUE_RANGE_NUM 2
-#define ACL_UNKNOWN_RANK 0xFFFFFFFFFFFFFFFE
-
 
 #ifdef __cplusplus
 }

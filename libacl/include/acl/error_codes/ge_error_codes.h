@@ -2,9 +2,10 @@
 /*
  * libascendcl: graph-engine error codes (the ACL_ERROR_GE_* family).
  *
- * This runtime has no graph or model engine and returns none of these;
- * acl_base.h includes them because applications written for the vendor's
- * headers test for them by name. They are uint32_t constants, not macros,
+ * This runtime has no graph engine and returns none of these (its model
+ * calls report the ACL_ERROR_* codes of acl_base_rt.h); acl_base.h
+ * includes them because applications written for the vendor's headers
+ * test for them by name. They are uint32_t constants, not macros,
  * as there.
  *
  * Numbering as for the runtime codes: 145xxx caller errors, 245xxx

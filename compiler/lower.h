@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lowering: one graph node becomes one card operator (uapi/npu_operator.h)
+ * whose tensors are views of IR values: the value's bytes, with the dims
+ * the operator needs (a 1-D convolution's input seen as N, C, 1, W; a
+ * MatMul's vector seen as a matrix; a broadcast operand with leading 1s).
+ */
+#ifndef NPUCC_LOWER_H
+#define NPUCC_LOWER_H
+
+#include "ir.h"
+#include "npu_operator.h"
+
+struct lo_tensor {
+	struct ir_value *v;
+	int ndims;
+	int64_t dims[IR_MAX_DIMS];
+};
+
+struct lo_op {
+	const struct ir_node *node;
+	int kind;			/* enum npu_operator */
+	union npu_op_attrs attrs;
+	int num_in, num_out;
+	struct lo_tensor t[NPU_OP_MAX_TENSORS];
+};
+
+/* 0: @op is filled; 1: the node is a view and needs no operator. */
+int lower_node(struct ir_graph *g, const struct ir_node *n, struct lo_op *op);
+
+int npu_dtype_of(int ir_dtype);
+
+#endif /* NPUCC_LOWER_H */
