@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 """acl.mdl: an .om compiled by build/atc from a seeded ONNX classifier
 (Gemm then Softmax) is loaded every way, described, and run; its outputs
-are compared with numpy's computation of the same network on the same
-input, and the numpy round trips of input and output are exact."""
+are compared with the C API's on the same .om and input (through ctypes)
+and with numpy's computation of the same network, and the numpy round
+trips of input and output are exact."""
+import ctypes
 import os
 import subprocess
 
@@ -35,6 +37,45 @@ def reference(x):
     z = x.astype(np.float64) @ w + b
     e = np.exp(z - z.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
+
+
+def c_api_run(om_path, x):
+    """The same execution through libascendcl's C API (ctypes), in the
+    test's context: the result acl.mdl must reproduce bit for bit."""
+    lib = ctypes.CDLL(os.path.join(REPO, "build", "lib", "libascendcl.so.1"))
+    vp, sz = ctypes.c_void_p, ctypes.c_size_t
+    lib.aclCreateDataBuffer.restype = vp
+    lib.aclCreateDataBuffer.argtypes = [vp, sz]
+    lib.aclmdlCreateDataset.restype = vp
+    lib.aclmdlAddDatasetBuffer.argtypes = [vp, vp]
+    lib.aclmdlDestroyDataset.argtypes = [vp]
+    lib.aclDestroyDataBuffer.argtypes = [vp]
+    lib.aclrtMalloc.argtypes = [ctypes.POINTER(vp), sz, ctypes.c_int]
+    lib.aclrtFree.argtypes = [vp]
+    lib.aclrtMemcpy.argtypes = [vp, sz, vp, sz, ctypes.c_int]
+    lib.aclmdlExecute.argtypes = [ctypes.c_uint32, vp, vp]
+    model_id = ctypes.c_uint32()
+    assert lib.aclmdlLoadFromFile(om_path.encode(), ctypes.byref(model_id)) == 0
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    y = np.zeros((1, CLASSES), np.float32)
+    dev = [vp(), vp()]
+    sets, bufs = [], []
+    for d, size in zip(dev, (IN_SIZE, OUT_SIZE)):
+        assert lib.aclrtMalloc(ctypes.byref(d), size, ACL_MEM_MALLOC_HUGE_FIRST) == 0
+        ds = lib.aclmdlCreateDataset()
+        buf = lib.aclCreateDataBuffer(d, size)
+        assert lib.aclmdlAddDatasetBuffer(ds, buf) == 0
+        sets.append(ds)
+        bufs.append(buf)
+    assert lib.aclrtMemcpy(dev[0], IN_SIZE, x.ctypes.data, IN_SIZE, 1) == 0
+    assert lib.aclmdlExecute(model_id.value, sets[0], sets[1]) == 0
+    assert lib.aclrtMemcpy(y.ctypes.data, OUT_SIZE, dev[1], OUT_SIZE, 2) == 0
+    for ds, buf, d in zip(sets, bufs, dev):
+        assert lib.aclDestroyDataBuffer(buf) == 0
+        assert lib.aclmdlDestroyDataset(ds) == 0
+        assert lib.aclrtFree(d) == 0
+    assert lib.aclmdlUnload(model_id.value) == 0
+    return y
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +162,11 @@ def test_execute_matches_reference(model, dev_buf):
     prob = run(model, dev_buf, x)
     np.testing.assert_allclose(prob, reference(x), rtol=1e-4, atol=1e-6)
     assert int(np.argmax(prob)) == int(np.argmax(reference(x)))
+
+
+def test_execute_matches_c_api(model, dev_buf, om_path):
+    x = np.random.default_rng(5).uniform(-2, 2, (1, FEATURES)).astype(np.float32)
+    assert run(model, dev_buf, x).tobytes() == c_api_run(om_path, x).tobytes()
 
 
 def test_execute_async_matches_execute(model, dev_buf, stream):
