@@ -356,7 +356,7 @@ static int input_format(const aclmdlDesc *d, size_t i) { return aclmdlGetInputFo
 static int output_format(const aclmdlDesc *d, size_t i) { return aclmdlGetOutputFormat(d, i); }
 
 #define MDL_DESC_FUNC(pyname, helper, cfn, sig, what)					\
-	PyDoc_STRVAR(pyname##_doc, #pyname sig "\n\n" #cfn ": " what);			\
+	PyDoc_STRVAR(pyname##_doc, #pyname sig "\n\n" what);			\
 	static PyObject *mdl_##pyname(PyObject *Py_UNUSED(self), PyObject *args,	\
 				      PyObject *kwargs)					\
 	{										\
@@ -364,30 +364,30 @@ static int output_format(const aclmdlDesc *d, size_t i) { return aclmdlGetOutput
 	}
 
 MDL_DESC_FUNC(get_num_inputs, desc_count, aclmdlGetNumInputs,
-	      "(model_desc) -> int", "the number of inputs.")
+	      "(model_desc) -> int", "aclmdlGetNumInputs: the number of inputs.")
 MDL_DESC_FUNC(get_num_outputs, desc_count, aclmdlGetNumOutputs,
-	      "(model_desc) -> int", "the number of outputs.")
+	      "(model_desc) -> int", "aclmdlGetNumOutputs: the number of outputs.")
 MDL_DESC_FUNC(get_input_size_by_index, desc_size, aclmdlGetInputSizeByIndex,
-	      "(model_desc, index) -> int", "the input's size in bytes; 0 for a bad index.")
+	      "(model_desc, index) -> int", "aclmdlGetInputSizeByIndex: the input's size in bytes; 0 for a bad index.")
 MDL_DESC_FUNC(get_output_size_by_index, desc_size, aclmdlGetOutputSizeByIndex,
-	      "(model_desc, index) -> int", "the output's size in bytes; 0 for a bad index.")
+	      "(model_desc, index) -> int", "aclmdlGetOutputSizeByIndex: the output's size in bytes; 0 for a bad index.")
 MDL_DESC_FUNC(get_input_dims, desc_dims, aclmdlGetInputDims,
 	      "(model_desc, index) -> dims, ret",
-	      "dims is {'name': str, 'dimCount': int, 'dims': [int]}.")
+	      "aclmdlGetInputDims: dims is {'name': str, 'dimCount': int, 'dims': [int]}.")
 MDL_DESC_FUNC(get_output_dims, desc_dims, aclmdlGetOutputDims,
 	      "(model_desc, index) -> dims, ret",
-	      "dims is {'name': str, 'dimCount': int, 'dims': [int]}.")
+	      "aclmdlGetOutputDims: dims is {'name': str, 'dimCount': int, 'dims': [int]}.")
 MDL_DESC_FUNC(get_cur_output_dims, desc_dims, aclmdlGetCurOutputDims,
 	      "(model_desc, index) -> dims, ret",
-	      "the output's dims for the last execution (static shapes: get_output_dims).")
+	      "aclmdlGetCurOutputDims: the output's dims for the last execution (static shapes: get_output_dims).")
 MDL_DESC_FUNC(get_input_name_by_index, desc_name, aclmdlGetInputNameByIndex,
-	      "(model_desc, index) -> str", "the input's name; '' for a bad index.")
+	      "(model_desc, index) -> str", "aclmdlGetInputNameByIndex: the input's name; '' for a bad index.")
 MDL_DESC_FUNC(get_output_name_by_index, desc_name, aclmdlGetOutputNameByIndex,
-	      "(model_desc, index) -> str", "the output's name; '' for a bad index.")
+	      "(model_desc, index) -> str", "aclmdlGetOutputNameByIndex: the output's name; '' for a bad index.")
 MDL_DESC_FUNC(get_input_index_by_name, desc_index_by_name, aclmdlGetInputIndexByName,
-	      "(model_desc, name) -> index, ret", "the index of the input named name.")
+	      "(model_desc, name) -> index, ret", "aclmdlGetInputIndexByName: the index of the input named name.")
 MDL_DESC_FUNC(get_output_index_by_name, desc_index_by_name, aclmdlGetOutputIndexByName,
-	      "(model_desc, name) -> index, ret", "the index of the output named name.")
+	      "(model_desc, name) -> index, ret", "aclmdlGetOutputIndexByName: the index of the output named name.")
 MDL_DESC_FUNC(get_input_data_type, desc_enum, input_data_type,
 	      "(model_desc, index) -> int", "aclmdlGetInputDataType; ACL_DT_UNDEFINED (-1) for a bad index.")
 MDL_DESC_FUNC(get_output_data_type, desc_enum, output_data_type,
