@@ -45,6 +45,10 @@ PyDoc_STRVAR(util_doc,
 "acl.util: pointers to and from Python memory (bytes, numpy arrays) and\n"
 "native threads for callbacks.");
 
+PyDoc_STRVAR(mdl_doc,
+"acl.mdl: loading .om models, their descriptions, datasets and execution\n"
+"(aclmdl* of acl/acl_mdl.h).");
+
 static const struct submodule {
 	const char *name;
 	const char *doc;
@@ -53,7 +57,7 @@ static const struct submodule {
 	{ "rt", rt_doc, { pyacl_device_methods, pyacl_stream_methods, pyacl_memory_methods,
 			  pyacl_callback_methods, pyacl_error_methods, NULL } },
 	{ "util", util_doc, { pyacl_util_methods, pyacl_numpy_methods, NULL } },
-	/* acl.mdl (aclmdl*) belongs here, in a file of its own, once the runtime has it. */
+	{ "mdl", mdl_doc, { pyacl_mdl_methods, NULL } },
 };
 
 static int add_submodule(PyObject *acl, const struct submodule *sm)

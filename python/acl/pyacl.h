@@ -116,6 +116,7 @@ extern PyMethodDef pyacl_memory_methods[];	/* acl.rt: memory, copies */
 extern PyMethodDef pyacl_callback_methods[];	/* acl.rt: callbacks */
 extern PyMethodDef pyacl_util_methods[];	/* acl.util: bytes, threads */
 extern PyMethodDef pyacl_numpy_methods[];	/* acl.util: numpy */
+extern PyMethodDef pyacl_mdl_methods[];	/* acl.mdl: models */
 
 /*
  * Device memory is named by addresses at or above this (acl/acl_rt.h);

@@ -37,6 +37,17 @@ UTIL = ["bytes_to_ptr", "ptr_to_bytes", "numpy_to_ptr", "numpy_contiguous_to_ptr
         "ptr_to_numpy", "start_thread", "stop_thread"]
 
 
+MDL = ["load_from_file", "load_from_mem", "load_from_file_with_mem", "load_from_mem_with_mem",
+       "query_size", "query_size_from_mem", "unload", "create_desc", "get_desc",
+       "destroy_desc", "get_num_inputs", "get_num_outputs", "get_input_size_by_index",
+       "get_output_size_by_index", "get_input_dims", "get_output_dims",
+       "get_cur_output_dims", "get_input_name_by_index", "get_output_name_by_index",
+       "get_input_index_by_name", "get_output_index_by_name", "get_input_data_type",
+       "get_output_data_type", "get_input_format", "get_output_format", "create_dataset",
+       "add_dataset_buffer", "get_dataset_buffer", "get_dataset_num_buffers",
+       "destroy_dataset", "execute", "execute_async"]
+
+
 def public(mod):
     return sorted(n for n in dir(mod) if not n.startswith("_"))
 
@@ -53,13 +64,14 @@ def test_submodules_import_like_packages():
 
 
 def test_every_namespace_has_exactly_its_functions():
-    assert public(acl) == sorted(ACL + ["rt", "util"])
+    assert public(acl) == sorted(ACL + ["mdl", "rt", "util"])
+    assert public(acl.mdl) == sorted(MDL)
     assert public(acl.rt) == sorted(RT)
     assert public(acl.util) == sorted(UTIL)
 
 
 @pytest.mark.parametrize("mod,name", [(acl, n) for n in ACL] + [(acl.rt, n) for n in RT] +
-                         [(acl.util, n) for n in UTIL])
+                         [(acl.util, n) for n in UTIL] + [(acl.mdl, n) for n in MDL])
 def test_functions_are_documented_with_their_signature(mod, name):
     fn = getattr(mod, name)
     assert callable(fn)
