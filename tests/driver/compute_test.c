@@ -1885,7 +1885,11 @@ TEST_F_TIMEOUT(result, long_operator_is_not_a_hang, 300)
 		     after - before);
 }
 
-/* The child runs long products until killed. */
+/*
+ * The child runs long products until killed: 4096^3 is a single oneDNN
+ * primitive of seconds, which the card finishes before it confirms the
+ * ring's reset.
+ */
 static void compute_until_killed(int ready_fd)
 {
 	struct drm_npu_stream_create s;
@@ -1893,7 +1897,7 @@ static void compute_until_killed(int ready_fd)
 	struct drm_npu_cmd cmds[4];
 	struct test_card card;
 	struct op *op = calloc(1, sizeof(*op));
-	uint64_t n = 2048, bytes = n * n * 4;
+	uint64_t n = 4096, bytes = n * n * 4;
 	unsigned int i;
 
 	if (!op || test_card_open(&card, 0) || test_stream_create(card.fd, 0, 0, &s) ||
@@ -1914,11 +1918,32 @@ static void compute_until_killed(int ready_fd)
 	_exit(5);
 }
 
+/* The ring of the one stream process @pid has on the card; -1 if none. */
+static int stream_ring_of(const char *bdf, pid_t pid)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int ring = -1;
+	unsigned int r;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), TEST_PCI_DEVICES "/%s/streams", bdf);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir)) && ring < 0)
+		if (sscanf(de->d_name, "%u", &r) == 1 &&
+		    test_stream_attr(bdf, r, "pid", NULL, 0) == pid)
+			ring = r;
+	closedir(dir);
+	return ring;
+}
+
 TEST_F(result, killed_mid_operator_gives_everything_back)
 {
 	struct test_baseline before, during, after;
-	int pipefd[2], status;
-	char c;
+	int pipefd[2], status, ring;
+	char c, state[32] = "";
 	pid_t pid;
 
 	NEED_OPERATOR(NPU_OPERATOR_MATMUL);
@@ -1935,6 +1960,12 @@ TEST_F(result, killed_mid_operator_gives_everything_back)
 	during = test_read_baseline(self->card.bdf);
 	EXPECT_GT(during.devmem, before.devmem);
 	EXPECT_EQ(before.rings + 1, during.rings);
+	/* Killed in the middle of its first operator. */
+	ring = stream_ring_of(self->card.bdf, pid);
+	ASSERT_LE(0, ring);
+	test_stream_attr(self->card.bdf, ring, "state", state, sizeof(state));
+	EXPECT_STREQ("busy", state);
+	EXPECT_EQ(0, test_stream_attr(self->card.bdf, ring, "ops_done", NULL, 0));
 
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
