@@ -1614,19 +1614,6 @@ static void negate_op(struct _test_data_result *self)
 	ref_unary(x, &d->attrs.unary, self->want);
 }
 
-/* A matrix product long enough to watch: 2048 x @k by @k x 2048. */
-static void long_matmul(struct _test_data_result *self, uint64_t k)
-{
-	struct npu_op_desc *d;
-
-	forget_tensors(self);
-	DENSE(2048, k);
-	DENSE(k, 2048);
-	DENSE(2048, 2048);
-	d = build(self, NPU_OPERATOR_MATMUL);
-	d->attrs.matmul.alpha = ref_bits(1);
-}
-
 static long long stream_attr(struct _test_data_result *self, uint32_t id, const char *key,
 			     char *text, size_t len)
 {
@@ -1867,14 +1854,30 @@ TEST_F(result, hang_op_fault_is_declared_hung)
 	EXPECT_EQ(0, test_stream_destroy(self->card.fd, self->stream.id, 0));
 }
 
+/* A product of two @n x @n matrices, in a buffer of its own. */
+static void square_matmul(struct op *op, uint64_t addr, uint64_t n)
+{
+	unsigned int i;
+
+	op_init(op, NPU_OPERATOR_MATMUL, 2, 1);
+	desc_of(op)->attrs.matmul.alpha = ref_bits(1);
+	for (i = 0; i < 3; i++)
+		tensor_dense(tensor_of(op, i), addr + i * n * n * 4, NPU_DTYPE_F32, 2,
+			     DIMS(n, n));
+}
+
 TEST_F_TIMEOUT(result, long_operator_is_not_a_hang, 300)
 {
+	struct drm_npu_bo_create big;
 	long long before, after;
 	int ret;
 
 	NEED_OPERATOR(NPU_OPERATOR_MATMUL);
-	long_matmul(self, 4096);
-	ASSERT_EQ(0, upload(self));
+	/* 4096^3: seconds of one primitive, and 100 ms without a command done. */
+	forget_tensors(self);
+	ASSERT_EQ(0, test_bo_close(self->card.fd, self->pool.handle));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, 3 * (64u << 20), 0, &big));
+	square_matmul(&self->op, big.addr, 4096);
 	ASSERT_EQ(0, test_set_driver_param("hang_timeout_ms", 100));
 	before = stream_attr(self, self->stream.id, "compute_ns", NULL, 0);
 	ret = run_op(self);
@@ -1903,11 +1906,7 @@ static void compute_until_killed(int ready_fd)
 	if (!op || test_card_open(&card, 0) || test_stream_create(card.fd, 0, 0, &s) ||
 	    test_bo_create(card.fd, 3 * bytes, 0, &dev))
 		_exit(1);
-	op_init(op, NPU_OPERATOR_MATMUL, 2, 1);
-	desc_of(op)->attrs.matmul.alpha = ref_bits(1);
-	for (i = 0; i < 3; i++)
-		tensor_dense(tensor_of(op, i), dev.addr + i * bytes, NPU_DTYPE_F32, 2,
-			     DIMS(n, n));
+	square_matmul(op, dev.addr, n);
 	for (i = 0; i < 4; i++)
 		cmds[i] = compute_cmd(op, desc_size(op));
 	if (test_submit(card.fd, s.id, cmds, 4, 0, NULL))
