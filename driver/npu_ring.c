@@ -129,12 +129,26 @@ void npu_ring_attach(struct npu_ring *ring, struct npu_stream *stream)
 	spin_unlock_irq(&ring->ndev->rings_lock);
 }
 
+/*
+ * The card confirms a reset between an operator's steps, so a ring in a
+ * long step answers late; it is still busy as long as its COMPUTE_NS
+ * advances. Only a control timeout without that is no answer.
+ */
 static int npu_ring_reset_hw(struct npu_ring *ring)
 {
+	u64 computed, before;
+	int ret;
+
 	npu_ring_wr32(ring, NPU_RING_CTRL, NPU_RING_CTRL_RESET);
 	npu_ring_doorbell(ring->ndev, 0);
-	return npu_card_wait_ctrl_clear(ring->ndev, npu_ring_reg(ring, NPU_RING_CTRL),
-					NPU_RING_CTRL_RESET);
+	computed = npu_ring_rd64(ring, NPU_RING_COMPUTE_NS);
+	do {
+		before = computed;
+		ret = npu_card_wait_ctrl_clear(ring->ndev, npu_ring_reg(ring, NPU_RING_CTRL),
+					       NPU_RING_CTRL_RESET);
+		computed = npu_ring_rd64(ring, NPU_RING_COMPUTE_NS);
+	} while (ret == -ETIMEDOUT && computed != before);
+	return ret;
 }
 
 /**

@@ -59,6 +59,7 @@ struct fuzzer {
 	uint8_t arg[1 << 14];	/* the largest size an ioctl number can carry */
 
 	unsigned long ok[16];	/* successes, by ioctl_index() */
+	unsigned long ops;	/* operators in batches the driver took */
 	unsigned long errs[256];	/* failures by errno */
 };
 
@@ -262,38 +263,46 @@ static struct npu_op_desc *cmd_desc(struct fuzzer *f, struct drm_npu_cmd *c)
 	return (struct npu_op_desc *)f->descs[c - f->cmds].bytes;
 }
 
-static const unsigned int elem_bytes[] = {
-	[NPU_DTYPE_F32] = 4, [NPU_DTYPE_BF16] = 2, [NPU_DTYPE_F16] = 2,
-	[NPU_DTYPE_S32] = 4, [NPU_DTYPE_S8] = 1, [NPU_DTYPE_U8] = 1,
-};
-
-/* A dense tensor in one of our device buffers; false if none has room. */
-static bool plausible_tensor(struct fuzzer *f, struct npu_tensor_desc *t, uint16_t dtype,
-			     unsigned int ndims, const uint64_t *dims)
+/*
+ * Places @n tensors in our device buffers, 64-byte aligned (as buffers
+ * are), and returns the fewest bytes any of them has room for; 0 if there
+ * is no device buffer.
+ */
+static uint64_t place_tensors(struct fuzzer *f, struct npu_tensor_desc *t, unsigned int n)
 {
-	uint64_t stride = 1, room;
+	uint64_t room, least = ~0ULL;
 	__u32 handle;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!valid_operand(f, 0, &t[i].addr, &handle, &room))
+			return 0;
+		room += t[i].addr & 63;
+		t[i].addr &= ~63ULL;
+		least = room < least ? room : least;
+	}
+	return least;
+}
+
+static void dense_tensor(struct npu_tensor_desc *t, uint16_t dtype, unsigned int ndims,
+			 const uint64_t *dims)
+{
+	uint64_t stride = 1;
 	int d;
 
 	t->dtype = dtype;
-	t->format = NPU_FORMAT_STRIDED;
 	t->ndims = ndims;
 	for (d = (int)ndims - 1; d >= 0; d--) {
 		t->dims[d] = dims[d];
 		t->strides[d] = stride;
 		stride *= dims[d];
 	}
-	if (!valid_operand(f, 0, &t->addr, &handle, &room))
-		return false;
-	/* Buffers are 64-byte aligned: so is the tensor, for any element. */
-	room += t->addr & 63;
-	t->addr &= ~63ULL;
-	return room >= stride * elem_bytes[dtype];
 }
 
 /*
- * An operator the driver takes and the card runs: elementwise ones of any
- * function, a cast or a small matrix product, on our own buffers.
+ * An operator the driver takes and the card runs, sized to the room its
+ * tensors have: elementwise ones of any function, a cast or a small
+ * matrix product, on our own buffers.
  */
 static bool plausible_compute(struct fuzzer *f, struct drm_npu_cmd *c)
 {
@@ -302,46 +311,49 @@ static bool plausible_compute(struct fuzzer *f, struct drm_npu_cmd *c)
 	};
 	struct npu_op_desc *d = cmd_desc(f, c);
 	uint16_t kind = kinds[below(f, sizeof(kinds) / sizeof(kinds[0]))];
-	uint64_t n[1] = { 1 + below(f, 4096) };
-	uint64_t m = 1 + below(f, 16), k = 1 + below(f, 16), p = 1 + below(f, 16);
 	uint16_t to = below(f, NPU_DTYPE_LAST + 1);
-	bool ok;
+	uint64_t room, n, m, k, p;
+	unsigned int i;
 
 	if (!(f->operators & 1ULL << kind) || !(f->dtypes & 1ULL << NPU_DTYPE_F32) ||
 	    !(f->dtypes & 1ULL << to))
 		return false;
 	memset(d, 0, DESC_BYTES);
 	d->kind = kind;
+	d->num_inputs = kind == NPU_OPERATOR_UNARY || kind == NPU_OPERATOR_CAST ? 1 : 2;
 	d->num_outputs = 1;
+	room = place_tensors(f, d->tensors, d->num_inputs + 1) / 4;
+	if (!room)
+		return false;
+	n = 1 + below(f, room < 4096 ? room : 4096);
+	for (i = 0; i <= d->num_inputs; i++)
+		dense_tensor(&d->tensors[i], NPU_DTYPE_F32, 1, &n);
 	switch (kind) {
 	case NPU_OPERATOR_UNARY:
-		d->num_inputs = 1;
 		d->attrs.unary.fn.kind = below(f, NPU_UNARY_LAST + 1);
-		ok = plausible_tensor(f, &d->tensors[0], NPU_DTYPE_F32, 1, n) &&
-		     plausible_tensor(f, &d->tensors[1], NPU_DTYPE_F32, 1, n);
 		break;
 	case NPU_OPERATOR_BINARY:
-		d->num_inputs = 2;
 		d->attrs.binary.kind = below(f, NPU_BINARY_MAX + 1);
-		ok = plausible_tensor(f, &d->tensors[0], NPU_DTYPE_F32, 1, n) &&
-		     plausible_tensor(f, &d->tensors[1], NPU_DTYPE_F32, 1, n) &&
-		     plausible_tensor(f, &d->tensors[2], NPU_DTYPE_F32, 1, n);
 		break;
 	case NPU_OPERATOR_CAST:
-		d->num_inputs = 1;
-		ok = plausible_tensor(f, &d->tensors[0], NPU_DTYPE_F32, 1, n) &&
-		     plausible_tensor(f, &d->tensors[1], to, 1, n);
+		d->tensors[1].dtype = to;
 		break;
 	default:
-		d->num_inputs = 2;
+		/* m x k by k x p, each matrix in the room */
+		m = 1 + below(f, 16);
+		k = 1 + below(f, 16);
+		p = 1 + below(f, 16);
+		while (m * k > room || k * p > room || m * p > room) {
+			m = (m + 1) / 2;
+			k = (k + 1) / 2;
+			p = (p + 1) / 2;
+		}
+		dense_tensor(&d->tensors[0], NPU_DTYPE_F32, 2, (uint64_t[]){ m, k });
+		dense_tensor(&d->tensors[1], NPU_DTYPE_F32, 2, (uint64_t[]){ k, p });
+		dense_tensor(&d->tensors[2], NPU_DTYPE_F32, 2, (uint64_t[]){ m, p });
 		d->attrs.matmul.alpha = 0x3f800000;	/* 1.0f */
-		ok = plausible_tensor(f, &d->tensors[0], NPU_DTYPE_F32, 2, (uint64_t[]){ m, k }) &&
-		     plausible_tensor(f, &d->tensors[1], NPU_DTYPE_F32, 2, (uint64_t[]){ k, p }) &&
-		     plausible_tensor(f, &d->tensors[2], NPU_DTYPE_F32, 2, (uint64_t[]){ m, p });
 		break;
 	}
-	if (!ok)
-		return false;
 	c->src = (uintptr_t)d;
 	c->size = sizeof(*d) + (d->num_inputs + d->num_outputs) * sizeof(d->tensors[0]);
 	return true;
@@ -606,8 +618,13 @@ static void account(struct fuzzer *f, unsigned long nr)
 	struct drm_npu_stream_destroy *sd = (void *)f->arg;
 	struct drm_npu_slot *sl = (void *)f->arg;
 	struct drm_gem_close *gc = (void *)f->arg;
+	struct drm_npu_submit *sub = (void *)f->arg;
+	unsigned int i;
 
-	if (nr == DRM_IOCTL_NPU_BO_CREATE) {
+	if (nr == DRM_IOCTL_NPU_SUBMIT && sub->cmds == (uintptr_t)f->cmds) {
+		for (i = 0; i < sub->count; i++)
+			f->ops += f->cmds[i].op == DRM_NPU_OP_COMPUTE;
+	} else if (nr == DRM_IOCTL_NPU_BO_CREATE) {
 		if (f->nbos < MAX_BOS)
 			f->bos[f->nbos++] = *bo;
 		else
@@ -730,6 +747,8 @@ static void report_calls(struct fuzzer *f, uint64_t seed)
 		if (f->ok[i] && n < (int)sizeof(line))
 			n += snprintf(line + n, sizeof(line) - n, " %s %lu",
 				      i < NAMED_IOCTLS ? ioctls[i].name : "odd-size", f->ok[i]);
+	if (n < (int)sizeof(line))
+		snprintf(line + n, sizeof(line) - n, ", with %lu operators", f->ops);
 	ksft_print_msg("%s\n", line);
 	n = snprintf(line, sizeof(line), "seed %llu failed:", (unsigned long long)seed);
 	for (i = 0; i < 256; i++)
