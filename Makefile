@@ -59,8 +59,8 @@ $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS) $(ONEDNN_LIBS)
 
-# The operator library on host memory: the reference for the guest's benchmark.
-$(BUILD)/oplib-bench: tools/oplib-bench.c $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
+# The operator library on host memory: the reference for the guest's op-bench.
+$(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_operators.h $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
 
