@@ -28,11 +28,12 @@ OPLIB_SRCS	:= $(wildcard tools/npu-model/oplib*.c)
 OPLIB_HDRS	:= $(wildcard tools/npu-model/oplib*.h) driver/npu_hw.h uapi/npu_operator.h
 ONEDNN_LIBS	:= -ldnnl -lgomp -lm
 MODEL_TEST_SRCS	:= $(filter-out tests/model/oplib_test.c,$(wildcard tests/model/*.c))
+OP_BENCH	:= $(BUILD)/tools/op-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
 .PHONY: all deps module model tests check run sparse checkpatch clean install
 
-all: module model tests
+all: module model tests $(OP_BENCH)
 
 # The runtime library, its tests, examples and benchmarks.
 include libacl/libacl.mk
@@ -63,6 +64,13 @@ $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 $(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_operators.h $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
+
+# The same operators on the card, from the guest, through the driver's uapi.
+$(OP_BENCH): tools/op-bench.c tools/bench_operators.h $(wildcard tests/include/*.h) \
+		driver/npu_hw.h uapi/npu_accel.h uapi/npu_operator.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) $(ACL_JSON_CFLAGS) -o $@ $< \
+		$(DRM_LIBS) $(ACL_JSON_LIBS) -lm
 
 $(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) $(wildcard tests/model/*.h) driver/npu_hw.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
