@@ -503,7 +503,7 @@ static void print_json(const struct bench_card *bc, const struct native *n,
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: op-bench [--native FILE] [--runs N] [--batch K] [--batch-runs N]\n"
-		   "defaults: --runs 20 --batch 8 --batch-runs 5; FILE: oplib-bench --json\n");
+		   "defaults: --runs 40 --batch 8 --batch-runs 10; FILE: oplib-bench --json\n");
 }
 
 static void parse_args(int argc, char **argv, struct bench_cfg *cfg, const char **native)
@@ -550,7 +550,7 @@ static void parse_args(int argc, char **argv, struct bench_cfg *cfg, const char 
 
 int main(int argc, char **argv)
 {
-	struct bench_cfg cfg = { .runs = 20, .batch = 8, .batch_runs = 5 };
+	struct bench_cfg cfg = { .runs = 40, .batch = 8, .batch_runs = 10 };
 	struct op_figures figs[BENCH_NUM_OPS];
 	int64_t t_start = test_now_ns();
 	struct native native = { 0 };

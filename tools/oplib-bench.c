@@ -208,7 +208,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: oplib-bench [--engines N] [--threads N] [--runs N] "
 		   "[--json FILE]\n"
 		   "defaults: --engines 2 (threads: this host's CPUs / engines), "
-		   "--runs 20\n");
+		   "--runs 40\n");
 }
 
 int main(int argc, char **argv)
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned int engines = 2, threads = 0, runs = 20, i;
+	unsigned int engines = 2, threads = 0, runs = 40, i;
 	struct bench_run results[BENCH_NUM_OPS];
 	struct oplib_config cfg = { 0 };
 	struct arena a = { .size = 256 * MIB };
