@@ -6,7 +6,8 @@
 #                 host, then the driver's and the library's kselftest suites
 #                 in a guest with two emulated cards; ends "N passed, M failed"
 # make run        the main job: an AscendCL program on two emulated cards
-# make bench      acl-bench (libacl/libacl.mk) in a guest sized for it
+# make bench      oplib-bench on the host, then op-bench and acl-bench
+#                 (libacl/libacl.mk) in one guest sized for them
 # make sparse     the module under sparse (C=2, W=1)
 # make checkpatch driver/ and uapi/ under the kernel's checkpatch.pl
 #
@@ -28,11 +29,12 @@ OPLIB_SRCS	:= $(wildcard tools/npu-model/oplib*.c)
 OPLIB_HDRS	:= $(wildcard tools/npu-model/oplib*.h) driver/npu_hw.h uapi/npu_operator.h
 ONEDNN_LIBS	:= -ldnnl -lgomp -lm
 MODEL_TEST_SRCS	:= $(filter-out tests/model/oplib_test.c,$(wildcard tests/model/*.c))
+OP_BENCH	:= $(BUILD)/tools/op-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
-.PHONY: all deps module model tests check run sparse checkpatch clean install
+.PHONY: all deps module model tests check run bench sparse checkpatch clean install
 
-all: module model tests
+all: module model tests $(OP_BENCH)
 
 # The runtime library, its tests, examples and benchmarks.
 include libacl/libacl.mk
@@ -62,10 +64,17 @@ $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS) $(ONEDNN_LIBS)
 
-# The operator library on host memory: the reference for the guest's benchmark.
-$(BUILD)/oplib-bench: tools/oplib-bench.c $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
+# The operator library on host memory: the reference for the guest's op-bench.
+$(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_operators.h $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
+
+# The same operators on the card, from the guest, through the driver's uapi.
+$(OP_BENCH): tools/op-bench.c tools/bench_operators.h $(wildcard tests/include/*.h) \
+		driver/npu_hw.h uapi/npu_accel.h uapi/npu_operator.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) $(ACL_JSON_CFLAGS) -o $@ $< \
+		$(DRM_LIBS) $(ACL_JSON_LIBS) -lm
 
 $(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) $(wildcard tests/model/*.h) driver/npu_hw.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
@@ -84,6 +93,20 @@ check: all
 
 run: all
 	tools/vm-run --cards 2 -- sh -c '$(BUILD)/examples/acl_demo && tools/npu-smi'
+
+# Host and guest close together, the host first: the operators natively,
+# as one card engine runs them, then on the card, then the runtime's costs.
+# The guest cannot see the host's load: uptime says it around each part.
+# acl-bench's largest copies need 2 GiB of RAM and 1 GiB of device memory
+# (two device and four host buffers of 256 MiB).
+bench: all
+	@mkdir -p $(BUILD)/bench
+	@uptime
+	$(BUILD)/oplib-bench --json $(BUILD)/bench/oplib-bench.json
+	@uptime
+	tools/vm-run --mem 2048 --devmem 1024 -- \
+		sh -c '$(OP_BENCH) --native $(BUILD)/bench/oplib-bench.json && $(ACL_BENCH)'
+	@uptime
 
 sparse: deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules

@@ -7,7 +7,6 @@
 #   make acl-check       the C++ and pkg-config checks (on the host)
 #   make acl-test        the tests/acl suites in a guest with two cards
 #   make acl-run         examples/acl_demo in a guest
-#   make bench           acl-bench in a guest with room for its 256 MiB copies
 #   make install         headers, libraries and ascendcl.pc under
 #                        $(DESTDIR)$(PREFIX) (PREFIX defaults to /usr/local)
 
@@ -37,7 +36,7 @@ ACL_BENCH	:= $(BUILD)/tools/acl-bench
 ACL_CXX_CHECK	:= $(BUILD)/tests/acl-extra/cxx_check
 ACL_PC_CHECK	:= $(BUILD)/tests/acl-extra/pkgconfig_check
 
-.PHONY: acl acl-lib acl-check acl-test acl-run acl-install bench
+.PHONY: acl acl-lib acl-check acl-test acl-run acl-install
 
 all: acl
 
@@ -118,11 +117,6 @@ acl-test: acl
 
 acl-run: acl
 	tools/vm-run --cards 2 -- $(BUILD)/examples/acl_demo
-
-# The default guest (256 MiB of device memory, 1 GiB of RAM) would shrink
-# the largest copy: two device and four host buffers of 256 MiB must fit.
-bench: all
-	tools/vm-run --mem 2048 --devmem 1024 -- $(ACL_BENCH)
 
 install: acl-install
 

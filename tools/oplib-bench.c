@@ -2,20 +2,19 @@
 /*
  * oplib-bench: the card's operator library (tools/npu-model/oplib*.c) run
  * natively on host memory, with the descriptors and oneDNN primitives the
- * card would use.  It is the reference a guest-side benchmark of COMPUTE
- * is compared with: what is left over there is the card's and the
- * stack's own cost.
- *
- *   conv2d   3x3, x 1x64x56x56, 64 filters, pad 1 (float32)
- *   matmul   1024x1024 by 1024x1024 (float32)
- *   add      two tensors of 16 Mi float32 elements
+ * card would use.  It is the reference the guest's op-bench is compared
+ * with: what is left over there is the card's and the stack's own cost.
+ * The operators are those of bench_operators.h.
  *
  * Each operator runs once to build its primitives (the "first" column),
- * then --runs times; ns/run is the median.  By default an operator gets
+ * then --runs times; ns/run is the median, cpu ns/run the median of the
+ * process's CPU time over the threads (the wall time on a host with
+ * nothing else to run, whatever its load).  By default an operator gets
  * the OpenMP threads one engine of a card with --engines engines gets, as
- * the card model gives them.  Prints a table, then the figures as JSON.
+ * the card model gives them.  Prints a table, then the figures as JSON,
+ * which --json also writes to a file for op-bench.
  *
- *   oplib-bench [--engines N] [--threads N] [--runs N]
+ *   oplib-bench [--engines N] [--threads N] [--runs N] [--json FILE]
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -24,17 +23,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_operators.h"
 #include "oplib.h"
 
 #define MIB		(1ULL << 20)
 
-struct bench_op {
-	const char *name;
-	uint8_t desc[OPLIB_DESC_MAX] __attribute__((aligned(64)));
-	size_t size;
+struct bench_run {
+	struct bench_desc desc;
 	uint64_t first_ns;
 	uint64_t median_ns;
 	uint64_t min_ns;
+	uint64_t cpu_ns;	/* median CPU time over the threads */
 };
 
 /* Device memory stand-in: tensors are laid out one after another. */
@@ -44,99 +43,41 @@ struct arena {
 	uint64_t used;
 };
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* A dense float32 tensor, filled with small values. */
-static void tensor(struct arena *a, struct npu_tensor_desc *t,
-		   unsigned int ndims, const uint64_t *dims)
+static uint64_t now_ns(void)
 {
-	uint64_t n = 1, stride = 1, i;
-	float *p;
-	int d;
-
-	memset(t, 0, sizeof(*t));
-	for (d = (int)ndims - 1; d >= 0; d--) {
-		t->dims[d] = htole64(dims[d]);
-		t->strides[d] = htole64(stride);
-		stride *= dims[d];
-	}
-	n = stride;
-	t->addr = htole64(a->used);
-	t->dtype = htole16(NPU_DTYPE_F32);
-	t->format = htole16(NPU_FORMAT_STRIDED);
-	t->ndims = htole16(ndims);
-	if (a->used + n * sizeof(float) > a->size) {
-		fprintf(stderr, "oplib-bench: arena too small\n");
-		exit(1);
-	}
-	p = (float *)(a->mem + a->used);
-	for (i = 0; i < n; i++)
-		p[i] = (float)((i * 2654435761u) % 1000) / 1000.0f - 0.5f;
-	a->used = (a->used + n * sizeof(float) + 4095) & ~4095ULL;
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
-static struct npu_op_desc *op_init(struct bench_op *op, const char *name,
-				   unsigned int kind, unsigned int nin)
+/* Room for the operator's tensors, which start as op-bench's do. */
+static void build(struct arena *a, enum bench_op_id id, struct bench_run *run)
 {
-	struct npu_op_desc *d = (struct npu_op_desc *)op->desc;
-
-	memset(op->desc, 0, sizeof(op->desc));
-	op->name = name;
-	d->kind = htole16(kind);
-	d->num_inputs = nin;
-	d->num_outputs = 1;
-	op->size = sizeof(*d) + (nin + 1) * sizeof(struct npu_tensor_desc);
-	return d;
-}
-
-static void build_conv(struct arena *a, struct bench_op *op)
-{
-	static const uint64_t x[4] = { 1, 64, 56, 56 }, w[4] = { 64, 64, 3, 3 };
-	struct npu_op_desc *d = op_init(op, "conv2d 3x3 1x64x56x56 o64 p1",
-					NPU_OPERATOR_CONV2D, 2);
+	const struct bench_operator *op = &bench_operators[id];
+	uint64_t addrs[BENCH_MAX_TENSORS];
 	unsigned int i;
 
-	tensor(a, &d->tensors[0], 4, x);
-	tensor(a, &d->tensors[1], 4, w);
-	tensor(a, &d->tensors[2], 4, x);
-	for (i = 0; i < 2; i++) {
-		d->attrs.conv.strides[i] = htole32(1);
-		d->attrs.conv.dilations[i] = htole32(1);
-		d->attrs.conv.pads_begin[i] = htole32(1);
+	for (i = 0; i < BENCH_MAX_TENSORS; i++) {
+		uint64_t bytes = bench_tensor_bytes(&op->tensors[i]);
+
+		if (a->used + bytes > a->size) {
+			fprintf(stderr, "oplib-bench: arena too small\n");
+			exit(1);
+		}
+		addrs[i] = a->used;
+		if (i < op->num_inputs)
+			bench_fill((float *)(a->mem + a->used), bytes / sizeof(float));
+		else
+			memset(a->mem + a->used, 0, bytes);
+		a->used = (a->used + bytes + 4095) & ~4095ULL;
 	}
-	d->attrs.conv.group = htole32(1);
-}
-
-static void build_matmul(struct arena *a, struct bench_op *op)
-{
-	static const uint64_t dims[2] = { 1024, 1024 };
-	const float one = 1.0f;
-	struct npu_op_desc *d = op_init(op, "matmul 1024x1024x1024",
-					NPU_OPERATOR_MATMUL, 2);
-	uint32_t bits;
-
-	tensor(a, &d->tensors[0], 2, dims);
-	tensor(a, &d->tensors[1], 2, dims);
-	tensor(a, &d->tensors[2], 2, dims);
-	memcpy(&bits, &one, sizeof(bits));
-	d->attrs.matmul.alpha = htole32(bits);
-}
-
-static void build_add(struct arena *a, struct bench_op *op)
-{
-	static const uint64_t dims[1] = { 16 * MIB };
-	struct npu_op_desc *d = op_init(op, "add 16Mi", NPU_OPERATOR_BINARY, 2);
-
-	tensor(a, &d->tensors[0], 1, dims);
-	tensor(a, &d->tensors[1], 1, dims);
-	tensor(a, &d->tensors[2], 1, dims);
-	d->attrs.binary.kind = htole32(NPU_BINARY_ADD);
+	bench_desc_build(id, addrs, &run->desc);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -146,43 +87,128 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int measure(struct oplib *lib, struct arena *a, struct bench_op *op,
-		   unsigned int runs)
+/*
+ * Besides the wall time, the process's CPU time over the threads: on a
+ * busy host, what the run would take with its CPUs to itself.
+ */
+static int measure(struct oplib *lib, struct arena *a, enum bench_op_id id,
+		   struct bench_run *run, unsigned int runs, unsigned int threads)
 {
-	uint64_t *ns = calloc(runs, sizeof(*ns)), t0;
+	const struct npu_op_desc *desc = (const void *)run->desc.bytes;
+	uint64_t *ns = calloc(runs, sizeof(*ns)), *cpu = calloc(runs, sizeof(*cpu));
+	uint64_t t0, c0;
 	unsigned int i;
-	int err;
+	int err = -1;
 
-	if (!ns)
-		return -1;
+	if (!ns || !cpu)
+		goto out;
 	t0 = now_ns();
-	err = oplib_run(lib, (struct npu_op_desc *)op->desc, op->size, a->mem,
-			a->size, NULL);
-	op->first_ns = now_ns() - t0;
+	err = oplib_run(lib, desc, BENCH_DESC_SIZE, a->mem, a->size, NULL);
+	run->first_ns = now_ns() - t0;
 	for (i = 0; !err && i < runs; i++) {
+		c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		t0 = now_ns();
-		err = oplib_run(lib, (struct npu_op_desc *)op->desc, op->size,
-				a->mem, a->size, NULL);
+		err = oplib_run(lib, desc, BENCH_DESC_SIZE, a->mem, a->size, NULL);
 		ns[i] = now_ns() - t0;
+		cpu[i] = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / threads;
 	}
 	if (err) {
 		fprintf(stderr, "oplib-bench: %s failed: ring error %d\n",
-			op->name, err);
-		free(ns);
-		return -1;
+			bench_operators[id].name, err);
+		goto out;
 	}
 	qsort(ns, runs, sizeof(*ns), cmp_u64);
-	op->median_ns = ns[runs / 2];
-	op->min_ns = ns[0];
+	qsort(cpu, runs, sizeof(*cpu), cmp_u64);
+	run->median_ns = ns[runs / 2];
+	run->min_ns = ns[0];
+	run->cpu_ns = cpu[runs / 2];
+out:
 	free(ns);
+	free(cpu);
+	return err ? -1 : 0;
+}
+
+/* This host's 1-minute load average, which op-bench cannot see. */
+static double load_average(void)
+{
+	double load = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (f) {
+		if (fscanf(f, "%lf", &load) != 1)
+			load = -1;
+		fclose(f);
+	}
+	return load;
+}
+
+static void print_table(const struct bench_run *runs, unsigned int threads,
+			unsigned int nruns)
+{
+	unsigned int i;
+
+	printf("oplib-bench: %u OpenMP threads per operator, %u runs\n",
+	       threads, nruns);
+	printf("%-30s %12s %12s %12s %12s %9s\n", "operator", "first ns",
+	       "ns/run", "min ns", "cpu ns/run", "GFLOP/s");
+	for (i = 0; i < BENCH_NUM_OPS; i++)
+		printf("%-30s %12llu %12llu %12llu %12llu %9.2f\n",
+		       bench_operators[i].name,
+		       (unsigned long long)runs[i].first_ns,
+		       (unsigned long long)runs[i].median_ns,
+		       (unsigned long long)runs[i].min_ns,
+		       (unsigned long long)runs[i].cpu_ns,
+		       bench_operators[i].flops / (double)runs[i].median_ns);
+}
+
+/* One line, which op-bench reads (--json) to set its figures beside. */
+static void print_json(FILE *f, const struct bench_run *runs,
+		       unsigned int engines, unsigned int threads,
+		       unsigned int nruns, double load)
+{
+	unsigned int i;
+
+	fprintf(f, "{\"tool\": \"oplib-bench\", \"engines\": %u, "
+		"\"threads\": %u, \"runs\": %u, \"load\": %.2f, \"results\": [",
+		engines, threads, nruns, load);
+	for (i = 0; i < BENCH_NUM_OPS; i++)
+		fprintf(f, "%s{\"key\": \"%s\", \"name\": \"%s\", "
+			"\"first_ns\": %llu, \"ns_per_run\": %llu, "
+			"\"min_ns\": %llu, \"cpu_ns\": %llu, \"gflops\": %.3f}",
+			i ? ", " : "", bench_operators[i].key,
+			bench_operators[i].name,
+			(unsigned long long)runs[i].first_ns,
+			(unsigned long long)runs[i].median_ns,
+			(unsigned long long)runs[i].min_ns,
+			(unsigned long long)runs[i].cpu_ns,
+			bench_operators[i].flops / (double)runs[i].median_ns);
+	fprintf(f, "]}\n");
+}
+
+static int save_json(const char *path, const struct bench_run *runs,
+		     unsigned int engines, unsigned int threads,
+		     unsigned int nruns, double load)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "oplib-bench: %s: %m\n", path);
+		return -1;
+	}
+	print_json(f, runs, engines, threads, nruns, load);
+	if (fclose(f)) {
+		fprintf(stderr, "oplib-bench: %s: %m\n", path);
+		return -1;
+	}
 	return 0;
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: oplib-bench [--engines N] [--threads N] [--runs N]\n"
+	fprintf(f, "usage: oplib-bench [--engines N] [--threads N] [--runs N] "
+		   "[--json FILE]\n"
 		   "defaults: --engines 2 (threads: this host's CPUs / engines), "
-		   "--runs 20\n");
+		   "--runs 40\n");
 }
 
 int main(int argc, char **argv)
@@ -191,17 +217,17 @@ int main(int argc, char **argv)
 		{ "engines", required_argument, NULL, 'e' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "runs", required_argument, NULL, 'r' },
+		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned int engines = 2, threads = 0, runs = 20, i;
-	void (*const build[])(struct arena *, struct bench_op *) = {
-		build_conv, build_matmul, build_add,
-	};
-	struct bench_op ops[3];
+	unsigned int engines = 2, threads = 0, runs = 40, i;
+	struct bench_run results[BENCH_NUM_OPS];
 	struct oplib_config cfg = { 0 };
 	struct arena a = { .size = 256 * MIB };
+	const char *json = NULL;
 	struct oplib *lib;
+	double load;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -214,6 +240,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			runs = strtoul(optarg, NULL, 0);
+			break;
+		case 'j':
+			json = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -234,27 +263,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "oplib-bench: cannot start the library\n");
 		return 1;
 	}
-	for (i = 0; i < 3; i++) {
-		build[i](&a, &ops[i]);
-		if (measure(lib, &a, &ops[i], runs))
+	load = load_average();
+	for (i = 0; i < BENCH_NUM_OPS; i++) {
+		build(&a, i, &results[i]);
+		if (measure(lib, &a, i, &results[i], runs, cfg.threads))
 			return 1;
 	}
 
-	printf("oplib-bench: %u OpenMP threads per operator, %u runs\n",
-	       cfg.threads, runs);
-	printf("%-30s %14s %14s %14s\n", "operator", "first ns", "ns/run",
-	       "min ns");
-	for (i = 0; i < 3; i++)
-		printf("%-30s %14llu %14llu %14llu\n", ops[i].name,
-		       (unsigned long long)ops[i].first_ns,
-		       (unsigned long long)ops[i].median_ns,
-		       (unsigned long long)ops[i].min_ns);
-	printf("{\"threads\": %u, \"runs\": %u", cfg.threads, runs);
-	for (i = 0; i < 3; i++)
-		printf(", \"%s\": {\"first_ns\": %llu, \"ns_per_run\": %llu}",
-		       ops[i].name, (unsigned long long)ops[i].first_ns,
-		       (unsigned long long)ops[i].median_ns);
-	printf("}\n");
+	print_table(results, cfg.threads, runs);
+	print_json(stdout, results, engines, cfg.threads, runs, load);
+	if (json && save_json(json, results, engines, cfg.threads, runs, load))
+		return 1;
 	oplib_destroy(lib);
 	free(a.mem);
 	return 0;

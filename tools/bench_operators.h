@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * The operators that oplib-bench runs natively and op-bench runs on the
+ * card: one definition, so that both build the same descriptors (the same
+ * shapes and attributes, hence the same oneDNN primitives) over the same
+ * data.  Only the tensors' addresses differ: arena offsets natively,
+ * device addresses on the card.
+ *
+ *   conv2d   3x3, x 1x64x56x56, 64 filters, pad 1 (float32)
+ *   matmul   1024x1024 by 1024x1024 (float32)
+ *   add      two tensors of 16 Mi float32 elements
+ */
+#ifndef BENCH_OPERATORS_H
+#define BENCH_OPERATORS_H
+
+#include <endian.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "npu_operator.h"
+
+enum bench_op_id {
+	BENCH_CONV2D,
+	BENCH_MATMUL,
+	BENCH_ADD,
+	BENCH_NUM_OPS,
+};
+
+/* Inputs, then the output. */
+#define BENCH_MAX_TENSORS	3
+
+struct bench_tensor_shape {
+	unsigned int ndims;
+	uint64_t dims[4];
+};
+
+struct bench_operator {
+	const char *key;	/* its name in both programs' JSON */
+	const char *name;
+	uint16_t kind;		/* enum npu_operator */
+	uint8_t num_inputs;
+	struct bench_tensor_shape tensors[BENCH_MAX_TENSORS];
+	double flops;		/* per run: a multiply-add counts 2 */
+};
+
+static const struct bench_operator bench_operators[BENCH_NUM_OPS] = {
+	[BENCH_CONV2D] = {
+		.key = "conv2d", .name = "conv2d 3x3 1x64x56x56 o64 p1",
+		.kind = NPU_OPERATOR_CONV2D, .num_inputs = 2,
+		.tensors = { { 4, { 1, 64, 56, 56 } }, { 4, { 64, 64, 3, 3 } },
+			     { 4, { 1, 64, 56, 56 } } },
+		.flops = 2.0 * 64 * 56 * 56 * 64 * 3 * 3,
+	},
+	[BENCH_MATMUL] = {
+		.key = "matmul", .name = "matmul 1024x1024x1024",
+		.kind = NPU_OPERATOR_MATMUL, .num_inputs = 2,
+		.tensors = { { 2, { 1024, 1024 } }, { 2, { 1024, 1024 } },
+			     { 2, { 1024, 1024 } } },
+		.flops = 2.0 * 1024 * 1024 * 1024,
+	},
+	[BENCH_ADD] = {
+		.key = "add", .name = "add 16Mi",
+		.kind = NPU_OPERATOR_BINARY, .num_inputs = 2,
+		.tensors = { { 1, { 16u << 20 } }, { 1, { 16u << 20 } },
+			     { 1, { 16u << 20 } } },
+		.flops = 16.0 * (1u << 20),
+	},
+};
+
+/* The descriptor's bytes: the header and one tensor per input and output. */
+#define BENCH_DESC_SIZE	(sizeof(struct npu_op_desc) + \
+			 BENCH_MAX_TENSORS * sizeof(struct npu_tensor_desc))
+
+struct bench_desc {
+	_Alignas(NPU_OP_DESC_ALIGN) uint8_t bytes[BENCH_DESC_SIZE];
+};
+
+static inline uint64_t bench_tensor_elems(const struct bench_tensor_shape *s)
+{
+	uint64_t n = 1;
+	unsigned int d;
+
+	for (d = 0; d < s->ndims; d++)
+		n *= s->dims[d];
+	return n;
+}
+
+static inline uint64_t bench_tensor_bytes(const struct bench_tensor_shape *s)
+{
+	return bench_tensor_elems(s) * sizeof(float);
+}
+
+/* The values every tensor starts with: small, and no denormals. */
+static inline void bench_fill(float *p, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (float)((uint32_t)(i * 2654435761u) % 1000) / 1000.0f - 0.5f;
+}
+
+/* A dense, row-major float32 tensor at @addr. */
+static inline void bench_tensor_desc(struct npu_tensor_desc *t, uint64_t addr,
+				     const struct bench_tensor_shape *s)
+{
+	uint64_t stride = 1;
+	int d;
+
+	memset(t, 0, sizeof(*t));
+	t->addr = htole64(addr);
+	t->dtype = htole16(NPU_DTYPE_F32);
+	t->format = htole16(NPU_FORMAT_STRIDED);
+	t->ndims = htole16(s->ndims);
+	for (d = (int)s->ndims - 1; d >= 0; d--) {
+		t->dims[d] = htole64(s->dims[d]);
+		t->strides[d] = htole64(stride);
+		stride *= s->dims[d];
+	}
+}
+
+static inline void bench_attrs(enum bench_op_id id, union npu_op_attrs *a)
+{
+	const float one = 1.0f;
+	uint32_t bits;
+	unsigned int i;
+
+	switch (id) {
+	case BENCH_CONV2D:
+		for (i = 0; i < 2; i++) {
+			a->conv.strides[i] = htole32(1);
+			a->conv.dilations[i] = htole32(1);
+			a->conv.pads_begin[i] = htole32(1);
+		}
+		a->conv.group = htole32(1);
+		break;
+	case BENCH_MATMUL:
+		memcpy(&bits, &one, sizeof(bits));
+		a->matmul.alpha = htole32(bits);
+		break;
+	case BENCH_ADD:
+		a->binary.kind = htole32(NPU_BINARY_ADD);
+		break;
+	case BENCH_NUM_OPS:
+		break;
+	}
+}
+
+/* Operator @id over tensors at @addrs (inputs, then the output). */
+static inline void bench_desc_build(enum bench_op_id id, const uint64_t *addrs,
+				    struct bench_desc *desc)
+{
+	const struct bench_operator *op = &bench_operators[id];
+	struct npu_op_desc *d = (struct npu_op_desc *)desc->bytes;
+	unsigned int i;
+
+	memset(desc, 0, sizeof(*desc));
+	d->kind = htole16(op->kind);
+	d->num_inputs = op->num_inputs;
+	d->num_outputs = 1;
+	bench_attrs(id, &d->attrs);
+	for (i = 0; i < BENCH_MAX_TENSORS; i++)
+		bench_tensor_desc(&d->tensors[i], addrs[i], &op->tensors[i]);
+}
+
+#endif /* BENCH_OPERATORS_H */

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * op-bench: operators on the card (DRM_NPU_OP_COMPUTE), timed from the
+ * guest, each beside the same operator run natively on the host by
+ * oplib-bench (bench_operators.h defines them for both).  The ratio,
+ * native / card, says what the ring, the driver and the guest cost on top
+ * of the math: 1 would be nothing.  The native figure is oplib-bench's
+ * CPU time over its threads, not its wall time: on a busy host a process
+ * that computes without a break is the scheduler's first victim, while
+ * the card's ring thread, which sleeps between operators, is not, so the
+ * two wall times are not comparable, but the work is the same.  On an
+ * idle host the two native figures agree.
+ *
+ * Per operator: device buffers, inputs copied from user memory and the
+ * output filled with zeros, one warm-up run (the card builds its
+ * primitives), then --runs runs, each one submission (a TIMESTAMP, then
+ * the COMPUTE) and a wait on the stream's fence; then --batch-runs
+ * submissions of --batch operators at once, which spread the per
+ * submission cost over the batch.  The card's own time of an operator is
+ * its stream fence's timestamp less the TIMESTAMP's, both the card's
+ * clock; the rest is the submission, the doorbell, the interrupt and the
+ * wake-up.  Last, a corner of the output is checked against plain loops.
+ *
+ * Prints a table of medians in acl-bench's style; then where the time
+ * goes, with the minima and the native CPU time, which say more than
+ * medians on a busy host; then the figures as JSON.
+ *
+ *   op-bench [--native FILE] [--runs N] [--batch K] [--batch-runs N]
+ *
+ * FILE is what oplib-bench --json wrote on the host.  Run: make bench.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "npu_test_ioctl.h"
+#include "bench_operators.h"
+
+/* Generous: a run takes milliseconds, a batch under a second. */
+#define WAIT_MS			60000
+/* Output elements checked against plain loops. */
+#define VERIFY_ELEMS		1024
+
+struct bench_cfg {
+	unsigned int runs;
+	unsigned int batch;
+	unsigned int batch_runs;
+};
+
+/* One open card with a stream and an event slot for TIMESTAMP. */
+struct bench_card {
+	struct test_card card;
+	struct drm_npu_stream_create stream;
+	uint32_t ts_slot;
+	uint64_t engines;
+};
+
+/* What the host measured: oplib-bench's JSON. */
+struct native {
+	bool loaded;
+	unsigned int engines;
+	unsigned int threads;
+	double load;
+	double ns[BENCH_NUM_OPS];	/* medians */
+	double min_ns[BENCH_NUM_OPS];
+	double cpu_ns[BENCH_NUM_OPS];	/* CPU time over the threads */
+};
+
+/* Medians unless named min; batches per operator. */
+struct op_figures {
+	double first_ns;	/* the warm-up run */
+	double single_ns;	/* one operator: submit to fence */
+	double single_min_ns;
+	double card_ns;		/* of which on the card */
+	double card_min_ns;
+	double batch_ns;
+	double batch_card_ns;
+	double idle_wake_ns;	/* how late the guest wakes from a sleep as long */
+};
+
+/* One operator on the card: its buffers, their inputs, its descriptor. */
+struct op_setup {
+	struct drm_npu_bo_create bos[BENCH_MAX_TENSORS];
+	float *inputs[BENCH_MAX_TENSORS];
+	struct bench_desc desc;
+};
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "op-bench: %s: %s\n", what, strerror(-err));
+	exit(1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static uint64_t fence_timestamp(const struct bench_card *bc, uint32_t slot)
+{
+	return __atomic_load_n(&bc->card.fence[slot].timestamp, __ATOMIC_ACQUIRE);
+}
+
+/* ---- the card ----------------------------------------------------------- */
+
+static void card_open(struct bench_card *bc)
+{
+	uint64_t operators, dtypes;
+	int err;
+
+	err = test_card_open(&bc->card, 0);
+	if (err)
+		die("no card", err);
+	operators = test_param_or_die(bc->card.fd, DRM_NPU_PARAM_OPERATORS);
+	dtypes = test_param_or_die(bc->card.fd, DRM_NPU_PARAM_DTYPES);
+	bc->engines = test_param_or_die(bc->card.fd, DRM_NPU_PARAM_NUM_COMPUTE_ENGINES);
+	for (unsigned int i = 0; i < BENCH_NUM_OPS; i++)
+		if (!(operators & 1ULL << bench_operators[i].kind))
+			die(bench_operators[i].name, -EOPNOTSUPP);
+	if (!(dtypes & 1ULL << NPU_DTYPE_F32))
+		die("float32", -EOPNOTSUPP);
+	err = test_stream_create(bc->card.fd, DRM_NPU_PRIORITY_HIGHEST, 0, &bc->stream);
+	if (err)
+		die("STREAM_CREATE", err);
+	err = test_slot_alloc(bc->card.fd, &bc->ts_slot);
+	if (err)
+		die("SLOT_ALLOC", err);
+}
+
+static void card_close(struct bench_card *bc)
+{
+	test_stream_destroy(bc->card.fd, bc->stream.id, 0);
+	test_slot_op(bc->card.fd, DRM_IOCTL_NPU_SLOT_FREE, bc->ts_slot, 0);
+	test_card_close(&bc->card);
+}
+
+static int run_cmd(struct bench_card *bc, struct drm_npu_cmd cmd)
+{
+	uint64_t seq;
+	int err = test_submit(bc->card.fd, bc->stream.id, &cmd, 1, 0, &seq);
+
+	return err ?: test_wait(bc->card.fd, bc->stream.slot, seq, WAIT_MS);
+}
+
+/* Inputs hold bench_fill()'s values, as natively; the output zeros. */
+static void op_setup(struct bench_card *bc, enum bench_op_id id, struct op_setup *s)
+{
+	const struct bench_operator *op = &bench_operators[id];
+	uint64_t addrs[BENCH_MAX_TENSORS];
+	unsigned int i;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < BENCH_MAX_TENSORS; i++) {
+		uint64_t bytes = bench_tensor_bytes(&op->tensors[i]);
+
+		err = test_bo_create(bc->card.fd, bytes, DRM_NPU_BO_DEVICE, &s->bos[i]);
+		if (err)
+			die("BO_CREATE", err);
+		addrs[i] = s->bos[i].addr;
+		if (i == op->num_inputs) {
+			err = run_cmd(bc, test_cmd_fill(addrs[i], 0, bytes, 0));
+			if (err)
+				die("FILL", err);
+			continue;
+		}
+		s->inputs[i] = malloc(bytes);
+		if (!s->inputs[i])
+			die("inputs", -ENOMEM);
+		bench_fill(s->inputs[i], bytes / sizeof(float));
+		err = run_cmd(bc, test_cmd_copy(addrs[i], (uintptr_t)s->inputs[i], bytes,
+						DRM_NPU_CMD_SRC_USER));
+		if (err)
+			die("COPY", err);
+	}
+	bench_desc_build(id, addrs, &s->desc);
+}
+
+static void op_teardown(struct bench_card *bc, struct op_setup *s)
+{
+	for (unsigned int i = 0; i < BENCH_MAX_TENSORS; i++) {
+		test_bo_close(bc->card.fd, s->bos[i].handle);
+		free(s->inputs[i]);
+	}
+}
+
+/*
+ * One submission: a TIMESTAMP, then @count operators; the wall time from
+ * submit to the fence and the card's own time, both in ns.
+ */
+static void submit_ops(struct bench_card *bc, const struct op_setup *s,
+		       unsigned int count, double *wall_ns, double *card_ns)
+{
+	struct drm_npu_cmd cmds[1 + DRM_NPU_MAX_BATCH] = {
+		{ .op = DRM_NPU_OP_TIMESTAMP, .slot = bc->ts_slot },
+	};
+	uint64_t seq;
+	int64_t t0;
+	int err;
+
+	for (unsigned int i = 1; i <= count; i++)
+		cmds[i] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_COMPUTE,
+						.src = (uintptr_t)s->desc.bytes,
+						.size = BENCH_DESC_SIZE };
+	t0 = test_now_ns();
+	err = test_submit(bc->card.fd, bc->stream.id, cmds, 1 + count, 0, &seq);
+	if (!err)
+		err = test_wait(bc->card.fd, bc->stream.slot, seq, WAIT_MS);
+	*wall_ns = (double)(test_now_ns() - t0);
+	if (err) {
+		fprintf(stderr, "op-bench: slot error %u\n",
+			bc->card.fence[bc->stream.slot].error);
+		die("COMPUTE", err);
+	}
+	*card_ns = (double)(fence_timestamp(bc, bc->stream.slot) -
+			    fence_timestamp(bc, bc->ts_slot));
+}
+
+/* Medians and minima of @n submissions of @count operators, per operator. */
+static void measure(struct bench_card *bc, const struct op_setup *s, unsigned int count,
+		    unsigned int n, double wall_ns[2], double card_ns[2])
+{
+	double *wall = calloc(n, sizeof(*wall)), *card = calloc(n, sizeof(*card));
+
+	if (!wall || !card)
+		die("measure", -ENOMEM);
+	for (unsigned int i = 0; i < n; i++)
+		submit_ops(bc, s, count, &wall[i], &card[i]);
+	wall_ns[0] = median(wall, n) / count;
+	wall_ns[1] = wall[0] / count;
+	card_ns[0] = median(card, n) / count;
+	card_ns[1] = card[0] / count;
+	free(wall);
+	free(card);
+}
+
+/*
+ * The control for the rest: how late a nanosleep() as long as the
+ * operator ends, what the guest's waking up alone costs (TCG and a busy
+ * host make it dear) with neither the driver nor the card involved.
+ */
+static double idle_wake_ns(double sleep_ns, unsigned int n)
+{
+	struct timespec ts = { .tv_sec = (time_t)(sleep_ns / 1e9),
+			       .tv_nsec = (long)fmod(sleep_ns, 1e9) };
+	double *late = calloc(n, sizeof(*late)), m;
+	int64_t t0;
+
+	if (!late)
+		die("idle_wake_ns", -ENOMEM);
+	for (unsigned int i = 0; i < n; i++) {
+		t0 = test_now_ns();
+		nanosleep(&ts, NULL);
+		late[i] = (double)(test_now_ns() - t0) - sleep_ns;
+	}
+	m = median(late, n);
+	free(late);
+	return m;
+}
+
+static void op_measure(struct bench_card *bc, const struct op_setup *s,
+		       const struct bench_cfg *cfg, struct op_figures *f)
+{
+	double wall[2], card[2];
+
+	submit_ops(bc, s, 1, &f->first_ns, &card[0]);
+	measure(bc, s, 1, cfg->runs, wall, card);
+	f->single_ns = wall[0];
+	f->single_min_ns = wall[1];
+	f->card_ns = card[0];
+	f->card_min_ns = card[1];
+	measure(bc, s, cfg->batch, cfg->batch_runs, wall, card);
+	f->batch_ns = wall[0];
+	f->batch_card_ns = card[0];
+	f->idle_wake_ns = idle_wake_ns(f->card_ns, cfg->runs);
+}
+
+/* ---- the check: the first output elements by plain loops ---------------- */
+
+static double ref_conv2d(const struct op_setup *s, uint64_t e)
+{
+	const struct bench_tensor_shape *x = &bench_operators[BENCH_CONV2D].tensors[0];
+	const struct bench_tensor_shape *w = &bench_operators[BENCH_CONV2D].tensors[1];
+	int64_t c_in = x->dims[1], h_in = x->dims[2], w_in = x->dims[3];
+	int64_t kh = w->dims[2], kw = w->dims[3];
+	int64_t ow = e % w_in, oh = e / w_in % h_in, oc = e / w_in / h_in % w->dims[0];
+	double sum = 0;
+
+	for (int64_t c = 0; c < c_in; c++)
+		for (int64_t r = 0; r < kh; r++)
+			for (int64_t q = 0; q < kw; q++) {
+				int64_t ih = oh + r - 1, iw = ow + q - 1;
+
+				if (ih < 0 || ih >= h_in || iw < 0 || iw >= w_in)
+					continue;
+				sum += (double)s->inputs[0][(c * h_in + ih) * w_in + iw] *
+				       s->inputs[1][((oc * c_in + c) * kh + r) * kw + q];
+			}
+	return sum;
+}
+
+static double ref_matmul(const struct op_setup *s, uint64_t e)
+{
+	const struct bench_tensor_shape *a = &bench_operators[BENCH_MATMUL].tensors[0];
+	const struct bench_tensor_shape *b = &bench_operators[BENCH_MATMUL].tensors[1];
+	uint64_t k_dim = a->dims[1], n_dim = b->dims[1];
+	uint64_t row = e / n_dim, col = e % n_dim;
+	double sum = 0;
+
+	for (uint64_t k = 0; k < k_dim; k++)
+		sum += (double)s->inputs[0][row * k_dim + k] * s->inputs[1][k * n_dim + col];
+	return sum;
+}
+
+static double ref_add(const struct op_setup *s, uint64_t e)
+{
+	return (double)s->inputs[0][e] + s->inputs[1][e];
+}
+
+static void op_verify(struct bench_card *bc, enum bench_op_id id, const struct op_setup *s)
+{
+	static double (*const ref[BENCH_NUM_OPS])(const struct op_setup *, uint64_t) = {
+		[BENCH_CONV2D] = ref_conv2d,
+		[BENCH_MATMUL] = ref_matmul,
+		[BENCH_ADD] = ref_add,
+	};
+	const struct bench_operator *op = &bench_operators[id];
+	float got[VERIFY_ELEMS];
+	int err;
+
+	err = run_cmd(bc, test_cmd_copy((uintptr_t)got, s->bos[op->num_inputs].addr,
+					sizeof(got), DRM_NPU_CMD_DST_USER));
+	if (err)
+		die("COPY back", err);
+	for (uint64_t e = 0; e < VERIFY_ELEMS; e++) {
+		double want = ref[id](s, e);
+
+		if (fabs(got[e] - want) > 1e-3 * (1 + fabs(want))) {
+			fprintf(stderr, "op-bench: %s: element %llu is %g, not %g\n", op->name,
+				(unsigned long long)e, got[e], want);
+			exit(1);
+		}
+	}
+}
+
+/* ---- the host's figures ------------------------------------------------- */
+
+static bool json_u32(json_object *o, const char *key, unsigned int *v)
+{
+	json_object *f;
+
+	if (!json_object_object_get_ex(o, key, &f))
+		return false;
+	*v = (unsigned int)json_object_get_int(f);
+	return true;
+}
+
+static bool native_result(json_object *r, struct native *n)
+{
+	json_object *key, *ns, *min, *cpu;
+
+	if (!json_object_object_get_ex(r, "key", &key) ||
+	    !json_object_object_get_ex(r, "ns_per_run", &ns) ||
+	    !json_object_object_get_ex(r, "min_ns", &min) ||
+	    !json_object_object_get_ex(r, "cpu_ns", &cpu))
+		return false;
+	for (unsigned int i = 0; i < BENCH_NUM_OPS; i++) {
+		if (strcmp(json_object_get_string(key), bench_operators[i].key))
+			continue;
+		n->ns[i] = json_object_get_double(ns);
+		n->min_ns[i] = json_object_get_double(min);
+		n->cpu_ns[i] = json_object_get_double(cpu);
+	}
+	return true;
+}
+
+static void native_load(const char *path, struct native *n)
+{
+	json_object *root = json_object_from_file(path), *results, *load;
+	bool ok = root && json_u32(root, "engines", &n->engines) &&
+		  json_u32(root, "threads", &n->threads) &&
+		  json_object_object_get_ex(root, "load", &load) &&
+		  json_object_object_get_ex(root, "results", &results);
+
+	for (size_t i = 0; ok && i < json_object_array_length(results); i++)
+		ok = native_result(json_object_array_get_idx(results, i), n);
+	if (!ok) {
+		fprintf(stderr, "op-bench: %s: not oplib-bench's JSON\n", path);
+		exit(1);
+	}
+	n->load = json_object_get_double(load);
+	n->loaded = true;
+	json_object_put(root);
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+struct row {
+	char name[48];
+	double card_ms, native_ms, ratio, gflops;
+};
+
+static struct row rows[2 * BENCH_NUM_OPS];
+static unsigned int nrows;
+static char ref_name[32];
+
+static void add_row(const char *name, double card_ns, double native_ns, double flops)
+{
+	struct row *r = &rows[nrows++];
+
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->card_ms = card_ns / 1e6;
+	r->native_ms = native_ns / 1e6;
+	r->ratio = native_ns > 0 && card_ns > 0 ? native_ns / card_ns : 0;
+	r->gflops = flops / card_ns;
+	printf("%-30s %12.3f %-5s | %-22s %12.3f %-5s | x%.2f | %8.2f GFLOP/s\n", r->name,
+	       r->card_ms, "ms", ref_name, r->native_ms, "ms", r->ratio, r->gflops);
+	fflush(stdout);
+}
+
+static void print_header(const struct bench_card *bc, const struct native *n,
+			 const struct bench_cfg *cfg)
+{
+	printf("op-bench: card 0, %llu compute engines, %u runs, batches of %u\n",
+	       (unsigned long long)bc->engines, cfg->runs, cfg->batch);
+	if (n->loaded) {
+		printf("op-bench: native: oplib-bench on the host, %u OpenMP thread%s per "
+		       "operator (the host's CPUs over %u engines); host load %.2f\n",
+		       n->threads, n->threads == 1 ? "" : "s", n->engines, n->load);
+		if (n->engines != bc->engines)
+			printf("op-bench: WARNING: the card has %llu engines, oplib-bench "
+			       "assumed %u: its threads differ from an engine's\n",
+			       (unsigned long long)bc->engines, n->engines);
+		snprintf(ref_name, sizeof(ref_name), "native CPU, %u thread%s",
+			 n->threads, n->threads == 1 ? "" : "s");
+	} else {
+		snprintf(ref_name, sizeof(ref_name), "native: not given");
+	}
+	printf("%-30s %18s | %-22s %18s | ratio (>1: better) | card\n", "operator",
+	       "card (guest)", "reference", "");
+}
+
+/*
+ * Where the time goes, per operator: the card's own time and the rest
+ * (the submission, the doorbell, the interrupt, the wake-up), what a
+ * batch saves, and the minima and the native CPU time, which say more
+ * than medians on a busy host.
+ */
+static void print_breakdown(const struct op_figures *f, const struct native *n)
+{
+	printf("%-30s %8s %8s %8s %8s %8s | %8s %8s | %8s %8s\n", "per operator, us",
+	       "card", "on card", "the rest", "wake", "batched", "native", "cpu",
+	       "card min", "nat. min");
+	for (unsigned int i = 0; i < BENCH_NUM_OPS; i++)
+		printf("%-30s %8.0f %8.0f %8.0f %8.0f %8.0f | %8.0f %8.0f | %8.0f %8.0f\n",
+		       bench_operators[i].name, f[i].single_ns / 1e3, f[i].card_ns / 1e3,
+		       (f[i].single_ns - f[i].card_ns) / 1e3, f[i].idle_wake_ns / 1e3,
+		       f[i].batch_ns / 1e3, n->ns[i] / 1e3, n->cpu_ns[i] / 1e3,
+		       f[i].single_min_ns / 1e3, n->min_ns[i] / 1e3);
+	printf("(the rest: submit, doorbell, interrupt, wake-up; wake: the guest's own, "
+	       "after a nanosleep as long as the operator)\n");
+}
+
+static void print_json(const struct bench_card *bc, const struct native *n,
+		       const struct bench_cfg *cfg, const struct op_figures *f,
+		       double seconds)
+{
+	printf("{\"tool\": \"op-bench\", \"seconds\": %.1f, \"engines\": %llu, "
+	       "\"threads\": %u, \"host_load\": %.2f, \"runs\": %u, \"batch\": %u, "
+	       "\"results\": [", seconds, (unsigned long long)bc->engines, n->threads,
+	       n->load, cfg->runs, cfg->batch);
+	for (unsigned int i = 0; i < nrows; i++)
+		printf("%s{\"name\": \"%s\", \"value\": %.4f, \"unit\": \"ms\", "
+		       "\"reference\": \"%s\", \"reference_value\": %.4f, \"ratio\": %.4f, "
+		       "\"gflops\": %.3f}", i ? ", " : "", rows[i].name, rows[i].card_ms,
+		       ref_name, rows[i].native_ms, rows[i].ratio, rows[i].gflops);
+	printf("], \"operators\": [");
+	for (unsigned int i = 0; i < BENCH_NUM_OPS; i++)
+		printf("%s{\"key\": \"%s\", \"first_ns\": %.0f, \"ns_per_run\": %.0f, "
+		       "\"min_ns\": %.0f, \"card_ns_per_run\": %.0f, \"card_min_ns\": %.0f, "
+		       "\"batch_ns_per_op\": %.0f, \"batch_card_ns_per_op\": %.0f, "
+		       "\"idle_wake_ns\": %.0f, \"native_ns\": %.0f, \"native_min_ns\": %.0f, "
+		       "\"native_cpu_ns\": %.0f}",
+		       i ? ", " : "", bench_operators[i].key, f[i].first_ns, f[i].single_ns,
+		       f[i].single_min_ns, f[i].card_ns, f[i].card_min_ns, f[i].batch_ns,
+		       f[i].batch_card_ns, f[i].idle_wake_ns, n->ns[i], n->min_ns[i],
+		       n->cpu_ns[i]);
+	printf("]}\n");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: op-bench [--native FILE] [--runs N] [--batch K] [--batch-runs N]\n"
+		   "defaults: --runs 40 --batch 8 --batch-runs 10; FILE: oplib-bench --json\n");
+}
+
+static void parse_args(int argc, char **argv, struct bench_cfg *cfg, const char **native)
+{
+	static const struct option options[] = {
+		{ "native", required_argument, NULL, 'n' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "batch-runs", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			*native = optarg;
+			break;
+		case 'r':
+			cfg->runs = strtoul(optarg, NULL, 0);
+			break;
+		case 'b':
+			cfg->batch = strtoul(optarg, NULL, 0);
+			break;
+		case 'B':
+			cfg->batch_runs = strtoul(optarg, NULL, 0);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+	/* the TIMESTAMP takes one command of the batch */
+	if (!cfg->runs || !cfg->batch || cfg->batch >= DRM_NPU_MAX_BATCH ||
+	    !cfg->batch_runs || optind < argc) {
+		usage(stderr);
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_cfg cfg = { .runs = 40, .batch = 8, .batch_runs = 10 };
+	struct op_figures figs[BENCH_NUM_OPS];
+	int64_t t_start = test_now_ns();
+	struct native native = { 0 };
+	const char *native_path = NULL;
+	struct bench_card bc;
+	char label[48];
+
+	parse_args(argc, argv, &cfg, &native_path);
+	if (native_path)
+		native_load(native_path, &native);
+	card_open(&bc);
+	print_header(&bc, &native, &cfg);
+	for (unsigned int i = 0; i < BENCH_NUM_OPS; i++) {
+		const struct bench_operator *op = &bench_operators[i];
+		struct op_setup s;
+
+		op_setup(&bc, i, &s);
+		op_measure(&bc, &s, &cfg, &figs[i]);
+		op_verify(&bc, i, &s);
+		op_teardown(&bc, &s);
+		add_row(op->name, figs[i].single_ns, native.cpu_ns[i], op->flops);
+		snprintf(label, sizeof(label), "%s, x%u batch", op->key, cfg.batch);
+		add_row(label, figs[i].batch_ns, native.cpu_ns[i], op->flops);
+	}
+	print_breakdown(figs, &native);
+	card_close(&bc);
+	print_json(&bc, &native, &cfg, figs, (test_now_ns() - t_start) / 1e9);
+	return 0;
+}
