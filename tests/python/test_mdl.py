@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """acl.mdl: an .om compiled by build/atc from a seeded ONNX classifier
 (Gemm then Softmax) is loaded every way, described, and run; its outputs
-are compared with the C API's on the same .om and input (through ctypes)
-and with numpy's computation of the same network, and the numpy round
+are compared with the C API's on the same .om and input (through ctypes
+in this process, and through a C program, tests/python/mdl_run.c, in its
+own) and with numpy's computation of the same network, and the numpy round
 trips of input and output are exact."""
 import ctypes
 import os
@@ -167,6 +168,21 @@ def test_execute_matches_reference(model, dev_buf):
 def test_execute_matches_c_api(model, dev_buf, om_path):
     x = np.random.default_rng(5).uniform(-2, 2, (1, FEATURES)).astype(np.float32)
     assert run(model, dev_buf, x).tobytes() == c_api_run(om_path, x).tobytes()
+
+
+def test_execute_matches_c_program(model, dev_buf, om_path, tmp_path):
+    """The same .om and input through a C program in its own process
+    (build/tests/python/mdl_run): acl.mdl's output, bit for bit."""
+    x = np.random.default_rng(7).uniform(-2, 2, (1, FEATURES)).astype(np.float32)
+    (tmp_path / "in.bin").write_bytes(x.tobytes())
+    subprocess.run([os.path.join(REPO, "build", "tests", "python", "mdl_run"), om_path,
+                    str(tmp_path / "in.bin"), str(tmp_path / "out.bin")],
+                   check=True, capture_output=True, timeout=120)
+    c_out = (tmp_path / "out.bin").read_bytes()
+    assert len(c_out) == OUT_SIZE
+    assert run(model, dev_buf, x).tobytes() == c_out
+    np.testing.assert_allclose(np.frombuffer(c_out, np.float32).reshape(1, CLASSES),
+                               reference(x), rtol=1e-4, atol=1e-6)
 
 
 def test_execute_async_matches_execute(model, dev_buf, stream):
