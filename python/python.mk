@@ -45,11 +45,18 @@ py_link		 = $(CC) $(USER_CFLAGS) -shared -o $(1) $(PY_OBJS) -L$(ACL_LIBDIR) -las
 PY_EXAMPLES	:= $(patsubst examples/python/%.py,$(BUILD)/examples/python-%, \
 		     $(wildcard examples/python/*.py))
 
+# test_mdl's reference: one model execution through the C API, in its own process.
+PY_MDL_RUN	:= $(BUILD)/tests/python/mdl_run
+
 .PHONY: python python-test python-install
 
 all: python
 
-python: $(PY_MODULE) $(PY_EXAMPLES)
+python: $(PY_MODULE) $(PY_EXAMPLES) $(PY_MDL_RUN)
+
+$(PY_MDL_RUN): tests/python/mdl_run.c $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE)
 
 $(BUILD)/python/obj/%.o: python/acl/%.c $(PY_HDRS) $(ACL_HDRS) | deps
 	@mkdir -p $(@D)

@@ -3,7 +3,8 @@
  * acl.mdl: models (aclmdl* of acl/acl_mdl.h): loading an .om, its
  * description, the datasets of an execution, and execution. Model
  * descriptions and datasets are C objects named by ints, living until
- * their destroy call, as in C; a dataset does not own its data buffers.
+ * their destroy call, as in C; a dataset does not own its data buffers
+ * nor its tensor descriptions.
  */
 #include "pyacl.h"
 
@@ -252,6 +253,54 @@ static PyObject *mdl_destroy_desc(PyObject *Py_UNUSED(self), PyObject *args, PyO
 	return pyacl_ret(aclmdlDestroyDesc(desc));
 }
 
+PyDoc_STRVAR(get_desc_from_file_doc,
+"get_desc_from_file(model_desc, model_path) -> ret\n\n"
+"aclmdlGetDescFromFile: fills model_desc from an .om file, without loading it.");
+
+static PyObject *mdl_get_desc_from_file(PyObject *Py_UNUSED(self), PyObject *args,
+					PyObject *kwargs)
+{
+	void *desc;
+	PyObject *path_obj;
+	const struct pyacl_arg spec[] = {
+		pyacl_arg_ptr("model_desc", &desc),
+		pyacl_arg_obj("model_path", &path_obj),
+	};
+	const char *path;
+	aclError ret;
+
+	if (!PYACL_PARSE("acl.mdl.get_desc_from_file", args, kwargs, spec))
+		return NULL;
+	path = str_arg("acl.mdl.get_desc_from_file", "model_path", path_obj);
+	if (!path)
+		return NULL;
+	PYACL_NOGIL(ret = aclmdlGetDescFromFile(desc, path));
+	return pyacl_ret(ret);
+}
+
+PyDoc_STRVAR(get_desc_from_mem_doc,
+"get_desc_from_mem(model_desc, model, model_size) -> ret\n\n"
+"aclmdlGetDescFromMem: fills model_desc from the .om image of model_size bytes\n"
+"at host pointer model, without loading it.");
+
+static PyObject *mdl_get_desc_from_mem(PyObject *Py_UNUSED(self), PyObject *args,
+				       PyObject *kwargs)
+{
+	void *desc, *model;
+	size_t size;
+	const struct pyacl_arg spec[] = {
+		pyacl_arg_ptr("model_desc", &desc),
+		pyacl_arg_ptr("model", &model),
+		pyacl_arg_size("model_size", &size),
+	};
+	aclError ret;
+
+	if (!PYACL_PARSE("acl.mdl.get_desc_from_mem", args, kwargs, spec))
+		return NULL;
+	PYACL_NOGIL(ret = aclmdlGetDescFromMem(desc, model, size));
+	return pyacl_ret(ret);
+}
+
 /* f(model_desc) -> size_t: the counts. */
 static PyObject *desc_count(const char *func, PyObject *args, PyObject *kwargs,
 			    size_t (*fn)(aclmdlDesc *))
@@ -374,6 +423,9 @@ MDL_DESC_FUNC(get_output_size_by_index, desc_size, aclmdlGetOutputSizeByIndex,
 MDL_DESC_FUNC(get_input_dims, desc_dims, aclmdlGetInputDims,
 	      "(model_desc, index) -> dims, ret",
 	      "aclmdlGetInputDims: dims is {'name': str, 'dimCount': int, 'dims': [int]}.")
+MDL_DESC_FUNC(get_input_dims_v2, desc_dims, aclmdlGetInputDimsV2,
+	      "(model_desc, index) -> dims, ret",
+	      "aclmdlGetInputDimsV2: as get_input_dims (they differ only for AIPP inputs).")
 MDL_DESC_FUNC(get_output_dims, desc_dims, aclmdlGetOutputDims,
 	      "(model_desc, index) -> dims, ret",
 	      "aclmdlGetOutputDims: dims is {'name': str, 'dimCount': int, 'dims': [int]}.")
@@ -474,6 +526,48 @@ static PyObject *mdl_get_dataset_buffer(PyObject *Py_UNUSED(self), PyObject *arg
 	return pyacl_ptr(aclmdlGetDatasetBuffer(ds, index));
 }
 
+PyDoc_STRVAR(set_dataset_tensor_desc_doc,
+"set_dataset_tensor_desc(dataset, tensorDesc, index) -> dataset, ret\n\n"
+"aclmdlSetDatasetTensorDesc: attaches the tensor description (from\n"
+"acl.create_tensor_desc) to the index-th buffer of the dataset. The dataset\n"
+"refers to it without a copy: keep it until the dataset is destroyed.");
+
+static PyObject *mdl_set_dataset_tensor_desc(PyObject *Py_UNUSED(self), PyObject *args,
+					     PyObject *kwargs)
+{
+	void *ds, *td;
+	size_t index;
+	const struct pyacl_arg spec[] = {
+		pyacl_arg_ptr("dataset", &ds),
+		pyacl_arg_ptr("tensorDesc", &td),
+		pyacl_arg_size("index", &index),
+	};
+
+	if (!PYACL_PARSE("acl.mdl.set_dataset_tensor_desc", args, kwargs, spec))
+		return NULL;
+	return pyacl_ptr_ret(ds, aclmdlSetDatasetTensorDesc(ds, td, index));
+}
+
+PyDoc_STRVAR(get_dataset_tensor_desc_doc,
+"get_dataset_tensor_desc(dataset, index) -> tensorDesc\n\n"
+"aclmdlGetDatasetTensorDesc: the description attached to the index-th buffer;\n"
+"0 if none or for a bad index.");
+
+static PyObject *mdl_get_dataset_tensor_desc(PyObject *Py_UNUSED(self), PyObject *args,
+					     PyObject *kwargs)
+{
+	void *ds;
+	size_t index;
+	const struct pyacl_arg spec[] = {
+		pyacl_arg_ptr("dataset", &ds),
+		pyacl_arg_size("index", &index),
+	};
+
+	if (!PYACL_PARSE("acl.mdl.get_dataset_tensor_desc", args, kwargs, spec))
+		return NULL;
+	return pyacl_ptr(aclmdlGetDatasetTensorDesc(ds, index));
+}
+
 /* ---- execution ---- */
 
 PyDoc_STRVAR(execute_doc,
@@ -532,11 +626,14 @@ PyMethodDef pyacl_mdl_methods[] = {
 	PYACL_FUNC0("create_desc", mdl_create_desc, create_desc_doc),
 	MDL_ENTRY(get_desc),
 	MDL_ENTRY(destroy_desc),
+	MDL_ENTRY(get_desc_from_file),
+	MDL_ENTRY(get_desc_from_mem),
 	MDL_ENTRY(get_num_inputs),
 	MDL_ENTRY(get_num_outputs),
 	MDL_ENTRY(get_input_size_by_index),
 	MDL_ENTRY(get_output_size_by_index),
 	MDL_ENTRY(get_input_dims),
+	MDL_ENTRY(get_input_dims_v2),
 	MDL_ENTRY(get_output_dims),
 	MDL_ENTRY(get_cur_output_dims),
 	MDL_ENTRY(get_input_name_by_index),
@@ -552,6 +649,8 @@ PyMethodDef pyacl_mdl_methods[] = {
 	MDL_ENTRY(get_dataset_buffer),
 	MDL_ENTRY(get_dataset_num_buffers),
 	MDL_ENTRY(destroy_dataset),
+	MDL_ENTRY(set_dataset_tensor_desc),
+	MDL_ENTRY(get_dataset_tensor_desc),
 	MDL_ENTRY(execute),
 	MDL_ENTRY(execute_async),
 	{ NULL, NULL, 0, NULL },

@@ -11,8 +11,9 @@ PyDoc_STRVAR(acl_doc,
 "pyACL: the AscendCL runtime (libascendcl) for Python.\n"
 "\n"
 "Conventions (as the vendor's pyACL):\n"
-"- pointers and handles (streams, events, contexts, data buffers) are\n"
-"  ints, 0 being NULL; stream 0 is the current context's default stream;\n"
+"- pointers and handles (streams, events, contexts, data buffers, tensor\n"
+"  descriptions, model descriptions, datasets) are ints, 0 being NULL;\n"
+"  stream 0 is the current context's default stream;\n"
 "- a call with outputs returns them followed by the error code,\n"
 "  'dev_ptr, ret = acl.rt.malloc(size, policy)'; other calls return the\n"
 "  bare code, 'ret = acl.rt.free(dev_ptr)';\n"
@@ -33,9 +34,12 @@ PyDoc_STRVAR(acl_doc,
 "copy using the pointer is done (for memcpy_async with pinned or device\n"
 "memory at the other end: until the stream is synchronized). An array of\n"
 "ptr_to_numpy does not keep its memory alive. Runtime objects (device and\n"
-"pinned memory, streams, events, contexts, data buffers) live until their\n"
-"destroy or free call, never by reference counting. Callback functions\n"
-"and their data are kept alive by the module until the callback has run.");
+"pinned memory, streams, events, contexts, data buffers, tensor and model\n"
+"descriptions, datasets) live until their destroy or free call, never by\n"
+"reference counting; a dataset refers to its data buffers and tensor\n"
+"descriptions without owning them: keep them until the dataset is gone.\n"
+"Callback functions and their data are kept alive by the module until the\n"
+"callback has run.");
 
 PyDoc_STRVAR(rt_doc,
 "acl.rt: devices, contexts, streams, events, memory, copies and host\n"
@@ -102,7 +106,8 @@ PyMODINIT_FUNC PyInit_acl(void)
 	if (!acl)
 		return NULL;
 	if (PyModule_AddFunctions(acl, pyacl_base_methods) < 0 ||
-	    PyModule_AddFunctions(acl, pyacl_databuf_methods) < 0)
+	    PyModule_AddFunctions(acl, pyacl_databuf_methods) < 0 ||
+	    PyModule_AddFunctions(acl, pyacl_tensor_desc_methods) < 0)
 		goto fail;
 	for (i = 0; i < sizeof(submodules) / sizeof(submodules[0]); i++)
 		if (add_submodule(acl, &submodules[i]) < 0)

@@ -4,7 +4,7 @@
  *
  * Each file wraps one part of the C API and exports a PyMethodDef table;
  * module.c puts the tables into the module "acl" and its submodules
- * ("acl.rt", "acl.util"; an "acl.mdl" file would add one more table).
+ * ("acl.rt", "acl.util", "acl.mdl").
  *
  * Conventions, as in the vendor's pyACL:
  * - pointers and handles are Python ints (0 is NULL);
@@ -109,6 +109,7 @@ PyObject *pyacl_str_or_none(const char *s);
 /* The tables, one per file. */
 extern PyMethodDef pyacl_base_methods[];	/* acl.*: init, versions, ... */
 extern PyMethodDef pyacl_databuf_methods[];	/* acl.*: data buffers */
+extern PyMethodDef pyacl_tensor_desc_methods[];	/* acl.*: tensor descriptions */
 extern PyMethodDef pyacl_error_methods[];	/* acl.rt: last errors */
 extern PyMethodDef pyacl_device_methods[];	/* acl.rt: devices, contexts */
 extern PyMethodDef pyacl_stream_methods[];	/* acl.rt: streams, events */

@@ -58,6 +58,24 @@ assert ret == 0
 assert acl.finalize() == 0')
 }
 
+# python/README.md's one variable: PYTHONPATH=build/python, in an otherwise
+# empty environment (no LD_LIBRARY_PATH) and away from the checkout, finds
+# the build tree's module, which finds the build tree's libascendcl.
+from_build_tree() {
+	local build=$PWD/build
+	(cd / && env -i PYTHONPATH="$build/python" $python -c '
+import sys, acl, acl.rt, acl.util, acl.mdl
+print(acl.__file__)
+assert acl.__file__ == sys.argv[1], acl.__file__
+maps = open("/proc/self/maps").read()
+lib = [l.split()[-1] for l in maps.splitlines() if "libascendcl.so" in l][0]
+print("libascendcl:", lib)
+assert lib.startswith(sys.argv[2]), lib
+assert acl.init() == 0, acl.get_recent_err_msg()
+assert acl.rt.get_device_count()[1] == 0
+assert acl.finalize() == 0' "$build/python/acl$suffix" "$build/lib/")
+}
+
 # $1: PREFIX, $2: where python3 should find the module
 installs_into() {
 	local cmds
@@ -69,7 +87,7 @@ installs_into() {
 }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 step "make install PREFIX=<tmp> installs the Python module" make -s python-install PREFIX="$prefix"
 step "acl$suffix is in <tmp>/lib/python$version/site-packages" installed
 step "python3 imports the installed module (PYTHONPATH=<site-packages>)" imports_installed
@@ -78,4 +96,5 @@ step "the installed module runs" runs
 step "PREFIX=/usr and /usr/local install into python3's sys.path" \
 	eval 'installs_into /usr /usr/lib/python3/dist-packages &&
 	      installs_into /usr/local /usr/local/lib/python'"$version"'/dist-packages'
+step "PYTHONPATH=build/python alone runs the build tree's module and library" from_build_tree
 exit $failed

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """acl.mdl: an .om compiled by build/atc from a seeded ONNX classifier
 (Gemm then Softmax) is loaded every way, described, and run; its outputs
-are compared with the C API's on the same .om and input (through ctypes)
-and with numpy's computation of the same network, and the numpy round
+are compared with the C API's on the same .om and input (through ctypes
+in this process, and through a C program, tests/python/mdl_run.c, in its
+own) and with numpy's computation of the same network, and the numpy round
 trips of input and output are exact."""
 import ctypes
 import os
@@ -14,7 +15,7 @@ import pytest
 import acl
 from conftest import from_device, to_device
 from constants import (ACL_ERROR_INVALID_MODEL_ID, ACL_ERROR_INVALID_PARAM,
-                       ACL_ERROR_READ_MODEL_FAILURE, ACL_FLOAT, ACL_FORMAT_NCHW,
+                       ACL_ERROR_READ_MODEL_FAILURE, ACL_FLOAT, ACL_FORMAT_NCHW, ACL_FORMAT_ND,
                        ACL_MEM_MALLOC_HUGE_FIRST, ACL_SUCCESS)
 
 FEATURES = 16
@@ -169,6 +170,21 @@ def test_execute_matches_c_api(model, dev_buf, om_path):
     assert run(model, dev_buf, x).tobytes() == c_api_run(om_path, x).tobytes()
 
 
+def test_execute_matches_c_program(model, dev_buf, om_path, tmp_path):
+    """The same .om and input through a C program in its own process
+    (build/tests/python/mdl_run): acl.mdl's output, bit for bit."""
+    x = np.random.default_rng(7).uniform(-2, 2, (1, FEATURES)).astype(np.float32)
+    (tmp_path / "in.bin").write_bytes(x.tobytes())
+    subprocess.run([os.path.join(REPO, "build", "tests", "python", "mdl_run"), om_path,
+                    str(tmp_path / "in.bin"), str(tmp_path / "out.bin")],
+                   check=True, capture_output=True, timeout=120)
+    c_out = (tmp_path / "out.bin").read_bytes()
+    assert len(c_out) == OUT_SIZE
+    assert run(model, dev_buf, x).tobytes() == c_out
+    np.testing.assert_allclose(np.frombuffer(c_out, np.float32).reshape(1, CLASSES),
+                               reference(x), rtol=1e-4, atol=1e-6)
+
+
 def test_execute_async_matches_execute(model, dev_buf, stream):
     x = np.random.default_rng(4).uniform(-2, 2, (1, FEATURES)).astype(np.float32)
     assert run(model, dev_buf, x, stream).tobytes() == run(model, dev_buf, x).tobytes()
@@ -309,3 +325,103 @@ def test_execute_releases_gil(model, dev_buf):
     assert moved > 0
     free_dataset(inp)
     free_dataset(out)
+
+
+def described(fill):
+    d = acl.mdl.create_desc()
+    assert d != 0
+    assert fill(d) == ACL_SUCCESS
+    summary = (acl.mdl.get_num_inputs(d), acl.mdl.get_num_outputs(d),
+               acl.mdl.get_input_dims(d, 0), acl.mdl.get_output_dims(d, 0),
+               acl.mdl.get_input_size_by_index(d, 0), acl.mdl.get_output_size_by_index(d, 0))
+    assert acl.mdl.destroy_desc(d) == ACL_SUCCESS
+    return summary
+
+
+def test_desc_from_file_and_mem_match_loaded(model, om_path):
+    loaded = described(lambda d: acl.mdl.get_desc(d, model))
+    assert described(lambda d: acl.mdl.get_desc_from_file(d, om_path)) == loaded
+    data = open(om_path, "rb").read()
+    ptr = acl.util.bytes_to_ptr(data)
+    assert described(lambda d: acl.mdl.get_desc_from_mem(d, ptr, len(data))) == loaded
+
+
+def test_desc_from_file_needs_no_device(om_path):
+    summary = described(lambda d: acl.mdl.get_desc_from_file(d, om_path))
+    assert summary[:2] == (1, 1)
+    assert summary[4:] == (IN_SIZE, OUT_SIZE)
+
+
+def test_desc_from_errors(om_path):
+    d = acl.mdl.create_desc()
+    assert acl.mdl.get_desc_from_file(d, "/nonexistent.om") == ACL_ERROR_READ_MODEL_FAILURE
+    assert acl.mdl.get_desc_from_file(0, om_path) == ACL_ERROR_INVALID_PARAM
+    junk = bytes(64)
+    assert acl.mdl.get_desc_from_mem(d, acl.util.bytes_to_ptr(junk), len(junk)) \
+        != ACL_SUCCESS
+    assert acl.mdl.get_desc_from_mem(d, 0, 64) == ACL_ERROR_INVALID_PARAM
+    assert acl.mdl.get_desc_from_mem(d, acl.util.bytes_to_ptr(junk), 0) \
+        == ACL_ERROR_INVALID_PARAM
+    assert acl.mdl.destroy_desc(d) == ACL_SUCCESS
+    with pytest.raises(TypeError,
+                       match=r"acl.mdl.get_desc_from_file\(\) argument 'model_path' must be str"):
+        acl.mdl.get_desc_from_file(d, None)
+    with pytest.raises(TypeError, match="argument 'model_size' must be int"):
+        acl.mdl.get_desc_from_mem(d, 0, "64")
+
+
+def test_input_dims_v2(desc):
+    assert acl.mdl.get_input_dims_v2(desc, 0) == acl.mdl.get_input_dims(desc, 0)
+    dims, ret = acl.mdl.get_input_dims_v2(desc, 0)
+    assert ret == ACL_SUCCESS
+    assert int(np.prod(dims["dims"])) * 4 == acl.mdl.get_input_size_by_index(desc, 0)
+    assert acl.mdl.get_input_dims_v2(desc, 1)[1] == ACL_ERROR_INVALID_PARAM
+    assert acl.mdl.get_input_dims_v2(0, 0)[1] == ACL_ERROR_INVALID_PARAM
+
+
+def test_dataset_tensor_desc(initialized):
+    ds = acl.mdl.create_dataset()
+    bufs = [acl.create_data_buffer(0x1000 * (i + 1), 16) for i in range(2)]
+    for b in bufs:
+        assert acl.mdl.add_dataset_buffer(ds, b) == (ds, ACL_SUCCESS)
+    td = acl.create_tensor_desc(ACL_FLOAT, [1, 4], ACL_FORMAT_ND)
+    assert acl.mdl.get_dataset_tensor_desc(ds, 1) == 0
+    assert acl.mdl.set_dataset_tensor_desc(ds, td, 1) == (ds, ACL_SUCCESS)
+    assert acl.mdl.get_dataset_tensor_desc(ds, 1) == td
+    assert acl.mdl.get_dataset_tensor_desc(ds, 0) == 0
+    assert acl.mdl.get_dataset_tensor_desc(ds, 2) == 0
+    assert acl.mdl.get_dataset_tensor_desc(0, 0) == 0
+    assert acl.mdl.set_dataset_tensor_desc(ds, td, 2)[1] == ACL_ERROR_INVALID_PARAM
+    assert acl.mdl.set_dataset_tensor_desc(ds, 0, 0)[1] == ACL_ERROR_INVALID_PARAM
+    assert acl.mdl.set_dataset_tensor_desc(0, td, 0)[1] == ACL_ERROR_INVALID_PARAM
+    assert acl.mdl.set_dataset_tensor_desc(dataset=ds, tensorDesc=td, index=0) \
+        == (ds, ACL_SUCCESS)
+    with pytest.raises(TypeError, match="argument 'tensorDesc' must be int"):
+        acl.mdl.set_dataset_tensor_desc(ds, "td", 0)
+    assert acl.mdl.destroy_dataset(ds) == ACL_SUCCESS
+    # The dataset referred to the description: it is still the caller's.
+    assert acl.get_tensor_desc_dim_v2(td, 1) == (4, ACL_SUCCESS)
+    acl.destroy_tensor_desc(td)
+    for b in bufs:
+        assert acl.destroy_data_buffer(b) == ACL_SUCCESS
+
+
+def test_execute_with_tensor_descs_matches_c_api(model, dev_buf, om_path):
+    """The dataset shape of the vendor's dynamic-shape flow: each buffer
+    carries a tensor description of its (here static) shape."""
+    x = np.random.default_rng(6).uniform(-2, 2, (1, FEATURES)).astype(np.float32)
+    inp = make_dataset(dev_buf, [IN_SIZE])
+    out = make_dataset(dev_buf, [OUT_SIZE])
+    tds = [acl.create_tensor_desc(ACL_FLOAT, [1, n], ACL_FORMAT_ND) for n in (FEATURES, CLASSES)]
+    for ds, td in zip((inp, out), tds):
+        assert acl.mdl.set_dataset_tensor_desc(ds, td, 0) == (ds, ACL_SUCCESS)
+    to_device(acl.get_data_buffer_addr(acl.mdl.get_dataset_buffer(inp, 0)), x.tobytes())
+    assert acl.mdl.execute(model, inp, out) == ACL_SUCCESS
+    y = from_device(acl.get_data_buffer_addr(acl.mdl.get_dataset_buffer(out, 0)), OUT_SIZE)
+    assert y == c_api_run(om_path, x).tobytes()
+    out_td = acl.mdl.get_dataset_tensor_desc(out, 0)
+    assert acl.get_tensor_desc_size(out_td) == OUT_SIZE
+    free_dataset(inp)
+    free_dataset(out)
+    for td in tds:
+        acl.destroy_tensor_desc(td)

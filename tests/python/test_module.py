@@ -14,7 +14,15 @@ ACL = ["init", "finalize", "finalize_reference", "get_recent_err_msg", "get_vers
        "get_soc_name", "app_log", "data_type_size", "float16_to_float", "float_to_float16",
        "get_cann_attribute_list", "get_cann_attribute", "get_device_capability",
        "create_data_buffer", "destroy_data_buffer", "update_data_buffer",
-       "get_data_buffer_addr", "get_data_buffer_size", "get_data_buffer_size_v2"]
+       "get_data_buffer_addr", "get_data_buffer_size", "get_data_buffer_size_v2",
+       "create_tensor_desc", "destroy_tensor_desc", "set_tensor_shape_range",
+       "set_tensor_value_range", "get_tensor_desc_type", "get_tensor_desc_format",
+       "get_tensor_desc_size", "get_tensor_desc_element_count", "get_tensor_desc_num_dims",
+       "get_tensor_desc_dim", "get_tensor_desc_dim_v2", "get_tensor_desc_dim_range",
+       "set_tensor_desc_name", "get_tensor_desc_name", "set_tensor_storage_format",
+       "set_tensor_storage_shape", "set_tensor_format", "set_tensor_shape",
+       "set_tensor_origin_format", "set_tensor_origin_shape", "get_tensor_desc_address",
+       "set_tensor_dynamic_input", "set_tensor_const", "set_tensor_place_ment"]
 RT = ["set_device", "reset_device", "reset_device_force", "get_device", "get_device_count",
       "get_run_mode", "set_ts_device", "synchronize_device", "synchronize_device_with_timeout",
       "query_device_status", "get_device_info", "device_get_stream_priority_range",
@@ -38,14 +46,15 @@ UTIL = ["bytes_to_ptr", "ptr_to_bytes", "numpy_to_ptr", "numpy_contiguous_to_ptr
 
 
 MDL = ["load_from_file", "load_from_mem", "load_from_file_with_mem", "load_from_mem_with_mem",
-       "query_size", "query_size_from_mem", "unload", "create_desc", "get_desc",
-       "destroy_desc", "get_num_inputs", "get_num_outputs", "get_input_size_by_index",
-       "get_output_size_by_index", "get_input_dims", "get_output_dims",
-       "get_cur_output_dims", "get_input_name_by_index", "get_output_name_by_index",
-       "get_input_index_by_name", "get_output_index_by_name", "get_input_data_type",
-       "get_output_data_type", "get_input_format", "get_output_format", "create_dataset",
-       "add_dataset_buffer", "get_dataset_buffer", "get_dataset_num_buffers",
-       "destroy_dataset", "execute", "execute_async"]
+       "query_size", "query_size_from_mem", "unload", "create_desc", "get_desc", "destroy_desc",
+       "get_desc_from_file", "get_desc_from_mem", "get_num_inputs", "get_num_outputs",
+       "get_input_size_by_index", "get_output_size_by_index", "get_input_dims",
+       "get_input_dims_v2", "get_output_dims", "get_cur_output_dims", "get_input_name_by_index",
+       "get_output_name_by_index", "get_input_index_by_name", "get_output_index_by_name",
+       "get_input_data_type", "get_output_data_type", "get_input_format", "get_output_format",
+       "create_dataset", "add_dataset_buffer", "get_dataset_buffer", "get_dataset_num_buffers",
+       "destroy_dataset", "set_dataset_tensor_desc", "get_dataset_tensor_desc", "execute",
+       "execute_async"]
 
 
 def public(mod):
