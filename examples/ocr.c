@@ -443,6 +443,7 @@ int main(int argc, char **argv)
 	free_dict(&d);
 	free(img.rgb);
 	if (argc == 6 && strcmp(text, argv[5])) {
+		fflush(stdout);		/* after what it read, when both go to one pipe */
 		fprintf(stderr, "ocr: expected \"%s\"\n", argv[5]);
 		return 1;
 	}
