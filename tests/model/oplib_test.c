@@ -1155,6 +1155,10 @@ static const struct binary_shapes binary_shapes[] = {
 	{ "a broadcast", 3, { 1, 3, 1 }, { 2, 3, 5 } },
 	{ "both broadcast", 3, { 2, 1, 5 }, { 1, 4, 1 } },
 	{ "scalars", 0 },
+	/* unit axes between others: oneDNN must see them in place, not permuted */
+	{ "one row, scalar b", 4, { 1, 60, 1, 40 }, { 1, 1, 1, 1 } },
+	{ "one row, per channel b", 4, { 1, 60, 1, 40 }, { 1, 60, 1, 1 } },
+	{ "one row, both broadcast", 4, { 1, 12, 1, 1 }, { 1, 1, 1, 40 } },
 	{ "NCHW16C, per channel b", 4, { 2, 20, 3, 3 }, { 1, 20, 1, 1 }, NPU_FORMAT_NCHW16C, 0 },
 	{ "NCHW16C both", 4, { 1, 17, 2, 3 }, { 1, 17, 2, 3 }, NPU_FORMAT_NCHW16C, NPU_FORMAT_NCHW16C },
 };

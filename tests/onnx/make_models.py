@@ -303,6 +303,38 @@ def textrec(outdir, opset=11):
     net.save(outdir, [image_input("image", h=32)], [out], [("image", [1, 3, 32, 160])])
 
 
+def rec_neck(outdir, opset=9):
+    """PP-OCRv4's recognition neck as Paddle2ONNX writes it at opset 9: the
+    backbone's 3-high features pooled to one row, convolutions over that
+    row with swish spelled x * Sigmoid(x * 1.0), the 1.0 a scalar Constant;
+    then the row squeezed into a sequence.  The scalar Mul on a 1 x C x 1 x W
+    map, C not a multiple of 16, is what oneDNN read as a permuted layout."""
+    net = Net(f"rec_neck_op{opset}", opset, 13)
+    c, mid, d, classes = 40, 60, 120, 37
+
+    def swish(x):
+        one = net.node("Constant", [], value=numpy_helper.from_array(np.array(1.0, np.float32)))
+        return net.node("Mul", [x, net.node("Sigmoid", [net.node("Mul", [x, one])])])
+
+    def conv_1xk(x, cin, cout, k):
+        w = net.weight((cout, cin, 1, k), cin * k)
+        y = net.node("Conv", [x, w], kernel_shape=[1, k], strides=[1, 1],
+                     pads=[0, k // 2, 0, k // 2], group=1, dilations=[1, 1])
+        return swish(net.bn(y, cout))
+
+    x = net.node("AveragePool", ["features"], kernel_shape=[3, 2], strides=[3, 2],
+                 pads=[0, 0, 0, 0], count_include_pad=0)
+    x = conv_1xk(x, c, mid, 3)
+    x = conv_1xk(x, mid, d, 1)
+    x = net.node("Squeeze", [x], axes=[2])
+    x = net.node("Transpose", [x], perm=[0, 2, 1])
+    w = net.weight((d, classes), d)
+    b = net.const(net.rng.uniform(-0.1, 0.1, classes).astype(np.float32), "b")
+    y = net.node("Softmax", [net.node("Add", [net.node("MatMul", [x, w]), b])], axis=2)
+    out = helper.make_tensor_value_info(y, TensorProto.FLOAT, ["batch", "time", classes])
+    net.save(outdir, [image_input("features", c=c, h=3)], [out], [("features", [1, c, 3, 80])])
+
+
 MODELS = {
     "resnet50_op9": lambda o: resnet50(o, 9),
     "resnet50_op11": lambda o: resnet50(o, 11),
@@ -312,6 +344,7 @@ MODELS = {
     "dbnet_op11": lambda o: dbnet(o, 11),
     "textrec_op9": lambda o: textrec(o, 9),
     "textrec_op11": lambda o: textrec(o, 11),
+    "rec_neck_op9": lambda o: rec_neck(o, 9),
 }
 
 

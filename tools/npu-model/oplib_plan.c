@@ -66,23 +66,27 @@ int oplib_status(dnnl_status_t status)
 /*
  * oneDNN has no rank 0: a scalar is one element of rank 1.  The stride of
  * an axis of size 1 says nothing, and the checks leave it unbounded, so
- * oneDNN gets the tensor's span there instead: it multiplies strides by
- * sizes when it sizes a tensor.
+ * oneDNN gets one of its own: the span of the axes inside it, as a dense
+ * tensor has.  oneDNN sizes a tensor by strides times sizes, which this
+ * keeps within the tensor, and it reads the order of the axes from the
+ * strides: a larger stride, say the whole tensor's span, would make a
+ * plain tensor look permuted (1x60x1x40 as acbd), and oneDNN 2.6's jit
+ * binary computes a permuted source with a unit axis and a broadcast
+ * second source wrongly (zeros on AVX-512 when C is not a multiple of 16).
  */
 int oplib_md_strided(dnnl_memory_desc_t *md, unsigned int ndims,
 		     const int64_t *dims, const int64_t *strides,
 		     unsigned int dtype)
 {
 	dnnl_dims_t size = { 1 }, fixed = { 1 };
-	int64_t span = 1;
-	unsigned int d;
+	int64_t inner = 1;
+	int d;
 
-	for (d = 0; d < ndims; d++)
-		if (dims[d] > 1 && dims[d] * strides[d] > span)
-			span = dims[d] * strides[d];
-	for (d = 0; d < ndims; d++) {
+	for (d = (int)ndims - 1; d >= 0; d--) {
 		size[d] = dims[d];
-		fixed[d] = dims[d] == 1 ? span : strides[d];
+		fixed[d] = dims[d] == 1 ? inner : strides[d];
+		if (dims[d] > 1 && dims[d] * strides[d] > inner)
+			inner = dims[d] * strides[d];
 	}
 	return oplib_status(dnnl_memory_desc_init_by_strides(md,
 				ndims ? ndims : 1, size,
