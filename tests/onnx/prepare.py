@@ -13,6 +13,11 @@ a manifest that the guest program om_conformance runs with aclmdlExecute.
       --results, a compiled test is "compiled" (not yet run).  Prints the
       counts, and the rejections grouped by reason.
 
+  prepare.py tap OUTDIR TAP
+      after a run: every test of OUTDIR/report.txt as one TAP line, pass
+      (ok), fail (not ok) or unsupported (ok # SKIP unsupported: reason),
+      then the counts, the unsupported ones by reason.  Exits 1 on a fail.
+
   prepare.py models MODELDIR OUTDIR
       the networks of make_models.py: seeded random inputs, expected
       outputs from onnxruntime (ort_run.js, build/ort).
@@ -136,6 +141,42 @@ def read_results(path):
     return results
 
 
+def tap(args):
+    outdir, results_path = args[:2]
+    results = {}
+    with open(results_path) as f:
+        for line in f:
+            m = re.match(r"^(ok|not ok) \d+ (\S+)(?: # (.*))?", line)
+            if m:
+                results[m.group(2)] = (m.group(1) == "ok", m.group(3) or "")
+    with open(os.path.join(outdir, "report.txt")) as f:
+        report = [line.rstrip("\n") for line in f]
+    counts = collections.Counter()
+    skip_reasons = collections.Counter()
+    print("TAP version 13")
+    print(f"1..{len(report)}")
+    for n, line in enumerate(report, 1):
+        m = re.match(r"^(\S+) (\S+)(?: \((.*)\))?$", line)
+        status, name, reason = m.group(1), m.group(2), m.group(3)
+        if status == "unsupported":
+            counts["unsupported"] += 1
+            skip_reasons[reason] += 1
+            print(f"ok {n} {name} # SKIP unsupported: {reason}")
+        elif status == "compiled" and name in results and results[name][0]:
+            counts["pass"] += 1
+            print(f"ok {n} {name}")
+        else:
+            why = reason if status != "compiled" else results.get(name, (False, "not run"))[1]
+            counts["fail"] += 1
+            print(f"not ok {n} {name} # {why}")
+    print(f"# conformance: {counts['pass']} pass, {counts['fail']} fail, "
+          f"{counts['unsupported']} unsupported")
+    print("# unsupported by reason:")
+    for reason, count in sorted(skip_reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"#   {count:4d}  {reason}")
+    return 1 if counts["fail"] else 0
+
+
 def conformance(args):
     outdir = os.path.abspath(args[0])
     results = None
@@ -236,7 +277,7 @@ def models(args):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("conformance", "models"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("conformance", "models", "tap"):
         print(__doc__, file=sys.stderr)
         return 2
     if sys.argv[1] == "conformance":
@@ -244,6 +285,8 @@ def main():
     if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
         return 2
+    if sys.argv[1] == "tap":
+        return tap(sys.argv[2:])
     return models(sys.argv[2:])
 
 
