@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	aclmdlDesc *desc;
 	aclmdlDataset *input, *output;
 	aclDataBuffer *in_buf, *out_buf;
-	void *in_dev, *out_dev, *host_in, *host_out;
+	void *in_dev, *out_dev, *host_in, *host_out, *host_sync;
 	size_t in_size, out_size;
 
 	/* Resources, in the order the runtime requires them. */
@@ -120,12 +120,24 @@ int main(int argc, char **argv)
 	CHECK(aclrtMemcpy(host_out, out_size, out_dev, out_size, ACL_MEMCPY_DEVICE_TO_HOST));
 	print_top(host_out, out_size / sizeof(float), "aclmdlExecute");
 
-	/* Asynchronous: queued on the stream, done once the stream is synced. */
-	CHECK(aclrtMemset(out_dev, out_size, 0, out_size));
+	/*
+	 * Asynchronous: queued on the stream behind a clear of the output, and
+	 * done once the stream is synced; the same input gives the same scores.
+	 */
+	host_sync = malloc(out_size);
+	if (!host_sync)
+		return 1;
+	memcpy(host_sync, host_out, out_size);
+	CHECK(aclrtMemsetAsync(out_dev, out_size, 0, out_size, stream));
 	CHECK(aclmdlExecuteAsync(model_id, input, output, stream));
 	CHECK(aclrtSynchronizeStream(stream));
 	CHECK(aclrtMemcpy(host_out, out_size, out_dev, out_size, ACL_MEMCPY_DEVICE_TO_HOST));
 	print_top(host_out, out_size / sizeof(float), "aclmdlExecuteAsync");
+	if (memcmp(host_sync, host_out, out_size)) {
+		fprintf(stderr, "aclmdlExecuteAsync's scores differ from aclmdlExecute's\n");
+		return 1;
+	}
+	free(host_sync);
 
 	/* Released in reverse. */
 	CHECK(aclrtFreeHost(host_out));
