@@ -215,6 +215,151 @@ static int split_prelu(struct ir_graph *g, struct ir_node *n)
 	return infer_broadcast(g, n);
 }
 
+/* A new node of one or two inputs right before @n, writing @out (NULL: new). */
+static struct ir_value *node_before(struct ir_graph *g, struct ir_node *n, const char *op,
+				    struct ir_value *a, struct ir_value *b, struct ir_value *out,
+				    struct ir_attr *attrs, int num_attrs)
+{
+	struct ir_node *m = ir_node_new(g, NULL, op, b ? 2 : 1, 1);
+	struct ir_value *t = out ? out : ir_value_new(g, NULL);
+
+	if (!m || !t)
+		return NULL;
+	m->in[0] = a;
+	if (b)
+		m->in[1] = b;
+	m->attrs = attrs;
+	m->num_attrs = num_attrs;
+	m->out[0] = t;
+	t->producer = m;
+	if (op_def_find(op)->infer(g, m) ||
+	    ir_node_insert_after(g, m, n->index ? g->nodes[n->index - 1] : NULL))
+		return NULL;
+	return t;
+}
+
+static bool output_used(const struct ir_node *n, int k)
+{
+	return k < n->num_out && n->out[k] &&
+	       (n->out[k]->num_uses || n->out[k]->output_index >= 0);
+}
+
+/*
+ * LayerNormalization's Mean and InvStdDev outputs, which the card's
+ * LAYERNORM does not write: ReduceMean(x) and 1 / Sqrt(ReduceMean((x -
+ * Mean)^2) + epsilon) over the normalized axes, as ONNX defines them.
+ */
+static int split_layernorm_stats(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_value *x = n->in[0], *mean, *dev, *var, *eps, *one;
+	struct ir_attr *attrs = ir_alloc(g, 2 * sizeof(*attrs));
+	int axis, k;
+
+	if (x->dtype != IR_FLOAT)
+		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR,
+				     "Mean and InvStdDev of %s", ir_dtype_name(x->dtype));
+	if (!attrs || norm_axis(g, n, ir_attr_int(n, "axis", -1), x->rank, &axis))
+		return -1;
+	attrs[0] = (struct ir_attr){ .name = ir_strdup(g, "axes"), .type = IR_ATTR_INTS,
+				     .n = (size_t)(x->rank - axis),
+				     .ints = ir_alloc(g, sizeof(int64_t) * IR_MAX_DIMS) };
+	attrs[1] = (struct ir_attr){ .name = ir_strdup(g, "keepdims"), .type = IR_ATTR_INT, .i = 1 };
+	if (!attrs[0].name || !attrs[0].ints || !attrs[1].name)
+		return -1;
+	for (k = axis; k < x->rank; k++)
+		attrs[0].ints[k - axis] = k;
+	eps = ir_const_new(g, "epsilon", IR_FLOAT, 0, NULL);
+	one = ir_const_new(g, "one", IR_FLOAT, 0, NULL);
+	if (!eps || !one)
+		return -1;
+	ir_set_f64(eps, 0, ir_attr_float(n, "epsilon", 1e-5f));
+	ir_set_f64(one, 0, 1.0);
+	mean = node_before(g, n, "ReduceMean", x, NULL, output_used(n, 1) ? n->out[1] : NULL,
+			   attrs, 2);
+	if (!mean)
+		return -1;
+	if (output_used(n, 2)) {
+		dev = node_before(g, n, "Sub", x, mean, NULL, NULL, 0);
+		dev = dev ? node_before(g, n, "Mul", dev, dev, NULL, NULL, 0) : NULL;
+		var = dev ? node_before(g, n, "ReduceMean", dev, NULL, NULL, attrs, 2) : NULL;
+		var = var ? node_before(g, n, "Add", var, eps, NULL, NULL, 0) : NULL;
+		var = var ? node_before(g, n, "Sqrt", var, NULL, NULL, NULL, 0) : NULL;
+		if (!var || !node_before(g, n, "Div", one, var, n->out[2], NULL, 0))
+			return -1;
+	}
+	n->num_out = 1;
+	return 0;
+}
+
+/* A 1-element int64 constant, or NULL. */
+static struct ir_value *const_i64(struct ir_graph *g, const char *hint, int64_t x)
+{
+	static const int64_t one[] = { 1 };
+	struct ir_value *v = ir_const_new(g, hint, IR_INT64, 1, one);
+
+	if (v)
+		ir_set_i64(v, 0, x);
+	return v;
+}
+
+/* Slice-1's starts, ends and axes attributes for one axis, or NULL. */
+static struct ir_attr *slice_attrs(struct ir_graph *g, int64_t start, int64_t end, int axis)
+{
+	static const char *const names[] = { "starts", "ends", "axes" };
+	struct ir_attr *attrs = ir_alloc(g, 3 * sizeof(*attrs));
+	int64_t vals[] = { start, end, axis };
+	int k;
+
+	if (!attrs)
+		return NULL;
+	for (k = 0; k < 3; k++) {
+		attrs[k] = (struct ir_attr){ .name = ir_strdup(g, names[k]), .type = IR_ATTR_INTS,
+					     .n = 1, .ints = ir_alloc(g, sizeof(int64_t)) };
+		if (!attrs[k].name || !attrs[k].ints)
+			return NULL;
+		attrs[k].ints[0] = vals[k];
+	}
+	return attrs;
+}
+
+/* Split is a Slice per output, in the form of the model's opset. */
+static int split_as_slices(struct ir_graph *g, struct ir_node *n)
+{
+	int64_t sizes[SPLIT_MAX_OUT], start = 0;
+	int axis, k;
+
+	if (split_sizes(g, n, &axis, sizes))
+		return -1;
+	for (k = 0; k < n->num_out; start += sizes[k], k++) {
+		struct ir_node *m;
+
+		if (!output_used(n, k))
+			continue;
+		m = ir_node_new(g, NULL, "Slice", g->opset < 10 ? 1 : 4, 1);
+		if (!m)
+			return -1;
+		m->in[0] = n->in[0];
+		if (g->opset < 10) {
+			m->attrs = slice_attrs(g, start, start + sizes[k], axis);
+			m->num_attrs = 3;
+			if (!m->attrs)
+				return -1;
+		} else {
+			m->in[1] = const_i64(g, "starts", start);
+			m->in[2] = const_i64(g, "ends", start + sizes[k]);
+			m->in[3] = const_i64(g, "axes", axis);
+			if (!m->in[1] || !m->in[2] || !m->in[3])
+				return -1;
+		}
+		m->out[0] = n->out[k];
+		m->out[0]->producer = m;
+		if (infer_slice(g, m) || ir_node_insert_after(g, m, n))
+			return -1;
+	}
+	n->dead = true;
+	return 0;
+}
+
 /* The card's CONCAT has at most 15 inputs: longer ones concatenate in parts. */
 static int split_concat(struct ir_graph *g, struct ir_node *n)
 {
@@ -286,6 +431,10 @@ static int legalize(struct ir_graph *g, struct ir_node *n)
 		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_ATTR, "the mask output is not supported");
 	if (!strcmp(n->op, "PRelu"))
 		return split_prelu(g, n);
+	if (!strcmp(n->op, "Split"))
+		return split_as_slices(g, n);
+	if (!strcmp(n->op, "LayerNormalization") && (output_used(n, 1) || output_used(n, 2)))
+		return split_layernorm_stats(g, n);
 	if (op_lower_kind(n) == -2)
 		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_OP,
 				     "the card has no %s; it is supported on constants only (folded at compile time)",

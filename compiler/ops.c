@@ -75,6 +75,7 @@ static const struct op_def op_table[] = {
 	{ "Upsample", "mode scales", 1, 2, 1, 1, infer_resize, NULL, false },
 	{ "Pad", "mode pads value", 1, 3, 1, 1, infer_pad, NULL, false },
 	{ "Slice", "axes ends starts", 1, 5, 1, 1, infer_slice, fold_slice, false },
+	{ "Split", "axis split", 1, 2, 1, SPLIT_MAX_OUT, infer_split, NULL, false },
 	{ "Cast", "to", 1, 1, 1, 1, infer_cast, fold_cast, false },
 	VIEW("Reshape", "allowzero", 2, infer_reshape),
 	VIEW("Flatten", "axis", 1, infer_flatten),
