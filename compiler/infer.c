@@ -360,6 +360,130 @@ static int split_as_slices(struct ir_graph *g, struct ir_node *n)
 	return 0;
 }
 
+/*
+ * @n now writes a new value, which a new node @op (with @b as second input,
+ * if any) right after it turns into @n's former output.
+ */
+static int node_after(struct ir_graph *g, struct ir_node *n, const char *op, struct ir_value *b)
+{
+	struct ir_node *m = ir_node_new(g, NULL, op, b ? 2 : 1, 1);
+	struct ir_value *t = ir_value_new(g, NULL);
+
+	if (!m || !t)
+		return -1;
+	m->out[0] = n->out[0];
+	m->out[0]->producer = m;
+	n->out[0] = t;
+	t->producer = n;
+	if (op_def_find(n->op)->infer(g, n))
+		return -1;
+	m->in[0] = t;
+	if (b)
+		m->in[1] = b;
+	if (op_def_find(op)->infer(g, m))
+		return -1;
+	return ir_node_insert_after(g, m, n);
+}
+
+static struct ir_value *const_f32(struct ir_graph *g, const char *hint, double x)
+{
+	struct ir_value *v = ir_const_new(g, hint, IR_FLOAT, 0, NULL);
+
+	if (v)
+		ir_set_f64(v, 0, x);
+	return v;
+}
+
+/*
+ * The reductions ONNX defines by ReduceSum: SumSquare, L1, L2, LogSum,
+ * LogSumExp are ReduceSum between an elementwise op before and one after.
+ */
+static int reduce_by_sum(struct ir_graph *g, struct ir_node *n)
+{
+	static const struct { const char *op, *before, *after; } defs[] = {
+		{ "ReduceSumSquare", "Mul", NULL }, { "ReduceL1", "Abs", NULL },
+		{ "ReduceL2", "Mul", "Sqrt" }, { "ReduceLogSum", NULL, "Log" },
+		{ "ReduceLogSumExp", "Exp", "Log" },
+	};
+	struct ir_value *x = n->in[0];
+	size_t i;
+
+	for (i = 0; strcmp(defs[i].op, n->op); i++)
+		;
+	if (!ir_dtype_is_float(x->dtype))
+		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_DTYPE, "%s of %s", n->op,
+				     ir_dtype_name(x->dtype));
+	if (defs[i].before)
+		x = node_before(g, n, defs[i].before, x,
+				strcmp(defs[i].before, "Mul") ? NULL : x, NULL, NULL, 0);
+	n->op = ir_strdup(g, "ReduceSum");
+	if (!x || !n->op)
+		return -1;
+	n->in[0] = x;
+	if (defs[i].after)
+		return node_after(g, n, defs[i].after, NULL);
+	return infer_reduce(g, n);
+}
+
+static bool reduces_by_sum(const char *op)
+{
+	return !strcmp(op, "ReduceSumSquare") || !strcmp(op, "ReduceL1") ||
+	       !strcmp(op, "ReduceL2") || !strcmp(op, "ReduceLogSum") ||
+	       !strcmp(op, "ReduceLogSumExp");
+}
+
+/* Mean(a, b, ...) is Sum(a, b, ...) / the count. */
+static int mean_as_sum(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_value *count = const_f32(g, "count", n->num_in);
+
+	if (!ir_dtype_is_float(n->in[0]->dtype))
+		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_DTYPE, "Mean of %s",
+				     ir_dtype_name(n->in[0]->dtype));
+	n->op = ir_strdup(g, n->num_in == 1 ? "Identity" : "Sum");
+	if (!count || !n->op || (n->num_in > 2 && split_variadic(g, n)))
+		return -1;
+	if (n->num_in == 1)
+		return 0;
+	return node_after(g, n, "Div", count);
+}
+
+/* Selu(x) is gamma * Elu(x, alpha). */
+static int selu_as_elu(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_attr *alpha = ir_alloc(g, sizeof(*alpha));
+	struct ir_value *gamma = const_f32(g, "gamma", ir_attr_float(n, "gamma", 1.0507009873554805f));
+
+	if (!alpha || !gamma)
+		return -1;
+	*alpha = (struct ir_attr){ .name = ir_strdup(g, "alpha"), .type = IR_ATTR_FLOAT,
+				   .f = ir_attr_float(n, "alpha", 1.6732632423543772f) };
+	n->op = ir_strdup(g, "Elu");
+	n->attrs = alpha;
+	n->num_attrs = 1;
+	if (!alpha->name || !n->op)
+		return -1;
+	return node_after(g, n, "Mul", gamma);
+}
+
+/* Softsign(x) is x / (1 + |x|). */
+static int softsign_as_div(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_value *x = n->in[0], *one = const_f32(g, "one", 1.0), *den;
+
+	if (x->dtype != IR_FLOAT)
+		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_DTYPE, "Softsign of %s",
+				     ir_dtype_name(x->dtype));
+	den = one ? node_before(g, n, "Abs", x, NULL, NULL, NULL, 0) : NULL;
+	den = den ? node_before(g, n, "Add", den, one, NULL, NULL, 0) : NULL;
+	n->op = ir_strdup(g, "Div");
+	if (!den || !n->op)
+		return -1;
+	n->in[1] = den;
+	n->num_in = 2;
+	return infer_broadcast(g, n);
+}
+
 /* The card's CONCAT has at most 15 inputs: longer ones concatenate in parts. */
 static int split_concat(struct ir_graph *g, struct ir_node *n)
 {
@@ -433,6 +557,14 @@ static int legalize(struct ir_graph *g, struct ir_node *n)
 		return split_prelu(g, n);
 	if (!strcmp(n->op, "Split"))
 		return split_as_slices(g, n);
+	if (reduces_by_sum(n->op))
+		return reduce_by_sum(g, n);
+	if (!strcmp(n->op, "Mean"))
+		return mean_as_sum(g, n);
+	if (!strcmp(n->op, "Selu"))
+		return selu_as_elu(g, n);
+	if (!strcmp(n->op, "Softsign"))
+		return softsign_as_div(g, n);
 	if (!strcmp(n->op, "LayerNormalization") && (output_used(n, 1) || output_used(n, 2)))
 		return split_layernorm_stats(g, n);
 	if (op_lower_kind(n) == -2)

@@ -711,6 +711,45 @@ TEST(split_and_layernorm_statistics_become_card_operators)
 	ob_free(&b);
 }
 
+/* ReduceL2, Mean, Selu and Softsign run as the card operators that define them. */
+TEST(composite_operators_become_card_operators)
+{
+	static const int64_t dx[] = { 3, 4 }, dr[] = { 3, 1 };
+	struct onnx_builder b;
+	struct npucc_result res;
+	struct ir_graph *g;
+	Onnx__NodeProto *n;
+	int i, elu;
+
+	ob_init(&b, 13);
+	ob_input(&b, "x", 2, dx);
+	n = ob_node(&b, "ReduceL2", "l2", "x", "r");
+	ob_attr_ints(&b, n, "axes", 1, 1);
+	ob_node(&b, "Mean", "mean", "x,x,x", "m");
+	ob_node(&b, "Selu", "selu", "m", "s");
+	ob_node(&b, "Softsign", "softsign", "s", "y");
+	ob_output(&b, "r");
+	ob_output(&b, "y");
+	g = build(&b, NULL, NULL);
+	ASSERT_EQ(0, g->err_code) TH_LOG("%s", g->err);
+	EXPECT_EQ(1, count_op(g, "ReduceSum"));
+	EXPECT_EQ(0, count_op(g, "ReduceL2"));
+	EXPECT_EQ(2, count_op(g, "Sum"));
+	/* Elu: a node of its own, or fused into the Div that computes Mean. */
+	for (i = 0, elu = 0; i < g->num_nodes; i++)
+		elu += !strcmp(g->nodes[i]->op, "Elu") || g->nodes[i]->act.kind == NPU_UNARY_ELU;
+	EXPECT_EQ(1, elu);
+	EXPECT_EQ(0, count_op(g, "Selu") + count_op(g, "Mean") + count_op(g, "Softsign"));
+	EXPECT_EQ(2, count_op(g, "Div"));
+	expect_dims(_metadata, ir_value_find(g, "r"), 2, dr);
+	expect_dims(_metadata, ir_value_find(g, "y"), 2, dx);
+	ir_graph_free(g);
+	ASSERT_EQ(0, compile(&b, NULL, &res)) TH_LOG("%s", res.message);
+	EXPECT_EQ(NULL, om_check(res.om, res.om_size));
+	npucc_result_free(&res);
+	ob_free(&b);
+}
+
 TEST(unsupported_operator_is_named)
 {
 	static const int64_t dx[] = { 4, 4 };
