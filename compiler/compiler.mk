@@ -87,7 +87,10 @@ tests: $(OM_CONFORMANCE)
 endif
 endif
 
-.PHONY: ort e2e-prepare conformance-prepare e2e-run conformance-run
+.PHONY: ort e2e-prepare conformance-prepare e2e-run conformance-run onnx-check-prepare
+
+E2E_STAMP	:= $(BUILD)/e2e/.stamp
+CONFORMANCE_STAMP := $(BUILD)/conformance/.stamp
 
 $(OM_CONFORMANCE): tests/onnx/om_conformance.c $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
@@ -97,17 +100,29 @@ ort: $(ORT_STAMP)
 
 # --ignore-scripts: the package's install script would fetch GPU builds;
 # the CPU runtime is in the package itself.
-$(ORT_STAMP): tests/onnx/package.json tests/onnx/package-lock.json
+$(ORT_STAMP): tests/onnx/package.json tests/onnx/package-lock.json | deps
 	@mkdir -p $(ORT_DIR)
 	cp tests/onnx/package.json tests/onnx/package-lock.json $(ORT_DIR)/
 	cd $(ORT_DIR) && npm ci --no-audit --no-fund --ignore-scripts
 	touch $@
 
-e2e-prepare: compiler $(ONNX_MODELS) $(ORT_STAMP)
+# Prepared again only when the compiler, the networks or the scripts change.
+$(E2E_STAMP): $(ATC) $(ONNX_MODELS) $(ORT_STAMP) tests/onnx/prepare.py tests/onnx/ort_run.js
 	tests/onnx/prepare.py models $(BUILD)/onnx-models $(BUILD)/e2e
+	touch $@
 
-conformance-prepare: compiler
+$(CONFORMANCE_STAMP): $(ATC) tests/onnx/prepare.py
 	tests/onnx/prepare.py conformance $(BUILD)/conformance
+	touch $@
+
+e2e-prepare: $(E2E_STAMP)
+
+conformance-prepare: $(CONFORMANCE_STAMP)
+
+# What tools/check's ONNX guest runs (make check).
+onnx-check-prepare: $(E2E_STAMP) $(CONFORMANCE_STAMP) $(OM_CONFORMANCE)
+
+check: onnx-check-prepare
 
 e2e-run: e2e-prepare $(OM_CONFORMANCE)
 	tools/vm-run --cards 1 --mem 2048 --devmem 1024 -- $(OM_CONFORMANCE) $(BUILD)/e2e/manifest.txt
@@ -115,4 +130,4 @@ e2e-run: e2e-prepare $(OM_CONFORMANCE)
 conformance-run: conformance-prepare $(OM_CONFORMANCE)
 	tools/vm-run --cards 1 -- $(OM_CONFORMANCE) $(BUILD)/conformance/manifest.txt \
 		>$(BUILD)/conformance/results.tap || true
-	tests/onnx/prepare.py conformance $(BUILD)/conformance --results $(BUILD)/conformance/results.tap
+	tests/onnx/prepare.py tap $(BUILD)/conformance $(BUILD)/conformance/results.tap

@@ -14,6 +14,7 @@
 
 #define OPSET_MIN	6
 #define OPSET_MAX	17
+#define OPSET_OLDEST	1
 
 static int import_opset(struct ir_graph *g, const Onnx__ModelProto *m)
 {
@@ -35,10 +36,45 @@ static int import_opset(struct ir_graph *g, const Onnx__ModelProto *m)
 				"the model imports only the operator domain '%s'", other);
 	if (g->opset < 0)
 		return ir_error(g, NPUCC_E_INVALID_MODEL, "the model imports no ai.onnx opset");
-	if (g->opset < OPSET_MIN || g->opset > OPSET_MAX)
+	if (g->opset < OPSET_OLDEST || g->opset > OPSET_MAX)
 		return ir_error(g, NPUCC_E_UNSUPPORTED_OP,
 				"opset %d is not supported (opsets %d to %d are)",
 				g->opset, OPSET_MIN, OPSET_MAX);
+	return 0;
+}
+
+/*
+ * Operators whose definition in opset 1 is still the one of opset
+ * OPSET_MIN: a model of an older opset that uses only these means what
+ * it would mean in OPSET_MIN.
+ */
+static bool same_since_opset_1(const char *op)
+{
+	static const char *const ops[] = {
+		"GlobalAveragePool", "GlobalMaxPool", "Softplus", "Softsign", "Not",
+		"Transpose", "Identity", "MatMul", "Softmax", "LogSoftmax",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(ops[i], op))
+			return true;
+	return false;
+}
+
+/* A model older than OPSET_MIN compiles as one of OPSET_MIN, if it can. */
+static int import_legacy_opset(struct ir_graph *g)
+{
+	int i;
+
+	if (g->opset >= OPSET_MIN)
+		return 0;
+	for (i = 0; i < g->num_nodes; i++)
+		if (!same_since_opset_1(g->nodes[i]->op))
+			return ir_node_error(g, g->nodes[i], NPUCC_E_UNSUPPORTED_OP,
+					     "opset %d is not supported for %s, which changed before opset %d (opsets %d to %d are)",
+					     g->opset, g->nodes[i]->op, OPSET_MIN, OPSET_MIN, OPSET_MAX);
+	g->opset = OPSET_MIN;
 	return 0;
 }
 
@@ -434,7 +470,8 @@ int pass_import(struct ir_graph *g, const void *buf, size_t len)
 	if (!m->graph)
 		ret = ir_error(g, NPUCC_E_INVALID_MODEL, "the model has no graph");
 	else
-		ret = import_opset(g, m) || import_graph(g, m->graph) ? -1 : 0;
+		ret = import_opset(g, m) || import_graph(g, m->graph) ||
+		      import_legacy_opset(g) ? -1 : 0;
 	onnx__model_proto__free_unpacked(m, NULL);
 	return ret;
 }

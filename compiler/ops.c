@@ -28,6 +28,8 @@
 	{ name, attrs, 1, nin, 1, 1, infer, fold_view, true }
 #define REDUCE(name) \
 	{ name, "axes keepdims noop_with_empty_axes", 1, 2, 1, 1, infer_reduce, fold_reduce, false }
+#define REDUCE_BY_SUM(name) \
+	{ name, "axes keepdims noop_with_empty_axes", 1, 2, 1, 1, infer_reduce, NULL, false }
 
 static const struct op_def op_table[] = {
 	{ "Conv", "auto_pad dilations group kernel_shape pads strides", 2, 3, 1, 1,
@@ -56,6 +58,8 @@ static const struct op_def op_table[] = {
 	UNARY_ATTRS("HardSigmoid", "alpha beta"),
 	UNARY_ATTRS("Elu", "alpha"),
 	UNARY_ATTRS("LeakyRelu", "alpha"),
+	{ "Selu", "alpha gamma", 1, 1, 1, 1, infer_same, NULL, false },
+	{ "Softsign", "", 1, 1, 1, 1, infer_same, NULL, false },
 	{ "Clip", "min max", 1, 3, 1, 1, infer_same, NULL, false },
 	{ "PRelu", "", 2, 2, 1, 1, infer_same, NULL, false },
 	BINARY("Add"), BINARY("Sub"), BINARY("Mul"), BINARY("Div"),
@@ -63,11 +67,15 @@ static const struct op_def op_table[] = {
 	{ "Min", "", 1, ANY, 1, 1, infer_broadcast, fold_binary, false },
 	{ "Max", "", 1, ANY, 1, 1, infer_broadcast, fold_binary, false },
 	{ "Sum", "", 1, ANY, 1, 1, infer_broadcast, fold_binary, false },
+	{ "Mean", "", 1, ANY, 1, 1, infer_broadcast, NULL, false },
 	{ "BatchNormalization", "epsilon is_test momentum spatial training_mode", 5, 5, 1, 5, infer_norm, NULL, false },
 	{ "LayerNormalization", "axis epsilon stash_type", 2, 3, 1, 3, infer_norm, NULL, false },
 	{ "Softmax", "axis", 1, 1, 1, 1, infer_same, NULL, false },
 	{ "LogSoftmax", "axis", 1, 1, 1, 1, infer_same, NULL, false },
 	REDUCE("ReduceMean"), REDUCE("ReduceSum"), REDUCE("ReduceMax"), REDUCE("ReduceMin"),
+	/* Legalized into ReduceSum and elementwise ops (infer.c). */
+	REDUCE_BY_SUM("ReduceSumSquare"), REDUCE_BY_SUM("ReduceL1"), REDUCE_BY_SUM("ReduceL2"),
+	REDUCE_BY_SUM("ReduceLogSum"), REDUCE_BY_SUM("ReduceLogSumExp"),
 	{ "Concat", "axis", 1, ANY, 1, 1, infer_concat, fold_concat, false },
 	{ "Transpose", "perm", 1, 1, 1, 1, infer_transpose, fold_transpose, false },
 	{ "Resize", "coordinate_transformation_mode cubic_coeff_a exclude_outside extrapolation_value mode nearest_mode",
@@ -75,6 +83,7 @@ static const struct op_def op_table[] = {
 	{ "Upsample", "mode scales", 1, 2, 1, 1, infer_resize, NULL, false },
 	{ "Pad", "mode pads value", 1, 3, 1, 1, infer_pad, NULL, false },
 	{ "Slice", "axes ends starts", 1, 5, 1, 1, infer_slice, fold_slice, false },
+	{ "Split", "axis split", 1, 2, 1, SPLIT_MAX_OUT, infer_split, NULL, false },
 	{ "Cast", "to", 1, 1, 1, 1, infer_cast, fold_cast, false },
 	VIEW("Reshape", "allowzero", 2, infer_reshape),
 	VIEW("Flatten", "axis", 1, infer_flatten),

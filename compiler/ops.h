@@ -7,6 +7,8 @@
 #ifndef NPUCC_OPS_H
 #define NPUCC_OPS_H
 
+#define SPLIT_MAX_OUT	64	/* outputs of one Split */
+
 #include "ir.h"
 
 /* Spatial geometry of Conv, ConvTranspose and the pools (1 or 2 axes). */
@@ -48,6 +50,8 @@ int infer_transpose(struct ir_graph *g, struct ir_node *n);
 int infer_resize(struct ir_graph *g, struct ir_node *n);
 int infer_pad(struct ir_graph *g, struct ir_node *n);
 int infer_slice(struct ir_graph *g, struct ir_node *n);
+int infer_split(struct ir_graph *g, struct ir_node *n);
+int split_sizes(struct ir_graph *g, const struct ir_node *n, int *axis, int64_t *sizes);
 int infer_reshape(struct ir_graph *g, struct ir_node *n);
 int infer_flatten(struct ir_graph *g, struct ir_node *n);
 int infer_squeeze(struct ir_graph *g, struct ir_node *n);

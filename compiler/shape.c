@@ -863,6 +863,68 @@ int infer_slice(struct ir_graph *g, struct ir_node *n)
 	return set_out(g, n, 0, x->dtype, x->rank, dims);
 }
 
+/*
+ * Split's part sizes along *@axis: the attribute (before opset 13), the
+ * constant input (13+), or equal parts.  The card has no empty tensors.
+ */
+int split_sizes(struct ir_graph *g, const struct ir_node *n, int *axis, int64_t *sizes)
+{
+	const struct ir_value *x = input(n, 0);
+	int64_t total = 0;
+	size_t count = 0;
+	int k, num = 0;
+
+	if (!x || norm_axis(g, n, ir_attr_int(n, "axis", 0), x->rank, axis))
+		return -1;
+	if (g->opset < 13 && ir_attr_find(n, "split")) {
+		const int64_t *split = ir_attr_ints(n, "split", &count);
+
+		for (k = 0; k < (int)count && k < n->num_out; k++)
+			sizes[k] = split[k];
+		num = (int)count;
+	} else if (g->opset >= 13 && input(n, 1)) {
+		if (const_ints(g, n, 1, "split", sizes, SPLIT_MAX_OUT, &num))
+			return -1;
+	} else {
+		if (x->dims[*axis] % n->num_out)
+			return ir_node_error(g, n, NPUCC_E_INVALID_MODEL,
+					     "dim %d of %lld does not split in %d equal parts", *axis,
+					     (long long)x->dims[*axis], n->num_out);
+		for (k = 0; k < n->num_out; k++)
+			sizes[k] = x->dims[*axis] / n->num_out;
+		num = n->num_out;
+	}
+	if (num != n->num_out)
+		return ir_node_error(g, n, NPUCC_E_INVALID_MODEL, "%d sizes for %d outputs", num,
+				     n->num_out);
+	for (k = 0; k < num; k++) {
+		if (sizes[k] <= 0)
+			return ir_node_error(g, n, NPUCC_E_LIMIT, "output %d would be empty", k);
+		total += sizes[k];
+	}
+	if (total != x->dims[*axis])
+		return ir_node_error(g, n, NPUCC_E_INVALID_MODEL, "the sizes add up to %lld, not %lld",
+				     (long long)total, (long long)x->dims[*axis]);
+	return 0;
+}
+
+int infer_split(struct ir_graph *g, struct ir_node *n)
+{
+	const struct ir_value *x = input(n, 0);
+	int64_t sizes[SPLIT_MAX_OUT], dims[IR_MAX_DIMS];
+	int axis, k;
+
+	if (split_sizes(g, n, &axis, sizes))
+		return -1;
+	memcpy(dims, x->dims, sizeof(dims));
+	for (k = 0; k < n->num_out; k++) {
+		dims[axis] = sizes[k];
+		if (set_out(g, n, k, x->dtype, x->rank, dims))
+			return -1;
+	}
+	return 0;
+}
+
 int infer_reshape(struct ir_graph *g, struct ir_node *n)
 {
 	const struct ir_value *x = input(n, 0);

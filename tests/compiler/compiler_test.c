@@ -627,6 +627,129 @@ TEST(legacy_broadcast_before_opset_7)
 	}
 }
 
+/*
+ * Opset 1's GlobalAveragePool is opset 6's: such a model compiles.  Its
+ * Relu had consumed_inputs until opset 6, so a model with one does not.
+ */
+TEST(opset_1_compiles_when_its_operators_are_unchanged)
+{
+	static const int64_t dx[] = { 1, 3, 5, 5 };
+	struct onnx_builder b;
+	struct npucc_result res;
+
+	ob_init(&b, 1);
+	ob_input(&b, "x", 4, dx);
+	ob_node(&b, "GlobalAveragePool", "pool", "x", "y");
+	ob_output(&b, "y");
+	ASSERT_EQ(0, compile(&b, NULL, &res)) TH_LOG("%s", res.message);
+	EXPECT_EQ(NULL, om_check(res.om, res.om_size));
+	npucc_result_free(&res);
+	ob_free(&b);
+
+	ob_init(&b, 1);
+	ob_input(&b, "x", 4, dx);
+	ob_node(&b, "GlobalAveragePool", "pool", "x", "p");
+	ob_node(&b, "Relu", "relu", "p", "y");
+	ob_output(&b, "y");
+	EXPECT_EQ(NPUCC_E_UNSUPPORTED_OP, compile(&b, NULL, &res));
+	EXPECT_NE(NULL, strstr(res.message, "opset 1 is not supported for Relu"))
+		TH_LOG("%s", res.message);
+	ob_free(&b);
+}
+
+/*
+ * Split runs as a Slice per output; LayerNormalization's Mean and
+ * InvStdDev outputs as the reductions and elementwise ops that define them.
+ */
+TEST(split_and_layernorm_statistics_become_card_operators)
+{
+	static const int64_t dx[] = { 5, 4 }, sizes[] = { 2, 3 }, da[] = { 2, 4 }, db[] = { 3, 4 };
+	static const int64_t dl[] = { 2, 3, 4 }, dp[] = { 4 }, dstat[] = { 2, 3, 1 };
+	struct onnx_builder b;
+	struct npucc_result res;
+	struct ir_graph *g;
+	Onnx__NodeProto *n;
+
+	ob_init(&b, 13);
+	ob_input(&b, "x", 2, dx);
+	ob_i64(&b, "split", 2, sizes);
+	ob_node(&b, "Split", "split", "x,split", "a,b");
+	ob_output(&b, "a");
+	ob_output(&b, "b");
+	g = build(&b, NULL, NULL);
+	ASSERT_EQ(0, g->err_code) TH_LOG("%s", g->err);
+	EXPECT_EQ(0, count_op(g, "Split"));
+	EXPECT_EQ(2, count_op(g, "Slice"));
+	expect_dims(_metadata, ir_value_find(g, "a"), 2, da);
+	expect_dims(_metadata, ir_value_find(g, "b"), 2, db);
+	ir_graph_free(g);
+	ASSERT_EQ(0, compile(&b, NULL, &res)) TH_LOG("%s", res.message);
+	EXPECT_EQ(NULL, om_check(res.om, res.om_size));
+	npucc_result_free(&res);
+	ob_free(&b);
+
+	ob_init(&b, 17);
+	ob_input(&b, "x", 3, dl);
+	ob_f32(&b, "scale", 1, dp, NULL);
+	ob_f32(&b, "bias", 1, dp, NULL);
+	n = ob_node(&b, "LayerNormalization", "ln", "x,scale,bias", "y,mean,inv");
+	ob_attr_i(&b, n, "axis", -1);
+	ob_output(&b, "y");
+	ob_output(&b, "mean");
+	ob_output(&b, "inv");
+	g = build(&b, NULL, NULL);
+	ASSERT_EQ(0, g->err_code) TH_LOG("%s", g->err);
+	EXPECT_EQ(1, count_op(g, "LayerNormalization"));
+	EXPECT_EQ(2, count_op(g, "ReduceMean"));
+	EXPECT_EQ(1, count_op(g, "Div"));
+	expect_dims(_metadata, ir_value_find(g, "mean"), 3, dstat);
+	expect_dims(_metadata, ir_value_find(g, "inv"), 3, dstat);
+	ir_graph_free(g);
+	ASSERT_EQ(0, compile(&b, NULL, &res)) TH_LOG("%s", res.message);
+	EXPECT_EQ(NULL, om_check(res.om, res.om_size));
+	npucc_result_free(&res);
+	ob_free(&b);
+}
+
+/* ReduceL2, Mean, Selu and Softsign run as the card operators that define them. */
+TEST(composite_operators_become_card_operators)
+{
+	static const int64_t dx[] = { 3, 4 }, dr[] = { 3, 1 };
+	struct onnx_builder b;
+	struct npucc_result res;
+	struct ir_graph *g;
+	Onnx__NodeProto *n;
+	int i, elu;
+
+	ob_init(&b, 13);
+	ob_input(&b, "x", 2, dx);
+	n = ob_node(&b, "ReduceL2", "l2", "x", "r");
+	ob_attr_ints(&b, n, "axes", 1, 1);
+	ob_node(&b, "Mean", "mean", "x,x,x", "m");
+	ob_node(&b, "Selu", "selu", "m", "s");
+	ob_node(&b, "Softsign", "softsign", "s", "y");
+	ob_output(&b, "r");
+	ob_output(&b, "y");
+	g = build(&b, NULL, NULL);
+	ASSERT_EQ(0, g->err_code) TH_LOG("%s", g->err);
+	EXPECT_EQ(1, count_op(g, "ReduceSum"));
+	EXPECT_EQ(0, count_op(g, "ReduceL2"));
+	EXPECT_EQ(2, count_op(g, "Sum"));
+	/* Elu: a node of its own, or fused into the Div that computes Mean. */
+	for (i = 0, elu = 0; i < g->num_nodes; i++)
+		elu += !strcmp(g->nodes[i]->op, "Elu") || g->nodes[i]->act.kind == NPU_UNARY_ELU;
+	EXPECT_EQ(1, elu);
+	EXPECT_EQ(0, count_op(g, "Selu") + count_op(g, "Mean") + count_op(g, "Softsign"));
+	EXPECT_EQ(2, count_op(g, "Div"));
+	expect_dims(_metadata, ir_value_find(g, "r"), 2, dr);
+	expect_dims(_metadata, ir_value_find(g, "y"), 2, dx);
+	ir_graph_free(g);
+	ASSERT_EQ(0, compile(&b, NULL, &res)) TH_LOG("%s", res.message);
+	EXPECT_EQ(NULL, om_check(res.om, res.om_size));
+	npucc_result_free(&res);
+	ob_free(&b);
+}
+
 TEST(unsupported_operator_is_named)
 {
 	static const int64_t dx[] = { 4, 4 };

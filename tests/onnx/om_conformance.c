@@ -6,7 +6,8 @@
  * buffers, aclmdlExecute), and compares every output with the expected
  * one: |got - want| <= atol + rtol * |want| for floating types (onnx's
  * backend test rule), equality otherwise.  Prints TAP, one line per model,
- * then "N passed, M failed".
+ * each after a comment with the largest |got - want| over its floating
+ * outputs, then "N passed, M failed".
  *
  * A manifest line: NAME OM RTOL ATOL NIN IN... NOUT OUT...
  */
@@ -116,7 +117,7 @@ static double element(const void *p, size_t i, aclDataType type)
 
 /* NULL when @got matches @want; otherwise why not, in @why. */
 static const char *compare(const void *got, const void *want, size_t bytes, aclDataType type,
-			   double rtol, double atol, char *why, size_t len)
+			   double rtol, double atol, double *max_diff, char *why, size_t len)
 {
 	size_t es = aclDataTypeSize(type), i;
 
@@ -136,6 +137,8 @@ static const char *compare(const void *got, const void *want, size_t bytes, aclD
 
 		if ((isnan(w) && isnan(g)) || (isinf(w) && g == w))
 			continue;
+		if (!(fabs(g - w) <= *max_diff))
+			*max_diff = fabs(g - w);
 		if (!(fabs(g - w) <= atol + rtol * fabs(w))) {
 			snprintf(why, len, "element %zu is %.9g, expected %.9g", i, g, w);
 			return why;
@@ -196,7 +199,7 @@ static void free_dataset(aclmdlDataset *ds, void **dev, int n)
 }
 
 static void check_outputs(const struct test_case *t, aclmdlDesc *desc, void **dev,
-			  char *why, size_t len)
+			  double *max_diff, char *why, size_t len)
 {
 	int i;
 
@@ -212,7 +215,7 @@ static void check_outputs(const struct test_case *t, aclmdlDesc *desc, void **de
 			snprintf(why, len, "output %d: aclrtMemcpy from the device failed", i);
 		} else {
 			bad = compare(got, want, size, aclmdlGetOutputDataType(desc, (size_t)i),
-				      t->rtol, t->atol, why, len);
+				      t->rtol, t->atol, max_diff, why, len);
 			if (bad) {
 				char tmp[256];
 
@@ -225,7 +228,7 @@ static void check_outputs(const struct test_case *t, aclmdlDesc *desc, void **de
 	}
 }
 
-static void run_case(const struct test_case *t, char *why, size_t len)
+static void run_case(const struct test_case *t, double *max_diff, char *why, size_t len)
 {
 	void *in_dev[MAX_IO] = { 0 }, *out_dev[MAX_IO] = { 0 };
 	aclmdlDataset *in = NULL, *out = NULL;
@@ -253,7 +256,7 @@ static void run_case(const struct test_case *t, char *why, size_t len)
 		if (!why[0] && (err = aclmdlExecute(id, in, out)))
 			snprintf(why, len, "aclmdlExecute: %d %s", err, aclGetRecentErrMsg());
 		if (!why[0])
-			check_outputs(t, desc, out_dev, why, len);
+			check_outputs(t, desc, out_dev, max_diff, why, len);
 	}
 	free_dataset(in, in_dev, t->nin);
 	free_dataset(out, out_dev, t->nout);
@@ -267,6 +270,7 @@ int main(int argc, char **argv)
 	static char line[LINE_MAX_LEN];
 	int n = 0, passed = 0, failed = 0;
 	struct test_case t;
+	double max_diff;
 	char why[512];
 	FILE *f;
 
@@ -289,7 +293,9 @@ int main(int argc, char **argv)
 		if (parse_line(line, &t))
 			continue;
 		n++;
-		run_case(&t, why, sizeof(why));
+		max_diff = 0;
+		run_case(&t, &max_diff, why, sizeof(why));
+		printf("# %s: max abs diff %.3g\n", t.name, max_diff);
 		if (why[0]) {
 			printf("not ok %d %s # %s\n", n, t.name, why);
 			failed++;

@@ -13,6 +13,11 @@ a manifest that the guest program om_conformance runs with aclmdlExecute.
       --results, a compiled test is "compiled" (not yet run).  Prints the
       counts, and the rejections grouped by reason.
 
+  prepare.py tap OUTDIR TAP
+      after a run: every test of OUTDIR/report.txt as one TAP line, pass
+      (ok), fail (not ok) or unsupported (ok # SKIP unsupported: reason),
+      then the counts, the unsupported ones by reason.  Exits 1 on a fail.
+
   prepare.py models MODELDIR OUTDIR
       the networks of make_models.py: seeded random inputs, expected
       outputs from onnxruntime (ort_run.js, build/ort).
@@ -20,6 +25,7 @@ a manifest that the guest program om_conformance runs with aclmdlExecute.
 A manifest line is: NAME OM RTOL ATOL NIN IN... NOUT OUT...
 """
 import collections
+import concurrent.futures
 import glob
 import os
 import re
@@ -80,6 +86,28 @@ def reason_of(message):
     return category, text
 
 
+def bfloat16_nearest_even(array):
+    """float32 to bfloat16 bits, rounded to nearest even, NaN kept a NaN:
+    onnx.helper.float32_to_bfloat16's rule, over an array."""
+    bits = np.ascontiguousarray(array, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(array), np.uint16(0x7FC0), rounded)
+
+
+# Tests whose shipped expected output is not what ONNX specifies, so that
+# the card's right answer would fail: test -> (why, the expected outputs
+# re-derived from the inputs).  A fixed test says so in its TAP comment.
+ERRATA = {
+    # ONNX 1.12's generator truncated (it took the high half of each float,
+    # and even typed the expected tensor UINT16).  ONNX's own conversion
+    # (onnx.helper.float32_to_bfloat16), onnxruntime and the later ONNX
+    # releases' regenerated data round to nearest even, as the card does.
+    "node/test_cast_FLOAT_to_BFLOAT16": (
+        "shipped output truncates; re-derived rounding to nearest even",
+        lambda ins: [bfloat16_nearest_even(ins[0])]),
+}
+
+
 def write_raw(path, array):
     np.ascontiguousarray(array).tofile(path)
 
@@ -107,6 +135,10 @@ def prepare_test(suite, test_dir, outdir):
         return "unsupported", ("test data", "inputs do not match the graph's"), None
     if any(a.dtype == object for a in ins + outs):
         return "unsupported", ("test data", "string or sequence tensors"), None
+    note = None
+    if name in ERRATA:
+        note, rederive = ERRATA[name]
+        outs = rederive(ins)
     work = os.path.join(outdir, name)
     os.makedirs(work, exist_ok=True)
     om = os.path.join(work, "model")
@@ -122,7 +154,8 @@ def prepare_test(suite, test_dir, outdir):
     for i, a in enumerate(outs):
         out_files.append(os.path.join(work, f"output_{i}.bin"))
         write_raw(out_files[-1], a)
-    return "compiled", None, manifest_line(name, om + ".om", 1e-3, 1e-7, in_files, out_files)
+    reason = ("expected output", note) if note else None
+    return "compiled", reason, manifest_line(name, om + ".om", 1e-3, 1e-7, in_files, out_files)
 
 
 def read_results(path):
@@ -134,6 +167,44 @@ def read_results(path):
             if m:
                 results[m.group(2)] = "pass" if m.group(1) == "ok" else "fail"
     return results
+
+
+def tap(args):
+    outdir, results_path = args[:2]
+    results = {}
+    with open(results_path) as f:
+        for line in f:
+            m = re.match(r"^(ok|not ok) \d+ (\S+)(?: # (.*))?", line)
+            if m:
+                results[m.group(2)] = (m.group(1) == "ok", m.group(3) or "")
+    with open(os.path.join(outdir, "report.txt")) as f:
+        report = [line.rstrip("\n") for line in f]
+    counts = collections.Counter()
+    skip_reasons = collections.Counter()
+    print("TAP version 13")
+    print(f"1..{len(report)}")
+    for n, line in enumerate(report, 1):
+        m = re.match(r"^(\S+) (\S+)(?: \((.*)\))?$", line)
+        status, name, reason = m.group(1), m.group(2), m.group(3)
+        if status == "unsupported":
+            counts["unsupported"] += 1
+            skip_reasons[reason] += 1
+            print(f"ok {n} {name} # SKIP unsupported: {reason}")
+        elif status == "compiled" and name in results and results[name][0]:
+            counts["pass"] += 1
+            if reason:
+                print(f"# {name}: {reason}")
+            print(f"ok {n} {name}")
+        else:
+            why = reason if status != "compiled" else results.get(name, (False, "not run"))[1]
+            counts["fail"] += 1
+            print(f"not ok {n} {name} # {why}")
+    print(f"# conformance: {counts['pass']} pass, {counts['fail']} fail, "
+          f"{counts['unsupported']} unsupported")
+    print("# unsupported by reason:")
+    for reason, count in sorted(skip_reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"#   {count:4d}  {reason}")
+    return 1 if counts["fail"] else 0
 
 
 def conformance(args):
@@ -154,20 +225,22 @@ def conformance(args):
     status_count = collections.Counter()
     reasons = collections.Counter()
     lines = []
+    tests = [(suite, test_dir.rstrip("/")) for suite in suites
+             for test_dir in sorted(glob.glob(os.path.join(TESTDATA, suite, "*/")))]
+    # atc runs in a process of its own: one test per core at a time.
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
+        prepared = list(pool.map(lambda t: prepare_test(t[0], t[1], outdir), tests))
     with open(os.path.join(outdir, "report.txt"), "w") as report:
-        for suite in suites:
-            for test_dir in sorted(glob.glob(os.path.join(TESTDATA, suite, "*/"))):
-                test_dir = test_dir.rstrip("/")
-                name = f"{suite}/{os.path.basename(test_dir)}"
-                status, reason, line = prepare_test(suite, test_dir, outdir)
-                if line:
-                    lines.append(line)
-                    if results is not None:
-                        status = results.get(name, "fail")
-                else:
-                    reasons[(status,) + reason] += 1
-                status_count[status] += 1
-                report.write(f"{status} {name}" + (f" ({reason[0]}: {reason[1]})" if reason else "") + "\n")
+        for (suite, test_dir), (status, reason, line) in zip(tests, prepared):
+            name = f"{suite}/{os.path.basename(test_dir)}"
+            if line:
+                lines.append(line)
+                if results is not None:
+                    status = results.get(name, "fail")
+            elif reason:
+                reasons[(status,) + reason] += 1
+            status_count[status] += 1
+            report.write(f"{status} {name}" + (f" ({reason[0]}: {reason[1]})" if reason else "") + "\n")
     with open(os.path.join(outdir, "manifest.txt"), "w") as f:
         f.writelines(lines)
     total = sum(status_count.values())
@@ -236,7 +309,7 @@ def models(args):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("conformance", "models"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("conformance", "models", "tap"):
         print(__doc__, file=sys.stderr)
         return 2
     if sys.argv[1] == "conformance":
@@ -244,6 +317,8 @@ def main():
     if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
         return 2
+    if sys.argv[1] == "tap":
+        return tap(sys.argv[2:])
     return models(sys.argv[2:])
 
 
