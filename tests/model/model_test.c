@@ -101,6 +101,32 @@ FIXTURE_TEARDOWN(npu)
 	client_cleanup(c);
 }
 
+/*
+ * A ring counter once it has held still for SETTLE_MS.  Work already on an
+ * engine (a copy chunk, the half of an operator before HANG_OP pauses it)
+ * finishes however long a loaded host keeps it off the CPU; a quarter second
+ * without change means it has finished or was never there.  Gives up after
+ * 5 s, returning the last value.
+ */
+#define SETTLE_MS	250
+static uint64_t settled_rd64(struct client *c, unsigned int ring,
+			     unsigned int reg)
+{
+	uint64_t t0 = client_now_us(), still_since = t0;
+	uint64_t prev = client_ring_rd64(c, ring, reg), cur;
+
+	for (;;) {
+		usleep(QUIET_MS * 1000);
+		cur = client_ring_rd64(c, ring, reg);
+		if (cur != prev)
+			still_since = client_now_us();
+		prev = cur;
+		if (client_now_us() - still_since >= SETTLE_MS * 1000 ||
+		    client_now_us() - t0 > 5 * 1000 * 1000)
+			return cur;
+	}
+}
+
 TEST_F(npu, identity)
 {
 	struct client *c = &self->c;
@@ -1307,8 +1333,7 @@ TEST_F(npu, compute_hang_op)
 	client_ring_push(c, &r0, &cmd);
 	client_ring_submit(c, &r0);
 	ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_RUNNING, T_MS));
-	usleep(QUIET_MS * 1000);
-	ns = client_ring_rd64(c, 0, NPU_RING_COMPUTE_NS);
+	ns = settled_rd64(c, 0, NPU_RING_COMPUTE_NS);
 	usleep(QUIET_MS * 1000);
 	ASSERT_EQ(ns, client_ring_rd64(c, 0, NPU_RING_COMPUTE_NS));
 	ASSERT_EQ(0, client_ring_rd32(c, 0, NPU_RING_HEAD));
@@ -1786,28 +1811,12 @@ static struct npu_cmd short_copy(void)
 }
 
 /*
- * A ring's BYTES_DONE once it has held still for SETTLE_MS.  A chunk that
- * was on an engine when the ring was stopped still lands, however long a
- * loaded host takes to finish it: a 1 MiB copy is ~100 us of work, so a
- * quarter second without change means it has landed or was never there.
- * Gives up after 5 s.
+ * A ring's BYTES_DONE once it has held still: a chunk that was on an engine
+ * when the ring was stopped still lands, however long a loaded host takes.
  */
-#define SETTLE_MS	250
 static uint64_t settled_bytes(struct client *c, unsigned int ring)
 {
-	uint64_t t0 = client_now_us(), still_since = t0;
-	uint64_t prev = client_ring_rd64(c, ring, NPU_RING_BYTES_DONE), cur;
-
-	for (;;) {
-		usleep(QUIET_MS * 1000);
-		cur = client_ring_rd64(c, ring, NPU_RING_BYTES_DONE);
-		if (cur != prev)
-			still_since = client_now_us();
-		prev = cur;
-		if (client_now_us() - still_since >= SETTLE_MS * 1000 ||
-		    client_now_us() - t0 > 5 * 1000 * 1000)
-			return cur;
-	}
+	return settled_rd64(c, ring, NPU_RING_BYTES_DONE);
 }
 
 /* Ring 0 at the lowest priority on vector 1, ring 1 at priority 0 on 2. */
