@@ -14,6 +14,9 @@
  *
  * A binary operator computes in one layout: its inputs and output are all
  * blocked or all plain.  Candidates are dropped until that holds.
+ *
+ * Weights of convolutions over blocked activations are laid out blocked
+ * too (OIHW16I16O), once, here: the card then reads them as they are.
  */
 #include <string.h>
 
@@ -98,9 +101,37 @@ static bool settle_binary(struct ir_node *n)
 	return true;
 }
 
+/*
+ * A plain convolution's weights, read by no other node, with whole blocks
+ * of 16 output and input channels: emit writes them in OIHW16I16O, the
+ * layout the card's kernels read blocked activations with, so the card
+ * does not reorder them on every run.
+ */
+static bool blockable_weights(const struct ir_graph *g, const struct ir_value *w)
+{
+	int i, k, readers = 0;
+
+	if (!w->data || w->dtype != IR_FLOAT || w->rank != 4 || w->dims[0] % 16 ||
+	    w->dims[1] % 16 || w->output_index >= 0 || w->input_index >= 0)
+		return false;
+	for (i = 0; i < g->num_nodes; i++) {
+		const struct ir_node *n = g->nodes[i];
+
+		for (k = 0; k < n->num_in; k++) {
+			if (n->in[k] != w)
+				continue;
+			if (k != 1 || !is_conv2d(n) || ir_attr_int(n, "group", 1) != 1 ||
+			    n->in[0]->format != NPU_FORMAT_NCHW16C)
+				return false;
+			readers++;
+		}
+	}
+	return readers > 0;
+}
+
 int pass_layout(struct ir_graph *g)
 {
-	int i, blocked = 0;
+	int i, blocked = 0, weights = 0;
 	bool changed = true;
 
 	if (g->opts && g->opts->plain_layout)
@@ -117,8 +148,16 @@ int pass_layout(struct ir_graph *g)
 			if (is_plain_binary(g->nodes[i]))
 				changed |= settle_binary(g->nodes[i]);
 	}
-	for (i = 0; i < g->num_values; i++)
-		blocked += g->values[i]->format == NPU_FORMAT_NCHW16C;
-	ir_log(g, NPUCC_LOG_INFO, "%d activations kept in NCHW16C", blocked);
+	for (i = 0; i < g->num_values; i++) {
+		struct ir_value *v = g->values[i];
+
+		blocked += v->format == NPU_FORMAT_NCHW16C;
+		if (blockable_weights(g, v)) {
+			v->format = NPU_FORMAT_OIHW16I16O;
+			weights++;
+		}
+	}
+	ir_log(g, NPUCC_LOG_INFO, "%d activations kept in NCHW16C, %d weights laid out "
+	       "in OIHW16I16O", blocked, weights);
 	return 0;
 }
