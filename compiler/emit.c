@@ -106,7 +106,7 @@ static int fill_tensor(struct ir_graph *g, const struct lo_op *op, int i,
 	const struct lo_tensor *lt = &op->t[i];
 	const struct ir_value *v = lt->v, *root = v->alias ? v->alias : v;
 	uint64_t stride = 1, extent = 0, esize = ir_dtype_size(v->dtype);
-	bool blocked = root->format == NPU_FORMAT_NCHW16C;
+	bool blocked = root->format != NPU_FORMAT_STRIDED;
 	bool empty = false;
 	int d;
 
@@ -116,7 +116,7 @@ static int fill_tensor(struct ir_graph *g, const struct lo_op *op, int i,
 	*region = (uint8_t)v->region;
 	t->addr = htole64(v->offset);
 	t->dtype = htole16((uint16_t)npu_dtype_of(v->dtype));
-	t->format = htole16(blocked ? NPU_FORMAT_NCHW16C : NPU_FORMAT_STRIDED);
+	t->format = htole16((uint16_t)root->format);
 	t->ndims = htole16((uint16_t)lt->ndims);
 	for (d = lt->ndims - 1; d >= 0; d--) {
 		t->dims[d] = htole64((uint64_t)lt->dims[d]);
@@ -127,7 +127,9 @@ static int fill_tensor(struct ir_graph *g, const struct lo_op *op, int i,
 	}
 	extent = (extent + 1) * esize;
 	if (blocked)
-		extent = esize * (uint64_t)lt->dims[0] * (uint64_t)((lt->dims[1] + 15) / 16 * 16) *
+		extent = esize * (uint64_t)(root->format == NPU_FORMAT_OIHW16I16O ?
+					    (lt->dims[0] + 15) / 16 * 16 : lt->dims[0]) *
+			 (uint64_t)((lt->dims[1] + 15) / 16 * 16) *
 			 (uint64_t)lt->dims[2] * (uint64_t)lt->dims[3];
 	if (!empty && v->offset + extent > region_size(g, v->region, workspace, weights))
 		return ir_node_error(g, op->node, NPUCC_E_INVALID_MODEL,
@@ -185,6 +187,24 @@ static int lower_all(struct ir_graph *g, struct lo_op **ops, int *num_ops, uint6
 	return 0;
 }
 
+/*
+ * (O, I, KH, KW) float weights into OIHW16I16O: 16 x 16 blocks of output
+ * by input channels, the output channel innermost.  Layout made O and I
+ * multiples of 16, so there is no padding to fill.
+ */
+static void copy_oihw16i16o(const struct ir_value *v, float *dst)
+{
+	const float *src = v->data;
+	int64_t o, i, h, w, oc = v->dims[0], ic = v->dims[1], kh = v->dims[2], kw = v->dims[3];
+
+	for (o = 0; o < oc; o++)
+		for (i = 0; i < ic; i++)
+			for (h = 0; h < kh; h++)
+				for (w = 0; w < kw; w++)
+					dst[((((o / 16) * (ic / 16) + i / 16) * kh + h) * kw + w) * 256 +
+					    (i % 16) * 16 + o % 16] = src[((o * ic + i) * kh + h) * kw + w];
+}
+
 static void copy_weights(struct ir_graph *g, uint8_t *dst)
 {
 	uint64_t bytes;
@@ -195,7 +215,9 @@ static void copy_weights(struct ir_graph *g, uint8_t *dst)
 
 		if (v->region != OM_REGION_WEIGHTS || v->alias || !v->data)
 			continue;
-		if (!ir_nbytes(g, v, &bytes) && bytes)
+		if (v->format == NPU_FORMAT_OIHW16I16O)
+			copy_oihw16i16o(v, (float *)(dst + v->offset));
+		else if (!ir_nbytes(g, v, &bytes) && bytes)
 			memcpy(dst + v->offset, v->data, bytes);
 	}
 }

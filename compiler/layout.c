@@ -1,34 +1,127 @@
 // SPDX-License-Identifier: MIT
 /*
  * Pass 7, layout: the card runs convolutions fastest on oneDNN's blocked
- * nChw16c layout (NPU_FORMAT_NCHW16C).  An activation that one 2-D
- * convolution writes and only 2-D convolutions read, as their data input,
- * is kept blocked; everything else stays plain NCHW (strided), so every
- * other operator, every view (Reshape, Flatten, ...) and the model's
- * inputs and outputs see the layout ONNX defines.  Narrow tensors (fewer
- * than 16 channels) would be mostly padding and stay plain.
+ * nChw16c layout (NPU_FORMAT_NCHW16C), and a tensor that changes layout
+ * between two operators costs a reorder of the whole activation each way.
+ * So activations stay blocked along whole chains of operators that take
+ * the layout: 2-D convolutions (data input and output), pooling, and
+ * binary operators whose inputs and output all have one shape (a residual
+ * Add); a ResNet is then blocked from its first convolution to its global
+ * pooling.  Everything else stays plain NCHW (strided), so every other
+ * operator, every view (Reshape, Flatten, ...) and the model's inputs and
+ * outputs see the layout ONNX defines.  Narrow tensors (fewer than 16
+ * channels) would be mostly padding and stay plain.
+ *
+ * A binary operator computes in one layout: its inputs and output are all
+ * blocked or all plain.  Candidates are dropped until that holds.
+ *
+ * Weights of convolutions over blocked activations are laid out blocked
+ * too (OIHW16I16O), once, here: the card then reads them as they are.
  */
 #include <string.h>
 
 #include "ir.h"
 #include "npu_operator.h"
 
-static bool is_conv2d(const struct ir_node *n)
+static bool live_rank4(const struct ir_node *n)
 {
-	return n && !n->dead && !strcmp(n->op, "Conv") && n->in[0]->rank == 4;
+	return !n->dead && n->num_in > 0 && n->in[0] && n->in[0]->rank == 4 &&
+	       n->num_out > 0 && n->out[0] && n->out[0]->rank == 4;
 }
 
-static bool only_conv_readers(const struct ir_graph *g, const struct ir_value *v)
+static bool is_conv2d(const struct ir_node *n)
+{
+	return live_rank4(n) && !strcmp(n->op, "Conv");
+}
+
+static bool is_pool2d(const struct ir_node *n)
+{
+	return live_rank4(n) && op_lower_kind(n) == NPU_OPERATOR_POOL2D &&
+	       (n->num_out == 1 || !n->out[1]);
+}
+
+/* Both inputs and the output of one shape: no broadcasting. */
+static bool is_plain_binary(const struct ir_node *n)
+{
+	int d;
+
+	/* Pow is a loop on the card, over plain tensors */
+	if (!live_rank4(n) || op_lower_kind(n) != NPU_OPERATOR_BINARY || !strcmp(n->op, "Pow") ||
+	    n->num_in != 2 || !n->in[1] || n->in[1]->rank != 4)
+		return false;
+	for (d = 0; d < 4; d++)
+		if (n->in[0]->dims[d] != n->out[0]->dims[d] ||
+		    n->in[1]->dims[d] != n->out[0]->dims[d])
+			return false;
+	return true;
+}
+
+/* May node n read input k, or write its output, in NCHW16C? */
+static bool takes_blocked(const struct ir_node *n, int k)
+{
+	if (is_conv2d(n) || is_pool2d(n))
+		return k == 0;
+	return is_plain_binary(n);
+}
+
+static bool candidate(const struct ir_graph *g, const struct ir_value *v)
 {
 	int i, k, readers = 0;
 
+	if (!v->producer || v->dtype != IR_FLOAT || v->rank != 4 || v->dims[1] < 16 ||
+	    v->output_index >= 0 || v->input_index >= 0 || v->data ||
+	    !takes_blocked(v->producer, 0) || v->producer->out[0] != v)
+		return false;
 	for (i = 0; i < g->num_nodes; i++) {
 		const struct ir_node *n = g->nodes[i];
 
 		for (k = 0; k < n->num_in; k++) {
 			if (n->in[k] != v)
 				continue;
-			if (k != 0 || !is_conv2d(n))
+			if (!takes_blocked(n, k))
+				return false;
+			readers++;
+		}
+	}
+	return readers > 0;
+}
+
+/* A binary operator with tensors of both layouts: all plain.  True if one changed. */
+static bool settle_binary(struct ir_node *n)
+{
+	struct ir_value *t[3] = { n->in[0], n->in[1], n->out[0] };
+	int i, blocked = 0;
+
+	for (i = 0; i < 3; i++)
+		blocked += t[i]->format == NPU_FORMAT_NCHW16C;
+	if (blocked == 0 || blocked == 3)
+		return false;
+	for (i = 0; i < 3; i++)
+		t[i]->format = NPU_FORMAT_STRIDED;
+	return true;
+}
+
+/*
+ * A plain convolution's weights, read by no other node, with whole blocks
+ * of 16 output and input channels: emit writes them in OIHW16I16O, the
+ * layout the card's kernels read blocked activations with, so the card
+ * does not reorder them on every run.
+ */
+static bool blockable_weights(const struct ir_graph *g, const struct ir_value *w)
+{
+	int i, k, readers = 0;
+
+	if (!w->data || w->dtype != IR_FLOAT || w->rank != 4 || w->dims[0] % 16 ||
+	    w->dims[1] % 16 || w->output_index >= 0 || w->input_index >= 0)
+		return false;
+	for (i = 0; i < g->num_nodes; i++) {
+		const struct ir_node *n = g->nodes[i];
+
+		for (k = 0; k < n->num_in; k++) {
+			if (n->in[k] != w)
+				continue;
+			if (k != 1 || !is_conv2d(n) || ir_attr_int(n, "group", 1) != 1 ||
+			    n->in[0]->format != NPU_FORMAT_NCHW16C)
 				return false;
 			readers++;
 		}
@@ -38,20 +131,33 @@ static bool only_conv_readers(const struct ir_graph *g, const struct ir_value *v
 
 int pass_layout(struct ir_graph *g)
 {
-	int i, blocked = 0;
+	int i, blocked = 0, weights = 0;
+	bool changed = true;
 
 	if (g->opts && g->opts->plain_layout)
 		return 0;
-	for (i = 0; i < g->num_nodes; i++) {
-		struct ir_node *n = g->nodes[i];
-		struct ir_value *y = n->out[0];
+	for (i = 0; i < g->num_values; i++) {
+		struct ir_value *v = g->values[i];
 
-		if (!is_conv2d(n) || y->dtype != IR_FLOAT || y->dims[1] < 16 ||
-		    y->output_index >= 0 || !only_conv_readers(g, y))
-			continue;
-		y->format = NPU_FORMAT_NCHW16C;
-		blocked++;
+		if (candidate(g, v))
+			v->format = NPU_FORMAT_NCHW16C;
 	}
-	ir_log(g, NPUCC_LOG_INFO, "%d activations kept in NCHW16C", blocked);
+	while (changed) {
+		changed = false;
+		for (i = 0; i < g->num_nodes; i++)
+			if (is_plain_binary(g->nodes[i]))
+				changed |= settle_binary(g->nodes[i]);
+	}
+	for (i = 0; i < g->num_values; i++) {
+		struct ir_value *v = g->values[i];
+
+		blocked += v->format == NPU_FORMAT_NCHW16C;
+		if (blockable_weights(g, v)) {
+			v->format = NPU_FORMAT_OIHW16I16O;
+			weights++;
+		}
+	}
+	ir_log(g, NPUCC_LOG_INFO, "%d activations kept in NCHW16C, %d weights laid out "
+	       "in OIHW16I16O", blocked, weights);
 	return 0;
 }

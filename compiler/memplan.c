@@ -46,6 +46,10 @@ static uint64_t value_bytes(const struct ir_value *v)
 	if (v->format == NPU_FORMAT_NCHW16C)
 		return n * (uint64_t)v->dims[0] * (uint64_t)((v->dims[1] + 15) / 16 * 16) *
 		       (uint64_t)v->dims[2] * (uint64_t)v->dims[3];
+	if (v->format == NPU_FORMAT_OIHW16I16O)
+		return n * (uint64_t)((v->dims[0] + 15) / 16 * 16) *
+		       (uint64_t)((v->dims[1] + 15) / 16 * 16) *
+		       (uint64_t)v->dims[2] * (uint64_t)v->dims[3];
 	for (d = 0; d < v->rank; d++)
 		n *= (uint64_t)v->dims[d];
 	return n;

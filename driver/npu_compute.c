@@ -402,8 +402,12 @@ static int npu_strided_elements(const struct npu_tensor_desc *t, unsigned int nd
 }
 
 /* oneDNN's nChw16c: N x ceil(C / 16) x H x W blocks of 16 channels. */
-static int npu_nchw16c_elements(const struct npu_tensor_desc *t, unsigned int ndims,
-				u64 *elements)
+/*
+ * The blocked formats: rank 4 without strides, dim 1 (and for weights dim
+ * 0 too) rounded up to a multiple of 16.
+ */
+static int npu_blocked_elements(const struct npu_tensor_desc *t, unsigned int ndims,
+				bool weights, u64 *elements)
 {
 	u64 n = le64_to_cpu(t->dims[0]), c = le64_to_cpu(t->dims[1]);
 	u64 h = le64_to_cpu(t->dims[2]), w = le64_to_cpu(t->dims[3]);
@@ -417,6 +421,11 @@ static int npu_nchw16c_elements(const struct npu_tensor_desc *t, unsigned int nd
 	if (check_add_overflow(c, 15, &c))
 		return -EINVAL;
 	c &= ~15ULL;
+	if (weights) {
+		if (check_add_overflow(n, 15, &n))
+			return -EINVAL;
+		n &= ~15ULL;
+	}
 	if (check_mul_overflow(n, c, elements) ||
 	    check_mul_overflow(*elements, h, elements) ||
 	    check_mul_overflow(*elements, w, elements))
@@ -451,7 +460,10 @@ static int npu_tensor_extent(struct npu_device *ndev, const struct npu_tensor_de
 		ret = npu_strided_elements(t, ndims, &elements);
 		break;
 	case NPU_FORMAT_NCHW16C:
-		ret = npu_nchw16c_elements(t, ndims, &elements);
+		ret = npu_blocked_elements(t, ndims, false, &elements);
+		break;
+	case NPU_FORMAT_OIHW16I16O:
+		ret = npu_blocked_elements(t, ndims, true, &elements);
 		break;
 	default:
 		return -EINVAL;

@@ -65,7 +65,17 @@ enum npu_tensor_format {
 	 * the padding channels are 0
 	 */
 	NPU_FORMAT_NCHW16C = 1,
+	/*
+	 * rank 4 (O, I, KH, KW): convolution weights in 16 x 16 blocks of
+	 * output by input channels, the output channel innermost, O and I
+	 * padded up to multiples of 16 (oneDNN's OIhw16i16o); strides are 0;
+	 * the padding is 0.  A compiler lays weights out so once, and the
+	 * card need not reorder them on every run.  CONV2D's weights only.
+	 */
+	NPU_FORMAT_OIHW16I16O = 2,
 };
+
+#define NPU_FORMAT_LAST			NPU_FORMAT_OIHW16I16O
 
 #define NPU_TENSOR_MAX_DIMS		8
 #define NPU_OP_MAX_TENSORS		16	/* inputs and outputs together */

@@ -209,10 +209,10 @@ static const char *tensor_layout(const struct npu_tensor_desc *t)
 		return "a reserved field that is not 0";
 	if (ndims > NPU_TENSOR_MAX_DIMS)
 		return "more than 8 dims";
-	if (format != NPU_FORMAT_STRIDED && format != NPU_FORMAT_NCHW16C)
+	if (format > NPU_FORMAT_LAST)
 		return "unknown format";
-	if (format == NPU_FORMAT_NCHW16C && ndims != 4)
-		return "NCHW16C with a rank other than 4";
+	if (format != NPU_FORMAT_STRIDED && ndims != 4)
+		return "a blocked format with a rank other than 4";
 	for (unsigned int d = 0; d < NPU_TENSOR_MAX_DIMS; d++) {
 		uint64_t dim = le64toh(t->dims[d]), stride = le64toh(t->strides[d]);
 
@@ -220,8 +220,8 @@ static const char *tensor_layout(const struct npu_tensor_desc *t)
 			return "dims or strides past its rank that are not 0";
 		if (dim > INT64_MAX || __builtin_mul_overflow(count, dim, &count))
 			return "dims whose product overflows";
-		if (stride > INT64_MAX || (format == NPU_FORMAT_NCHW16C && stride))
-			return "a stride over INT64_MAX, or strides on an NCHW16C tensor";
+		if (stride > INT64_MAX || (format != NPU_FORMAT_STRIDED && stride))
+			return "a stride over INT64_MAX, or strides on a blocked tensor";
 	}
 	return NULL;
 }
@@ -242,10 +242,17 @@ static const char *tensor_extent(const struct npu_tensor_desc *t, uint64_t *exte
 		if (!dims[d])
 			return NULL;
 	}
-	if (le16toh(t->format) == NPU_FORMAT_NCHW16C) {
-		/* N x C rounded up to 16 x H x W elements */
+	if (le16toh(t->format) != NPU_FORMAT_STRIDED) {
+		/* N (O: rounded up to 16 too) x C rounded up to 16 x H x W elements */
+		uint64_t outer = dims[0];
+
+		if (le16toh(t->format) == NPU_FORMAT_OIHW16I16O) {
+			if (outer > UINT64_MAX - 15)
+				return "an extent that overflows";
+			outer = (outer + 15) / 16 * 16;
+		}
 		if (dims[1] > UINT64_MAX - 15 ||
-		    __builtin_mul_overflow(dims[0], (dims[1] + 15) / 16 * 16, &n) ||
+		    __builtin_mul_overflow(outer, (dims[1] + 15) / 16 * 16, &n) ||
 		    __builtin_mul_overflow(n, dims[2], &n) ||
 		    __builtin_mul_overflow(n, dims[3], &n))
 			return "an extent that overflows";

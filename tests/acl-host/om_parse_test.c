@@ -56,6 +56,10 @@ static u128 extent128(const struct npu_tensor_desc *t)
 	if (t->format == NPU_FORMAT_NCHW16C)
 		return mul_cap(mul_cap(mul_cap(mul_cap(t->dims[0], ((u128)t->dims[1] + 15) / 16 * 16),
 					       t->dims[2]), t->dims[3]), esize[t->dtype]);
+	if (t->format == NPU_FORMAT_OIHW16I16O)
+		return mul_cap(mul_cap(mul_cap(mul_cap(((u128)t->dims[0] + 15) / 16 * 16,
+						       ((u128)t->dims[1] + 15) / 16 * 16),
+					       t->dims[2]), t->dims[3]), esize[t->dtype]);
 	for (unsigned int d = 0; d < t->ndims; d++)
 		last = add_cap(last, mul_cap(t->dims[d] - 1, t->strides[d]));
 	return mul_cap(last + 1, esize[t->dtype]);
@@ -112,7 +116,7 @@ static const char *broken_promise(const struct acl_om *om, size_t file_size)
 				if (d >= td->ndims && (td->dims[d] || td->strides[d]))
 					return "dims or strides past a tensor's rank";
 				if (td->strides[d] > INT64_MAX ||
-				    (td->format == NPU_FORMAT_NCHW16C && td->strides[d]))
+				    (td->format != NPU_FORMAT_STRIDED && td->strides[d]))
 					return "a stride the driver refuses";
 				count = mul_cap(count, td->dims[d] > INT64_MAX ? CAP : td->dims[d]);
 			}
@@ -120,8 +124,8 @@ static const char *broken_promise(const struct acl_om *om, size_t file_size)
 				return "dims whose product overflows";
 			if (op->region[t] >= nregions || td->dtype > NPU_DTYPE_LAST ||
 			    td->ndims > NPU_TENSOR_MAX_DIMS ||
-			    (td->format == NPU_FORMAT_NCHW16C && td->ndims != 4) ||
-			    td->format > NPU_FORMAT_NCHW16C)
+			    (td->format != NPU_FORMAT_STRIDED && td->ndims != 4) ||
+			    td->format > NPU_FORMAT_LAST)
 				return "a malformed tensor";
 			if (add_cap(op->offset[t], extent128(td)) > region_bytes(om, op->region[t]))
 				return "a tensor outside its region";
@@ -341,7 +345,11 @@ static void tensor_stride_overflow(void *f, size_t *size)
 	op_record(f, 0)->desc.tensors[0].strides[0] = UINT64_MAX / 8;
 }
 static void tensor_dtype(void *f, size_t *size) { (void)size; op_record(f, 0)->desc.tensors[0].dtype = 6; }
-static void tensor_format(void *f, size_t *size) { (void)size; op_record(f, 0)->desc.tensors[0].format = 2; }
+static void tensor_format(void *f, size_t *size)
+{
+	(void)size;
+	op_record(f, 0)->desc.tensors[0].format = NPU_FORMAT_LAST + 1;
+}
 static void tensor_blocked_rank(void *f, size_t *size)
 {
 	(void)size;
@@ -453,7 +461,7 @@ static const struct hostile hostiles[] = {
 	{ "dim past the rank", tensor_dim_past_rank, "past its rank" },
 	{ "stride past the rank", tensor_stride_past_rank, "past its rank" },
 	{ "negative stride", tensor_stride_negative, "stride over INT64_MAX" },
-	{ "NCHW16C with strides", blocked_strides, "strides on an NCHW16C tensor" },
+	{ "NCHW16C with strides", blocked_strides, "strides on a blocked tensor" },
 	{ "dims counting past 2^64", tensor_count_overflow, "dims whose product overflows" },
 };
 

@@ -51,15 +51,19 @@ static inline uint64_t om_extent(const struct npu_tensor_desc *t)
 	uint64_t es = om_npu_dtype_size(le16toh(t->dtype)), e = 0;
 	int d;
 
-	if (!es || nd > NPU_TENSOR_MAX_DIMS || fmt > NPU_FORMAT_NCHW16C)
+	if (!es || nd > NPU_TENSOR_MAX_DIMS || fmt > NPU_FORMAT_LAST)
 		return UINT64_MAX;
 	for (d = 0; d < nd; d++)
 		if (!le64toh(t->dims[d]))
 			return 0;
-	if (fmt == NPU_FORMAT_NCHW16C) {
+	if (fmt != NPU_FORMAT_STRIDED) {
+		uint64_t outer = le64toh(t->dims[0]);
+
 		if (nd != 4)
 			return UINT64_MAX;
-		return es * le64toh(t->dims[0]) * ((le64toh(t->dims[1]) + 15) / 16 * 16) *
+		if (fmt == NPU_FORMAT_OIHW16I16O)
+			outer = (outer + 15) / 16 * 16;
+		return es * outer * ((le64toh(t->dims[1]) + 15) / 16 * 16) *
 		       le64toh(t->dims[2]) * le64toh(t->dims[3]);
 	}
 	for (d = 0; d < nd; d++)

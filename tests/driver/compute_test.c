@@ -324,7 +324,7 @@ TEST_F(compute, unknown_operator_dtype_format_are_einval)
 {
 	static const uint16_t kinds[] = { NPU_OPERATOR_LAST + 1, 64, 0xffff };
 	static const uint16_t dtypes[] = { NPU_DTYPE_LAST + 1, 16, 31, 0xffff };
-	static const uint16_t formats[] = { NPU_FORMAT_NCHW16C + 1, 0x100, 0xffff };
+	static const uint16_t formats[] = { NPU_FORMAT_LAST + 1, 0x100, 0xffff };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {

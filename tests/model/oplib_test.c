@@ -240,6 +240,12 @@ static int64_t tt_offset(const struct tt *t, const int64_t *idx)
 		return (((idx[0] * cb + idx[1] / 16) * t->dims[2] + idx[2]) *
 			t->dims[3] + idx[3]) * 16 + idx[1] % 16;
 	}
+	if (t->format == NPU_FORMAT_OIHW16I16O) {
+		int64_t ib = (t->dims[1] + 15) / 16;
+
+		return (((idx[0] / 16 * ib + idx[1] / 16) * t->dims[2] + idx[2]) *
+			t->dims[3] + idx[3]) * 256 + idx[1] % 16 * 16 + idx[0] % 16;
+	}
 	for (d = 0; d < t->ndims; d++)
 		off += idx[d] * t->strides[d];
 	return off;
@@ -293,6 +299,8 @@ static struct tt *tt_alloc(FIXTURE_DATA(oplib) *self, unsigned int dtype,
 	}
 	if (format == NPU_FORMAT_NCHW16C)
 		span = dims[0] * ((dims[1] + 15) / 16 * 16) * dims[2] * dims[3];
+	else if (format == NPU_FORMAT_OIHW16I16O)
+		span = (dims[0] + 15) / 16 * 16 * ((dims[1] + 15) / 16 * 16) * dims[2] * dims[3];
 	else
 		for (d = 0; d < (int)ndims; d++)
 			span += (dims[d] - 1) * t->strides[d];
@@ -315,13 +323,13 @@ static struct tt *T(FIXTURE_DATA(oplib) *self, unsigned int dtype,
 	return tt_alloc(self, dtype, NPU_FORMAT_STRIDED, ndims, dims, NULL);
 }
 
-/* Write t->v into the arena (the NCHW16C padding as 0). */
+/* Write t->v into the arena (the padding of a blocked format as 0). */
 static void tt_put(FIXTURE_DATA(oplib) *self, struct tt *t)
 {
 	int64_t idx[NPU_TENSOR_MAX_DIMS];
 	uint64_t i;
 
-	if (t->format == NPU_FORMAT_NCHW16C)
+	if (t->format != NPU_FORMAT_STRIDED)
 		memset(self->mem + t->addr, 0, t->extent);
 	for (i = 0; i < t->n; i++) {
 		unravel(i, t->dims, t->ndims, idx);
@@ -608,6 +616,7 @@ struct conv_case {
 	unsigned int fmt;	/* of x and y */
 	unsigned int dtype;
 	unsigned int act;
+	unsigned int wfmt;	/* of w */
 };
 
 /* y[n, o, oh, ow] = act(b[o] + sum over its group's c, kh, kw). */
@@ -690,7 +699,7 @@ static void conv_build(FIXTURE_DATA(oplib) *self, const struct conv_case *k,
 	int i;
 
 	x = tt_alloc(self, k->dtype, k->fmt, 4, xd, NULL);
-	w = T(self, k->dtype, 4, transpose ? wt : wd);
+	w = tt_alloc(self, k->dtype, k->wfmt, 4, transpose ? wt : wd, NULL);
 	if (k->bias)
 		b = T(self, NPU_DTYPE_F32, 1, &k->o);
 	y = tt_alloc(self, k->dtype, k->fmt, 4, yd, NULL);
@@ -732,6 +741,10 @@ static const struct conv_case conv_cases[] = {
 	{ "NCHW16C, 20 channels", 1, 20, 6, 7, 18, 3, 3, 6, 7, {1, 1}, {1, 1}, {1, 1}, 1, true, NPU_FORMAT_NCHW16C },
 	{ "NCHW16C depthwise", 2, 32, 5, 5, 32, 3, 3, 3, 3, {2, 2}, {1, 1}, {1, 1}, 32, true, NPU_FORMAT_NCHW16C },
 	{ "bf16", 1, 16, 8, 8, 16, 3, 3, 8, 8, {1, 1}, {1, 1}, {1, 1}, 1, true, 0, NPU_DTYPE_BF16 },
+	{ "OIHW16I16O weights", 1, 32, 6, 5, 48, 3, 3, 6, 5, {1, 1}, {1, 1}, {1, 1}, 1, true,
+	  NPU_FORMAT_NCHW16C, 0, 0, NPU_FORMAT_OIHW16I16O },
+	{ "OIHW16I16O padded, plain x", 2, 20, 5, 5, 18, 1, 1, 3, 3, {2, 2}, {1, 1}, {0, 0}, 1,
+	  false, 0, 0, 0, NPU_FORMAT_OIHW16I16O },
 };
 
 TEST_F(oplib, conv2d_shapes)
@@ -2109,8 +2122,13 @@ MUT(one_input_too_few, d->num_inputs = 1; *size -= sizeof(*t))
 MUT(attr_tail_set, d->attrs.bytes[127] = 1)
 /* a tensor's fields */
 MUT(dtype_unknown, t[0].dtype = htole16(NPU_DTYPE_LAST + 1))
-MUT(format_unknown, t[0].format = htole16(2))
+MUT(format_unknown, t[0].format = htole16(NPU_FORMAT_LAST + 1))
 MUT(tensor_rsvd, t[1].rsvd = htole16(1))
+MUT(weights_format_on_x, t[0].format = htole16(NPU_FORMAT_OIHW16I16O);
+    memset(t[0].strides, 0, sizeof(t[0].strides)))
+MUT(weights_format_grouped, t[0].dims[1] = htole64(6); t[0].strides[0] = htole64(6 * 64);
+    t[1].format = htole16(NPU_FORMAT_OIHW16I16O); memset(t[1].strides, 0, sizeof(t[1].strides));
+    d->attrs.conv.group = htole32(2))
 MUT(ndims_9, t[0].ndims = htole16(9))
 MUT(unused_dim, t[0].dims[7] = L64(1))
 MUT(unused_stride, Y.strides[6] = L64(4))
@@ -2265,6 +2283,9 @@ static const struct reject_case {
 	{ "attribute bytes past the struct", B_CONV, attr_tail_set, NPU_ERR_RESERVED },
 	{ "unknown dtype", B_CONV, dtype_unknown, NPU_ERR_OPERATOR },
 	{ "unknown format", B_UNARY, format_unknown, NPU_ERR_OPERATOR },
+	{ "OIHW16I16O for a convolution's x", B_CONV, weights_format_on_x, NPU_ERR_OPERATOR },
+	{ "OIHW16I16O weights of a grouped convolution", B_CONV, weights_format_grouped,
+	  NPU_ERR_OPERATOR },
 	{ "tensor rsvd", B_CONV, tensor_rsvd, NPU_ERR_RESERVED },
 	{ "rank 9", B_UNARY, ndims_9, NPU_ERR_OP_PARAM },
 	{ "dim past the rank", B_BINARY, unused_dim, NPU_ERR_RESERVED },

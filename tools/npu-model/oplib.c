@@ -74,7 +74,7 @@ static int tensor_decode(const struct npu_tensor_desc *raw,
 	t->dtype = le16toh(raw->dtype);
 	t->format = le16toh(raw->format);
 	t->ndims = le16toh(raw->ndims);
-	if (t->dtype > NPU_DTYPE_LAST || t->format > NPU_FORMAT_NCHW16C)
+	if (t->dtype > NPU_DTYPE_LAST || t->format > NPU_FORMAT_LAST)
 		return NPU_ERR_OPERATOR;
 	if (raw->rsvd)
 		return NPU_ERR_RESERVED;
@@ -86,7 +86,7 @@ static int tensor_decode(const struct npu_tensor_desc *raw,
 		bool used = d < t->ndims;
 
 		if ((!used && dim) ||
-		    ((!used || t->format == NPU_FORMAT_NCHW16C) && stride))
+		    ((!used || t->format != NPU_FORMAT_STRIDED) && stride))
 			return NPU_ERR_RESERVED;
 		/* neither is negative, so both fit in an int64_t */
 		if (dim > INT64_MAX || stride > INT64_MAX)
@@ -94,7 +94,7 @@ static int tensor_decode(const struct npu_tensor_desc *raw,
 		t->dims[d] = dim;
 		t->strides[d] = stride;
 	}
-	if (t->format == NPU_FORMAT_NCHW16C && t->ndims != 4)
+	if (t->format != NPU_FORMAT_STRIDED && t->ndims != 4)
 		return NPU_ERR_OP_PARAM;
 	t->nelems = 1;
 	for (d = 0; d < t->ndims; d++)
@@ -135,6 +135,10 @@ static int desc_decode(const struct npu_op_desc *desc, size_t size,
 		err = tensor_decode(&desc->tensors[i], &op->t[i]);
 		if (err)
 			return err;
+		/* weights laid out for a convolution are only a convolution's */
+		if (op->t[i].format == NPU_FORMAT_OIHW16I16O &&
+		    (op->kind != NPU_OPERATOR_CONV2D || i != 1))
+			return NPU_ERR_OPERATOR;
 	}
 	*family = fam;
 	return NPU_ERR_NONE;
@@ -146,9 +150,13 @@ static bool tensor_span(const struct oplib_tensor *t, uint64_t *elems)
 	uint64_t last = 0, term, padded;
 	unsigned int d;
 
-	if (t->format == NPU_FORMAT_NCHW16C) {
+	if (t->format != NPU_FORMAT_STRIDED) {
+		uint64_t outer = t->dims[0];
+
+		if (t->format == NPU_FORMAT_OIHW16I16O)
+			outer = (outer + 15) / 16 * 16;
 		padded = ((uint64_t)t->dims[1] + 15) / 16 * 16;
-		return !__builtin_mul_overflow(t->dims[0], padded, elems) &&
+		return !__builtin_mul_overflow(outer, padded, elems) &&
 		       !__builtin_mul_overflow(*elems, t->dims[2], elems) &&
 		       !__builtin_mul_overflow(*elems, t->dims[3], elems);
 	}

@@ -9,8 +9,10 @@
  *
  * x and y are taken as they are when oneDNN has a fast kernel for their
  * layout; otherwise the primitive chooses (format "any") and the plan
- * reorders x in and y out.  The weights are reordered into the kernel's
- * layout on every run, since device memory may change between runs.
+ * reorders x in and y out.  Plain weights are reordered into the kernel's
+ * layout on every run, since device memory may change between runs;
+ * weights a compiler laid out in OIHW16I16O are read as they are when the
+ * kernel wants that layout, as oneDNN's AVX-512 kernels do.
  */
 #include "oplib_impl.h"
 
@@ -46,7 +48,11 @@ static int conv_check_tensors(const struct oplib_op *op, bool transpose,
 	unsigned int i;
 	int err;
 
-	err = oplib_strided_only(w);
+	/* weights laid out for the kernel: a plain convolution's */
+	if (w->format == NPU_FORMAT_OIHW16I16O)
+		err = transpose || group != 1 ? NPU_ERR_OPERATOR : NPU_ERR_NONE;
+	else
+		err = oplib_strided_only(w);
 	if (!err && b)
 		err = oplib_strided_only(b);
 	if (err)
@@ -146,6 +152,8 @@ static int conv_weights_md(const struct oplib_op *op, bool transpose,
 	const int64_t *s = w->strides;
 	int64_t c = op->t[0].dims[1], o = conv_out_channels(op, transpose, g);
 
+	if (w->format == NPU_FORMAT_OIHW16I16O)
+		return oplib_tensor_md(w, md);
 	if (g == 1) {
 		int64_t dims[4] = { o, c, w->dims[2], w->dims[3] };
 		int64_t conv[4] = { s[0], s[1], s[2], s[3] };

@@ -120,10 +120,11 @@ int oplib_tensor_md(const struct oplib_tensor *t, dnnl_memory_desc_t *md)
 {
 	dnnl_dims_t dims = { t->dims[0], t->dims[1], t->dims[2], t->dims[3] };
 
-	if (t->format == NPU_FORMAT_NCHW16C)
+	if (t->format != NPU_FORMAT_STRIDED)
 		return oplib_status(dnnl_memory_desc_init_by_tag(md, 4, dims,
 					oplib_dnnl_dtype(t->dtype),
-					dnnl_nChw16c));
+					t->format == NPU_FORMAT_NCHW16C ?
+					dnnl_nChw16c : dnnl_OIhw16i16o));
 	return oplib_md_strided(md, t->ndims, t->dims, t->strides, t->dtype);
 }
 

@@ -89,6 +89,24 @@ static int pool2d_check(const struct oplib_op *op)
 	return pool_decode(op, &p);
 }
 
+/*
+ * y in x's layout: oneDNN's fast kernels pool within one layout, and its
+ * reference code is slow.  A y in the other layout (a blocked network's
+ * last pooling, read by a Flatten) is written through a reorder.
+ */
+static int pool_dst_md(const struct oplib_op *op, dnnl_memory_desc_t *md)
+{
+	const struct oplib_tensor *x = &op->t[0], *y = &op->t[1];
+	dnnl_dims_t dims = { y->dims[0], y->dims[1], y->dims[2], y->dims[3] };
+
+	if (x->format == y->format)
+		return oplib_tensor_md(y, md);
+	return oplib_status(dnnl_memory_desc_init_by_tag(md, 4, dims,
+				oplib_dnnl_dtype(y->dtype),
+				x->format == NPU_FORMAT_NCHW16C ?
+				dnnl_nChw16c : dnnl_nchw));
+}
+
 static int pool2d_plan(struct oplib *lib, const struct oplib_op *op,
 		       struct oplib_plan *plan)
 {
@@ -101,7 +119,8 @@ static int pool2d_plan(struct oplib *lib, const struct oplib_op *op,
 	dnnl_pooling_v2_desc_t desc;
 	dnnl_primitive_desc_t pd;
 	struct pool_attrs p;
-	unsigned int views[2];
+	dnnl_memory_desc_t dst;
+	unsigned int views[2], user_y;
 	dnnl_dims_t dil = { 0 };
 	int err;
 
@@ -110,7 +129,11 @@ static int pool2d_plan(struct oplib *lib, const struct oplib_op *op,
 	dil[1] = p.dilations[1] - 1;
 	err = oplib_plan_tensor(plan, op, 0, &views[0]);
 	if (!err)
-		err = oplib_plan_tensor(plan, op, 1, &views[1]);
+		err = oplib_plan_tensor(plan, op, 1, &user_y);
+	if (!err)
+		err = pool_dst_md(op, &dst);
+	if (!err)
+		err = oplib_plan_output(plan, user_y, &dst, &views[1]);
 	if (!err)
 		err = oplib_status(dnnl_pooling_v2_forward_desc_init(&desc,
 				dnnl_forward_inference, algs[p.kind],
@@ -121,7 +144,10 @@ static int pool2d_plan(struct oplib *lib, const struct oplib_op *op,
 		err = oplib_pd_create(&pd, &desc, NULL, lib);
 	if (err)
 		return err;
-	return oplib_plan_primitive(plan, pd, 2, args, views);
+	err = oplib_plan_primitive(plan, pd, 2, args, views);
+	if (!err)
+		err = oplib_plan_output_done(lib, plan, user_y, views[1]);
+	return err;
 }
 
 const struct oplib_family oplib_pool2d_family = {

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: MIT
+//
+// mdl-bench's host half: onnxruntime (CPU) runs an ONNX model on this host
+// with a given number of intra-op threads, as many as the card's engine
+// gives one execution, so the two compute with the same CPUs.  Writes the
+// input (seeded uniform values in [-1, 1), the same every time) for both,
+// then one warm-up run and RUNS timed runs, then the output for mdl-bench
+// to compare with, and one line of figures:
+//
+//   batch threads runs wall_median_ns wall_min_ns cpu_median_ns
+//
+// cpu is the process's CPU time per run over the threads: on a busy host a
+// process that computes without a break loses the CPU to others, so its
+// wall time says more about the load than about onnxruntime.
+//
+//   node mdl-bench-ort.js MODEL.onnx INPUT.bin DIMS THREADS RUNS OUT.bin FIGURES.txt
+
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+
+function loadOrt() {
+  const here = path.resolve(__dirname, '..', 'build', 'ort', 'node_modules', 'onnxruntime-node');
+  return require(fs.existsSync(here) ? here : 'onnxruntime-node');
+}
+
+// xorshift32: the same input on every host, without a dependency
+function seededInput(count) {
+  const data = new Float32Array(count);
+  let x = 2463534242;
+  for (let i = 0; i < count; i++) {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    data[i] = x / 2147483648 - 1;
+  }
+  return data;
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function main(argv) {
+  if (argv.length !== 7) {
+    process.stderr.write('usage: mdl-bench-ort.js MODEL.onnx INPUT.bin DIMS THREADS RUNS OUT.bin FIGURES.txt\n');
+    return 2;
+  }
+  const [model, inputFile, dimList, threadArg, runArg, outFile, figFile] = argv;
+  const ort = loadOrt();
+  const dims = dimList.split(',').map(Number);
+  const threads = Number(threadArg);
+  const runs = Number(runArg);
+  const data = seededInput(dims.reduce((a, b) => a * b, 1));
+  fs.writeFileSync(inputFile, Buffer.from(data.buffer));
+
+  const session = await ort.InferenceSession.create(model, {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+  });
+  const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', data, dims) };
+  let results = await session.run(feeds);
+  const wall = [], cpu = [];
+  for (let i = 0; i < runs; i++) {
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    results = await session.run(feeds);
+    const t1 = process.hrtime.bigint();
+    const c = process.cpuUsage(c0);
+    wall.push(Number(t1 - t0));
+    cpu.push((c.user + c.system) * 1000 / threads);
+  }
+  const out = results[session.outputNames[0]].data;
+  fs.writeFileSync(outFile, Buffer.from(out.buffer, out.byteOffset, out.byteLength));
+  fs.writeFileSync(figFile, `${dims[0]} ${threads} ${runs} ${median(wall)} ${Math.min(...wall)} ${Math.round(median(cpu))}\n`);
+  return 0;
+}
+
+main(process.argv.slice(2)).then((rc) => process.exit(rc), (err) => {
+  process.stderr.write(`mdl-bench-ort: ${err.message}\n`);
+  process.exit(1);
+});
