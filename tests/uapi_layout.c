@@ -21,6 +21,7 @@ SIZE_IS(struct drm_npu_slot, 16);
 SIZE_IS(struct drm_npu_fence_slot, 32);
 SIZE_IS(struct npu_cmd, 64);
 SIZE_IS(struct npu_sg_entry, 16);
+SIZE_IS(struct npu_ring_shadow, 64);
 
 /* Each struct is used once so that -Wpadded looks at all of them. */
 struct test_uapi_layout {
@@ -35,6 +36,7 @@ struct test_uapi_layout {
 	struct drm_npu_fence_slot fence_slot;
 	struct npu_cmd hw_cmd;
 	struct npu_sg_entry sg_entry;
+	struct npu_ring_shadow ring_shadow;
 };
 
-SIZE_IS(struct test_uapi_layout, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16);
+SIZE_IS(struct test_uapi_layout, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16 + 64);
