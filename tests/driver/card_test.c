@@ -126,7 +126,7 @@ TEST_F(card, identity_matches_registers)
 		if (!self->devs[i].bound)
 			continue;
 		ASSERT_EQ(0, test_pci_attr(bdf, "npu/version", buf, sizeof(buf)));
-		EXPECT_STREQ("1.0", buf);
+		EXPECT_STREQ("1.1", buf);
 		rings = test_card_attr(bdf, "num_rings");
 		engines = test_card_attr(bdf, "num_copy_engines");
 		vectors = test_card_attr(bdf, "num_vectors");
