@@ -21,6 +21,15 @@ FIXTURE(notify) {
 	long hang_timeout;
 };
 
+/* A fault an earlier suite left armed on a ring (a reset keeps them). */
+static int ring_clear(const char *bdf, int ring)
+{
+	char what[32];
+
+	snprintf(what, sizeof(what), "clear %d", ring);
+	return test_inject(bdf, what);
+}
+
 FIXTURE_SETUP(notify)
 {
 	self->hang_timeout = test_driver_param("hang_timeout_ms");
@@ -31,14 +40,14 @@ FIXTURE_SETUP(notify)
 	ASSERT_EQ(0, test_bo_create(self->card.fd, 1 << 20, 0, &self->buf));
 	self->ring = test_stream_ring(self->card.bdf, self->stream.id);
 	ASSERT_GE(self->ring, 0);
+	ASSERT_EQ(0, ring_clear(self->card.bdf, self->ring));
+	ASSERT_EQ(0, ring_clear(self->card.bdf,
+				test_stream_ring(self->card.bdf, self->other.id)));
 }
 
 FIXTURE_TEARDOWN(notify)
 {
-	char what[32];
-
-	snprintf(what, sizeof(what), "clear %d", self->ring);
-	test_inject(self->card.bdf, what);
+	ring_clear(self->card.bdf, self->ring);
 	test_card_close(&self->card);
 	test_set_driver_param("hang_timeout_ms", self->hang_timeout);
 }

@@ -2134,20 +2134,33 @@ TEST_F(unfenced, sleeping_ring_is_looked_at_again)
 	}
 }
 
+/*
+ * A waiter's store that reached memory only after the card looked: we
+ * store right after seeing HEAD move.  Should this process lose the CPU
+ * for longer than the card looks again (a loaded host), the attempt
+ * proves nothing, and the next one is made.
+ */
 TEST_F(unfenced, clear_word_is_looked_at_again)
 {
 	struct client *c = &self->c;
 	uint64_t words = client_host_alloc(c, 64, 64), irqw = words + 32;
-	struct npu_cmd cmd = fence_irq_if(words, 7, irqw);
 	struct client_ring r;
+	struct npu_cmd cmd;
+	int i, irqs = 0;
 
 	client_shadows_enable(c);
 	ASSERT_TRUE(client_ring_setup(c, &r, 0, 16, 1));
 	client_irq_take(c, 1);
-	ASSERT_TRUE(client_ring_run(c, &r, &cmd, T_MS));
-	/* A waiter's store that reached memory only after the card looked. */
-	irq_word_set(c, irqw, 1);
-	ASSERT_EQ(1, client_irq_wait(c, 1, T_MS));
+	for (i = 1; i <= 20 && !irqs; i++) {
+		irq_word_set(c, irqw, 0);
+		cmd = fence_irq_if(words, i, irqw);
+		client_ring_push(c, &r, &cmd);
+		client_ring_submit(c, &r);
+		ASSERT_TRUE(spin_head(c, &r, T_MS));
+		irq_word_set(c, irqw, 1);
+		irqs = client_irq_wait(c, 1, 100);
+	}
+	ASSERT_EQ(1, irqs);
 	/* Once: the word is not looked at forever. */
 	ASSERT_EQ(0, client_irq_wait(c, 1, QUIET_MS));
 }
