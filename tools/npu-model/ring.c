@@ -593,8 +593,7 @@ static void emu_card_poller_put(struct emu_card *card)
 /*
  * A ring with a shadow that ran out of commands watches its tail for
  * --fetch-poll-us, yielding the CPU between looks; true when new commands
- * came.  A doorbell rung meanwhile (its kick) is answered by the look that
- * follows it, since the tail was written before it.
+ * came.  A reset, a hang or a dead card ends the watch.
  */
 static bool emu_ring_poll_tail(struct emu_ring_ctx *ctx)
 {
@@ -605,16 +604,7 @@ static bool emu_ring_poll_tail(struct emu_ring_ctx *ctx)
 
 	if (!r->shadow || !window || !emu_card_poller_get(r->card))
 		return false;
-	for (;;) {
-		bool ok;
-
-		pthread_mutex_lock(&r->lock);
-		r->kick = false;
-		ok = emu_ring_current(ctx) && !r->hang &&
-		     !emu_card_is_dead(r->card);
-		pthread_mutex_unlock(&r->lock);
-		if (!ok)
-			break;
+	while (emu_ring_may_go_on(ctx)) {
 		if (emu_ring_tail(r) != r->head) {
 			found = true;
 			break;
