@@ -259,7 +259,8 @@ enum npu_stream_state {
  * @space_wq: woken when ring slots are freed or the stream fails
  * @retire_work: retires completed jobs and notices ring errors; queued at
  *	once by the ring's interrupt, and NPU_RETIRE_LAZY_MS after a
- *	submission, so that completed work is let go even when no one waits
+ *	submission and again while jobs remain, so that completed work is let
+ *	go even when no one waits
  * @hang_work: declares the stream hung when it makes no progress
  * @progress: the ring's commands and bytes done at the last hang check;
  *	@hang_work's own

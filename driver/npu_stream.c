@@ -10,8 +10,9 @@
 
 /*
  * The card interrupts only for batches someone waits for, so completed
- * jobs are retired by the next submission or wait on their context, or at
- * the latest this long after their stream's last submission.
+ * jobs are retired by the next submission or wait on their context, or
+ * by the stream's retire work, which looks this long after a submission
+ * and again this often while the card has not finished the stream's work.
  */
 #define NPU_RETIRE_LAZY_MS	10
 
@@ -273,6 +274,9 @@ static void npu_stream_retire_work(struct work_struct *work)
 		return;
 	}
 	npu_stream_retire(stream, false);
+	if (!npu_stream_idle(stream))
+		queue_delayed_work(system_wq, &stream->retire_work,
+				   msecs_to_jiffies(NPU_RETIRE_LAZY_MS));
 }
 
 /* Commands executed and bytes moved: a long copy advances the latter. */
