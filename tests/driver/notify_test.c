@@ -80,9 +80,12 @@ static long long card_interrupts(const char *bdf)
 	return sum;
 }
 
-/* Doorbells the driver rang for the ring, and batches it pushed (debugfs). */
-static int ring_doorbells(const char *bdf, int ring, unsigned long long *doorbells,
-			  unsigned long long *pushes)
+/*
+ * Whether the card still fetches the ring, the doorbells the driver rang
+ * for it and the batches it pushed (debugfs).
+ */
+static int ring_doorbells(const char *bdf, int ring, unsigned int *fetching,
+			  unsigned long long *doorbells, unsigned long long *pushes)
 {
 	char path[PATH_MAX], buf[16384], head[32], *p;
 
@@ -94,8 +97,8 @@ static int ring_doorbells(const char *bdf, int ring, unsigned long long *doorbel
 	if (!p)
 		return -1;
 	p = strstr(p, "fetching");
-	if (!p || sscanf(p, "fetching %*u, %llu doorbells for %llu pushes",
-			 doorbells, pushes) != 2)
+	if (!p || sscanf(p, "fetching %u, %llu doorbells for %llu pushes",
+			 fetching, doorbells, pushes) != 3)
 		return -1;
 	return 0;
 }
@@ -181,21 +184,30 @@ TEST_F(notify, doorbells_only_for_a_sleeping_card)
 {
 	unsigned long long doorbells, pushes, doorbells2, pushes2;
 	struct drm_npu_cmd cmd = nop();
+	unsigned int fetching = 1;
 	uint64_t seq = 0;
 	int i;
 
 	for (i = 0; i < 500; i++)
 		ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &cmd, 1, 0, &seq));
 	ASSERT_TRUE(slot_spin(&self->card, self->stream.slot, seq, 10000));
-	ASSERT_EQ(0, ring_doorbells(self->card.bdf, self->ring, &doorbells, &pushes));
+	ASSERT_EQ(0, ring_doorbells(self->card.bdf, self->ring, &fetching, &doorbells,
+				    &pushes));
 	EXPECT_EQ(500, pushes);
 	EXPECT_LT(doorbells, pushes);
 	TH_LOG("%llu doorbells for %llu batches", doorbells, pushes);
 
-	usleep(100 * 1000);
+	/* Idle, the card soon stops fetching; the next batch wakes it. */
+	for (i = 0; i < 2000 && fetching; i++) {
+		usleep(1000);
+		ASSERT_EQ(0, ring_doorbells(self->card.bdf, self->ring, &fetching,
+					    &doorbells, &pushes));
+	}
+	ASSERT_EQ(0, fetching);
 	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &cmd, 1, 0, &seq));
 	ASSERT_TRUE(slot_spin(&self->card, self->stream.slot, seq, 10000));
-	ASSERT_EQ(0, ring_doorbells(self->card.bdf, self->ring, &doorbells2, &pushes2));
+	ASSERT_EQ(0, ring_doorbells(self->card.bdf, self->ring, &fetching, &doorbells2,
+				    &pushes2));
 	EXPECT_EQ(pushes + 1, pushes2);
 	EXPECT_EQ(doorbells + 1, doorbells2);
 }
@@ -301,7 +313,7 @@ TEST_F(notify, hang_detected_without_interrupts)
 /*
  * Work whose end raised no interrupt is still retired: a buffer it held
  * returns to the card's free memory without any further call on the
- * stream.
+ * stream, also when the work outlasts the first look (30 ms a command).
  */
 TEST_F(notify, completed_work_is_let_go)
 {
@@ -313,6 +325,7 @@ TEST_F(notify, completed_work_is_let_go)
 	free_before = test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE);
 	ASSERT_EQ(0, test_bo_create(self->card.fd, 8 << 20, 0, &big));
 	fill = test_cmd_fill(big.addr, 3, 8 << 20, 0);
+	ASSERT_EQ(0, victim_inject(self, "delay", 30000));
 	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &fill, 1, 0, &seq));
 	ASSERT_EQ(0, test_bo_close(self->card.fd, big.handle));
 	ASSERT_TRUE(slot_spin(&self->card, self->stream.slot, seq, 10000));
