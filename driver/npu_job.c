@@ -565,8 +565,41 @@ static int npu_submit_check_args(struct npu_stream *stream,
 	return 0;
 }
 
+/*
+ * Most batches are a command or two (an aclrtMemcpyAsync, an event): their
+ * scratch lives on the stack, which spares the ioctl three allocations.
+ */
+#define NPU_SUBMIT_SMALL	2
+
+struct npu_submit_scratch {
+	struct drm_npu_cmd ucmds[NPU_SUBMIT_SMALL];
+	struct npu_cmd hw[NPU_SUBMIT_SMALL + NPU_DONE_FENCES];
+	struct npu_sg_fixup fixups[2 * NPU_SUBMIT_SMALL];
+};
+
+/* The card's commands and the operands needing tables, zeroed. */
+static int npu_submit_scratch(struct npu_submit *sub, unsigned int count,
+			      struct npu_submit_scratch *small)
+{
+	unsigned int nhw = count + NPU_DONE_FENCES;
+
+	if (count <= NPU_SUBMIT_SMALL) {
+		memset(small->hw, 0, sizeof(small->hw));
+		memset(small->fixups, 0, sizeof(small->fixups));
+		sub->hw = small->hw;
+		sub->fixups = small->fixups;
+		return 0;
+	}
+	sub->hw = kvzalloc(nhw * sizeof(*sub->hw) + 2 * count * sizeof(*sub->fixups),
+			   GFP_KERNEL);
+	if (!sub->hw)
+		return -ENOMEM;
+	sub->fixups = (struct npu_sg_fixup *)(sub->hw + nhw);
+	return 0;
+}
+
 static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
-		      const struct drm_npu_cmd *ucmds)
+		      const struct drm_npu_cmd *ucmds, struct npu_submit_scratch *small)
 {
 	struct npu_submit sub = { .ctx = stream->ctx };
 	unsigned int i, nhw = args->count + NPU_DONE_FENCES;
@@ -577,14 +610,12 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 	ret = npu_compute_plan(sub.ctx->ndev, ucmds, args->count, &plan);
 	if (ret)
 		return ret;
-	ret = -ENOMEM;
 	sub.job = npu_job_alloc(args->count, plan.ops);
-	/* Scratch for the card's commands and the operands needing tables. */
-	sub.hw = kvzalloc(nhw * sizeof(*sub.hw) + 2 * args->count * sizeof(*sub.fixups),
-			  GFP_KERNEL);
-	if (!sub.job || !sub.hw)
-		goto out;
-	sub.fixups = (struct npu_sg_fixup *)(sub.hw + nhw);
+	if (!sub.job)
+		return -ENOMEM;
+	ret = npu_submit_scratch(&sub, args->count, small);
+	if (ret)
+		goto out_free_job;
 	ret = npu_compute_job_init(sub.ctx->ndev, sub.job, &plan);
 	if (ret)
 		goto out;
@@ -607,10 +638,25 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 			queue_work(system_wq, &stream->ctx->propagate_work);
 	}
 out:
+	if (sub.hw != small->hw)
+		kvfree(sub.hw);
+out_free_job:
 	if (sub.job)
 		npu_job_free(stream->ctx->ndev, sub.job);
-	kvfree(sub.hw);
 	return ret;
+}
+
+/* The user's commands, into @small when they fit. */
+static struct drm_npu_cmd *npu_submit_copy_cmds(const struct drm_npu_submit *args,
+						struct npu_submit_scratch *small)
+{
+	if (args->count > NPU_SUBMIT_SMALL)
+		return vmemdup_array_user(u64_to_user_ptr(args->cmds), args->count,
+					  sizeof(struct drm_npu_cmd));
+	if (copy_from_user(small->ucmds, u64_to_user_ptr(args->cmds),
+			   args->count * sizeof(small->ucmds[0])))
+		return ERR_PTR(-EFAULT);
+	return small->ucmds;
 }
 
 int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
@@ -618,6 +664,7 @@ int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	struct drm_npu_submit *args = data;
 	struct npu_ctx *ctx = file->driver_priv;
 	struct npu_stream *stream;
+	struct npu_submit_scratch small;
 	struct drm_npu_cmd *ucmds;
 	int ret;
 
@@ -631,19 +678,19 @@ int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	if (ret)
 		goto out_put;
 
-	ucmds = vmemdup_array_user(u64_to_user_ptr(args->cmds), args->count,
-				   sizeof(*ucmds));
+	ucmds = npu_submit_copy_cmds(args, &small);
 	if (IS_ERR(ucmds)) {
 		ret = PTR_ERR(ucmds);
 		goto out_put;
 	}
-	ret = npu_submit(stream, args, ucmds);
-	kvfree(ucmds);
+	ret = npu_submit(stream, args, ucmds, &small);
+	if (ucmds != small.ucmds)
+		kvfree(ucmds);
 	/*
 	 * What the card finished of the earlier batches, which no interrupt
 	 * retired; after queueing, so that a busy stream does not look idle.
 	 */
-	npu_stream_update(stream);
+	npu_stream_retire_completed(stream);
 out_put:
 	npu_stream_put(stream);
 	return ret;
