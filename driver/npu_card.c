@@ -12,7 +12,9 @@ static int npu_card_check_identity(struct npu_device *ndev)
 	struct npu_identity *id = &ndev->id;
 	resource_size_t bar_len = pci_resource_len(npu_pdev(ndev), NPU_BAR_CARD);
 
-	if (id->version >> 16 != NPU_VERSION_MAJOR) {
+	/* Minor versions add to the interface; this driver needs its own. */
+	if (id->version >> 16 != NPU_VERSION_MAJOR ||
+	    (id->version & 0xffff) < NPU_VERSION_MINOR) {
 		drm_err(&ndev->drm, "unsupported interface version %u.%u\n",
 			id->version >> 16, id->version & 0xffff);
 		return -ENODEV;

@@ -30,6 +30,9 @@ static void npu_dump_ring(struct seq_file *m, struct npu_ring *ring)
 		   npu_ring_rd32(ring, NPU_RING_ERROR_INDEX),
 		   npu_ring_rd64(ring, NPU_RING_CMDS_DONE),
 		   npu_ring_rd64(ring, NPU_RING_BYTES_DONE));
+	seq_printf(m, "  fetching %u, %llu doorbells for %llu pushes\n",
+		   le32_to_cpu(READ_ONCE(ring->shadow->fetching)),
+		   READ_ONCE(ring->doorbells), READ_ONCE(ring->pushes));
 
 	for (i = head; i != tail && i - head < NPU_DUMP_CMDS; i++) {
 		const struct npu_cmd *cmd = &ring->cmds[i & (ring->entries - 1)];

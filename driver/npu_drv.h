@@ -39,9 +39,14 @@ struct npu_stream_dir;
  *	under npu_device.rings_lock, under which debugfs reads it; the owner,
  *	its only writer, reads it without the lock
  * @cmds_dma: bus address of @cmds
- * @tail: next free slot counter, a copy of the TAIL register; written by
- *	the owner (a stream, under its submit_lock), read locklessly by
+ * @tail: next free slot counter, what the card last got in @shadow; written
+ *	by the owner (a stream, under its submit_lock), read locklessly by
  *	submitters waiting for space and by debugfs
+ * @shadow: the ring's entry of the shadow array the card latched at ENABLE:
+ *	the tail goes there, the card's HEAD and whether it still fetches
+ *	come from there (docs/hardware.md)
+ * @pushes: batches pushed since the ring started; as @tail
+ * @doorbells: of those, the ones that rang the doorbell; as @tail
  * @done: sequence number of the last batch the card completed on the ring,
  *	written by the card; kernel memory, unlike the slots userspace names
  * @done_dma: bus address of @done
@@ -64,6 +69,9 @@ struct npu_ring {
 	struct npu_cmd *cmds;
 	dma_addr_t cmds_dma;
 	u32 tail;
+	struct npu_ring_shadow *shadow;
+	u64 pushes;
+	u64 doorbells;
 	u64 *done;
 	dma_addr_t done_dma;
 	wait_queue_head_t wq;
@@ -171,12 +179,19 @@ struct npu_device {
  * @slots: the slots in coherent memory
  * @dma: bus address of @slots
  * @count: number of slots
+ * @irq_wanted: per slot, how many waiters need the card's interrupt when a
+ *	fence writes it; in coherent memory, not mapped, which the fences'
+ *	NPU_CMD_IRQ_IF reads (the card only tests for zero); changed with
+ *	atomics, by npu_ctx_slot_irq_get() and npu_ctx_slot_irq_put()
+ * @irq_wanted_dma: bus address of @irq_wanted
  */
 struct npu_fence_area {
 	struct drm_gem_object gem;
 	struct drm_npu_fence_slot *slots;
 	dma_addr_t dma;
 	u32 count;
+	atomic_t *irq_wanted;
+	dma_addr_t irq_wanted_dma;
 };
 
 /**
@@ -256,7 +271,10 @@ enum npu_stream_state {
  * @bytes: bytes moved by retired jobs
  * @busy_since: when the stream last went from idle to busy; under @lock
  * @space_wq: woken when ring slots are freed or the stream fails
- * @retire_work: retires completed jobs and notices ring errors
+ * @retire_work: retires completed jobs and notices ring errors; queued at
+ *	once by the ring's interrupt, and NPU_RETIRE_LAZY_MS after a
+ *	submission and again while jobs remain, so that completed work is let
+ *	go even when no one waits
  * @hang_work: declares the stream hung when it makes no progress
  * @progress: the ring's commands, bytes and compute time at the last hang
  *	check; @hang_work's own
@@ -284,7 +302,7 @@ struct npu_stream {
 	atomic64_t bytes;
 	ktime_t busy_since;
 	wait_queue_head_t space_wq;
-	struct work_struct retire_work;
+	struct delayed_work retire_work;
 	struct delayed_work hang_work;
 	u64 progress;
 	u64 ops_done;
@@ -454,6 +472,9 @@ int npu_fence_init(struct npu_ctx *ctx, struct drm_file *file);
 void npu_fence_fini(struct npu_ctx *ctx, struct drm_file *file);
 struct drm_npu_fence_slot *npu_ctx_slot(struct npu_ctx *ctx, u32 slot);
 dma_addr_t npu_ctx_slot_dma(struct npu_ctx *ctx, u32 slot);
+dma_addr_t npu_ctx_slot_irq_dma(struct npu_ctx *ctx, u32 slot);
+void npu_ctx_slot_irq_get(struct npu_ctx *ctx, u32 slot);
+void npu_ctx_slot_irq_put(struct npu_ctx *ctx, u32 slot);
 int npu_ctx_slot_alloc(struct npu_ctx *ctx, bool event);
 void npu_ctx_slot_free(struct npu_ctx *ctx, u32 slot);
 bool npu_ctx_slot_valid(struct npu_ctx *ctx, u32 slot, bool event_only);
@@ -472,6 +493,8 @@ void npu_stream_fail(struct npu_stream *stream, u32 error);
 void npu_ctx_propagate_work(struct work_struct *work);
 void npu_stream_irq(struct npu_stream *stream);
 void npu_stream_update(struct npu_stream *stream);
+void npu_stream_retire_completed(struct npu_stream *stream);
+void npu_ctx_retire(struct npu_ctx *ctx);
 void npu_stream_add_job(struct npu_stream *stream, struct npu_job *job);
 const char *npu_stream_state_name(struct npu_stream *stream);
 int npu_stream_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);

@@ -2,7 +2,9 @@
 /*
  * The fence area of a context: coherent memory the card writes and
  * userspace maps read-only, the slots in it (one per stream and per event),
- * and the waits on them.
+ * and the waits on them.  The fences that write a slot interrupt only while
+ * someone waits for it: each slot has a word the card reads after such a
+ * fence (NPU_CMD_IRQ_IF), non-zero while the slot has waiters.
  */
 
 #include <linux/dma-mapping.h>
@@ -17,10 +19,17 @@ static struct npu_fence_area *to_fence_area(struct drm_gem_object *obj)
 	return container_of(obj, struct npu_fence_area, gem);
 }
 
+static size_t npu_fence_irq_size(struct npu_fence_area *fence)
+{
+	return fence->count * sizeof(*fence->irq_wanted);
+}
+
 static void npu_fence_free(struct drm_gem_object *obj)
 {
 	struct npu_fence_area *fence = to_fence_area(obj);
 
+	dma_free_coherent(obj->dev->dev, npu_fence_irq_size(fence),
+			  fence->irq_wanted, fence->irq_wanted_dma);
 	dma_free_coherent(obj->dev->dev, obj->size, fence->slots, fence->dma);
 	drm_gem_object_release(obj);
 	kfree(fence);
@@ -80,11 +89,22 @@ static struct npu_fence_area *npu_fence_create(struct npu_device *ndev)
 		ret = -ENOMEM;
 		goto err_release;
 	}
+	/* Apart from the slots: userspace must not see the waiter counts. */
+	fence->irq_wanted = dma_alloc_coherent(ndev->drm.dev,
+					       npu_fence_irq_size(fence),
+					       &fence->irq_wanted_dma, GFP_KERNEL);
+	if (!fence->irq_wanted) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 	ret = drm_gem_create_mmap_offset(&fence->gem);
 	if (ret)
-		goto err_free;
+		goto err_free_irq;
 	return fence;
 
+err_free_irq:
+	dma_free_coherent(ndev->drm.dev, npu_fence_irq_size(fence),
+			  fence->irq_wanted, fence->irq_wanted_dma);
 err_free:
 	dma_free_coherent(ndev->drm.dev, size, fence->slots, fence->dma);
 err_release:
@@ -150,6 +170,38 @@ struct drm_npu_fence_slot *npu_ctx_slot(struct npu_ctx *ctx, u32 slot)
 dma_addr_t npu_ctx_slot_dma(struct npu_ctx *ctx, u32 slot)
 {
 	return ctx->fence->dma + slot * sizeof(struct drm_npu_fence_slot);
+}
+
+/* The word a fence that writes @slot names with NPU_CMD_IRQ_IF. */
+dma_addr_t npu_ctx_slot_irq_dma(struct npu_ctx *ctx, u32 slot)
+{
+	return ctx->fence->irq_wanted_dma + slot * sizeof(*ctx->fence->irq_wanted);
+}
+
+/**
+ * npu_ctx_slot_irq_get - have the fences that write a slot interrupt
+ * @ctx: the context
+ * @slot: a slot of @ctx
+ *
+ * The caller looks at what it waits for (the slot, the ring's HEAD or its
+ * completion word) only after this, and sleeps until an interrupt if it
+ * is not there yet; npu_ctx_slot_irq_put() when it no longer waits.
+ */
+void npu_ctx_slot_irq_get(struct npu_ctx *ctx, u32 slot)
+{
+	atomic_inc(&ctx->fence->irq_wanted[slot]);
+	/*
+	 * Store the word, then load what the card writes: pairs with the
+	 * card's barrier between a fence's writes and its read of the word,
+	 * so either it sees the word and interrupts, or the caller sees the
+	 * fence's writes (docs/hardware.md).
+	 */
+	mb();
+}
+
+void npu_ctx_slot_irq_put(struct npu_ctx *ctx, u32 slot)
+{
+	atomic_dec(&ctx->fence->irq_wanted[slot]);
 }
 
 /**
@@ -299,6 +351,7 @@ int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	struct drm_npu_wait *args = data;
 	struct npu_ctx *ctx = file->driver_priv;
 	struct drm_npu_fence_slot *slot;
+	int ret;
 
 	if (args->flags)
 		return -EINVAL;
@@ -306,9 +359,18 @@ int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		return -ENOENT;
 
 	slot = npu_ctx_slot(ctx, args->slot);
-	if (npu_slot_reached(slot, args->value))
-		return 0;
-	if (READ_ONCE(slot->error))
-		return -EIO;
-	return npu_wait_slot(ctx, slot, args->value, args->timeout_ns);
+	if (npu_slot_reached(slot, args->value)) {
+		ret = 0;
+	} else if (READ_ONCE(slot->error)) {
+		ret = -EIO;
+	} else {
+		/* npu_wait_slot() looks at the slot again before sleeping. */
+		npu_ctx_slot_irq_get(ctx, args->slot);
+		ret = npu_wait_slot(ctx, slot, args->value, args->timeout_ns);
+		npu_ctx_slot_irq_put(ctx, args->slot);
+	}
+	/* The work waited for is done: let go of what it held. */
+	if (!ret)
+		npu_ctx_retire(ctx);
+	return ret;
 }

@@ -33,7 +33,7 @@
 
 #define NPU_MAGIC			0x3155504e	/* "NPU1" */
 #define NPU_VERSION_MAJOR		2
-#define NPU_VERSION_MINOR		0
+#define NPU_VERSION_MINOR		1	/* 1: ring shadows, NPU_CMD_IRQ_IF */
 #define NPU_VERSION			((NPU_VERSION_MAJOR << 16) | NPU_VERSION_MINOR)
 
 /* BAR2 window layout */
@@ -83,6 +83,14 @@
 #define   NPU_GLB_ERR_INTERNAL		0x1	/* the card failed an internal check */
 #define NPU_GLB_HEARTBEAT		0x050	/* u64, RO: advances while the card is alive */
 #define NPU_GLB_CLOCK_NS		0x058	/* u64, RO: ns, refreshed each heartbeat */
+
+/*
+ * Doorbells and interrupts on demand (docs/hardware.md).  SHADOW_BASE is
+ * the bus address of NUM_RINGS struct npu_ring_shadow in host memory,
+ * 64-byte aligned, or 0 for none; each ring latches its own at ENABLE.  A
+ * global reset sets it to 0.
+ */
+#define NPU_SHADOW_BASE			0x0c0	/* u64, RW */
 
 /*
  * Fault injection (a debug feature of the card, used to test error paths).
@@ -176,6 +184,7 @@ enum npu_opcode {
 #define NPU_CMD_SRC_SGL			0x0008	/* src is a host npu_sg_entry table */
 #define NPU_CMD_DST_SGL			0x0010	/* dst is a host npu_sg_entry table */
 #define NPU_CMD_FENCE_TIME		0x0020	/* FENCE also writes CLOCK_NS at addr + 8 */
+#define NPU_CMD_IRQ_IF			0x0040	/* FENCE: IRQ if the host u32 at src != 0 */
 
 enum npu_wait_cond {
 	NPU_WAIT_GEQ = 0,		/* (__s64)(*addr - value) >= 0 */
@@ -189,12 +198,24 @@ struct npu_cmd {
 	__le16 flags;
 	__le32 arg;	/* FILL: byte value; WAIT: npu_wait_cond; else 0 */
 	__le64 dst;	/* COPY, FILL; FENCE, TIMESTAMP, WAIT: the 8-byte word */
-	__le64 src;	/* COPY; COMPUTE: the npu_op_desc, a host address */
+	__le64 src;	/* COPY; COMPUTE: the npu_op_desc; FENCE + IRQ_IF: the u32 */
 	__le64 size;	/* COPY, FILL: bytes; COMPUTE: bytes of the descriptor */
 	__le64 value;	/* FENCE: value written; WAIT: operand */
 	__le32 src_sg_count;	/* entries of a SRC_SGL table */
 	__le32 dst_sg_count;	/* entries of a DST_SGL table */
 	__le64 rsvd[2];
+};
+
+/*
+ * A ring's shadow, in host memory: the driver publishes its tail there
+ * instead of in TAIL, and the card says there whether it still watches
+ * the tail (no doorbell needed) and mirrors HEAD.
+ */
+struct npu_ring_shadow {
+	__le32 tail;		/* driver: free-running, replaces NPU_RING_TAIL */
+	__le32 head;		/* card: NPU_RING_HEAD, written with it */
+	__le32 fetching;	/* card: non-zero while it reads the tail unbidden */
+	__le32 rsvd[13];
 };
 
 /* A scatter-gather table entry; tables lie in host memory, 16-byte aligned. */

@@ -299,8 +299,9 @@ static int npu_build_slot(struct npu_submit *sub, unsigned int i,
 	switch (uc->op) {
 	case DRM_NPU_OP_SLOT_WRITE:
 		hw->opcode = cpu_to_le16(NPU_OP_FENCE);
-		/* Waiters sleep in DRM_IOCTL_NPU_WAIT until this interrupt. */
-		hw->flags |= cpu_to_le16(NPU_CMD_FENCE_TIME | NPU_CMD_IRQ);
+		/* Waiters in DRM_IOCTL_NPU_WAIT ask for this interrupt. */
+		hw->flags |= cpu_to_le16(NPU_CMD_FENCE_TIME | NPU_CMD_IRQ_IF);
+		hw->src = cpu_to_le64(npu_ctx_slot_irq_dma(sub->ctx, uc->slot));
 		sub->job->event_slots[sub->job->nevents++] = uc->slot;
 		break;
 	case DRM_NPU_OP_SLOT_WAIT:
@@ -418,6 +419,12 @@ static int npu_build_sg_tables(struct npu_submit *sub)
 /* The fences after a batch: the stream's slot, then the ring's own word. */
 #define NPU_DONE_FENCES	2
 
+/*
+ * The batch's end interrupts when someone waits for the stream (its slot's
+ * waiters: DRM_IOCTL_NPU_WAIT, a submitter waiting for ring space, a
+ * stream being destroyed), and always when the batch pinned user pages,
+ * which are given back as soon as it is done.
+ */
 static void npu_build_done_fences(struct npu_submit *sub, unsigned int i,
 				  struct npu_stream *stream, u64 seqno)
 {
@@ -429,9 +436,14 @@ static void npu_build_done_fences(struct npu_submit *sub, unsigned int i,
 	hw[0].value = cpu_to_le64(seqno);
 
 	hw[1].opcode = cpu_to_le16(NPU_OP_FENCE);
-	hw[1].flags = cpu_to_le16(NPU_CMD_DST_HOST | NPU_CMD_IRQ);
 	hw[1].dst = cpu_to_le64(stream->ring->done_dma);
 	hw[1].value = cpu_to_le64(seqno);
+	if (sub->job->npins) {
+		hw[1].flags = cpu_to_le16(NPU_CMD_DST_HOST | NPU_CMD_IRQ);
+	} else {
+		hw[1].flags = cpu_to_le16(NPU_CMD_DST_HOST | NPU_CMD_IRQ_IF);
+		hw[1].src = cpu_to_le64(npu_ctx_slot_irq_dma(sub->ctx, stream->slot));
+	}
 }
 
 /* Recording an event again replaces what a failed stream left in it. */
@@ -469,12 +481,19 @@ static bool npu_stream_has_space(struct npu_stream *stream, u32 needed)
 	return ok;
 }
 
-static int npu_wait_space(struct npu_stream *stream, u32 needed, bool nonblock)
+/* Sleeps with the stream's batches interrupting, to be woken as they end. */
+static int npu_wait_space(struct npu_stream *stream, u32 needed)
 {
-	if (nonblock)
-		return npu_stream_has_space(stream, needed) ? 0 : -EAGAIN;
-	return wait_event_interruptible(stream->space_wq,
-					npu_stream_has_space(stream, needed));
+	int ret;
+
+	if (npu_stream_has_space(stream, needed))
+		return 0;
+	/* wait_event looks at HEAD again before sleeping. */
+	npu_ctx_slot_irq_get(stream->ctx, stream->slot);
+	ret = wait_event_interruptible(stream->space_wq,
+				       npu_stream_has_space(stream, needed));
+	npu_ctx_slot_irq_put(stream->ctx, stream->slot);
+	return ret;
 }
 
 /* Puts the job on the ring; -EAGAIN when another submitter took the room. */
@@ -511,23 +530,27 @@ out_exit:
 	return ret;
 }
 
-/* Waits for ring space without the submit lock, so that others may go on. */
+/*
+ * Queues the job; when the ring is full, waits for space without the
+ * submit lock, so that others may go on.
+ */
 static int npu_queue_job_wait(struct npu_submit *sub, struct npu_stream *stream,
 			      unsigned int nhw, bool nonblock, u64 *seqno)
 {
 	int ret;
 
-	do {
-		ret = npu_wait_space(stream, nhw, nonblock);
-		if (ret)
-			return ret;
+	for (;;) {
 		ret = mutex_lock_interruptible(&stream->submit_lock);
 		if (ret)
 			return ret;
 		ret = npu_queue_job(sub, stream, nhw, seqno);
 		mutex_unlock(&stream->submit_lock);
-	} while (ret == -EAGAIN && !nonblock);
-	return ret;
+		if (ret != -EAGAIN || nonblock)
+			return ret;
+		ret = npu_wait_space(stream, nhw);
+		if (ret)
+			return ret;
+	}
 }
 
 static int npu_submit_check_args(struct npu_stream *stream,
@@ -542,8 +565,41 @@ static int npu_submit_check_args(struct npu_stream *stream,
 	return 0;
 }
 
+/*
+ * Most batches are a command or two (an aclrtMemcpyAsync, an event): their
+ * scratch lives on the stack, which spares the ioctl three allocations.
+ */
+#define NPU_SUBMIT_SMALL	2
+
+struct npu_submit_scratch {
+	struct drm_npu_cmd ucmds[NPU_SUBMIT_SMALL];
+	struct npu_cmd hw[NPU_SUBMIT_SMALL + NPU_DONE_FENCES];
+	struct npu_sg_fixup fixups[2 * NPU_SUBMIT_SMALL];
+};
+
+/* The card's commands and the operands needing tables, zeroed. */
+static int npu_submit_scratch(struct npu_submit *sub, unsigned int count,
+			      struct npu_submit_scratch *small)
+{
+	unsigned int nhw = count + NPU_DONE_FENCES;
+
+	if (count <= NPU_SUBMIT_SMALL) {
+		memset(small->hw, 0, sizeof(small->hw));
+		memset(small->fixups, 0, sizeof(small->fixups));
+		sub->hw = small->hw;
+		sub->fixups = small->fixups;
+		return 0;
+	}
+	sub->hw = kvzalloc(nhw * sizeof(*sub->hw) + 2 * count * sizeof(*sub->fixups),
+			   GFP_KERNEL);
+	if (!sub->hw)
+		return -ENOMEM;
+	sub->fixups = (struct npu_sg_fixup *)(sub->hw + nhw);
+	return 0;
+}
+
 static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
-		      const struct drm_npu_cmd *ucmds)
+		      const struct drm_npu_cmd *ucmds, struct npu_submit_scratch *small)
 {
 	struct npu_submit sub = { .ctx = stream->ctx };
 	unsigned int i, nhw = args->count + NPU_DONE_FENCES;
@@ -554,14 +610,12 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 	ret = npu_compute_plan(sub.ctx->ndev, ucmds, args->count, &plan);
 	if (ret)
 		return ret;
-	ret = -ENOMEM;
 	sub.job = npu_job_alloc(args->count, plan.ops);
-	/* Scratch for the card's commands and the operands needing tables. */
-	sub.hw = kvzalloc(nhw * sizeof(*sub.hw) + 2 * args->count * sizeof(*sub.fixups),
-			  GFP_KERNEL);
-	if (!sub.job || !sub.hw)
-		goto out;
-	sub.fixups = (struct npu_sg_fixup *)(sub.hw + nhw);
+	if (!sub.job)
+		return -ENOMEM;
+	ret = npu_submit_scratch(&sub, args->count, small);
+	if (ret)
+		goto out_free_job;
 	ret = npu_compute_job_init(sub.ctx->ndev, sub.job, &plan);
 	if (ret)
 		goto out;
@@ -584,10 +638,25 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 			queue_work(system_wq, &stream->ctx->propagate_work);
 	}
 out:
+	if (sub.hw != small->hw)
+		kvfree(sub.hw);
+out_free_job:
 	if (sub.job)
 		npu_job_free(stream->ctx->ndev, sub.job);
-	kvfree(sub.hw);
 	return ret;
+}
+
+/* The user's commands, into @small when they fit. */
+static struct drm_npu_cmd *npu_submit_copy_cmds(const struct drm_npu_submit *args,
+						struct npu_submit_scratch *small)
+{
+	if (args->count > NPU_SUBMIT_SMALL)
+		return vmemdup_array_user(u64_to_user_ptr(args->cmds), args->count,
+					  sizeof(struct drm_npu_cmd));
+	if (copy_from_user(small->ucmds, u64_to_user_ptr(args->cmds),
+			   args->count * sizeof(small->ucmds[0])))
+		return ERR_PTR(-EFAULT);
+	return small->ucmds;
 }
 
 int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
@@ -595,6 +664,7 @@ int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	struct drm_npu_submit *args = data;
 	struct npu_ctx *ctx = file->driver_priv;
 	struct npu_stream *stream;
+	struct npu_submit_scratch small;
 	struct drm_npu_cmd *ucmds;
 	int ret;
 
@@ -608,14 +678,19 @@ int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	if (ret)
 		goto out_put;
 
-	ucmds = vmemdup_array_user(u64_to_user_ptr(args->cmds), args->count,
-				   sizeof(*ucmds));
+	ucmds = npu_submit_copy_cmds(args, &small);
 	if (IS_ERR(ucmds)) {
 		ret = PTR_ERR(ucmds);
 		goto out_put;
 	}
-	ret = npu_submit(stream, args, ucmds);
-	kvfree(ucmds);
+	ret = npu_submit(stream, args, ucmds, &small);
+	if (ucmds != small.ucmds)
+		kvfree(ucmds);
+	/*
+	 * What the card finished of the earlier batches, which no interrupt
+	 * retired; after queueing, so that a busy stream does not look idle.
+	 */
+	npu_stream_retire_completed(stream);
 out_put:
 	npu_stream_put(stream);
 	return ret;

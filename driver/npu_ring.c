@@ -38,18 +38,35 @@ u32 npu_ring_error(struct npu_ring *ring)
 	return npu_ring_rd32(ring, NPU_RING_ERROR);
 }
 
+/* The rings' shadows, which each ring latches when it is enabled. */
+static struct npu_ring_shadow *npu_rings_alloc_shadows(struct npu_device *ndev)
+{
+	struct npu_ring_shadow *shadows;
+	dma_addr_t dma;
+
+	shadows = dmam_alloc_coherent(ndev->drm.dev,
+				      ndev->id.num_rings * sizeof(*shadows),
+				      &dma, GFP_KERNEL);
+	if (!shadows)
+		return NULL;
+	npu_wr32(ndev, NPU_SHADOW_BASE, lower_32_bits(dma));
+	npu_wr32(ndev, NPU_SHADOW_BASE + 4, upper_32_bits(dma));
+	return shadows;
+}
+
 /**
  * npu_rings_init - set up the driver's view of the card's rings
  * @ndev: the card
  *
  * Spreads the rings over the ring vectors and gives each its completion
- * word; no ring memory is allocated until a ring is started.
+ * word and its shadow; no ring memory is allocated until a ring is started.
  *
  * Return: 0 or -ENOMEM.
  */
 int npu_rings_init(struct npu_device *ndev)
 {
 	u32 ring_vectors = ndev->num_irqs - 1;
+	struct npu_ring_shadow *shadows;
 	dma_addr_t done_dma;
 	u64 *done;
 	u32 i;
@@ -62,6 +79,9 @@ int npu_rings_init(struct npu_device *ndev)
 				   &done_dma, GFP_KERNEL);
 	if (!done)
 		return -ENOMEM;
+	shadows = npu_rings_alloc_shadows(ndev);
+	if (!shadows)
+		return -ENOMEM;
 
 	for (i = 0; i < ndev->id.num_rings; i++) {
 		struct npu_ring *ring = &ndev->rings[i];
@@ -71,6 +91,7 @@ int npu_rings_init(struct npu_device *ndev)
 		ring->vector = 1 + i % ring_vectors;
 		ring->done = &done[i];
 		ring->done_dma = done_dma + i * sizeof(*done);
+		ring->shadow = &shadows[i];
 		init_waitqueue_head(&ring->wq);
 		INIT_LIST_HEAD(&ring->kept_jobs);
 	}
@@ -251,6 +272,10 @@ int npu_ring_start(struct npu_ring *ring, u32 entries, u32 priority)
 		goto err_free;
 	/* Sequence numbers start again with each stream. */
 	WRITE_ONCE(*ring->done, 0);
+	/* The card writes the shadow only while the ring is enabled. */
+	memset(ring->shadow, 0, sizeof(*ring->shadow));
+	WRITE_ONCE(ring->pushes, 0);
+	WRITE_ONCE(ring->doorbells, 0);
 	ret = npu_ring_enable(ring, priority);
 	if (ret)
 		goto err_reset;
@@ -344,28 +369,44 @@ void npu_rings_reclaim(struct npu_device *ndev)
  */
 u32 npu_ring_space(struct npu_ring *ring)
 {
-	u32 head = npu_ring_rd32(ring, NPU_RING_HEAD);
+	/* The card's copy of HEAD, in memory: no register read. */
+	u32 head = le32_to_cpu(READ_ONCE(ring->shadow->head));
 
 	return ring->entries - (READ_ONCE(ring->tail) - head);
 }
 
 /**
- * npu_ring_push - append commands to a ring and ring its doorbell
+ * npu_ring_push - append commands to a ring, ringing its doorbell if need be
  * @ring: a started ring
  * @cmds: commands
  * @count: number of @cmds; the caller made sure that many slots are free
+ *
+ * The card reads the tail from the ring's shadow while it says it fetches,
+ * so only a card that has gone to sleep costs a doorbell.
  */
 void npu_ring_push(struct npu_ring *ring, const struct npu_cmd *cmds,
 		   unsigned int count)
 {
+	bool ring_bell;
 	unsigned int i;
 
 	for (i = 0; i < count; i++)
 		ring->cmds[(ring->tail + i) & (ring->entries - 1)] = cmds[i];
 	WRITE_ONCE(ring->tail, ring->tail + count);
-	/* writel orders the commands in coherent memory before the TAIL */
-	npu_ring_wr32(ring, NPU_RING_TAIL, ring->tail);
-	npu_ring_doorbell(ring->ndev, ring->vector);
+	/* The commands before the tail: pairs with the card's acquire of it. */
+	dma_wmb();
+	WRITE_ONCE(ring->shadow->tail, cpu_to_le32(ring->tail));
+	/*
+	 * Store the tail, then load fetching: pairs with the card's barrier
+	 * between clearing fetching and its last look at the tail, so either
+	 * it sees this tail or we see it asleep (docs/hardware.md).
+	 */
+	mb();
+	ring_bell = !READ_ONCE(ring->shadow->fetching);
+	if (ring_bell)
+		npu_ring_doorbell(ring->ndev, ring->vector);
+	WRITE_ONCE(ring->pushes, ring->pushes + 1);
+	WRITE_ONCE(ring->doorbells, ring->doorbells + ring_bell);
 }
 
 /**

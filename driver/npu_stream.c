@@ -8,6 +8,14 @@
 
 #include "npu_drv.h"
 
+/*
+ * The card interrupts only for batches someone waits for, so completed
+ * jobs are retired by the next submission or wait on their context, or
+ * by the stream's retire work, which looks this long after a submission
+ * and again this often while the card has not finished the stream's work.
+ */
+#define NPU_RETIRE_LAZY_MS	10
+
 static void npu_stream_release(struct kref *ref)
 {
 	struct npu_stream *stream = container_of(ref, struct npu_stream, ref);
@@ -112,9 +120,14 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 
 	list_for_each_entry_safe(job, next, &done, link)
 		npu_job_free(stream->ctx->ndev, job);
-	wake_up_all(&stream->space_wq);
+	/*
+	 * Waiters are rare now that most retires come from submissions:
+	 * wq_has_sleeper()'s barrier pairs with the one in prepare_to_wait().
+	 */
+	if (wq_has_sleeper(&stream->space_wq))
+		wake_up_all(&stream->space_wq);
 	/* Also when the card's interrupt was lost: the hang check got here. */
-	if (retired)
+	if (retired && wq_has_sleeper(&stream->ctx->wq))
 		wake_up_all(&stream->ctx->wq);
 }
 
@@ -128,6 +141,37 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 void npu_stream_update(struct npu_stream *stream)
 {
 	npu_stream_retire(stream, false);
+}
+
+/**
+ * npu_stream_retire_completed - retire what the card completed since the last retire
+ * @stream: the stream
+ *
+ * A submission's retire: when the ring's completion word has not moved
+ * since the last retire, there is nothing to free, and a look at one word
+ * spares the locks and the ring's counters.  Reports still count the
+ * counters through npu_stream_update().
+ */
+void npu_stream_retire_completed(struct npu_stream *stream)
+{
+	if (READ_ONCE(*stream->ring->done) == READ_ONCE(stream->completed))
+		return;
+	npu_stream_retire(stream, false);
+}
+
+/**
+ * npu_ctx_retire - retire what the card completed on every stream of a context
+ * @ctx: the context
+ */
+void npu_ctx_retire(struct npu_ctx *ctx)
+{
+	struct npu_stream *stream;
+	unsigned long id;
+
+	mutex_lock(&ctx->lock);
+	xa_for_each(&ctx->streams, id, stream)
+		npu_stream_retire(stream, false);
+	mutex_unlock(&ctx->lock);
 }
 
 /**
@@ -243,7 +287,8 @@ static u32 npu_ring_error_to_uapi(u32 error)
 
 static void npu_stream_retire_work(struct work_struct *work)
 {
-	struct npu_stream *stream = container_of(work, struct npu_stream, retire_work);
+	struct npu_stream *stream = container_of(to_delayed_work(work),
+						 struct npu_stream, retire_work);
 	struct npu_device *ndev = stream->ctx->ndev;
 	u32 status = NPU_RING_IDLE, error = 0;
 	int idx;
@@ -260,6 +305,9 @@ static void npu_stream_retire_work(struct work_struct *work)
 		return;
 	}
 	npu_stream_retire(stream, false);
+	if (!npu_stream_idle(stream))
+		queue_delayed_work(system_wq, &stream->retire_work,
+				   msecs_to_jiffies(NPU_RETIRE_LAZY_MS));
 }
 
 /*
@@ -325,7 +373,8 @@ void npu_stream_irq(struct npu_stream *stream)
 	lockdep_assert_held(&stream->ctx->ndev->rings_lock);
 	wake_up_all(&stream->ctx->wq);
 	wake_up_all(&stream->space_wq);
-	queue_work(system_highpri_wq, &stream->retire_work);
+	/* Now, also when a lazy retire is pending. */
+	mod_delayed_work(system_highpri_wq, &stream->retire_work, 0);
 }
 
 /**
@@ -342,6 +391,9 @@ void npu_stream_add_job(struct npu_stream *stream, struct npu_job *job)
 	list_add_tail(&job->link, &stream->jobs);
 	spin_unlock_irq(&stream->lock);
 	schedule_delayed_work(&stream->hang_work, msecs_to_jiffies(npu_hang_timeout_ms));
+	/* Does nothing when a retire is pending already. */
+	queue_delayed_work(system_wq, &stream->retire_work,
+			   msecs_to_jiffies(NPU_RETIRE_LAZY_MS));
 }
 
 const char *npu_stream_state_name(struct npu_stream *stream)
@@ -372,6 +424,25 @@ static void npu_stream_leave_to_ring(struct npu_stream *stream)
 	ring->kept_fence = &stream->ctx->fence->gem;
 }
 
+/*
+ * Waits until the stream has nothing queued, with the card interrupting
+ * for each of its batches meanwhile (they write the stream's slot): from
+ * the retire below on, the retire work those interrupts queue wakes us.
+ */
+static int npu_stream_wait_idle(struct npu_stream *stream, bool interruptible)
+{
+	int ret = 0;
+
+	npu_ctx_slot_irq_get(stream->ctx, stream->slot);
+	npu_stream_retire(stream, false);
+	if (interruptible)
+		ret = wait_event_interruptible(stream->space_wq, npu_stream_idle(stream));
+	else
+		wait_event(stream->space_wq, npu_stream_idle(stream));
+	npu_ctx_slot_irq_put(stream->ctx, stream->slot);
+	return ret;
+}
+
 /**
  * npu_stream_destroy - tear down a stream taken out of its context's table
  * @stream: the stream; the caller gives up the table's reference
@@ -381,11 +452,8 @@ void npu_stream_destroy(struct npu_stream *stream, bool abort)
 {
 	struct npu_ctx *ctx = stream->ctx;
 
-	if (!abort) {
-		/* From here on the retire work, run by interrupts, wakes us. */
-		npu_stream_retire(stream, false);
-		wait_event(stream->space_wq, npu_stream_idle(stream));
-	}
+	if (!abort)
+		npu_stream_wait_idle(stream, false);
 	npu_stream_fail(stream, DRM_NPU_ERR_ABORTED);
 	spin_lock_irq(&stream->lock);
 	WRITE_ONCE(stream->state, NPU_STREAM_DESTROYED);
@@ -393,7 +461,7 @@ void npu_stream_destroy(struct npu_stream *stream, bool abort)
 
 	npu_sysfs_stream_remove(stream);
 	npu_ring_attach(stream->ring, NULL);
-	cancel_work_sync(&stream->retire_work);
+	cancel_delayed_work_sync(&stream->retire_work);
 	cancel_delayed_work_sync(&stream->hang_work);
 
 	if (stream->ring->cmds && npu_ring_stop(stream->ring))
@@ -431,7 +499,7 @@ static struct npu_stream *npu_stream_alloc(struct npu_ctx *ctx, u32 priority)
 	spin_lock_init(&stream->lock);
 	INIT_LIST_HEAD(&stream->jobs);
 	init_waitqueue_head(&stream->space_wq);
-	INIT_WORK(&stream->retire_work, npu_stream_retire_work);
+	INIT_DELAYED_WORK(&stream->retire_work, npu_stream_retire_work);
 	INIT_DELAYED_WORK(&stream->hang_work, npu_stream_hang_work);
 	return stream;
 }
@@ -525,12 +593,9 @@ int npu_stream_destroy_ioctl(struct drm_device *dev, void *data,
 	if (!stream)
 		return -ENOENT;
 
-	if (!abort) {
-		npu_stream_retire(stream, false);
-		if (wait_event_interruptible(stream->space_wq, npu_stream_idle(stream))) {
-			npu_stream_put(stream);
-			return -ERESTARTSYS;
-		}
+	if (!abort && npu_stream_wait_idle(stream, true)) {
+		npu_stream_put(stream);
+		return -ERESTARTSYS;
 	}
 
 	mutex_lock(&ctx->lock);

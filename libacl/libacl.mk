@@ -91,9 +91,10 @@ $(BUILD)/examples/%: examples/%.c examples/check.h $(ACL_HDRS) $(ACL_LIB) $(ACL_
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE)
 
-$(ACL_BENCH): tools/acl-bench.c $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+# It also calls the driver directly, for the costs the library adds to it.
+$(ACL_BENCH): tools/acl-bench.c uapi/npu_accel.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE) -lm
+	$(CC) $(USER_CFLAGS) -Iuapi $(DRM_CFLAGS) -o $@ $< $(ACL_USE) -lm
 
 # The public headers compile as C++ (every declaration in extern "C").
 $(ACL_CXX_CHECK): tests/acl-extra/cxx_check.cpp $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)

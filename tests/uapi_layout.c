@@ -22,6 +22,7 @@ SIZE_IS(struct drm_npu_slot, 16);
 SIZE_IS(struct drm_npu_fence_slot, 32);
 SIZE_IS(struct npu_cmd, 64);
 SIZE_IS(struct npu_sg_entry, 16);
+SIZE_IS(struct npu_ring_shadow, 64);
 SIZE_IS(struct npu_tensor_desc, 144);
 SIZE_IS(struct npu_activation, 16);
 SIZE_IS(struct npu_attr_conv, 48);
@@ -53,6 +54,7 @@ struct test_uapi_layout {
 	struct drm_npu_fence_slot fence_slot;
 	struct npu_cmd hw_cmd;
 	struct npu_sg_entry sg_entry;
+	struct npu_ring_shadow ring_shadow;
 	struct npu_tensor_desc tensor_desc;
 	struct npu_attr_conv attr_conv;
 	struct npu_attr_matmul attr_matmul;
@@ -65,5 +67,5 @@ struct test_uapi_layout {
 	struct npu_op_desc op_desc;	/* last: its tensors[] is flexible */
 };
 
-SIZE_IS(struct test_uapi_layout, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16 +
+SIZE_IS(struct test_uapi_layout, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16 + 64 +
 	144 + 48 + 32 + 40 + 24 + 24 + 48 + 72 + 128 + 144);

@@ -3,8 +3,10 @@
  * acl-bench: costs of the libascendcl runtime on the emulated card, each
  * next to a reference measured in the same run:
  *
- *   call cost   aclrtMemcpyAsync (64 B, pinned) and aclrtRecordEvent
- *               vs a null system call (getppid)
+ *   null ioctl  DRM_IOCTL_NPU_GET_PARAM vs a null system call (getppid)
+ *   call cost   DRM_IOCTL_NPU_SUBMIT of one NOP, aclrtMemcpyAsync (64 B,
+ *               pinned), aclrtRecordEvent and aclrtLaunchCallback vs the
+ *               null ioctl: what submitting costs beyond entering the driver
  *   query       aclrtQueryEventStatus vs a plain memory load
  *   round trip  record + synchronize on an idle stream vs an eventfd
  *               ping-pong between two threads
@@ -15,20 +17,25 @@
  * (above 1: faster or more throughput), whichever way the figure counts.
  * Prints a table, then the same figures as JSON (last line).
  * Run: make bench, or
- * tools/vm-run --mem 2048 --devmem 1024 -- build/tools/acl-bench [--quick]
+ * tools/vm-run --mem 2048 --devmem 1024 -- build/tools/acl-bench [--quick] [--calls]
+ * (--calls: the call costs, the query and the round trip only).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "acl/acl.h"
+#include "npu_accel.h"
 
 #define CHECK(call)								\
 	do {									\
@@ -42,6 +49,7 @@
 	} while (0)
 
 static bool quick;
+static bool calls_only;
 
 static double now_s(void)
 {
@@ -92,6 +100,82 @@ static double null_syscall_ns(void)
 	return (now_s() - t0) * 1e9 / n;
 }
 
+/*
+ * The driver directly, on a file of its own: the first accel node that
+ * answers GET_PARAM is an npu card.
+ */
+static int card_open(void)
+{
+	struct drm_npu_get_param p = { .param = DRM_NPU_PARAM_VERSION };
+	char path[32];
+
+	for (int i = 0; i < 64; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/accel/accel%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!ioctl(fd, DRM_IOCTL_NPU_GET_PARAM, &p))
+			return fd;
+		close(fd);
+	}
+	fprintf(stderr, "acl-bench: no npu accel node\n");
+	exit(1);
+}
+
+static void card_ioctl(int fd, unsigned long req, void *arg, const char *what)
+{
+	while (ioctl(fd, req, arg)) {
+		if (errno == EINTR || errno == EAGAIN)
+			continue;
+		fprintf(stderr, "acl-bench: %s: %s\n", what, strerror(errno));
+		exit(1);
+	}
+}
+
+static double get_param_ns(int fd)
+{
+	struct drm_npu_get_param p = { .param = DRM_NPU_PARAM_NUM_RINGS };
+	int n = quick ? 20000 : 200000;
+	double t0 = now_s();
+
+	for (int i = 0; i < n; i++)
+		card_ioctl(fd, DRM_IOCTL_NPU_GET_PARAM, &p, "GET_PARAM");
+	return (now_s() - t0) * 1e9 / n;
+}
+
+/* One NOP per SUBMIT, in batches the ring takes without waiting. */
+static double submit_nop_ns(int fd)
+{
+	struct drm_npu_stream_create sc = { 0 };
+	struct drm_npu_stream_destroy sd = { 0 };
+	struct drm_npu_cmd nop = { .op = DRM_NPU_OP_NOP };
+	int batches = quick ? 10 : 60, per = 200;
+	double total = 0;
+
+	card_ioctl(fd, DRM_IOCTL_NPU_STREAM_CREATE, &sc, "STREAM_CREATE");
+	for (int b = 0; b < batches; b++) {
+		struct drm_npu_submit s = { 0 };
+		struct drm_npu_wait w = { .slot = sc.slot, .timeout_ns = DRM_NPU_WAIT_FOREVER };
+		double t0 = now_s();
+
+		for (int i = 0; i < per; i++) {
+			s = (struct drm_npu_submit) {
+				.stream = sc.id, .cmds = (uintptr_t)&nop, .count = 1,
+				.cmd_size = sizeof(nop),
+			};
+			card_ioctl(fd, DRM_IOCTL_NPU_SUBMIT, &s, "SUBMIT");
+		}
+		total += now_s() - t0;
+		w.value = s.seqno;
+		card_ioctl(fd, DRM_IOCTL_NPU_WAIT, &w, "WAIT");
+	}
+	sd.id = sc.id;
+	card_ioctl(fd, DRM_IOCTL_NPU_STREAM_DESTROY, &sd, "STREAM_DESTROY");
+	return total * 1e9 / (batches * per);
+}
+
 /* Average cost of one call, in batches the ring can take without waiting. */
 static double memcpy_async_ns(aclrtStream s, void *d, void *h)
 {
@@ -122,6 +206,49 @@ static double record_ns(aclrtStream s, aclrtEvent e)
 		total += now_s() - t0;
 		CHECK(aclrtSynchronizeStream(s));
 	}
+	return total * 1e9 / (batches * per);
+}
+
+static void noop_callback(void *arg)
+{
+	(void)arg;
+}
+
+static volatile bool reports_stop;
+
+static void *report_thread(void *arg)
+{
+	(void)arg;
+	while (!reports_stop)
+		aclrtProcessReport(100);
+	return NULL;
+}
+
+/* aclrtLaunchCallback (not blocking), served by a subscribed thread. */
+static double launch_callback_ns(aclrtContext ctx, aclrtStream s)
+{
+	int batches = quick ? 10 : 60, per = 200;
+	double total = 0;
+	pthread_t th;
+
+	CHECK(aclrtSetCurrentContext(ctx));
+	reports_stop = false;
+	if (pthread_create(&th, NULL, report_thread, NULL)) {
+		fprintf(stderr, "acl-bench: cannot start the report thread\n");
+		exit(1);
+	}
+	CHECK(aclrtSubscribeReport((uint64_t)th, s));
+	for (int b = 0; b < batches; b++) {
+		double t0 = now_s();
+
+		for (int i = 0; i < per; i++)
+			CHECK(aclrtLaunchCallback(noop_callback, NULL, ACL_CALLBACK_NO_BLOCK, s));
+		total += now_s() - t0;
+		CHECK(aclrtSynchronizeStream(s));
+	}
+	reports_stop = true;
+	pthread_join(th, NULL);
+	CHECK(aclrtUnSubscribeReport((uint64_t)th, s));
 	return total * 1e9 / (batches * per);
 }
 
@@ -283,6 +410,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			quick = true;
+		else if (!strcmp(argv[i], "--calls"))
+			calls_only = true;
 		else if (!strcmp(argv[i], "--max-mib") && i + 1 < argc)
 			max = (size_t)atoi(argv[++i]) << 20;
 	}
@@ -302,15 +431,25 @@ int main(int argc, char **argv)
 	CHECK(aclrtMalloc(&small_d, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
 	CHECK(aclrtMallocHost(&small_h, 4096));
 	{
-		double sys = null_syscall_ns();
+		int fd = card_open();
+		double ioc = get_param_ns(fd);
+		aclrtContext ctx;
 
-		add("aclrtMemcpyAsync 64 B (call)", memcpy_async_ns(s, small_d, small_h), "ns", sys,
-		    "getppid syscall", false);
-		add("aclrtRecordEvent (call)", record_ns(s, e), "ns", sys, "getppid syscall", false);
+		add("GET_PARAM ioctl (null)", ioc, "ns", null_syscall_ns(), "getppid syscall", false);
+		add("SUBMIT of 1 NOP (ioctl)", submit_nop_ns(fd), "ns", ioc, "GET_PARAM ioctl", false);
+		close(fd);
+		add("aclrtMemcpyAsync 64 B (call)", memcpy_async_ns(s, small_d, small_h), "ns", ioc,
+		    "GET_PARAM ioctl", false);
+		add("aclrtRecordEvent (call)", record_ns(s, e), "ns", ioc, "GET_PARAM ioctl", false);
+		CHECK(aclrtGetCurrentContext(&ctx));
+		add("aclrtLaunchCallback (call)", launch_callback_ns(ctx, s), "ns", ioc,
+		    "GET_PARAM ioctl", false);
 		add("aclrtQueryEventStatus", query_ns(e), "ns", load_ns(), "memory load", false);
 		add("record+sync round trip", roundtrip_us(s, e), "us", eventfd_us(),
 		    "eventfd ping-pong", false);
 	}
+	if (calls_only)
+		goto out;
 
 	CHECK(aclrtMallocHost(&hA, max));
 	CHECK(aclrtMallocHost(&hB, max));
@@ -369,6 +508,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 16; i++)
 			CHECK(aclrtFree(bufs[i]));
 	}
+out:
 	CHECK(aclrtDestroyEvent(e));
 	CHECK(aclrtDestroyStream(s));
 	CHECK(aclrtResetDevice(0));

@@ -17,7 +17,13 @@
 
 #include "acl_internal.h"
 
-#define SPIN_NS 20000	/* busy-wait this long before sleeping in the kernel */
+/*
+ * A wait spins on the mapped fence slot this long before it sleeps in the
+ * kernel (DRM_IOCTL_NPU_WAIT, which asks the card for an interrupt): about
+ * what a sleep and its wake-up cost, so a wait for work that is nearly
+ * done takes no system call, and one for long work wastes at most that.
+ */
+#define SPIN_NS 50000
 #define WAIT_SLICE_NS 250000000LL	/* longest single sleep in the kernel */
 
 static inline void cpu_relax(void)

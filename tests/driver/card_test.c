@@ -129,7 +129,7 @@ TEST_F(card, identity_matches_registers)
 		if (!self->devs[i].bound)
 			continue;
 		ASSERT_EQ(0, test_pci_attr(bdf, "npu/version", buf, sizeof(buf)));
-		EXPECT_STREQ("2.0", buf);	/* interface 2.0: the card computes */
+		EXPECT_STREQ("2.1", buf);	/* 2.0: the card computes; .1: shadows */
 		rings = test_card_attr(bdf, "num_rings");
 		engines = test_card_attr(bdf, "num_copy_engines");
 		vectors = test_card_attr(bdf, "num_vectors");

@@ -42,6 +42,7 @@ void client_default_opts(struct client_opts *o)
 		.copy_engines = 2,
 		.compute_engines = 2,
 		.serial = 0x5e41a1,
+		.fetch_poll_us = -1,
 	};
 }
 
@@ -94,8 +95,8 @@ static int make_guest_ram(struct client *c)
 static void spawn_model(struct client *c, pid_t parent)
 {
 	char ram[32], low[32], bar[32], rings[16], vecs[16], eng[16], ser[32];
-	char ops[16];
-	const char *argv[26];
+	char ops[16], poll_us[16];
+	const char *argv[30];
 	int n = 0;
 
 	snprintf(ram, sizeof(ram), "%llu", (unsigned long long)c->opts.ram_size);
@@ -118,6 +119,12 @@ static void spawn_model(struct client *c, pid_t parent)
 	argv[n++] = "--copy-engines";	argv[n++] = eng;
 	argv[n++] = "--compute-engines"; argv[n++] = ops;
 	argv[n++] = "--serial";		argv[n++] = ser;
+	if (c->opts.fetch_poll_us >= 0) {
+		snprintf(poll_us, sizeof(poll_us), "%d", c->opts.fetch_poll_us);
+		argv[n++] = "--fetch-poll-us";	argv[n++] = poll_us;
+	}
+	if (c->opts.fenced_guest)
+		argv[n++] = "--fenced-guest";
 	if (getenv("NPU_MODEL_VERBOSE"))
 		argv[n++] = "--verbose";
 	argv[n] = NULL;
@@ -546,18 +553,43 @@ bool client_ring_wait_status(struct client *c, unsigned int ring,
 				 timeout_ms);
 }
 
+uint64_t client_shadows_enable(struct client *c)
+{
+	uint64_t base = client_host_alloc(c, c->opts.rings *
+					  sizeof(struct npu_ring_shadow), 64);
+
+	memset(client_gpa_ptr(c, base), 0,
+	       c->opts.rings * sizeof(struct npu_ring_shadow));
+	client_reg_wr64(c, NPU_SHADOW_BASE, base);
+	return base;
+}
+
+struct npu_ring_shadow *client_shadow(struct client *c, uint64_t base,
+				      unsigned int ring)
+{
+	return (struct npu_ring_shadow *)client_gpa_ptr(c, base +
+		ring * sizeof(struct npu_ring_shadow));
+}
+
 bool client_ring_setup(struct client *c, struct client_ring *r,
 		       unsigned int idx, uint32_t size, uint32_t vector)
 {
+	uint64_t shadows = client_reg_rd64(c, NPU_SHADOW_BASE);
+
 	r->idx = idx;
 	r->size = size;
 	r->vector = vector;
 	r->tail = 0;
+	r->doorbells = 0;
+	r->quiet = 0;
 	r->base = client_host_alloc(c, (uint64_t)size * sizeof(struct npu_cmd),
 				    64);
+	r->shadow = shadows ? client_shadow(c, shadows, idx) : NULL;
 
 	if (!client_ctrl_ring_reset(c, idx))
 		return false;
+	if (r->shadow)
+		memset(r->shadow, 0, sizeof(*r->shadow));
 	client_ring_wr64(c, idx, NPU_RING_BASE, r->base);
 	client_ring_wr32(c, idx, NPU_RING_SIZE, size);
 	client_ring_wr32(c, idx, NPU_RING_VECTOR, vector);
@@ -577,11 +609,39 @@ void client_ring_push(struct client *c, struct client_ring *r,
 	r->tail++;
 }
 
+bool client_ring_fetching(struct client_ring *r)
+{
+	return __atomic_load_n(&r->shadow->fetching, __ATOMIC_ACQUIRE) != 0;
+}
+
+static void ring_submit(struct client *c, struct client_ring *r, bool fence)
+{
+	if (!r->shadow) {
+		/* release: the commands are in memory before the card sees TAIL */
+		client_ring_wr32(c, r->idx, NPU_RING_TAIL, r->tail);
+		client_doorbell(c, r->vector);
+		return;
+	}
+	__atomic_store_n(&r->shadow->tail, htole32(r->tail), __ATOMIC_RELEASE);
+	/* the driver's mb(): the card's last look, or our doorbell */
+	if (fence)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (client_ring_fetching(r)) {
+		r->quiet++;
+	} else {
+		r->doorbells++;
+		client_doorbell(c, r->vector);
+	}
+}
+
 void client_ring_submit(struct client *c, struct client_ring *r)
 {
-	/* release: the commands are in memory before the card sees TAIL */
-	client_ring_wr32(c, r->idx, NPU_RING_TAIL, r->tail);
-	client_doorbell(c, r->vector);
+	ring_submit(c, r, true);
+}
+
+void client_ring_submit_unfenced(struct client *c, struct client_ring *r)
+{
+	ring_submit(c, r, false);
 }
 
 bool client_ring_wait_head(struct client *c, struct client_ring *r,

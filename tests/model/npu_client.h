@@ -31,6 +31,8 @@ struct client_opts {
 	uint32_t copy_engines;
 	uint32_t compute_engines;
 	uint64_t serial;
+	int fetch_poll_us;	/* --fetch-poll-us, unless negative */
+	bool fenced_guest;	/* --fenced-guest: no second looks */
 	bool stale_socket;	/* leave a dead socket where the model listens */
 };
 
@@ -112,7 +114,18 @@ struct client_ring {
 	uint32_t size;
 	uint32_t vector;
 	uint32_t tail;
+	struct npu_ring_shadow *shadow;	/* latched at setup; NULL: none */
+	uint64_t doorbells;		/* submissions that rang */
+	uint64_t quiet;			/* submissions the card fetched unbidden */
 };
+
+/*
+ * Give the card a shadow array (SHADOW_BASE) that rings set up afterwards
+ * latch; returns its guest address.
+ */
+uint64_t client_shadows_enable(struct client *c);
+struct npu_ring_shadow *client_shadow(struct client *c, uint64_t base,
+				      unsigned int ring);
 
 /* Reset, configure and enable; true when STATUS shows IDLE. */
 bool client_ring_setup(struct client *c, struct client_ring *r,
@@ -120,8 +133,14 @@ bool client_ring_setup(struct client *c, struct client_ring *r,
 /* Write a command into the next slot (not yet visible to the card). */
 void client_ring_push(struct client *c, struct client_ring *r,
 		      const struct npu_cmd *cmd);
-/* Publish TAIL and ring the ring's vector. */
+/*
+ * Publish the tail and ring the ring's vector: always without a shadow;
+ * with one only if the card does not say it fetches, after a full barrier
+ * (client_ring_submit_unfenced(): without it, as a TCG guest's mb() is).
+ */
 void client_ring_submit(struct client *c, struct client_ring *r);
+void client_ring_submit_unfenced(struct client *c, struct client_ring *r);
+bool client_ring_fetching(struct client_ring *r);
 /* Push, submit and wait for HEAD to pass the command. */
 bool client_ring_run(struct client *c, struct client_ring *r,
 		     const struct npu_cmd *cmd, int timeout_ms);

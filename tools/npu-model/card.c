@@ -115,12 +115,17 @@ int emu_card_init(struct emu_card *card, const struct emu_config *cfg)
 	return 0;
 }
 
-/* Tick every HEARTBEAT_PERIOD_US, on an absolute schedule. */
+/*
+ * Tick every HEARTBEAT_PERIOD_US, on an absolute schedule; a live card
+ * also looks again at its rings (emu_ring_recheck()) unless the guest's
+ * barriers are real.
+ */
 static void *emu_heartbeat_main(void *arg)
 {
 	struct emu_card *card = arg;
 	uint64_t period = EMU_HEARTBEAT_US * 1000ULL;
 	uint64_t next = emu_monotonic_ns();
+	uint32_t i;
 
 	while (!__atomic_load_n(&card->quit, __ATOMIC_ACQUIRE)) {
 		struct timespec ts;
@@ -142,6 +147,9 @@ static void *emu_heartbeat_main(void *arg)
 			emu_compute_tick(card);
 		}
 		pthread_mutex_unlock(&card->heartbeat_lock);
+		for (i = 0; i < card->cfg.num_rings && !card->cfg.fenced_guest &&
+			    !emu_card_is_dead(card); i++)
+			emu_ring_recheck(&card->rings[i]);
 	}
 	return NULL;
 }
@@ -260,6 +268,7 @@ static void emu_card_global_reset(struct emu_card *card)
 	}
 	emu_card_set_dead(card, false);
 	emu_card_write_identity(card);
+	emu_reg_write64(card, NPU_SHADOW_BASE, 0);
 	emu_reg_write32(card, NPU_GLB_ERROR, 0);
 	emu_reg_write32(card, NPU_INJ_CTRL, 0);
 	emu_reg_write32(card, NPU_GLB_CTRL, emu_reg_read32(card, NPU_GLB_CTRL) &

@@ -5,12 +5,17 @@
  *   npu-model --socket PATH --guest-ram FILE --ram-size BYTES [--lowmem BYTES]
  *             [--bar-size BYTES] [--rings N] [--vectors N]
  *             [--copy-engines N] [--compute-engines N] [--serial N]
- *             [--verbose]
+ *             [--fetch-poll-us N] [--fenced-guest] [--verbose]
  *   npu-model [--vectors N] --print-vectors
  *
  * The model serves exactly one QEMU and exits (status 0) when it goes away
  * or on SIGTERM/SIGINT.  --print-vectors prints the card's number of MSI-X
  * vectors and exits: QEMU's ivshmem device must be given as many.
+ * --fetch-poll-us sets how long a ring with a shadow watches its tail
+ * after its last command (0: it sleeps at once, as the race tests want).
+ * --fenced-guest says that the guest's barriers are real (KVM, a native
+ * test client), so the heartbeat need not look again for stores that a
+ * barrier-less guest left in the host's store buffer (emu_ring_recheck).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -68,12 +73,13 @@ static void usage(FILE *f)
 		"usage: npu-model --socket PATH --guest-ram FILE --ram-size BYTES\n"
 		"                 [--lowmem BYTES] [--bar-size BYTES] [--rings N]\n"
 		"                 [--vectors N] [--copy-engines N]\n"
-		"                 [--compute-engines N] [--serial N] [--verbose]\n"
+		"                 [--compute-engines N] [--serial N]\n"
+		"                 [--fetch-poll-us N] [--fenced-guest] [--verbose]\n"
 		"       npu-model [--vectors N] --print-vectors\n"
 		"sizes take a K, M or G suffix; defaults: --bar-size 256M,\n"
 		"--rings 64, --vectors %u, --copy-engines 4, --compute-engines 2,\n"
-		"--lowmem min(ram, 2G)\n",
-		NPU_DEFAULT_NUM_VECTORS);
+		"--lowmem min(ram, 2G), --fetch-poll-us %u\n",
+		NPU_DEFAULT_NUM_VECTORS, EMU_FETCH_POLL_US);
 }
 
 /* "64M" and friends; false on garbage or overflow. */
@@ -115,6 +121,7 @@ enum {
 	OPT_SOCKET = 256, OPT_GUEST_RAM, OPT_RAM_SIZE, OPT_LOWMEM, OPT_BAR_SIZE,
 	OPT_RINGS, OPT_VECTORS, OPT_COPY_ENGINES, OPT_COMPUTE_ENGINES,
 	OPT_SERIAL, OPT_VERBOSE, OPT_HELP, OPT_PRINT_VECTORS,
+	OPT_FETCH_POLL_US, OPT_FENCED_GUEST,
 };
 
 static const struct option options[] = {
@@ -131,6 +138,8 @@ static const struct option options[] = {
 	{ "verbose",	  no_argument,	     NULL, OPT_VERBOSE },
 	{ "help",	  no_argument,	     NULL, OPT_HELP },
 	{ "print-vectors", no_argument,	     NULL, OPT_PRINT_VECTORS },
+	{ "fetch-poll-us", required_argument, NULL, OPT_FETCH_POLL_US },
+	{ "fenced-guest", no_argument,	     NULL, OPT_FENCED_GUEST },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -161,8 +170,13 @@ static bool parse_option(struct emu_config *cfg, int opt, const char *arg)
 				 &cfg->num_compute_engines);
 	case OPT_SERIAL:
 		return parse_size(arg, &cfg->serial);
+	case OPT_FETCH_POLL_US:
+		return parse_u32(arg, 0, EMU_FETCH_POLL_MAX_US, &cfg->fetch_poll_us);
 	case OPT_VERBOSE:
 		cfg->verbose = true;
+		return true;
+	case OPT_FENCED_GUEST:
+		cfg->fenced_guest = true;
 		return true;
 	}
 	return false;
@@ -203,6 +217,7 @@ static int parse_args(int argc, char **argv, struct emu_config *cfg)
 		/* each gets the host's CPUs / 2 OpenMP threads (compute.c) */
 		.num_compute_engines = 2,
 		.serial = 1,
+		.fetch_poll_us = EMU_FETCH_POLL_US,
 	};
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		if (opt == OPT_HELP) {

@@ -39,6 +39,20 @@
 #define EMU_MAX_RING_ENTRIES 65536
 #define EMU_HEARTBEAT_US	1000
 #define EMU_WAIT_POLL_NS	100000	/* a WAIT re-checks this often */
+/*
+ * A ring with a shadow keeps reading its tail for --fetch-poll-us after its
+ * last command before it sleeps until a doorbell, and only EMU_MAX_POLLERS
+ * rings of the card do so at once: the host's CPUs are shared with the
+ * guest, so the cost of watching is bounded.
+ */
+#define EMU_FETCH_POLL_US	100
+#define EMU_FETCH_POLL_MAX_US	1000000
+#define EMU_MAX_POLLERS		1
+/*
+ * IRQ_IF words a ring found clear, remembered (distinct ones) until the
+ * heartbeat after next looks at them again; see emu_ring_recheck().
+ */
+#define EMU_RECHECK_WORDS	8
 #define EMU_DMA_CHUNK	(1 * MiB) /* one copy-engine grant */
 #define EMU_HIGHMEM_BASE	(4 * GiB) /* guest RAM above lowmem lives here */
 
@@ -53,6 +67,8 @@ struct emu_config {
 	uint32_t num_copy_engines;
 	uint32_t num_compute_engines;
 	uint64_t serial;
+	uint32_t fetch_poll_us;
+	bool fenced_guest;
 	bool verbose;
 };
 
@@ -92,6 +108,7 @@ struct emu_ring {
 	uint32_t size;
 	uint32_t vector;
 	uint32_t priority;
+	struct npu_ring_shadow *shadow;	/* in guest RAM; NULL: TAIL register */
 
 	/*
 	 * Card-owned counters, mirrored into the registers.  The ring
@@ -109,6 +126,12 @@ struct emu_ring {
 	 */
 	uint64_t compute_ns;
 	uint64_t compute_since;
+
+	/* IRQ_IF words found clear: since the last heartbeat, and before */
+	uint64_t clear_words[EMU_RECHECK_WORDS];
+	uint32_t nclear;
+	uint64_t older_words[EMU_RECHECK_WORDS];
+	uint32_t nolder;
 
 	/* armed faults */
 	bool hang;
@@ -150,6 +173,7 @@ struct emu_card {
 	bool dead;		/* STOP_HEARTBEAT fired; atomic */
 	bool quit;		/* shutting down; atomic */
 	uint64_t fence_seq;	/* bumped by every FENCE; atomic */
+	uint32_t pollers;	/* rings watching their shadow tail; atomic */
 	pthread_t heartbeat_thread;
 	bool heartbeat_started;
 	uint32_t rings_started;
@@ -282,6 +306,7 @@ void emu_ring_poke(struct emu_ring *r);
 void emu_ring_inject(struct emu_ring *r, uint32_t kind, uint32_t arg);
 bool emu_ring_reset_stuck(struct emu_ring *r);
 void emu_ring_raise_irq(struct emu_ring *r);
+void emu_ring_recheck(struct emu_ring *r);
 
 /* dma.c */
 struct emu_dma_seg {

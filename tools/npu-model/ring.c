@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,8 +40,8 @@ static const struct emu_op_desc op_table[] = {
 			       F_DST | F_SRC | F_SIZE },
 	[NPU_OP_FILL]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST | NPU_CMD_DST_SGL,
 			       F_ARG | F_DST | F_SIZE },
-	[NPU_OP_FENCE]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST | NPU_CMD_FENCE_TIME,
-			       F_DST | F_VALUE },
+	[NPU_OP_FENCE]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST | NPU_CMD_FENCE_TIME |
+			       NPU_CMD_IRQ_IF, F_DST | F_VALUE },
 	[NPU_OP_WAIT]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST,
 			       F_ARG | F_DST | F_VALUE },
 	[NPU_OP_TIMESTAMP] = { NPU_CMD_IRQ | NPU_CMD_DST_HOST, F_DST },
@@ -277,6 +278,7 @@ static void emu_ring_fetch(struct emu_ring *r, struct emu_cmd *c)
 static int emu_cmd_check_fields(const struct emu_cmd *c)
 {
 	const struct emu_op_desc *op;
+	uint8_t fields;
 
 	if (c->opcode >= ARRAY_SIZE(op_table))
 		return NPU_ERR_OPCODE;
@@ -284,11 +286,13 @@ static int emu_cmd_check_fields(const struct emu_cmd *c)
 
 	if (c->flags & ~op->flags)
 		return NPU_ERR_RESERVED;
-	if ((c->arg && !(op->fields & F_ARG)) ||
-	    (c->dst && !(op->fields & F_DST)) ||
-	    (c->src && !(op->fields & F_SRC)) ||
-	    (c->size && !(op->fields & F_SIZE)) ||
-	    (c->value && !(op->fields & F_VALUE)))
+	/* a FENCE's src is the word that asks for its interrupt */
+	fields = op->fields | (c->flags & NPU_CMD_IRQ_IF ? F_SRC : 0);
+	if ((c->arg && !(fields & F_ARG)) ||
+	    (c->dst && !(fields & F_DST)) ||
+	    (c->src && !(fields & F_SRC)) ||
+	    (c->size && !(fields & F_SIZE)) ||
+	    (c->value && !(fields & F_VALUE)))
 		return NPU_ERR_RESERVED;
 	if ((c->src_sg_count && !(c->flags & NPU_CMD_SRC_SGL)) ||
 	    (c->dst_sg_count && !(c->flags & NPU_CMD_DST_SGL)))
@@ -370,6 +374,18 @@ static uint64_t word_load(uint64_t *word)
 	return le64toh(__atomic_load_n(word, __ATOMIC_ACQUIRE));
 }
 
+/* The host u32 whose value says whether an IRQ_IF command interrupts. */
+static int emu_irq_if_check(struct emu_card *card, const struct emu_cmd *c)
+{
+	if (!(c->flags & NPU_CMD_IRQ_IF))
+		return NPU_ERR_NONE;
+	if (c->src & 3)
+		return NPU_ERR_ALIGN;
+	if (!emu_dma_host_ok(card, c->src, sizeof(uint32_t)))
+		return NPU_ERR_HOST_ADDR;
+	return NPU_ERR_NONE;
+}
+
 static int emu_exec_fence(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
 	struct emu_card *card = ctx->r->card;
@@ -377,6 +393,9 @@ static int emu_exec_fence(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	uint64_t *word;
 	int err;
 
+	err = emu_irq_if_check(card, c);
+	if (err)
+		return err;
 	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST,
 			   with_time ? 16 : 8, &word);
 	if (err)
@@ -523,8 +542,53 @@ static void emu_ring_fail(struct emu_ring_ctx *ctx, int err)
 }
 
 /*
- * OPS_DONE and CMDS_DONE, then HEAD: its release store publishes the
- * command's writes.  BYTES_DONE has advanced chunk by chunk already.
+ * Keeps a clear IRQ_IF word for emu_ring_recheck(); false when there is no
+ * room for it, and the caller interrupts at once instead.
+ */
+static bool emu_ring_note_clear_word(struct emu_ring *r, uint64_t gpa)
+{
+	bool kept = false;
+	uint32_t i;
+
+	pthread_mutex_lock(&r->lock);
+	for (i = 0; i < r->nclear && !kept; i++)
+		kept = r->clear_words[i] == gpa;
+	if (!kept && r->nclear < EMU_RECHECK_WORDS) {
+		r->clear_words[r->nclear++] = gpa;
+		kept = true;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return kept;
+}
+
+static uint32_t emu_irq_word(struct emu_card *card, uint64_t gpa)
+{
+	return __atomic_load_n((uint32_t *)emu_dma_host_ptr(card, gpa),
+			       __ATOMIC_RELAXED);
+}
+
+/*
+ * An IRQ_IF command interrupts if its word is non-zero once its writes are
+ * out.  The full fence pairs with the driver's between setting the word and
+ * looking at what the command writes (docs/hardware.md): either the driver
+ * sees the writes, or we see the word.
+ */
+static bool emu_irq_wanted(struct emu_ring *r, const struct emu_cmd *c)
+{
+	if (c->flags & NPU_CMD_IRQ)
+		return true;
+	if (!(c->flags & NPU_CMD_IRQ_IF))
+		return false;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (emu_irq_word(r->card, c->src))
+		return true;
+	return !emu_ring_note_clear_word(r, c->src);
+}
+
+/*
+ * OPS_DONE and CMDS_DONE, then HEAD (and the shadow's copy): its release
+ * store publishes the command's writes.  BYTES_DONE has advanced chunk by
+ * chunk already.
  */
 static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
 {
@@ -536,7 +600,10 @@ static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
 	emu_ring_write64(r, NPU_RING_CMDS_DONE, r->cmds_done);
 	r->head++;
 	emu_ring_write32(r, NPU_RING_HEAD, r->head);
-	if (c->flags & NPU_CMD_IRQ)
+	if (r->shadow)
+		__atomic_store_n(&r->shadow->head, htole32(r->head),
+				 __ATOMIC_RELEASE);
+	if (emu_irq_wanted(r, c))
 		emu_ring_raise_irq(r);
 }
 
@@ -565,17 +632,106 @@ static bool emu_ring_step(struct emu_ring_ctx *ctx)
 	return true;
 }
 
-/* Execute until the ring is empty, stopped, hung-and-reset or reset. */
+/*
+ * The driver's tail: the shadow's when the ring has one, else TAIL.  The
+ * acquire load makes the commands up to it visible.
+ */
+static uint32_t emu_ring_tail(struct emu_ring *r)
+{
+	if (r->shadow)
+		return le32toh(__atomic_load_n(&r->shadow->tail,
+					       __ATOMIC_ACQUIRE));
+	return emu_ring_read32(r, NPU_RING_TAIL);
+}
+
+static void emu_ring_set_fetching(struct emu_ring *r, bool fetching)
+{
+	__atomic_store_n(&r->shadow->fetching, htole32(fetching),
+			 __ATOMIC_RELEASE);
+}
+
+/* One of the card's EMU_MAX_POLLERS turns at watching a tail. */
+static bool emu_card_poller_get(struct emu_card *card)
+{
+	uint32_t n = __atomic_load_n(&card->pollers, __ATOMIC_RELAXED);
+
+	do {
+		if (n >= EMU_MAX_POLLERS)
+			return false;
+	} while (!__atomic_compare_exchange_n(&card->pollers, &n, n + 1, false,
+					      __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void emu_card_poller_put(struct emu_card *card)
+{
+	__atomic_sub_fetch(&card->pollers, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A ring with a shadow that ran out of commands watches its tail for
+ * --fetch-poll-us, yielding the CPU between looks; true when new commands
+ * came.  A reset, a hang or a dead card ends the watch.
+ */
+static bool emu_ring_poll_tail(struct emu_ring_ctx *ctx)
+{
+	struct emu_ring *r = ctx->r;
+	uint64_t window = r->card->cfg.fetch_poll_us * 1000ULL;
+	uint64_t end = emu_monotonic_ns() + window;
+	bool found = false;
+
+	if (!r->shadow || !window || !emu_card_poller_get(r->card))
+		return false;
+	while (emu_ring_may_go_on(ctx)) {
+		if (emu_ring_tail(r) != r->head) {
+			found = true;
+			break;
+		}
+		if (emu_monotonic_ns() >= end)
+			break;
+		sched_yield();
+	}
+	emu_card_poller_put(r->card);
+	return found;
+}
+
+/*
+ * Before sleeping until a doorbell, say so in the shadow, then look at the
+ * tail once more.  The full fence pairs with the driver's between writing
+ * the tail and reading fetching (docs/hardware.md): either the driver sees
+ * fetching clear and rings, or we see its tail here.  False when there is
+ * work after all.
+ */
+static bool emu_ring_may_sleep(struct emu_ring *r)
+{
+	if (!r->shadow)
+		return true;
+	emu_ring_set_fetching(r, false);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (emu_ring_tail(r) == r->head)
+		return true;
+	emu_ring_set_fetching(r, true);
+	return false;
+}
+
+/*
+ * Execute until the ring is empty (and, with a shadow, stays so while it
+ * watches the tail), stopped, hung-and-reset or reset.
+ */
 static void emu_ring_run(struct emu_ring_ctx *ctx)
 {
 	struct emu_ring *r = ctx->r;
 
+	if (r->shadow)
+		emu_ring_set_fetching(r, true);
 	for (;;) {
 		if (!emu_ring_checkpoint(ctx))
 			return;
-		/* acquire: the commands up to TAIL are in memory */
-		if (emu_ring_read32(r, NPU_RING_TAIL) == r->head) {
+		if (emu_ring_tail(r) == r->head) {
 			emu_ring_set_status(r, NPU_RING_IDLE);
+			if (emu_ring_poll_tail(ctx) || !emu_ring_may_sleep(r))
+				continue;
 			return;
 		}
 		emu_ring_set_status(r, NPU_RING_RUNNING);
@@ -691,6 +847,8 @@ void emu_ring_reset(struct emu_ring *r)
 	r->kick = false;
 	r->hang = false;
 	r->op_hung = false;
+	r->nclear = 0;
+	r->nolder = 0;
 	pthread_cond_broadcast(&r->wake);
 	pthread_mutex_unlock(&r->lock);
 	/* outside the ring's lock: engine waiters take it under a pool's lock */
@@ -704,6 +862,8 @@ void emu_ring_reset(struct emu_ring *r)
 	r->cmds_done = 0;
 	r->bytes_done = 0;
 	r->ops_done = 0;
+	/* the shadow is the driver's again: nothing of ours writes it now */
+	r->shadow = NULL;
 	emu_ring_write32(r, NPU_RING_HEAD, 0);
 	emu_ring_write32(r, NPU_RING_ERROR, NPU_ERR_NONE);
 	emu_ring_write32(r, NPU_RING_ERROR_INDEX, 0);
@@ -734,6 +894,26 @@ static bool emu_ring_config_ok(struct emu_ring *r, uint64_t base, uint32_t size,
 }
 
 /*
+ * The ring's entry of the shadow array at SHADOW_BASE: false if it is not
+ * host memory; *shadow stays NULL when there is no array.
+ */
+static bool emu_ring_shadow_ok(struct emu_ring *r,
+			       struct npu_ring_shadow **shadow)
+{
+	uint64_t base = emu_reg_read64(r->card, NPU_SHADOW_BASE);
+	uint64_t gpa = base + (uint64_t)r->idx * sizeof(**shadow);
+
+	*shadow = NULL;
+	if (!base)
+		return true;
+	if (base & 63 || gpa < base ||
+	    !emu_dma_host_ok(r->card, gpa, sizeof(**shadow)))
+		return false;
+	*shadow = (struct npu_ring_shadow *)emu_dma_host_ptr(r->card, gpa);
+	return true;
+}
+
+/*
  * RING_CTRL.ENABLE on a disabled ring: latch the configuration.  A bad one
  * stops the ring; being a control write, it is not signalled by interrupt.
  */
@@ -743,13 +923,15 @@ void emu_ring_enable(struct emu_ring *r)
 	uint32_t size = emu_ring_read32(r, NPU_RING_SIZE);
 	uint32_t vector = emu_ring_read32(r, NPU_RING_VECTOR);
 	uint32_t priority = emu_ring_read32(r, NPU_RING_PRIORITY);
+	struct npu_ring_shadow *shadow;
 
 	pthread_mutex_lock(&r->lock);
 	if (r->mode != EMU_RING_MODE_DISABLED)
 		goto out;
 
 	if (!emu_ring_config_ok(r, base, size, vector) ||
-	    priority > NPU_RING_PRIORITY_LOWEST) {
+	    priority > NPU_RING_PRIORITY_LOWEST ||
+	    !emu_ring_shadow_ok(r, &shadow)) {
 		emu_log("ring %u: bad config base %#llx size %u vector %u",
 			r->idx, (unsigned long long)base, size, vector);
 		r->mode = EMU_RING_MODE_STOPPED;
@@ -762,6 +944,12 @@ void emu_ring_enable(struct emu_ring *r)
 	r->size = size;
 	r->vector = vector;
 	r->priority = priority;
+	r->shadow = shadow;
+	if (shadow) {
+		__atomic_store_n(&shadow->head, htole32(r->head),
+				 __ATOMIC_RELEASE);
+		emu_ring_set_fetching(r, true);
+	}
 	r->mode = EMU_RING_MODE_ENABLED;
 	emu_ring_set_status(r, NPU_RING_IDLE);
 	/* commands written before ENABLE run without a doorbell */
@@ -782,6 +970,46 @@ void emu_ring_doorbell(struct emu_ring *r, uint32_t vector)
 		pthread_cond_broadcast(&r->wake);
 	}
 	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * Once per heartbeat, the card looks again at what it decided on while the
+ * guest's stores might not have reached memory yet.  QEMU's single-threaded
+ * TCG (tools/vm-run) gives the guest's mb() no host fence, so the host CPU
+ * may hold the driver's store of a tail or of an IRQ_IF word in its store
+ * buffer while the driver's next load reads the card's word: the
+ * store-to-load reordering docs/hardware.md's argument rules out.  A store
+ * buffer drains within a microsecond, so one heartbeat later the store is
+ * in memory.  A sleeping ring with commands past HEAD is woken as by a
+ * doorbell; an IRQ_IF word found clear at least one heartbeat ago that is
+ * now set interrupts, late but not lost.  Native drivers, whose barriers
+ * are real, never need either.
+ */
+void emu_ring_recheck(struct emu_ring *r)
+{
+	uint64_t words[EMU_RECHECK_WORDS];
+	uint32_t i, n;
+	bool enabled, irq = false;
+
+	pthread_mutex_lock(&r->lock);
+	n = r->nolder;
+	memcpy(words, r->older_words, n * sizeof(words[0]));
+	memcpy(r->older_words, r->clear_words, r->nclear * sizeof(words[0]));
+	r->nolder = r->nclear;
+	r->nclear = 0;
+	enabled = r->mode == EMU_RING_MODE_ENABLED;
+	if (enabled && r->shadow && !r->busy && !r->kick &&
+	    emu_ring_tail(r) != r->head) {
+		emu_log("ring %u: woken by the heartbeat", r->idx);
+		r->kick = true;
+		pthread_cond_broadcast(&r->wake);
+	}
+	pthread_mutex_unlock(&r->lock);
+
+	for (i = 0; i < n && enabled; i++)
+		irq |= emu_irq_word(r->card, words[i]) != 0;
+	if (irq)
+		emu_ring_raise_irq(r);
 }
 
 /* Some ring wrote a fence: a WAIT of ours may be satisfied now. */
