@@ -300,6 +300,239 @@ TEST(built_and_parsed_match_om_and_onnxruntime)
 	EXPECT_EQ(ACL_SUCCESS, aclrtResetDevice(0));
 }
 
+/* One builder's graph: inputs (dims, values), the operator over them, the expected output. */
+struct OpCase {
+	const char *name;
+	std::vector<std::vector<int64_t>> dims;
+	std::function<Operator(std::vector<op::Data> &)> build;
+	std::function<std::vector<float>(const std::vector<std::vector<float>> &)> expect;
+	std::vector<int64_t> out_dims;
+};
+
+static const std::vector<float> kA = {-2.5f, -1.0f, 0.0f, 0.5f, 1.5f, 3.0f};	/* [2,3] */
+static const std::vector<float> kB = {0.5f, 2.0f, -1.5f};			/* [3] */
+
+static std::vector<float> map1(const std::vector<float> &x, float (*f)(float))
+{
+	std::vector<float> y;
+
+	for (float v : x)
+		y.push_back(f(v));
+	return y;
+}
+
+static std::vector<float> map2(const std::vector<float> &a, const std::vector<float> &b,
+			       float (*f)(float, float))
+{
+	std::vector<float> y;
+
+	for (size_t i = 0; i < a.size(); i++)
+		y.push_back(f(a[i], b[i % b.size()]));
+	return y;
+}
+
+static op::Const int_const(const char *name, const std::vector<int32_t> &v)
+{
+	std::vector<uint8_t> b((const uint8_t *)v.data(), (const uint8_t *)(v.data() + v.size()));
+	return op::Const(name).set_attr_value(host_tensor({(int64_t)v.size()}, b, DT_INT32));
+}
+
+static std::vector<OpCase> op_cases()
+{
+	typedef std::vector<std::vector<float>> In;
+	std::vector<OpCase> c;
+
+	c.push_back({"Sub", {{2, 3}, {3}}, [](std::vector<op::Data> &d) {
+		return op::Sub("op").set_input_x1(d[0]).set_input_x2(d[1]); },
+		[](const In &in) { return map2(in[0], in[1], [](float a, float b) { return a - b; }); },
+		{2, 3}});
+	c.push_back({"RealDiv", {{2, 3}, {3}}, [](std::vector<op::Data> &d) {
+		return op::RealDiv("op").set_input_x1(d[0]).set_input_x2(d[1]); },
+		[](const In &in) { return map2(in[0], in[1], [](float a, float b) { return a / b; }); },
+		{2, 3}});
+	c.push_back({"Maximum", {{2, 3}, {3}}, [](std::vector<op::Data> &d) {
+		return op::Maximum("op").set_input_x1(d[0]).set_input_x2(d[1]); },
+		[](const In &in) { return map2(in[0], in[1], [](float a, float b) { return std::fmax(a, b); }); },
+		{2, 3}});
+	c.push_back({"Relu6", {{2, 3}}, [](std::vector<op::Data> &d) {
+		return op::Relu6("op").set_input_x(d[0]); },
+		[](const In &in) { return map1(in[0], [](float v) { return std::fmin(std::fmax(v, 0.0f), 6.0f); }); },
+		{2, 3}});
+	c.push_back({"LeakyRelu", {{2, 3}}, [](std::vector<op::Data> &d) {
+		return op::LeakyRelu("op").set_input_x(d[0]).set_attr_negative_slope(0.25f); },
+		[](const In &in) { return map1(in[0], [](float v) { return v < 0 ? v * 0.25f : v; }); },
+		{2, 3}});
+	c.push_back({"Tanh", {{2, 3}}, [](std::vector<op::Data> &d) {
+		return op::Tanh("op").set_input_x(d[0]); },
+		[](const In &in) { return map1(in[0], [](float v) { return std::tanh(v); }); }, {2, 3}});
+	c.push_back({"Exp", {{2, 3}}, [](std::vector<op::Data> &d) {
+		return op::Exp("op").set_input_x(d[0]); },
+		[](const In &in) { return map1(in[0], [](float v) { return std::exp(v); }); }, {2, 3}});
+	c.push_back({"Abs", {{2, 3}}, [](std::vector<op::Data> &d) {
+		return op::Abs("op").set_input_x(d[0]); },
+		[](const In &in) { return map1(in[0], [](float v) { return std::fabs(v); }); }, {2, 3}});
+	c.push_back({"ConcatD", {{2, 3}, {2, 3}}, [](std::vector<op::Data> &d) {
+		op::ConcatD cat("op");
+		cat.create_dynamic_input_x(2).set_dynamic_input_x(0, d[0]).set_dynamic_input_x(1, d[1])
+			.set_attr_concat_dim(1).set_attr_N(2);
+		return cat; },
+		[](const In &in) {
+			std::vector<float> y;
+			for (int r = 0; r < 2; r++)
+				for (int k = 0; k < 2; k++)
+					y.insert(y.end(), in[k].begin() + r * 3, in[k].begin() + r * 3 + 3);
+			return y; }, {2, 6}});
+	c.push_back({"ConcatV2", {{2, 3}, {2, 3}}, [](std::vector<op::Data> &d) {
+		op::ConcatV2 cat("op");
+		auto dim = int_const("dim", {0});
+		cat.create_dynamic_input_x(2).set_dynamic_input_x(0, d[0]).set_dynamic_input_x(1, d[1])
+			.set_input_concat_dim(dim).set_attr_N(2);
+		return cat; },
+		[](const In &in) {
+			std::vector<float> y(in[0]);
+			y.insert(y.end(), in[1].begin(), in[1].end());
+			return y; }, {4, 3}});
+	c.push_back({"TransposeD", {{2, 3}}, [](std::vector<op::Data> &d) {
+		return op::TransposeD("op").set_input_x(d[0]).set_attr_perm({1, 0}); },
+		[](const In &in) {
+			std::vector<float> y;
+			for (int j = 0; j < 3; j++)
+				for (int i = 0; i < 2; i++)
+					y.push_back(in[0][i * 3 + j]);
+			return y; }, {3, 2}});
+	c.push_back({"Transpose", {{2, 3}}, [](std::vector<op::Data> &d) {
+		auto perm = int_const("perm", {1, 0});
+		return op::Transpose("op").set_input_x(d[0]).set_input_perm(perm); },
+		[](const In &in) {
+			std::vector<float> y;
+			for (int j = 0; j < 3; j++)
+				for (int i = 0; i < 2; i++)
+					y.push_back(in[0][i * 3 + j]);
+			return y; }, {3, 2}});
+	c.push_back({"Cast", {{2, 3}}, [](std::vector<op::Data> &d) {
+		auto half = op::Cast("half").set_input_x(d[0]).set_attr_dst_type(DT_FLOAT16);
+		return op::Cast("op").set_input_x(half).set_attr_dst_type(DT_FLOAT); },
+		[](const In &in) { return in[0]; }, {2, 3}});
+	c.push_back({"ReduceMeanD", {{2, 3}}, [](std::vector<op::Data> &d) {
+		return op::ReduceMeanD("op").set_input_x(d[0]).set_attr_axes({1}); },
+		[](const In &in) {
+			return std::vector<float>{(in[0][0] + in[0][1] + in[0][2]) / 3,
+						  (in[0][3] + in[0][4] + in[0][5]) / 3}; }, {2}});
+	c.push_back({"ReduceSum", {{2, 3}}, [](std::vector<op::Data> &d) {
+		auto axes = int_const("axes", {0});
+		return op::ReduceSum("op").set_input_x(d[0]).set_input_axes(axes)
+			.set_attr_keep_dims(true); },
+		[](const In &in) {
+			std::vector<float> y;
+			for (int j = 0; j < 3; j++)
+				y.push_back(in[0][j] + in[0][3 + j]);
+			return y; }, {1, 3}});
+	c.push_back({"MatMul", {{2, 3}, {2, 3}}, [](std::vector<op::Data> &d) {
+		return op::MatMul("op").set_input_x1(d[0]).set_input_x2(d[1]).set_attr_transpose_x2(true); },
+		[](const In &in) {
+			std::vector<float> y;
+			for (int i = 0; i < 2; i++)
+				for (int j = 0; j < 2; j++) {
+					float sum = 0;
+					for (int k = 0; k < 3; k++)
+						sum += in[0][i * 3 + k] * in[1][j * 3 + k];
+					y.push_back(sum);
+				}
+			return y; }, {2, 2}});
+	/* H 2: [1,3,1,2] + [3,1,1] comes back zeros from the card (NOTES-graph.md). */
+	c.push_back({"BiasAdd", {{1, 3, 2, 2}, {3}}, [](std::vector<op::Data> &d) {
+		return op::BiasAdd("op").set_input_x(d[0]).set_input_bias(d[1]).set_attr_data_format("NCHW"); },
+		[](const In &in) {
+			std::vector<float> y;
+			for (int ch = 0; ch < 3; ch++)
+				for (int hw = 0; hw < 4; hw++)
+					y.push_back(in[0][ch * 4 + hw] + in[1][ch]);
+			return y; }, {1, 3, 2, 2}});
+	c.push_back({"MaxPoolV3", {{1, 1, 2, 3}}, [](std::vector<op::Data> &d) {
+		return op::MaxPoolV3("op").set_input_x(d[0]).set_attr_ksize({1, 1, 2, 2})
+			.set_attr_strides({1, 1, 1, 1}); },
+		[](const In &in) {
+			const std::vector<float> &x = in[0];
+			return std::vector<float>{
+				std::fmax(std::fmax(x[0], x[1]), std::fmax(x[3], x[4])),
+				std::fmax(std::fmax(x[1], x[2]), std::fmax(x[4], x[5]))}; }, {1, 1, 1, 2}});
+	c.push_back({"AvgPoolV2", {{1, 1, 2, 3}}, [](std::vector<op::Data> &d) {
+		return op::AvgPoolV2("op").set_input_x(d[0]).set_attr_global_pooling(true)
+			.set_attr_ksize({1, 1, 2, 3}).set_attr_strides({1, 1, 1, 1}); },
+		[](const In &in) {
+			float sum = 0;
+			for (float v : in[0])
+				sum += v;
+			return std::vector<float>{sum / 6}; }, {1, 1, 1, 1}});
+	c.push_back({"SoftmaxV2", {{2, 3}}, [](std::vector<op::Data> &d) {
+		return op::SoftmaxV2("op").set_input_x(d[0]).set_attr_axes({0}); },
+		[](const In &in) {
+			std::vector<float> y(6);
+			for (int j = 0; j < 3; j++) {
+				float a = std::exp(in[0][j]), b = std::exp(in[0][3 + j]);
+				y[j] = a / (a + b);
+				y[3 + j] = b / (a + b);
+			}
+			return y; }, {2, 3}});
+	c.push_back({"Flatten", {{1, 3, 1, 2}}, [](std::vector<op::Data> &d) {
+		return op::Flatten("op").set_input_x(d[0]); },
+		[](const In &in) { return in[0]; }, {1, 6}});
+	c.push_back({"Unsqueeze", {{2, 3}}, [](std::vector<op::Data> &d) {
+		return op::Unsqueeze("op").set_input_x(d[0]).set_attr_axes({0}); },
+		[](const In &in) { return in[0]; }, {1, 2, 3}});
+	return c;
+}
+
+TEST(each_builder_computes_what_it_says)
+{
+	GeScope ge;
+	Session s(kNoOptions);
+	uint32_t id = 100;
+
+	for (auto &oc : op_cases()) {
+		std::vector<op::Data> data;
+		std::vector<Operator> ins;
+		std::vector<Tensor> tensors, out;
+		std::vector<std::vector<float>> values;
+
+		for (size_t i = 0; i < oc.dims.size(); i++) {
+			int64_t n = 1;
+			std::vector<float> v;
+
+			for (int64_t dim : oc.dims[i])
+				n *= dim;
+			for (int64_t k = 0; k < n; k++)
+				v.push_back(i == 0 ? kA[k % kA.size()] + (float)(k / 6) : kB[k % kB.size()]);
+			data.push_back(op::Data(("in" + std::to_string(i)).c_str()).set_attr_index((int64_t)i));
+			data.back().update_output_desc_y(TensorDesc(Shape(oc.dims[i]), FORMAT_NCHW, DT_FLOAT));
+			ins.push_back(data.back());
+			tensors.push_back(host_tensor(oc.dims[i], bytes_of(v)));
+			values.push_back(v);
+		}
+		Graph g(oc.name);
+		Operator o = oc.build(data);
+		g.SetInputs(ins).SetOutputs({o});
+		Status st = s.AddGraph(++id, g);
+		if (st == SUCCESS)
+			st = s.RunGraph(id, tensors, out);
+		if (st != SUCCESS) {
+			TH_LOG("%s: %s", oc.name, GEGetErrorMsg().c_str());
+			EXPECT_EQ(SUCCESS, st);
+			continue;
+		}
+		ASSERT_EQ(1U, out.size());
+		std::vector<float> want = oc.expect(values), got = floats(out[0]);
+		float diff = max_diff(got, want);
+		if (diff > 1e-5f) {
+			TH_LOG("%s: largest difference %g", oc.name, diff);
+			for (size_t i = 0; i < got.size() && i < want.size(); i++)
+				TH_LOG("  [%zu] %g, want %g", i, got[i], want[i]);
+		}
+		EXPECT_LE(diff, 1e-5f);
+		EXPECT_TRUE(out[0].GetTensorDesc().GetShape().GetDims() == oc.out_dims);
+	}
+}
+
 TEST(run_graph_async_calls_back)
 {
 	GeScope ge;
