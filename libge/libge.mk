@@ -74,7 +74,7 @@ ge-install: ge-lib acl-install
 	install -m 644 $(wildcard $(GE_INC)/ge/*.h) $(DESTDIR)$(PREFIX)/include/ge/
 	install -m 644 $(wildcard $(GE_INC)/graph/*.h) $(DESTDIR)$(PREFIX)/include/graph/
 	install -m 644 $(wildcard $(GE_INC)/parser/*.h) $(DESTDIR)$(PREFIX)/include/parser/
-	install -m 644 $(GE_INC)/all_ops.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(wildcard $(GE_INC)/*.h) $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(GE_LIB) $(GE_PARSER_LIB) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libge_runner.so $(DESTDIR)$(PREFIX)/lib/libgraph.so
 	for pc in ge_runner fmk_onnx_parser; do \

@@ -60,7 +60,7 @@ struct LValue {
 	int dtype = 1;
 	std::vector<int64_t> dims;
 	std::vector<uint8_t> data;
-	int64_t index = 0;	/* Data's index */
+	int64_t index = 0;	/* a Data's index */
 };
 
 LAttr attr_i(const char *name, int64_t v)
@@ -897,6 +897,7 @@ int Lowering::Run()
 	return 0;
 }
 
+/* Without data: Describe gives constants theirs. */
 static npucc_desc_tensor tensor_of(const LValue &v)
 {
 	npucc_desc_tensor t = {};
@@ -905,19 +906,14 @@ static npucc_desc_tensor tensor_of(const LValue &v)
 	t.dtype = v.dtype;
 	t.rank = (int)v.dims.size();
 	t.dims = v.dims.data();
-	t.data = v.data.empty() && v.index >= 0 ? nullptr : v.data.data();
 	t.size = v.data.size();
 	return t;
 }
 
 void Lowering::Describe(npucc_desc &d)
 {
-	for (auto &v : inputs_) {
-		npucc_desc_tensor t = tensor_of(v);
-
-		t.data = nullptr;
-		d_inputs_.push_back(t);
-	}
+	for (auto &v : inputs_)
+		d_inputs_.push_back(tensor_of(v));
 	for (auto &v : consts_) {
 		npucc_desc_tensor t = tensor_of(v);
 		static const uint8_t empty = 0;
