@@ -14,8 +14,9 @@ GE_HDRS		:= $(wildcard $(GE_INC)/*.h $(GE_INC)/ge/*.h $(GE_INC)/graph/*.h $(GE_I
 GE_SRCS		:= $(filter-out libge/src/parser.cc,$(wildcard libge/src/*.cc))
 GE_OBJS		:= $(patsubst libge/src/%.cc,$(BUILD)/libge/%.o,$(GE_SRCS))
 GE_LIB		:= $(ACL_LIBDIR)/libge_runner.so
-GE_LINKS	:= $(ACL_LIBDIR)/libgraph.so
+GE_LINKS	:= $(ACL_LIBDIR)/libgraph.so $(ACL_LIBDIR)/libgraph_base.so
 GE_PARSER_LIB	:= $(ACL_LIBDIR)/libfmk_onnx_parser.so
+GE_PARSER_LINK	:= $(ACL_LIBDIR)/libfmk_parser.so
 GE_VERSION	:= 1.0.0
 GE_PCS		:= $(ACL_LIBDIR)/pkgconfig/ge_runner.pc $(ACL_LIBDIR)/pkgconfig/fmk_onnx_parser.pc
 # What a program of the vendor's guides includes: "ge_api.h", "acl.h".
@@ -30,7 +31,7 @@ all: ge
 
 ge: ge-lib $(GE_TESTS) $(GE_EXAMPLES)
 
-ge-lib: $(GE_LIB) $(GE_LINKS) $(GE_PARSER_LIB) $(GE_PCS)
+ge-lib: $(GE_LIB) $(GE_LINKS) $(GE_PARSER_LIB) $(GE_PARSER_LINK) $(GE_PCS)
 
 $(BUILD)/libge/%.o: libge/src/%.cc libge/src/ge_internal.h $(GE_HDRS) compiler/npucc.h $(ACL_HDRS) | deps
 	@mkdir -p $(@D)
@@ -42,9 +43,13 @@ $(GE_LIB): $(GE_OBJS) $(NPUCC_LIB) $(ACL_LIB) $(ACL_LINKS)
 	$(CXX) $(GE_CXXFLAGS) -shared -Wl,-soname,libge_runner.so -Wl,-z,defs -Wl,--exclude-libs,ALL \
 		-o $@ $(GE_OBJS) $(NPUCC_LIB) $(NPUCC_LIBS) -L$(ACL_LIBDIR) -lascendcl $(ACL_RPATH)
 
-# Build systems that link the vendor's -lgraph get the graph classes from it.
+# Build systems that link the vendor's -lgraph, -lgraph_base and
+# -lfmk_parser get the same libraries.
 $(GE_LINKS): $(GE_LIB)
 	ln -sf libge_runner.so $@
+
+$(GE_PARSER_LINK): $(GE_PARSER_LIB)
+	ln -sf libfmk_onnx_parser.so $@
 
 $(GE_PARSER_LIB): $(BUILD)/libge/parser.o $(GE_LIB) $(NPUCC_LIB)
 	$(CXX) $(GE_CXXFLAGS) -shared -Wl,-soname,libfmk_onnx_parser.so -Wl,-z,defs \
@@ -77,6 +82,8 @@ ge-install: ge-lib acl-install
 	install -m 644 $(wildcard $(GE_INC)/*.h) $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(GE_LIB) $(GE_PARSER_LIB) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libge_runner.so $(DESTDIR)$(PREFIX)/lib/libgraph.so
+	ln -sf libge_runner.so $(DESTDIR)$(PREFIX)/lib/libgraph_base.so
+	ln -sf libfmk_onnx_parser.so $(DESTDIR)$(PREFIX)/lib/libfmk_parser.so
 	for pc in ge_runner fmk_onnx_parser; do \
 		sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib|' \
 		    -e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(GE_VERSION)|' \

@@ -33,7 +33,7 @@ installed_files() {
 		include/graph/operator_reg.h include/graph/tensor.h include/graph/types.h \
 		include/graph/ascend_string.h include/graph/ge_error_codes.h \
 		include/parser/onnx_parser.h include/all_ops.h lib/libge_runner.so \
-		lib/libgraph.so lib/libfmk_onnx_parser.so lib/pkgconfig/ge_runner.pc \
+		lib/libgraph.so lib/libgraph_base.so lib/libfmk_onnx_parser.so lib/libfmk_parser.so lib/pkgconfig/ge_runner.pc \
 		lib/pkgconfig/fmk_onnx_parser.pc; do
 		[ -e "$prefix/$f" ] || { echo "missing $f"; return 1; }
 	done
