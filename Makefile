@@ -48,6 +48,9 @@ include python/python.mk
 # The ONNX compiler (libnpucc) and tools/atc.
 include compiler/compiler.mk
 
+# The graph engine API (libge_runner) over both.
+include libge/libge.mk
+
 deps:
 	@tools/deps
 

@@ -373,7 +373,7 @@ static bool node_ready(const struct ir_node *n, const bool *done)
 }
 
 /* Execution order: the file's, where it is one; a stable sort otherwise. */
-static int sort_nodes(struct ir_graph *g)
+int import_sort_nodes(struct ir_graph *g)
 {
 	int i, placed = 0, num = g->num_nodes;
 	struct ir_node **order = calloc((size_t)num + 1, sizeof(*order));
@@ -453,7 +453,7 @@ static int import_graph(struct ir_graph *g, const Onnx__GraphProto *gp)
 	for (i = 0; i < gp->n_node; i++)
 		if (import_node(g, gp->node[i]))
 			return -1;
-	if (bind_inputs(g, gp) || sort_nodes(g))
+	if (bind_inputs(g, gp) || import_sort_nodes(g))
 		return -1;
 	return import_outputs(g, gp);
 }

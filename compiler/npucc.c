@@ -43,14 +43,29 @@ static int check_options(struct ir_graph *g)
 	return 0;
 }
 
-/* The graph passes, import to layout; tests stop here to look at the IR. */
-int npucc_build_graph(struct ir_graph *g, const void *onnx, size_t size)
+/* The graph passes after the import, to layout. */
+static int build_imported(struct ir_graph *g)
 {
-	if (check_options(g) || pass_import(g, onnx, size) || pass_input_shape(g) ||
-	    pass_infer(g) || pass_bn_fold(g) || pass_fuse(g) || pass_output_type(g))
+	if (pass_input_shape(g) || pass_infer(g) || pass_bn_fold(g) || pass_fuse(g) ||
+	    pass_output_type(g))
 		return -1;
 	ir_remove_dead(g);
 	return pass_layout(g);
+}
+
+/* The graph passes, import to layout; tests stop here to look at the IR. */
+int npucc_build_graph(struct ir_graph *g, const void *onnx, size_t size)
+{
+	if (check_options(g) || pass_import(g, onnx, size))
+		return -1;
+	return build_imported(g);
+}
+
+static int build_desc(struct ir_graph *g, const struct npucc_desc *desc)
+{
+	if (check_options(g) || pass_import_desc(g, desc))
+		return -1;
+	return build_imported(g);
 }
 
 static uint64_t activations(const struct ir_graph *g)
@@ -72,11 +87,13 @@ static uint64_t activations(const struct ir_graph *g)
 	return sum;
 }
 
-int npucc_compile(const void *onnx, size_t size, const struct npucc_options *opts,
-		  struct npucc_result *res)
+/* Either an ONNX model (@onnx, @size) or a description (@desc). */
+static int compile(const void *onnx, size_t size, const struct npucc_desc *desc,
+		   const struct npucc_options *opts, struct npucc_result *res)
 {
 	struct ir_graph *g = ir_graph_new(opts);
 	uint64_t workspace = 0, weights = 0;
+	int built;
 
 	memset(res, 0, sizeof(*res));
 	if (!g) {
@@ -84,7 +101,8 @@ int npucc_compile(const void *onnx, size_t size, const struct npucc_options *opt
 		snprintf(res->message, sizeof(res->message), "out of memory");
 		return res->error;
 	}
-	if (!npucc_build_graph(g, onnx, size) && !pass_memplan(g, &workspace, &weights) &&
+	built = desc ? build_desc(g, desc) : npucc_build_graph(g, onnx, size);
+	if (!built && !pass_memplan(g, &workspace, &weights) &&
 	    !pass_emit(g, workspace, weights, &res->om, &res->om_size, &res->stats.num_ops)) {
 		res->stats.workspace_size = workspace;
 		res->stats.weights_size = weights;
@@ -103,6 +121,24 @@ int npucc_compile(const void *onnx, size_t size, const struct npucc_options *opt
 	}
 	ir_graph_free(g);
 	return res->error;
+}
+
+int npucc_compile(const void *onnx, size_t size, const struct npucc_options *opts,
+		  struct npucc_result *res)
+{
+	return compile(onnx, size, NULL, opts, res);
+}
+
+int npucc_compile_desc(const struct npucc_desc *desc, const struct npucc_options *opts,
+		       struct npucc_result *res)
+{
+	if (!desc) {
+		memset(res, 0, sizeof(*res));
+		res->error = NPUCC_E_INVALID_MODEL;
+		snprintf(res->message, sizeof(res->message), "no graph description");
+		return res->error;
+	}
+	return compile(NULL, 0, desc, opts, res);
 }
 
 int npucc_compile_file(const char *path, const struct npucc_options *opts,

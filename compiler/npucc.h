@@ -74,6 +74,62 @@ int npucc_compile(const void *onnx, size_t size, const struct npucc_options *opt
 int npucc_compile_file(const char *path, const struct npucc_options *opts,
 		       struct npucc_result *result);
 
+/*
+ * A graph given as a description instead of ONNX bytes, for libge_runner:
+ * the same IR and the same passes as npucc_compile.  Op types, attribute
+ * names and data types are ONNX's (opset @opset); values are named, and a
+ * node's inputs name graph inputs, constants or earlier nodes' outputs.
+ */
+enum npucc_attr_type {
+	NPUCC_ATTR_FLOAT = 1,
+	NPUCC_ATTR_INT = 2,
+	NPUCC_ATTR_STRING = 3,
+	NPUCC_ATTR_FLOATS = 6,
+	NPUCC_ATTR_INTS = 7,
+};
+
+struct npucc_desc_attr {
+	const char *name;
+	int type;			/* enum npucc_attr_type */
+	float f;
+	int64_t i;
+	const char *s;
+	size_t n;			/* FLOATS, INTS */
+	const float *floats;
+	const int64_t *ints;
+};
+
+struct npucc_desc_tensor {
+	const char *name;
+	int dtype;			/* ONNX TensorProto.DataType */
+	int rank;
+	const int64_t *dims;
+	const void *data;		/* constants: the elements; inputs: NULL */
+	size_t size;			/* bytes at data */
+};
+
+struct npucc_desc_node {
+	const char *name;
+	const char *op;
+	int num_in, num_out;
+	const char *const *in;		/* NULL or "": an optional input left out */
+	const char *const *out;
+	int num_attrs;
+	const struct npucc_desc_attr *attrs;
+};
+
+struct npucc_desc {
+	int opset;
+	int num_inputs, num_consts, num_nodes, num_outputs;
+	const struct npucc_desc_tensor *inputs;	/* in the model's input order */
+	const struct npucc_desc_tensor *consts;
+	const struct npucc_desc_node *nodes;
+	const char *const *outputs;		/* value names, in output order */
+};
+
+int npucc_compile_desc(const struct npucc_desc *desc, const struct npucc_options *opts,
+		       struct npucc_result *result);
+
 void npucc_result_free(struct npucc_result *result);
 
 const char *npucc_error_name(int error);
