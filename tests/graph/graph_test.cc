@@ -442,7 +442,18 @@ static std::vector<OpCase> op_cases()
 					y.push_back(sum);
 				}
 			return y; }, {2, 2}});
-	/* H 2: [1,3,1,2] + [3,1,1] comes back zeros from the card (NOTES-graph.md). */
+	/*
+	 * H 1 as well as H 2: a unit axis between broadcast ones once gave
+	 * oneDNN a permuted layout, and [1,3,1,2] + [3,1,1] came back zeros.
+	 */
+	c.push_back({"BiasAdd_h1", {{1, 3, 1, 2}, {3}}, [](std::vector<op::Data> &d) {
+		return op::BiasAdd("op").set_input_x(d[0]).set_input_bias(d[1]).set_attr_data_format("NCHW"); },
+		[](const In &in) {
+			std::vector<float> y;
+			for (int ch = 0; ch < 3; ch++)
+				for (int w = 0; w < 2; w++)
+					y.push_back(in[0][ch * 2 + w] + in[1][ch]);
+			return y; }, {1, 3, 1, 2}});
 	c.push_back({"BiasAdd", {{1, 3, 2, 2}, {3}}, [](std::vector<op::Data> &d) {
 		return op::BiasAdd("op").set_input_x(d[0]).set_input_bias(d[1]).set_attr_data_format("NCHW"); },
 		[](const In &in) {
