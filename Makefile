@@ -5,6 +5,9 @@
 # make check      run every test: the model's and the guest runner's on the
 #                 host, then the driver's and the library's kselftest suites
 #                 in a guest with two emulated cards; ends "N passed, M failed"
+# make check-debug  the guest suites again, on a debug kernel (lockdep, KASAN,
+#                 kmemleak, debug objects, DMA-API debug) built once from
+#                 linux-source-6.12 into build/debug-kernel (tools/debug-kernel)
 # make run        the main job: an AscendCL program on two emulated cards
 # make bench      oplib-bench on the host, then op-bench and acl-bench
 #                 (libacl/libacl.mk) in one guest sized for them
@@ -32,7 +35,7 @@ MODEL_TEST_SRCS	:= $(filter-out tests/model/oplib_test.c,$(wildcard tests/model/
 OP_BENCH	:= $(BUILD)/tools/op-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
-.PHONY: all deps module model tests check run bench sparse checkpatch clean install
+.PHONY: all deps module model tests check check-debug debug-kernel run bench sparse checkpatch clean install
 
 all: module model tests $(OP_BENCH)
 
@@ -90,6 +93,13 @@ $(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/incl
 
 check: all
 	tools/check
+
+# The kernel once (hours of CPU the first time), npu.ko whenever it changed.
+debug-kernel: deps
+	tools/debug-kernel/build
+
+check-debug: all debug-kernel
+	tools/check --debug
 
 run: all
 	tools/vm-run --cards 2 -- sh -c '$(BUILD)/examples/acl_demo && tools/npu-smi'
