@@ -192,6 +192,8 @@ static int npu_sw_init(struct npu_device *ndev)
 	int ret;
 
 	spin_lock_init(&ndev->rings_lock);
+	spin_lock_init(&ndev->fence_lock);
+	INIT_LIST_HEAD(&ndev->fence_areas);
 	INIT_LIST_HEAD(&ndev->contexts);
 	ret = drmm_mutex_init(&ndev->drm, &ndev->mm_lock);
 	if (!ret)
@@ -297,6 +299,8 @@ static void npu_remove(struct pci_dev *pdev)
 		npu_rings_reclaim(ndev);
 	pci_clear_master(pdev);
 	npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
+	/* Open files keep their fence areas, but not the card's view of them. */
+	npu_fence_unmap_all(ndev);
 	npu_sysfs_fini(ndev);
 }
 
