@@ -130,15 +130,10 @@ static void npu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
 	struct npu_ctx *ctx = file->driver_priv;
 	struct drm_gem_object *obj;
-	struct npu_stream *stream;
 	u64 host = 0, device = 0;
-	unsigned long index;
 	int id;
 
-	mutex_lock(&ctx->lock);
-	xa_for_each(&ctx->streams, index, stream)
-		npu_stream_update(stream);
-	mutex_unlock(&ctx->lock);
+	npu_ctx_retire(ctx);
 
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, id) {

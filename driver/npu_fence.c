@@ -358,6 +358,7 @@ int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	struct drm_npu_wait *args = data;
 	struct npu_ctx *ctx = file->driver_priv;
 	struct drm_npu_fence_slot *slot;
+	int ret;
 
 	if (args->flags)
 		return -EINVAL;
@@ -366,8 +367,12 @@ int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 
 	slot = npu_ctx_slot(ctx, args->slot);
 	if (npu_slot_reached(slot, args->value))
-		return 0;
-	if (READ_ONCE(slot->error))
-		return -EIO;
-	return npu_wait_slot(ctx, slot, args->value, args->timeout_ns);
+		ret = 0;
+	else if (READ_ONCE(slot->error))
+		ret = -EIO;
+	else
+		ret = npu_wait_slot(ctx, slot, args->value, args->timeout_ns);
+	if (!ret)
+		npu_ctx_retire(ctx);
+	return ret;
 }

@@ -131,6 +131,26 @@ void npu_stream_update(struct npu_stream *stream)
 }
 
 /**
+ * npu_ctx_retire - retire what the card completed on every stream of a context
+ * @ctx: the context
+ *
+ * A waiter goes on to read what the work wrote: the buffers must be
+ * unmapped for the card (synced for the CPU) first, not whenever the
+ * interrupt's work gets to them. That also keeps a loop that submits into
+ * the same user buffer from stacking mappings of it.
+ */
+void npu_ctx_retire(struct npu_ctx *ctx)
+{
+	struct npu_stream *stream;
+	unsigned long id;
+
+	mutex_lock(&ctx->lock);
+	xa_for_each(&ctx->streams, id, stream)
+		npu_stream_update(stream);
+	mutex_unlock(&ctx->lock);
+}
+
+/**
  * npu_stream_fail - fail a stream and all its queued work
  * @stream: the stream
  * @error: enum drm_npu_error
