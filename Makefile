@@ -5,9 +5,10 @@
 # make check      run every test: the model's and the guest runner's on the
 #                 host, then the driver's and the library's kselftest suites
 #                 in a guest with two emulated cards; ends "N passed, M failed"
-# make check-debug  the guest suites again, on a debug kernel (lockdep, KASAN,
-#                 kmemleak, debug objects, DMA-API debug) built once from
-#                 linux-source-6.12 into build/debug-kernel (tools/debug-kernel)
+# make check-debug  the driver's and the library's guest suites on a debug
+#                 kernel (lockdep, KASAN, kmemleak, debug objects, DMA-API
+#                 debug) built once from linux-source-6.12 into
+#                 build/debug-kernel (tools/debug-kernel); see README.md
 # make run        the main job: an AscendCL program on two emulated cards
 # make bench      oplib-bench on the host, then op-bench and acl-bench
 #                 (libacl/libacl.mk) in one guest sized for them
@@ -94,7 +95,7 @@ $(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/incl
 check: all
 	tools/check
 
-# The kernel once (hours of CPU the first time), npu.ko whenever it changed.
+# The kernel once (26 min of CPU the first time), npu.ko whenever it changed.
 debug-kernel: deps
 	tools/debug-kernel/build
 
