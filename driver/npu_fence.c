@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The fence area of a context: coherent memory the card writes and
- * userspace maps read-only, the slots in it (one per stream and per event),
- * and the waits on them.  The fences that write a slot interrupt only while
- * someone waits for it: each slot has a word the card reads after such a
- * fence (NPU_CMD_IRQ_IF), non-zero while the slot has waiters.
+ * The fence area of a context: pages the card writes and userspace maps
+ * read-only, the slots in it (one per stream and per event), and the waits
+ * on them.  The fences that write a slot interrupt only while someone waits
+ * for it: each slot has a word the card reads after such a fence
+ * (NPU_CMD_IRQ_IF), non-zero while the slot has waiters.
  */
 
 #include <linux/dma-mapping.h>
@@ -21,16 +21,49 @@ static struct npu_fence_area *to_fence_area(struct drm_gem_object *obj)
 
 static size_t npu_fence_irq_size(struct npu_fence_area *fence)
 {
-	return fence->count * sizeof(*fence->irq_wanted);
+	return PAGE_ALIGN(fence->count * sizeof(*fence->irq_wanted));
+}
+
+/* The card can no longer reach the area; the CPU still can. */
+static void npu_fence_unmap_locked(struct npu_device *ndev,
+				   struct npu_fence_area *fence)
+{
+	lockdep_assert_held(&ndev->fence_lock);
+	dma_unmap_single(ndev->drm.dev, fence->irq_wanted_dma,
+			 npu_fence_irq_size(fence), DMA_TO_DEVICE);
+	dma_unmap_single(ndev->drm.dev, fence->dma, fence->gem.size,
+			 DMA_BIDIRECTIONAL);
+	list_del_init(&fence->link);
+}
+
+/**
+ * npu_fence_unmap_all - take every fence area away from the card
+ * @ndev: the card, unplugged and no longer mastering the bus
+ *
+ * The areas themselves live on with their files: a waiter may still read
+ * a slot, and the card's failure is written into them.
+ */
+void npu_fence_unmap_all(struct npu_device *ndev)
+{
+	struct npu_fence_area *fence, *next;
+
+	spin_lock(&ndev->fence_lock);
+	list_for_each_entry_safe(fence, next, &ndev->fence_areas, link)
+		npu_fence_unmap_locked(ndev, fence);
+	spin_unlock(&ndev->fence_lock);
 }
 
 static void npu_fence_free(struct drm_gem_object *obj)
 {
 	struct npu_fence_area *fence = to_fence_area(obj);
+	struct npu_device *ndev = to_npu_device(obj->dev);
 
-	dma_free_coherent(obj->dev->dev, npu_fence_irq_size(fence),
-			  fence->irq_wanted, fence->irq_wanted_dma);
-	dma_free_coherent(obj->dev->dev, obj->size, fence->slots, fence->dma);
+	spin_lock(&ndev->fence_lock);
+	if (!list_empty(&fence->link))
+		npu_fence_unmap_locked(ndev, fence);
+	spin_unlock(&ndev->fence_lock);
+	free_pages_exact(fence->irq_wanted, npu_fence_irq_size(fence));
+	free_pages_exact(fence->slots, obj->size);
 	drm_gem_object_release(obj);
 	kfree(fence);
 }
@@ -38,14 +71,20 @@ static void npu_fence_free(struct drm_gem_object *obj)
 static int npu_fence_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 {
 	struct npu_fence_area *fence = to_fence_area(obj);
+	unsigned long pages = obj->size >> PAGE_SHIFT;
+	unsigned long offset;
 
 	/* The card writes the slots; userspace only reads them. */
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
-	vma->vm_pgoff -= drm_vma_node_start(&obj->vma_node);
-	return dma_mmap_coherent(obj->dev->dev, vma, fence->slots, fence->dma,
-				 obj->size);
+	offset = vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
+	if (offset >= pages || vma_pages(vma) > pages - offset)
+		return -ENXIO;
+	vma->vm_pgoff = offset;
+	return remap_pfn_range(vma, vma->vm_start,
+			       page_to_pfn(virt_to_page(fence->slots)) + offset,
+			       vma->vm_end - vma->vm_start, vma->vm_page_prot);
 }
 
 /*
@@ -70,9 +109,35 @@ static const struct drm_gem_object_funcs npu_fence_funcs = {
 	.vm_ops = &npu_fence_vm_ops,
 };
 
-static struct npu_fence_area *npu_fence_create(struct npu_device *ndev)
+/*
+ * Pages of their own rather than coherent memory: the DMA mapping must go
+ * when the card does (npu_fence_unmap_all()), the memory only with the
+ * object. x86 keeps a streaming mapping coherent, as the card needs.
+ */
+static int npu_fence_map(struct npu_device *ndev, struct npu_fence_area *fence)
+{
+	fence->dma = dma_map_single(ndev->drm.dev, fence->slots, fence->gem.size,
+				    DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(ndev->drm.dev, fence->dma))
+		return -ENOMEM;
+	fence->irq_wanted_dma = dma_map_single(ndev->drm.dev, fence->irq_wanted,
+					       npu_fence_irq_size(fence),
+					       DMA_TO_DEVICE);
+	if (dma_mapping_error(ndev->drm.dev, fence->irq_wanted_dma)) {
+		dma_unmap_single(ndev->drm.dev, fence->dma, fence->gem.size,
+				 DMA_BIDIRECTIONAL);
+		return -ENOMEM;
+	}
+	spin_lock(&ndev->fence_lock);
+	list_add_tail(&fence->link, &ndev->fence_areas);
+	spin_unlock(&ndev->fence_lock);
+	return 0;
+}
+
+static struct npu_fence_area *npu_fence_create(struct npu_ctx *ctx)
 {
 	size_t size = PAGE_ALIGN(NPU_FENCE_SLOTS * sizeof(struct drm_npu_fence_slot));
+	struct npu_device *ndev = ctx->ndev;
 	struct npu_fence_area *fence;
 	int ret;
 
@@ -81,18 +146,17 @@ static struct npu_fence_area *npu_fence_create(struct npu_device *ndev)
 		return ERR_PTR(-ENOMEM);
 	fence->gem.funcs = &npu_fence_funcs;
 	fence->count = NPU_FENCE_SLOTS;
+	INIT_LIST_HEAD(&fence->link);
 	drm_gem_private_object_init(&ndev->drm, &fence->gem, size);
 
-	fence->slots = dma_alloc_coherent(ndev->drm.dev, size, &fence->dma,
-					  GFP_KERNEL);
+	fence->slots = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO);
 	if (!fence->slots) {
 		ret = -ENOMEM;
 		goto err_release;
 	}
 	/* Apart from the slots: userspace must not see the waiter counts. */
-	fence->irq_wanted = dma_alloc_coherent(ndev->drm.dev,
-					       npu_fence_irq_size(fence),
-					       &fence->irq_wanted_dma, GFP_KERNEL);
+	fence->irq_wanted = alloc_pages_exact(npu_fence_irq_size(fence),
+					      GFP_KERNEL | __GFP_ZERO);
 	if (!fence->irq_wanted) {
 		ret = -ENOMEM;
 		goto err_free;
@@ -100,13 +164,15 @@ static struct npu_fence_area *npu_fence_create(struct npu_device *ndev)
 	ret = drm_gem_create_mmap_offset(&fence->gem);
 	if (ret)
 		goto err_free_irq;
+	ret = npu_fence_map(ndev, fence);
+	if (ret)
+		goto err_free_irq;
 	return fence;
 
 err_free_irq:
-	dma_free_coherent(ndev->drm.dev, npu_fence_irq_size(fence),
-			  fence->irq_wanted, fence->irq_wanted_dma);
+	free_pages_exact(fence->irq_wanted, npu_fence_irq_size(fence));
 err_free:
-	dma_free_coherent(ndev->drm.dev, size, fence->slots, fence->dma);
+	free_pages_exact(fence->slots, size);
 err_release:
 	drm_gem_object_release(&fence->gem);
 	kfree(fence);
@@ -130,7 +196,7 @@ int npu_fence_init(struct npu_ctx *ctx, struct drm_file *file)
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	ctx->fence = npu_fence_create(ctx->ndev);
+	ctx->fence = npu_fence_create(ctx);
 	if (IS_ERR(ctx->fence)) {
 		ret = PTR_ERR(ctx->fence);
 		goto err_free;

@@ -30,9 +30,16 @@ struct npu_submit {
 	unsigned int nfixups;
 };
 
+/*
+ * Commands in flight may write the same user memory, or neighbours that
+ * share a cacheline: the DMA API lets memory be mapped more than once only
+ * when the caller does the CPU cache maintenance itself, as the pins do.
+ */
 static void npu_pin_release(struct npu_device *ndev, struct npu_pin *pin)
 {
-	dma_unmap_sgtable(ndev->drm.dev, &pin->sgt, pin->dir, 0);
+	dma_sync_sgtable_for_cpu(ndev->drm.dev, &pin->sgt, pin->dir);
+	dma_unmap_sgtable(ndev->drm.dev, &pin->sgt, pin->dir,
+			  DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(&pin->sgt);
 	unpin_user_pages_dirty_lock(pin->pages, pin->npages,
 				    pin->dir == DMA_FROM_DEVICE);
@@ -109,9 +116,10 @@ static int npu_pin_user(struct npu_submit *sub, u64 uaddr, u64 size, bool write)
 					offset_in_page(uaddr), size, GFP_KERNEL);
 	if (ret)
 		goto err_unpin;
-	ret = dma_map_sgtable(dev, &pin->sgt, pin->dir, 0);
+	ret = dma_map_sgtable(dev, &pin->sgt, pin->dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		goto err_table;
+	dma_sync_sgtable_for_device(dev, &pin->sgt, pin->dir);
 	atomic64_add(pin->npages, &ndev->pinned_pages);
 	sub->job->npins++;
 	return 0;

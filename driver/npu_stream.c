@@ -162,6 +162,11 @@ void npu_stream_retire_completed(struct npu_stream *stream)
 /**
  * npu_ctx_retire - retire what the card completed on every stream of a context
  * @ctx: the context
+ *
+ * A waiter goes on to read what the work wrote: the buffers must be
+ * unmapped for the card (synced for the CPU) first, not whenever the
+ * interrupt's work gets to them. That also keeps a loop that submits into
+ * the same user buffer from stacking mappings of it.
  */
 void npu_ctx_retire(struct npu_ctx *ctx)
 {

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "acl/acl.h"
+#include "kselftest_harness.h"
 #include "npu_test_sysfs.h"
 
 static inline double now_ms(void)

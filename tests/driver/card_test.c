@@ -13,7 +13,7 @@
 #include <xf86drm.h>
 
 #include "kselftest_harness.h"
-#include "npu_test_sysfs.h"
+#include "npu_test_ioctl.h"
 
 FIXTURE(card) {
 	struct test_pci devs[TEST_MAX_DEVS];
@@ -265,6 +265,39 @@ TEST_F(card, unbind_with_node_open)
 		ASSERT_EQ(0, test_driver_bind(bdf));
 		EXPECT_TRUE(test_pci_is_bound(bdf));
 	}
+}
+
+/*
+ * A mapping of the fence area keeps it, and the file, past the card's
+ * removal and rebinding: it reads zeroes once the card is gone, and the
+ * area is freed only by the last munmap, while a new instance drives the
+ * card. The debug kernel's DMA-API checks fail a removal that leaves the
+ * area mapped for the card (make check-debug).
+ */
+TEST_F(card, fence_mapping_outlives_unbind)
+{
+	struct test_card old = { .fd = -1 }, again = { .fd = -1 };
+	uint32_t ev;
+
+	ASSERT_EQ(0, test_card_open(&old, 0));
+	ASSERT_EQ(0, test_slot_alloc(old.fd, &ev));
+	ASSERT_EQ(0, test_slot_op(old.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 5));
+	EXPECT_EQ(5, old.fence[ev].value);
+
+	ASSERT_EQ(0, test_driver_unbind(old.bdf));
+	EXPECT_EQ(0, old.fence[ev].value);
+	EXPECT_EQ(0, close(old.fd));
+	old.fd = -1;
+
+	ASSERT_EQ(0, test_driver_bind(old.bdf));
+	ASSERT_EQ(0, test_card_open(&again, 0));
+	EXPECT_STREQ(old.bdf, again.bdf);
+	EXPECT_EQ(0, old.fence[ev].value);
+	ASSERT_EQ(0, test_slot_alloc(again.fd, &ev));
+	ASSERT_EQ(0, test_slot_op(again.fd, DRM_IOCTL_NPU_SLOT_SIGNAL, ev, 7));
+	EXPECT_EQ(7, again.fence[ev].value);
+	test_card_close(&old);
+	test_card_close(&again);
 }
 
 TEST_F(card, bind_refuses_foreign)

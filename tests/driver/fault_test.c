@@ -330,4 +330,71 @@ TEST_F(fault, unbind_with_work_in_flight)
 	self->ring = 0;
 }
 
+struct blocked_wait {
+	int fd;
+	uint32_t slot;
+	uint64_t value;
+	int ret;
+	volatile pid_t tid;
+};
+
+static void *wait_blocking(void *arg)
+{
+	struct blocked_wait *w = arg;
+
+	w->tid = gettid();
+	w->ret = test_wait(w->fd, w->slot, w->value, -1);
+	return NULL;
+}
+
+/* The thread sleeps in an ioctl, however slow the guest's kernel is. */
+static bool in_ioctl(pid_t tid)
+{
+	char path[64], buf[32] = "";
+	int64_t start = test_now_ns();
+	FILE *f;
+
+	while (test_now_ns() - start < 60 * 1000000000LL) {
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+		f = fopen(path, "r");
+		if (f && fgets(buf, sizeof(buf), f) && !strncmp(buf, "16 ", 3)) {
+			fclose(f);
+			return true;
+		}
+		if (f)
+			fclose(f);
+		usleep(10 * 1000);
+	}
+	return false;
+}
+
+/*
+ * A waiter already asleep when the card is removed reads its slot after
+ * the removal: the fence area must outlive the card, not only its mapping
+ * (KASAN, under make check-debug, catches a read of freed memory).
+ */
+TEST_F(fault, waiter_outlives_unbind)
+{
+	struct drm_npu_cmd wait = { .op = DRM_NPU_OP_SLOT_WAIT, .value = 1 };
+	struct blocked_wait w = { .fd = self->card.fd, .ret = 1 };
+	pthread_t thread;
+	uint32_t ev;
+
+	ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
+	wait.slot = ev;
+	w.slot = self->victim.slot;
+	ASSERT_EQ(0, test_submit(self->card.fd, self->victim.id, &wait, 1, 0, &w.value));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, wait_blocking, &w));
+	while (!w.tid)
+		usleep(1000);
+	ASSERT_TRUE(in_ioctl(w.tid));
+	ASSERT_EQ(0, test_driver_unbind(self->card.bdf));
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	EXPECT_EQ(-EIO, w.ret);
+	test_card_close(&self->card);
+	ASSERT_EQ(0, test_driver_bind(self->card.bdf));
+	ASSERT_EQ(0, test_card_open(&self->card, 0));
+	self->ring = 0;
+}
+
 TEST_HARNESS_MAIN

@@ -27,6 +27,11 @@
 #include "npu_hw.h"
 #include "text_file.h"
 
+/* In the kselftest suites, not in tools that share the helpers. */
+#ifdef __KSELFTEST_HARNESS_H
+#include "npu_test_timeout.h"
+#endif
+
 #define TEST_PCI_DEVICES	"/sys/bus/pci/devices"
 #define TEST_DRIVER_DIR		"/sys/bus/pci/drivers/npu"
 #define TEST_DRIVER_PARAMS	"/sys/module/npu/parameters"

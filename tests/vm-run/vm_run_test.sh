@@ -41,8 +41,20 @@ scan_log() {
 	)
 }
 
+# The debug kernel's run check (--debug) on a finished run's directory:
+# its exit status, or "passed".
+debug_run_verdict() {
+	(
+		# shellcheck source=tools/vm-run
+		source tools/vm-run
+		debug=1 run_dir=$1
+		check_debug_scan 2>/dev/null
+		echo passed
+	)
+}
+
 echo "TAP version 13"
-echo "1..14"
+echo "1..22"
 
 printf 'boot\n\0\n[    1.5] WARNING: CPU: 0 PID: 1 at lib/x.c:1\n' >"$tmp/nul.log"
 check "a NUL byte in the log does not hide a WARNING" 1 "$(scan_log "$tmp/nul.log" 'WARNING: CPU')"
@@ -51,6 +63,36 @@ check "a byte invalid in UTF-8 does not hide an Oops" 1 \
 	"$(LC_ALL=C.UTF-8 scan_log "$tmp/bytes.log" 'Oops: 0000')"
 printf 'boot\n\0\nvm-run guest: done\n' >"$tmp/clean.log"
 check "a clean log with a NUL byte passes" none "$(scan_log "$tmp/clean.log" .)"
+
+# What the debug kernel's checkers print (tools/vm-run --debug), each alone:
+# a lockdep splat, a KASAN report, sleeping in atomic context, a kmemleak
+# suspect as tools/guest/run copies it to the console, a DMA-API error.
+printf '[   9.1] ======================================================\n[   9.1] WARNING: possible circular locking dependency detected\n' >"$tmp/lockdep.log"
+check "a lockdep splat fails the run" 1 "$(scan_log "$tmp/lockdep.log" 'circular locking')"
+printf '[   9.2] ==================================================================\n[   9.2] BUG: KASAN: slab-use-after-free in npu_job_free+0x1c/0x90 [npu]\n' >"$tmp/kasan.log"
+check "a KASAN report fails the run" 1 "$(scan_log "$tmp/kasan.log" 'KASAN: slab-use-after-free')"
+printf '[   9.3] BUG: sleeping function called from invalid context at kernel/locking/mutex.c:283\n' >"$tmp/atomic.log"
+check "sleeping in atomic context fails the run" 1 "$(scan_log "$tmp/atomic.log" 'sleeping function')"
+printf 'unreferenced object 0xffff888004b6a000 (size 64):\n  comm "insmod", pid 97, jiffies 4294893410\n' >"$tmp/leak.log"
+check "a kmemleak suspect fails the run" 1 "$(scan_log "$tmp/leak.log" 'unreferenced object')"
+printf '[   9.4] DMA-API: npu 0000:00:04.0: device driver frees DMA memory with different size [device address=0x0000000003f6c000] [map size=4096 bytes] [unmap size=8192 bytes]\n' >"$tmp/dma.log"
+check "a DMA-API error fails the run" 1 "$(scan_log "$tmp/dma.log" 'DMA-API: npu')"
+# What the debug kernel says at every boot.
+printf '%s\n' '[    0.0] DMA-API: preallocated 65536 debug entries' \
+	'[    0.0] DMA-API: debugging enabled by kernel config' \
+	'[    0.0] kmemleak: Kernel memory leak detector initialized (mem pool available: 15694)' \
+	'[    0.0] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar' \
+	'[    0.0] kasan: KernelAddressSanitizer initialized' >"$tmp/debug-boot.log"
+check "the debug kernel's boot notes pass" none "$(scan_log "$tmp/debug-boot.log" .)"
+
+# A debug run counts only if the guest asked kmemleak for its report.
+mkdir -p "$tmp/run/scanned" "$tmp/run/unscanned"
+echo 0 | tee "$tmp/run/scanned/status" >"$tmp/run/unscanned/status"
+printf 'boot\n[  99.0] vm-run guest: kmemleak scanned\n' >"$tmp/run/scanned/console.log"
+printf 'boot\n[  99.0] vm-run guest: command exited with status 0\n' >"$tmp/run/unscanned/console.log"
+check "a debug run whose guest scanned for leaks passes" passed "$(debug_run_verdict "$tmp/run/scanned")"
+check "a debug run whose guest did not scan for leaks fails" 3 \
+	"$(debug_run_verdict "$tmp/run/unscanned"; echo $?)"
 
 out=$(vm_run --no-driver -- sh -c 'printf "a\nb\r\n"; exit 7' | od -An -c | tr -s ' ')
 check "output bytes arrive unchanged" " a \n b \r \n" "$(echo $out | sed 's/^/ /')"
