@@ -296,6 +296,8 @@ static void npu_remove(struct pci_dev *pdev)
 	npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
 	/* Open files keep their fence areas, but not the card's view of them. */
 	npu_fence_unmap_all(ndev);
+	/* Open streams keep their rings, but not the rings' memory. */
+	npu_rings_free_all(ndev);
 	npu_sysfs_fini(ndev);
 }
 

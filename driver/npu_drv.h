@@ -456,6 +456,7 @@ int npu_ring_start(struct npu_ring *ring, u32 entries, u32 priority);
 int npu_ring_reset(struct npu_ring *ring);
 int npu_ring_stop(struct npu_ring *ring);
 void npu_rings_reclaim(struct npu_device *ndev);
+void npu_rings_free_all(struct npu_device *ndev);
 u32 npu_ring_space(struct npu_ring *ring);
 void npu_ring_push(struct npu_ring *ring, const struct npu_cmd *cmds,
 		   unsigned int count);

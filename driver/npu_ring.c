@@ -232,14 +232,40 @@ static void npu_ring_set_cmds(struct npu_ring *ring, struct npu_cmd *cmds,
 	spin_unlock_irq(&ring->ndev->rings_lock);
 }
 
+/*
+ * Takes the commands away under rings_lock, so that of a stream destroy and
+ * an unbind that race to free them, exactly one does.
+ */
 static void npu_ring_free_cmds(struct npu_ring *ring)
 {
-	struct npu_cmd *cmds = ring->cmds;
-	dma_addr_t cmds_dma = ring->cmds_dma;
+	struct npu_cmd *cmds;
+	dma_addr_t cmds_dma;
 
-	npu_ring_set_cmds(ring, NULL, 0);
-	dma_free_coherent(ring->ndev->drm.dev, ring->entries * sizeof(*cmds),
-			  cmds, cmds_dma);
+	spin_lock_irq(&ring->ndev->rings_lock);
+	cmds = ring->cmds;
+	cmds_dma = ring->cmds_dma;
+	ring->cmds = NULL;
+	ring->cmds_dma = 0;
+	spin_unlock_irq(&ring->ndev->rings_lock);
+	if (cmds)
+		dma_free_coherent(ring->ndev->drm.dev,
+				  ring->entries * sizeof(*cmds), cmds, cmds_dma);
+}
+
+/**
+ * npu_rings_free_all - free every ring's commands as the card goes away
+ * @ndev: the card, no longer mastering the bus
+ *
+ * The card can no longer read them, and a stream that outlives the unbind
+ * (its file is still open) never pushes again: coherent memory must not
+ * outlive the device it was allocated for.
+ */
+void npu_rings_free_all(struct npu_device *ndev)
+{
+	u32 i;
+
+	for (i = 0; i < ndev->id.num_rings; i++)
+		npu_ring_free_cmds(&ndev->rings[i]);
 }
 
 /**
