@@ -10,11 +10,15 @@
 
 /*
  * The card interrupts only for batches someone waits for, so completed
- * jobs are retired by the next submission or wait on their context, or
- * by the stream's retire work, which looks this long after a submission
- * and again this often while the card has not finished the stream's work.
+ * jobs are retired by a submission that finds enough of them, by a wait on
+ * their context, or by the stream's retire work, which looks this long
+ * after an idle stream's submission and again this often while the stream
+ * has jobs.
  */
 #define NPU_RETIRE_LAZY_MS	10
+
+/* Completed jobs a submission leaves for one retire of them all. */
+#define NPU_RETIRE_BATCH	32
 
 static void npu_stream_release(struct kref *ref)
 {
@@ -144,17 +148,20 @@ void npu_stream_update(struct npu_stream *stream)
 }
 
 /**
- * npu_stream_retire_completed - retire what the card completed since the last retire
+ * npu_stream_retire_completed - retire completed jobs once there are enough
  * @stream: the stream
  *
- * A submission's retire: when the ring's completion word has not moved
- * since the last retire, there is nothing to free, and a look at one word
- * spares the locks and the ring's counters.  Reports still count the
- * counters through npu_stream_update().
+ * A submission's retire: a retire costs about what a submission does
+ * (the locks, the ring's counters, a free per job), so a stream whose card
+ * keeps up leaves NPU_RETIRE_BATCH completed jobs for one retire, which a
+ * look at the ring's completion word tells.  Reports still count the
+ * counters through npu_stream_update(), and the retire work frees what is
+ * left at the latest NPU_RETIRE_LAZY_MS later.
  */
 void npu_stream_retire_completed(struct npu_stream *stream)
 {
-	if (READ_ONCE(*stream->ring->done) == READ_ONCE(stream->completed))
+	if (READ_ONCE(*stream->ring->done) - READ_ONCE(stream->completed) <
+	    NPU_RETIRE_BATCH)
 		return;
 	npu_stream_retire(stream, false);
 }
@@ -389,14 +396,23 @@ void npu_stream_irq(struct npu_stream *stream)
  */
 void npu_stream_add_job(struct npu_stream *stream, struct npu_job *job)
 {
+	bool was_idle;
+
 	lockdep_assert_held(&stream->submit_lock);
 	spin_lock_irq(&stream->lock);
-	if (list_empty(&stream->jobs))
+	was_idle = list_empty(&stream->jobs);
+	if (was_idle)
 		stream->busy_since = ktime_get();
 	list_add_tail(&job->link, &stream->jobs);
 	spin_unlock_irq(&stream->lock);
+	/*
+	 * Both works queue themselves again for as long as they find jobs
+	 * (under the lock, as here), so only an idle stream's first job arms
+	 * them; either does nothing when it is pending already.
+	 */
+	if (!was_idle)
+		return;
 	schedule_delayed_work(&stream->hang_work, msecs_to_jiffies(npu_hang_timeout_ms));
-	/* Does nothing when a retire is pending already. */
 	queue_delayed_work(system_wq, &stream->retire_work,
 			   msecs_to_jiffies(NPU_RETIRE_LAZY_MS));
 }
