@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * debugfs, in /sys/kernel/debug/accel/<PCI device>/:
- *   rings   registers and queued commands of every ring a stream owns
+ *   rings   registers and queued commands of every ring a stream owns, and
+ *           the jobs allocated so far and still alive (pooled or queued)
  *   fault   arms the card's fault injection: "<kind> <ring> [arg]" with kind
  *           one of clear, hang, dma, delay, drop_irq, stop_heartbeat,
  *           stuck_reset, fail_op, hang_op
@@ -54,6 +55,8 @@ static int npu_rings_show(struct seq_file *m, void *unused)
 	seq_printf(m, "heartbeat %llu clock %llu ns error %#x%s\n",
 		   npu_rd64(ndev, NPU_GLB_HEARTBEAT), npu_rd64(ndev, NPU_GLB_CLOCK_NS),
 		   npu_rd32(ndev, NPU_GLB_ERROR), READ_ONCE(ndev->dead) ? " DEAD" : "");
+	seq_printf(m, "jobs %lld made, %d alive\n", atomic64_read(&ndev->jobs_made),
+		   atomic_read(&ndev->jobs_alive));
 
 	spin_lock_irq(&ndev->rings_lock);
 	for (i = 0; i < ndev->id.num_rings; i++) {

@@ -131,6 +131,8 @@ struct npu_identity {
  * @contexts: open contexts, for card-wide failure; under @contexts_lock
  * @next_ctx_id: context numbers, for sysfs and fdinfo; under @contexts_lock
  * @pinned_pages: user and host-buffer pages pinned for the card
+ * @jobs_made: jobs allocated since probe; the pools' reuse is what they spare
+ * @jobs_alive: jobs allocated and not yet freed, pooled ones included
  * @fence_lock: protects @fence_areas; a spinlock: the last reference to a
  *	fence area may go anywhere
  * @fence_areas: fence areas whose pages the card can reach, each
@@ -166,6 +168,8 @@ struct npu_device {
 	struct list_head contexts;
 	u64 next_ctx_id;
 	atomic64_t pinned_pages;
+	atomic64_t jobs_made;
+	atomic_t jobs_alive;
 	spinlock_t fence_lock;		/* @fence_areas */
 	struct list_head fence_areas;
 	bool dead;
@@ -269,10 +273,13 @@ enum npu_stream_state {
  * @submit_lock: serializes submissions and ring teardown: protects
  *	@submitted and what the stream puts on its ring; taken after the
  *	context's lock, before @lock
- * @lock: protects @jobs, @state, @error, @completed, @busy_since,
- *	@ops_done, @compute_ns (a spinlock: also taken by work the interrupt
- *	queues)
+ * @lock: protects @jobs, @job_pool, @job_pool_size, @state, @error,
+ *	@completed, @busy_since, @ops_done, @compute_ns (a spinlock: also
+ *	taken by work the interrupt queues)
  * @jobs: submitted jobs not yet retired, oldest first; under @lock
+ * @job_pool: retired small jobs, holding nothing, for the stream's next
+ *	submissions; under @lock
+ * @job_pool_size: number of jobs in @job_pool; under @lock
  * @state: enum npu_stream_state; written under @lock, read locklessly
  * @error: enum drm_npu_error once failed; written under @lock, read
  *	locklessly
@@ -305,8 +312,10 @@ struct npu_stream {
 	u32 slot;
 	u32 priority;
 	struct mutex submit_lock;	/* submission and ring teardown */
-	spinlock_t lock;		/* @jobs, @state, @error, @completed, compute counters */
+	spinlock_t lock;		/* jobs, job pool, state, counters */
 	struct list_head jobs;
+	struct list_head job_pool;
+	unsigned int job_pool_size;
 	enum npu_stream_state state;
 	u32 error;
 	u64 submitted;
@@ -347,7 +356,8 @@ struct npu_slot_wait {
 
 /**
  * struct npu_job - one submitted batch, alive until the card completes it
- * @link: in npu_stream.jobs
+ * @link: in npu_stream.jobs, then in npu_stream.job_pool if @pooled
+ * @pooled: sized for a small batch, the pool's size, and reused
  * @seqno: value of the stream's slot once the batch is done
  * @bytes: bytes the batch copies or fills
  * @bos: buffers the batch uses, referenced
@@ -369,6 +379,7 @@ struct npu_slot_wait {
  */
 struct npu_job {
 	struct list_head link;
+	bool pooled;
 	u64 seqno;
 	u64 bytes;
 	struct drm_gem_object **bos;
@@ -516,6 +527,8 @@ int npu_stream_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file
 
 /* npu_job.c */
 void npu_job_free(struct npu_device *ndev, struct npu_job *job);
+void npu_jobs_recycle(struct npu_stream *stream, struct list_head *jobs);
+void npu_job_pool_fini(struct npu_stream *stream);
 void npu_job_hold(struct npu_job *job, struct drm_gem_object *obj);
 int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 

@@ -47,7 +47,8 @@ static void npu_pin_release(struct npu_device *ndev, struct npu_pin *pin)
 	kvfree(pin->pages);
 }
 
-void npu_job_free(struct npu_device *ndev, struct npu_job *job)
+/* Gives back what the job holds; the job itself stays. */
+static void npu_job_release(struct npu_device *ndev, struct npu_job *job)
 {
 	unsigned int i;
 
@@ -59,30 +60,144 @@ void npu_job_free(struct npu_device *ndev, struct npu_job *job)
 		dma_free_coherent(ndev->drm.dev, job->sg_count * sizeof(*job->sg),
 				  job->sg, job->sg_dma);
 	npu_compute_job_fini(ndev, job);
+}
+
+static void npu_job_kvfree(struct npu_device *ndev, struct npu_job *job)
+{
+	atomic_dec(&ndev->jobs_alive);
 	kvfree(job);
 }
 
+void npu_job_free(struct npu_device *ndev, struct npu_job *job)
+{
+	npu_job_release(ndev, job);
+	npu_job_kvfree(ndev, job);
+}
+
 /*
- * One allocation: the job, then room for what @count commands, @ops of
- * them operators, can hold.
+ * Most batches are a command or two (an aclrtMemcpyAsync, an event): their
+ * scratch lives on the stack, which spares the ioctl three allocations,
+ * and their jobs, all of one size, come from the stream's pool.
  */
-static struct npu_job *npu_job_alloc(unsigned int count, unsigned int ops)
+#define NPU_SUBMIT_SMALL	2
+
+/* Pooled jobs a stream keeps: about what a busy ring of 1024 holds. */
+#define NPU_JOB_POOL_MAX	128
+
+static size_t npu_job_size(unsigned int count, unsigned int ops)
 {
 	unsigned int max_bos = 2 * count + ops * NPU_OP_MAX_TENSORS;
-	struct npu_job *job;
-	size_t size = sizeof(*job) + max_bos * sizeof(*job->bos) +
-		      2 * count * sizeof(*job->pins) +
-		      count * sizeof(*job->waits) +
-		      count * sizeof(*job->event_slots);
 
-	job = kvzalloc(size, GFP_KERNEL);
-	if (!job)
-		return NULL;
+	return sizeof(struct npu_job) + max_bos * sizeof(struct drm_gem_object *) +
+	       2 * count * sizeof(struct npu_pin) +
+	       count * sizeof(struct npu_slot_wait) + count * sizeof(u32);
+}
+
+/*
+ * One block: the job, then room for what @count commands, @ops of them
+ * operators, can hold; the arrays fill up from their counts, which start
+ * at zero.
+ */
+static void npu_job_init(struct npu_job *job, unsigned int count, unsigned int ops)
+{
+	unsigned int max_bos = 2 * count + ops * NPU_OP_MAX_TENSORS;
+
+	memset(job, 0, sizeof(*job));
 	job->bos = (struct drm_gem_object **)(job + 1);
 	job->pins = (struct npu_pin *)(job->bos + max_bos);
 	job->waits = (struct npu_slot_wait *)(job->pins + 2 * count);
 	job->event_slots = (u32 *)(job->waits + count);
+}
+
+/* A small job from the pool, or NULL when it is empty. */
+static struct npu_job *npu_job_pool_take(struct npu_stream *stream)
+{
+	struct npu_job *job;
+
+	spin_lock_irq(&stream->lock);
+	job = list_first_entry_or_null(&stream->job_pool, struct npu_job, link);
+	if (job) {
+		list_del(&job->link);
+		stream->job_pool_size--;
+	}
+	spin_unlock_irq(&stream->lock);
 	return job;
+}
+
+/*
+ * A job for @count commands, @ops of them operators: a batch of at most
+ * NPU_SUBMIT_SMALL commands without operators gets a pooled one, or a new
+ * one of the pool's size.
+ */
+static struct npu_job *npu_job_get(struct npu_stream *stream, unsigned int count,
+				   unsigned int ops)
+{
+	bool pooled = count <= NPU_SUBMIT_SMALL && !ops;
+	struct npu_job *job = pooled ? npu_job_pool_take(stream) : NULL;
+
+	if (pooled)
+		count = NPU_SUBMIT_SMALL;
+	if (!job) {
+		job = kvmalloc(npu_job_size(count, ops), GFP_KERNEL);
+		if (!job)
+			return NULL;
+		atomic64_inc(&stream->ctx->ndev->jobs_made);
+		atomic_inc(&stream->ctx->ndev->jobs_alive);
+	}
+	npu_job_init(job, count, ops);
+	job->pooled = pooled;
+	return job;
+}
+
+/**
+ * npu_jobs_recycle - let go of retired jobs
+ * @stream: the stream that ran them
+ * @jobs: the jobs, off every other list; emptied
+ *
+ * Gives back what each job holds, then keeps pooled jobs for the stream's
+ * next submissions, up to NPU_JOB_POOL_MAX, and frees the others.
+ */
+void npu_jobs_recycle(struct npu_stream *stream, struct list_head *jobs)
+{
+	struct npu_device *ndev = stream->ctx->ndev;
+	struct npu_job *job, *next;
+	LIST_HEAD(keep);
+	unsigned int room;
+
+	list_for_each_entry_safe(job, next, jobs, link) {
+		npu_job_release(ndev, job);
+		if (job->pooled)
+			list_move_tail(&job->link, &keep);
+	}
+	if (!list_empty(&keep)) {
+		spin_lock_irq(&stream->lock);
+		room = NPU_JOB_POOL_MAX - stream->job_pool_size;
+		list_for_each_entry_safe(job, next, &keep, link) {
+			if (!room--)
+				break;
+			list_move(&job->link, &stream->job_pool);
+			stream->job_pool_size++;
+		}
+		spin_unlock_irq(&stream->lock);
+		list_splice_init(&keep, jobs);
+	}
+	list_for_each_entry_safe(job, next, jobs, link)
+		npu_job_kvfree(ndev, job);
+	INIT_LIST_HEAD(jobs);
+}
+
+/**
+ * npu_job_pool_fini - free the jobs a stream keeps for reuse
+ * @stream: the stream, which no longer submits nor retires
+ */
+void npu_job_pool_fini(struct npu_stream *stream)
+{
+	struct npu_job *job, *next;
+
+	list_for_each_entry_safe(job, next, &stream->job_pool, link)
+		npu_job_kvfree(stream->ctx->ndev, job);
+	INIT_LIST_HEAD(&stream->job_pool);
+	stream->job_pool_size = 0;
 }
 
 static int npu_pin_user(struct npu_submit *sub, u64 uaddr, u64 size, bool write)
@@ -573,12 +688,6 @@ static int npu_submit_check_args(struct npu_stream *stream,
 	return 0;
 }
 
-/*
- * Most batches are a command or two (an aclrtMemcpyAsync, an event): their
- * scratch lives on the stack, which spares the ioctl three allocations.
- */
-#define NPU_SUBMIT_SMALL	2
-
 struct npu_submit_scratch {
 	struct drm_npu_cmd ucmds[NPU_SUBMIT_SMALL];
 	struct npu_cmd hw[NPU_SUBMIT_SMALL + NPU_DONE_FENCES];
@@ -618,7 +727,7 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 	ret = npu_compute_plan(sub.ctx->ndev, ucmds, args->count, &plan);
 	if (ret)
 		return ret;
-	sub.job = npu_job_alloc(args->count, plan.ops);
+	sub.job = npu_job_get(stream, args->count, plan.ops);
 	if (!sub.job)
 		return -ENOMEM;
 	ret = npu_submit_scratch(&sub, args->count, small);

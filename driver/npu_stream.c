@@ -25,6 +25,7 @@ static void npu_stream_release(struct kref *ref)
 	struct npu_stream *stream = container_of(ref, struct npu_stream, ref);
 
 	mutex_destroy(&stream->submit_lock);
+	npu_job_pool_fini(stream);
 	/* npu_stream_get() may still be looking at it under RCU. */
 	kfree_rcu(stream, rcu);
 }
@@ -122,8 +123,7 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 			     &stream->ctx->busy_ns);
 	spin_unlock_irq(&stream->lock);
 
-	list_for_each_entry_safe(job, next, &done, link)
-		npu_job_free(stream->ctx->ndev, job);
+	npu_jobs_recycle(stream, &done);
 	/*
 	 * Waiters are rare now that most retires come from submissions:
 	 * wq_has_sleeper()'s barrier pairs with the one in prepare_to_wait().
@@ -519,6 +519,7 @@ static struct npu_stream *npu_stream_alloc(struct npu_ctx *ctx, u32 priority)
 	mutex_init(&stream->submit_lock);
 	spin_lock_init(&stream->lock);
 	INIT_LIST_HEAD(&stream->jobs);
+	INIT_LIST_HEAD(&stream->job_pool);
 	init_waitqueue_head(&stream->space_wq);
 	INIT_DELAYED_WORK(&stream->retire_work, npu_stream_retire_work);
 	INIT_DELAYED_WORK(&stream->hang_work, npu_stream_hang_work);

@@ -2,7 +2,8 @@
 /*
  * Streams: ordering, fences and waits with and without timeouts,
  * cross-stream waits on the card, many streams and threads at once, full
- * rings, destroy with and without abort, and running out of rings.
+ * rings, destroy with and without abort, running out of rings, and the
+ * pool of small jobs.
  */
 
 #include <stdatomic.h>
@@ -10,6 +11,7 @@
 
 #include "kselftest_harness.h"
 #include "npu_test_ioctl.h"
+#include "text_file.h"
 
 FIXTURE(stream) {
 	struct test_card card;
@@ -423,6 +425,49 @@ TEST_F(stream, sysfs_entry_follows_the_stream)
 	EXPECT_EQ(0, test_stream_attr(self->card.bdf, ring, "pending", NULL, 0));
 	ASSERT_EQ(0, test_stream_destroy(self->card.fd, s.id, 0));
 	EXPECT_EQ(-1, test_stream_attr(self->card.bdf, ring, "pid", NULL, 0));
+}
+
+/* The card's jobs made so far and alive now (debugfs ring dump). */
+static int card_jobs(const char *bdf, long long *made, int *alive)
+{
+	char path[PATH_MAX], buf[16384], *p;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/accel/%s/rings", bdf);
+	if (text_read(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "jobs ");
+	if (!p || sscanf(p, "jobs %lld made, %d alive", made, alive) != 2)
+		return -1;
+	return 0;
+}
+
+/*
+ * A batch of one or two commands takes its job from the stream's pool:
+ * 2000 of them, waited for a hundred at a time, make about a pool's worth
+ * of jobs (128) and those in flight, not one each. Destroying the stream
+ * frees the pool with it.
+ */
+TEST_F(stream, small_jobs_are_reused_and_freed_with_the_stream)
+{
+	struct drm_npu_cmd fill = test_cmd_fill(self->buf.addr, 7, 64, 0);
+	struct drm_npu_stream_create s;
+	long long made0, made;
+	int alive0, alive, i, j;
+	uint64_t seq = 0;
+
+	ASSERT_EQ(0, card_jobs(self->card.bdf, &made0, &alive0));
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &s));
+	for (i = 0; i < 20; i++) {
+		for (j = 0; j < 100; j++)
+			ASSERT_EQ(0, test_submit(self->card.fd, s.id, &fill, 1, 0, &seq));
+		ASSERT_EQ(0, test_wait(self->card.fd, s.slot, seq, 10000));
+	}
+	ASSERT_EQ(0, card_jobs(self->card.bdf, &made, &alive));
+	EXPECT_LE(made - made0, 128 + 2 * 100) TH_LOG("%lld jobs made", made - made0);
+	EXPECT_GT(alive, alive0);
+	ASSERT_EQ(0, test_stream_destroy(self->card.fd, s.id, 0));
+	ASSERT_EQ(0, card_jobs(self->card.bdf, &made, &alive));
+	EXPECT_EQ(alive0, alive);
 }
 
 TEST_HARNESS_MAIN
