@@ -694,15 +694,15 @@ struct npu_submit_scratch {
 	struct npu_sg_fixup fixups[2 * NPU_SUBMIT_SMALL];
 };
 
-/* The card's commands and the operands needing tables, zeroed. */
+/* The card's commands, zeroed, and room for the operands needing tables. */
 static int npu_submit_scratch(struct npu_submit *sub, unsigned int count,
 			      struct npu_submit_scratch *small)
 {
 	unsigned int nhw = count + NPU_DONE_FENCES;
 
+	/* Each fixup is written whole as it is added. */
 	if (count <= NPU_SUBMIT_SMALL) {
-		memset(small->hw, 0, sizeof(small->hw));
-		memset(small->fixups, 0, sizeof(small->fixups));
+		memset(small->hw, 0, nhw * sizeof(small->hw[0]));
 		sub->hw = small->hw;
 		sub->fixups = small->fixups;
 		return 0;
@@ -733,9 +733,11 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 	ret = npu_submit_scratch(&sub, args->count, small);
 	if (ret)
 		goto out_free_job;
-	ret = npu_compute_job_init(sub.ctx->ndev, sub.job, &plan);
-	if (ret)
-		goto out;
+	if (plan.ops) {
+		ret = npu_compute_job_init(sub.ctx->ndev, sub.job, &plan);
+		if (ret)
+			goto out;
+	}
 
 	for (i = 0; i < args->count; i++) {
 		ret = npu_build_cmd(&sub, i, &ucmds[i]);
@@ -763,17 +765,40 @@ out_free_job:
 	return ret;
 }
 
+/*
+ * A command or two, word by word under one user_read_access_begin(): for
+ * so few bytes, cheaper than copy_from_user()'s string copy.
+ */
+static int npu_copy_small_cmds(struct drm_npu_cmd *cmds, u64 uptr, unsigned int count)
+{
+	const u64 __user *src = u64_to_user_ptr(uptr);
+	unsigned int i, words = count * sizeof(*cmds) / sizeof(u64);
+	u64 *dst = (u64 *)cmds;
+
+	static_assert(sizeof(*cmds) % sizeof(u64) == 0);
+	if (!user_read_access_begin(src, words * sizeof(u64)))
+		return -EFAULT;
+	for (i = 0; i < words; i++)
+		unsafe_get_user(dst[i], &src[i], efault);
+	user_read_access_end();
+	return 0;
+
+efault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
 /* The user's commands, into @small when they fit. */
 static struct drm_npu_cmd *npu_submit_copy_cmds(const struct drm_npu_submit *args,
 						struct npu_submit_scratch *small)
 {
+	int ret;
+
 	if (args->count > NPU_SUBMIT_SMALL)
 		return vmemdup_array_user(u64_to_user_ptr(args->cmds), args->count,
 					  sizeof(struct drm_npu_cmd));
-	if (copy_from_user(small->ucmds, u64_to_user_ptr(args->cmds),
-			   args->count * sizeof(small->ucmds[0])))
-		return ERR_PTR(-EFAULT);
-	return small->ucmds;
+	ret = npu_copy_small_cmds(small->ucmds, args->cmds, args->count);
+	return ret ? ERR_PTR(ret) : small->ucmds;
 }
 
 int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
