@@ -280,6 +280,8 @@ enum npu_stream_state {
  * @job_pool: retired small jobs, holding nothing, for the stream's next
  *	submissions; under @lock
  * @job_pool_size: number of jobs in @job_pool; under @lock
+ * @spare_job: a job of @job_pool set aside for the next submission, which
+ *	takes it with xchg(); set only under @lock
  * @state: enum npu_stream_state; written under @lock, read locklessly
  * @error: enum drm_npu_error once failed; written under @lock, read
  *	locklessly
@@ -316,6 +318,7 @@ struct npu_stream {
 	struct list_head jobs;
 	struct list_head job_pool;
 	unsigned int job_pool_size;
+	struct npu_job *spare_job;
 	enum npu_stream_state state;
 	u32 error;
 	u64 submitted;
@@ -446,6 +449,22 @@ static inline void npu_ring_doorbell(struct npu_device *ndev, u32 vector)
 	       ndev->doorbell + NPU_BAR0_DOORBELL);
 }
 
+/**
+ * npu_ring_space - free command slots of a ring
+ * @ring: a started ring; the caller holds drm_dev_enter()
+ *
+ * Inline: every submission asks.
+ *
+ * Return: slots the driver may fill before the card catches up.
+ */
+static inline u32 npu_ring_space(struct npu_ring *ring)
+{
+	/* The card's copy of HEAD, in memory: no register read. */
+	u32 head = le32_to_cpu(READ_ONCE(ring->shadow->head));
+
+	return ring->entries - (READ_ONCE(ring->tail) - head);
+}
+
 extern unsigned int npu_hang_timeout_ms;
 extern unsigned int npu_heartbeat_timeout_ms;
 
@@ -468,7 +487,6 @@ int npu_ring_reset(struct npu_ring *ring);
 int npu_ring_stop(struct npu_ring *ring);
 void npu_rings_reclaim(struct npu_device *ndev);
 void npu_rings_free_all(struct npu_device *ndev);
-u32 npu_ring_space(struct npu_ring *ring);
 void npu_ring_push(struct npu_ring *ring, const struct npu_cmd *cmds,
 		   unsigned int count);
 u32 npu_ring_rd32(struct npu_ring *ring, u32 reg);
@@ -528,6 +546,7 @@ int npu_stream_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file
 /* npu_job.c */
 void npu_job_free(struct npu_device *ndev, struct npu_job *job);
 void npu_jobs_recycle(struct npu_stream *stream, struct list_head *jobs);
+void npu_job_pool_set_spare(struct npu_stream *stream);
 void npu_job_pool_fini(struct npu_stream *stream);
 void npu_job_hold(struct npu_job *job, struct drm_gem_object *obj);
 int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);

@@ -109,17 +109,49 @@ static void npu_job_init(struct npu_job *job, unsigned int count, unsigned int o
 	job->event_slots = (u32 *)(job->waits + count);
 }
 
-/* A small job from the pool, or NULL when it is empty. */
-static struct npu_job *npu_job_pool_take(struct npu_stream *stream)
+static struct npu_job *npu_job_pool_pop(struct npu_stream *stream)
 {
 	struct npu_job *job;
 
-	spin_lock_irq(&stream->lock);
+	lockdep_assert_held(&stream->lock);
 	job = list_first_entry_or_null(&stream->job_pool, struct npu_job, link);
 	if (job) {
 		list_del(&job->link);
 		stream->job_pool_size--;
 	}
+	return job;
+}
+
+/**
+ * npu_job_pool_set_spare - set a pooled job aside for the next submission
+ * @stream: the stream, with its lock held
+ *
+ * The submission takes it with one xchg(), without the lock; only here,
+ * under the lock, does the spare become non-NULL.
+ */
+void npu_job_pool_set_spare(struct npu_stream *stream)
+{
+	struct npu_job *job;
+
+	lockdep_assert_held(&stream->lock);
+	if (READ_ONCE(stream->spare_job))
+		return;
+	job = npu_job_pool_pop(stream);
+	if (!job)
+		return;
+	/* Off the pool's list before a submitter can take it: pairs with xchg(). */
+	smp_store_release(&stream->spare_job, job);
+}
+
+/* A small job: the spare, else one from the pool, else NULL. */
+static struct npu_job *npu_job_pool_take(struct npu_stream *stream)
+{
+	struct npu_job *job = xchg(&stream->spare_job, NULL);
+
+	if (job)
+		return job;
+	spin_lock_irq(&stream->lock);
+	job = npu_job_pool_pop(stream);
 	spin_unlock_irq(&stream->lock);
 	return job;
 }
@@ -178,6 +210,7 @@ void npu_jobs_recycle(struct npu_stream *stream, struct list_head *jobs)
 			list_move(&job->link, &stream->job_pool);
 			stream->job_pool_size++;
 		}
+		npu_job_pool_set_spare(stream);
 		spin_unlock_irq(&stream->lock);
 		list_splice_init(&keep, jobs);
 	}
@@ -194,6 +227,9 @@ void npu_job_pool_fini(struct npu_stream *stream)
 {
 	struct npu_job *job, *next;
 
+	if (stream->spare_job)
+		list_add(&stream->spare_job->link, &stream->job_pool);
+	stream->spare_job = NULL;
 	list_for_each_entry_safe(job, next, &stream->job_pool, link)
 		npu_job_kvfree(stream->ctx->ndev, job);
 	INIT_LIST_HEAD(&stream->job_pool);

@@ -388,20 +388,6 @@ void npu_rings_reclaim(struct npu_device *ndev)
 }
 
 /**
- * npu_ring_space - free command slots of a ring
- * @ring: a started ring; the caller holds drm_dev_enter()
- *
- * Return: slots the driver may fill before the card catches up.
- */
-u32 npu_ring_space(struct npu_ring *ring)
-{
-	/* The card's copy of HEAD, in memory: no register read. */
-	u32 head = le32_to_cpu(READ_ONCE(ring->shadow->head));
-
-	return ring->entries - (READ_ONCE(ring->tail) - head);
-}
-
-/**
  * npu_ring_push - append commands to a ring, ringing its doorbell if need be
  * @ring: a started ring
  * @cmds: commands

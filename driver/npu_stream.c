@@ -101,6 +101,7 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 {
 	struct npu_job *job, *next;
 	LIST_HEAD(done);
+	u64 bytes = 0;
 	bool retired;
 
 	npu_compute_sample(stream);
@@ -108,14 +109,17 @@ static void npu_stream_retire(struct npu_stream *stream, bool all)
 	list_for_each_entry_safe(job, next, &stream->jobs, link) {
 		if (npu_job_done(stream, job)) {
 			WRITE_ONCE(stream->completed, job->seqno);
-			atomic64_add(job->bytes, &stream->bytes);
-			atomic64_add(job->bytes, &stream->ctx->bytes_moved);
+			bytes += job->bytes;
 		} else if (all) {
 			npu_job_fail_events(stream, job);
 		} else {
 			break;
 		}
 		list_move_tail(&job->link, &done);
+	}
+	if (bytes) {
+		atomic64_add(bytes, &stream->bytes);
+		atomic64_add(bytes, &stream->ctx->bytes_moved);
 	}
 	retired = !list_empty(&done);
 	if (retired && list_empty(&stream->jobs))
@@ -404,6 +408,7 @@ void npu_stream_add_job(struct npu_stream *stream, struct npu_job *job)
 	if (was_idle)
 		stream->busy_since = ktime_get();
 	list_add_tail(&job->link, &stream->jobs);
+	npu_job_pool_set_spare(stream);
 	spin_unlock_irq(&stream->lock);
 	/*
 	 * Both works queue themselves again for as long as they find jobs
