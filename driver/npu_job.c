@@ -81,8 +81,11 @@ void npu_job_free(struct npu_device *ndev, struct npu_job *job)
  */
 #define NPU_SUBMIT_SMALL	2
 
-/* Pooled jobs a stream keeps: about what a busy ring of 1024 holds. */
-#define NPU_JOB_POOL_MAX	128
+/*
+ * Pooled jobs a stream keeps, about 100 KiB at most: most of what a ring
+ * of the default 1024 entries holds in flight (341 batches of one command).
+ */
+#define NPU_JOB_POOL_MAX	256
 
 static size_t npu_job_size(unsigned int count, unsigned int ops)
 {
@@ -284,18 +287,27 @@ err_free:
 	return ret;
 }
 
-/* Counts the DMA segments of @sgt that [offset, offset + len) touches. */
-static unsigned int npu_sg_count(struct sg_table *sgt, u64 offset, u64 len)
+/*
+ * The DMA segments of @sgt that [offset, offset + len) touches: their
+ * number, and in @first the bus address of @offset. The walk ends with the
+ * range, not with the table: a small copy in a large host buffer costs the
+ * segments before it, not all of them.
+ */
+static unsigned int npu_sg_span(struct sg_table *sgt, u64 offset, u64 len,
+				dma_addr_t *first)
 {
+	u64 pos = 0, end = offset + len;
 	struct scatterlist *sg;
 	unsigned int i, n = 0;
-	u64 pos = 0;
 
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		u64 seg_end = pos + sg_dma_len(sg);
 
-		if (seg_end > offset && pos < offset + len)
-			n++;
+		if (pos >= end)
+			break;
+		/* The first segment touched starts at or before @offset. */
+		if (seg_end > offset && !n++)
+			*first = sg_dma_address(sg) + (offset - pos);
 		pos = seg_end;
 	}
 	return n;
@@ -313,6 +325,8 @@ static void npu_sg_fill(struct npu_sg_entry *out, struct sg_table *sgt,
 		u64 seg_end = pos + sg_dma_len(sg);
 		u64 from = max(pos, offset), to = min(seg_end, end);
 
+		if (pos >= end)
+			break;
 		if (from < to) {
 			out->addr = cpu_to_le64(sg_dma_address(sg) + (from - pos));
 			out->len = cpu_to_le64(to - from);
@@ -331,15 +345,14 @@ static void npu_host_operand(struct npu_submit *sub, unsigned int cmd, bool dst,
 {
 	struct npu_cmd *hw = &sub->hw[cmd];
 	u16 flags = le16_to_cpu(hw->flags);
-	unsigned int entries = npu_sg_count(sgt, offset, len);
-	struct npu_sg_entry single;
+	dma_addr_t first = 0;
+	unsigned int entries = npu_sg_span(sgt, offset, len, &first);
 
 	if (entries == 1) {
-		npu_sg_fill(&single, sgt, offset, len);
 		if (dst)
-			hw->dst = single.addr;
+			hw->dst = cpu_to_le64(first);
 		else
-			hw->src = single.addr;
+			hw->src = cpu_to_le64(first);
 		hw->flags = cpu_to_le16(flags | (dst ? NPU_CMD_DST_HOST : NPU_CMD_SRC_HOST));
 		return;
 	}
