@@ -74,6 +74,7 @@ static void compute_held(struct emu_card *card, struct emu_ring *r, bool held)
 	}
 	emu_ring_write64(r, NPU_RING_COMPUTE_NS, r->compute_ns);
 	pthread_mutex_unlock(&card->compute_lock);
+	emu_trace(r->idx, held ? EMU_TRACE_OP_START : EMU_TRACE_OP_END, 0);
 }
 
 /* Every heartbeat: the rings on an engine show the time so far. */

@@ -69,6 +69,7 @@ struct emu_config {
 	uint64_t serial;
 	uint32_t fetch_poll_us;
 	bool fenced_guest;
+	const char *trace_path;
 	bool verbose;
 };
 
@@ -393,6 +394,24 @@ int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
 		uint64_t size, const struct emu_compute_client *cl);
 void emu_compute_tick(struct emu_card *card);
 void emu_compute_reset(struct emu_ring *r);
+
+/* trace.c: --trace */
+enum emu_trace_event {
+	EMU_TRACE_DOORBELL,	/* arg: the vector */
+	EMU_TRACE_RING_WAKE,	/* a sleeping ring thread got going */
+	EMU_TRACE_POLL_HIT,	/* a watching ring saw its tail move */
+	EMU_TRACE_FETCH,	/* arg: the opcode */
+	EMU_TRACE_OP_START,	/* an operator got its engine */
+	EMU_TRACE_OP_END,	/* and gave it back */
+	EMU_TRACE_FENCE,	/* arg: the value written */
+	EMU_TRACE_DONE,		/* arg: the opcode; HEAD moved */
+	EMU_TRACE_IRQ,		/* arg: the vector; its eventfd written */
+	EMU_TRACE_SLEEP,	/* the ring thread sleeps until a doorbell */
+};
+
+int emu_trace_init(const char *path);
+void emu_trace(uint32_t ring, enum emu_trace_event event, uint64_t arg);
+void emu_trace_dump(void);
 
 /* ivshmem.c */
 int emu_ivshmem_listen(const char *path);

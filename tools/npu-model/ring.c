@@ -229,6 +229,7 @@ void emu_ring_raise_irq(struct emu_ring *r)
 	vector = r->vector;
 	pthread_mutex_unlock(&r->lock);
 	emu_card_raise_irq(r->card, vector);
+	emu_trace(r->idx, EMU_TRACE_IRQ, vector);
 }
 
 /* One-shot FAIL_DMA fault: consumed by the transfer that hits it. */
@@ -404,6 +405,7 @@ static int emu_exec_fence(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	if (with_time)
 		word_store(word + 1, emu_card_clock_ns(card));
 	word_store(word, c->value);
+	emu_trace(ctx->r->idx, EMU_TRACE_FENCE, c->value);
 	emu_card_fence_written(card);
 	return NPU_ERR_NONE;
 }
@@ -603,6 +605,7 @@ static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
 	if (r->shadow)
 		__atomic_store_n(&r->shadow->head, htole32(r->head),
 				 __ATOMIC_RELEASE);
+	emu_trace(r->idx, EMU_TRACE_DONE, c->opcode);
 	if (emu_irq_wanted(r, c))
 		emu_ring_raise_irq(r);
 }
@@ -621,6 +624,7 @@ static bool emu_ring_step(struct emu_ring_ctx *ctx)
 		return false;
 
 	emu_ring_fetch(r, &c);
+	emu_trace(r->idx, EMU_TRACE_FETCH, c.opcode);
 	err = emu_exec_cmd(ctx, &c);
 	if (err == CMD_ABORTED)
 		return false;
@@ -685,6 +689,7 @@ static bool emu_ring_poll_tail(struct emu_ring_ctx *ctx)
 		return false;
 	while (emu_ring_may_go_on(ctx)) {
 		if (emu_ring_tail(r) != r->head) {
+			emu_trace(r->idx, EMU_TRACE_POLL_HIT, 0);
 			found = true;
 			break;
 		}
@@ -732,6 +737,7 @@ static void emu_ring_run(struct emu_ring_ctx *ctx)
 			emu_ring_set_status(r, NPU_RING_IDLE);
 			if (emu_ring_poll_tail(ctx) || !emu_ring_may_sleep(r))
 				continue;
+			emu_trace(r->idx, EMU_TRACE_SLEEP, 0);
 			return;
 		}
 		emu_ring_set_status(r, NPU_RING_RUNNING);
@@ -764,6 +770,7 @@ static void *emu_ring_main(void *arg)
 		r->busy = true;
 		ctx.gen = r->gen;
 		pthread_mutex_unlock(&r->lock);
+		emu_trace(r->idx, EMU_TRACE_RING_WAKE, 0);
 
 		emu_ring_run(&ctx);
 
