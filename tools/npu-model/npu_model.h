@@ -40,12 +40,19 @@
 #define EMU_HEARTBEAT_US	1000
 #define EMU_WAIT_POLL_NS	100000	/* a WAIT re-checks this often */
 /*
- * A ring with a shadow keeps reading its tail for --fetch-poll-us after its
- * last command before it sleeps until a doorbell, and only EMU_MAX_POLLERS
- * rings of the card do so at once: the host's CPUs are shared with the
- * guest, so the cost of watching is bounded.
+ * A ring with a shadow keeps reading its tail for a while after its last
+ * command before it sleeps until a doorbell, and only EMU_MAX_POLLERS rings
+ * of the card do so at once: the host's CPUs are shared with the guest, so
+ * the cost of watching is bounded.  The while is --fetch-poll-us, or longer
+ * when the ring's last idle spell was: one and a half times that spell, at
+ * most EMU_FETCH_POLL_ADAPT_US.  A host that submits again within a
+ * millisecond of its last completion (a wait and a resubmission through a
+ * guest, hundreds of microseconds) then finds the ring awake, and skips
+ * the doorbell and the wake-up of a sleeping thread; one that comes back
+ * later costs the card one long watch, then only short ones again.
  */
 #define EMU_FETCH_POLL_US	100
+#define EMU_FETCH_POLL_ADAPT_US	1000
 #define EMU_FETCH_POLL_MAX_US	1000000
 #define EMU_MAX_POLLERS		1
 /*
@@ -110,6 +117,13 @@ struct emu_ring {
 	uint32_t vector;
 	uint32_t priority;
 	struct npu_ring_shadow *shadow;	/* in guest RAM; NULL: TAIL register */
+
+	/*
+	 * The ring thread's own: how long it watches the tail next time, and
+	 * since when the ring has had no commands (0: it has some).
+	 */
+	uint64_t poll_ns;
+	uint64_t idle_since;
 
 	/*
 	 * Card-owned counters, mirrored into the registers.  The ring

@@ -674,18 +674,40 @@ static void emu_card_poller_put(struct emu_card *card)
 }
 
 /*
+ * The ring has commands again after an idle spell: the next watch lasts
+ * long enough to have caught this one, within bounds (npu_model.h).
+ */
+static void emu_ring_idle_ended(struct emu_ring *r)
+{
+	uint64_t base = r->card->cfg.fetch_poll_us * 1000ULL;
+	uint64_t max = EMU_FETCH_POLL_ADAPT_US * 1000ULL;
+	uint64_t gap, want;
+
+	if (!r->idle_since)
+		return;
+	gap = emu_monotonic_ns() - r->idle_since;
+	want = gap + gap / 2;
+	r->idle_since = 0;
+	if (max < base)
+		max = base;
+	if (gap > max || want < base)
+		want = base;
+	r->poll_ns = want < max ? want : max;
+}
+
+/*
  * A ring with a shadow that ran out of commands watches its tail for
- * --fetch-poll-us, yielding the CPU between looks; true when new commands
- * came.  A reset, a hang or a dead card ends the watch.
+ * poll_ns, yielding the CPU between looks; true when new commands came.
+ * A reset, a hang or a dead card ends the watch.
  */
 static bool emu_ring_poll_tail(struct emu_ring_ctx *ctx)
 {
 	struct emu_ring *r = ctx->r;
-	uint64_t window = r->card->cfg.fetch_poll_us * 1000ULL;
-	uint64_t end = emu_monotonic_ns() + window;
+	uint64_t end = emu_monotonic_ns() + r->poll_ns;
 	bool found = false;
 
-	if (!r->shadow || !window || !emu_card_poller_get(r->card))
+	if (!r->shadow || !r->card->cfg.fetch_poll_us ||
+	    !emu_card_poller_get(r->card))
 		return false;
 	while (emu_ring_may_go_on(ctx)) {
 		if (emu_ring_tail(r) != r->head) {
@@ -734,12 +756,15 @@ static void emu_ring_run(struct emu_ring_ctx *ctx)
 		if (!emu_ring_checkpoint(ctx))
 			return;
 		if (emu_ring_tail(r) == r->head) {
+			if (!r->idle_since)
+				r->idle_since = emu_monotonic_ns();
 			emu_ring_set_status(r, NPU_RING_IDLE);
 			if (emu_ring_poll_tail(ctx) || !emu_ring_may_sleep(r))
 				continue;
 			emu_trace(r->idx, EMU_TRACE_SLEEP, 0);
 			return;
 		}
+		emu_ring_idle_ended(r);
 		emu_ring_set_status(r, NPU_RING_RUNNING);
 		if (!emu_ring_step(ctx))
 			return;
@@ -789,6 +814,7 @@ int emu_ring_init(struct emu_ring *r, struct emu_card *card, unsigned int idx)
 	memset(r, 0, sizeof(*r));
 	r->card = card;
 	r->idx = idx;
+	r->poll_ns = card->cfg.fetch_poll_us * 1000ULL;
 	r->mode = EMU_RING_MODE_DISABLED;
 	pthread_mutex_init(&r->lock, NULL);
 	/* timed waits use CLOCK_MONOTONIC, like the card's clock */
