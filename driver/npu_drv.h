@@ -509,6 +509,7 @@ void npu_stream_irq(struct npu_stream *stream);
 void npu_stream_update(struct npu_stream *stream);
 void npu_stream_retire_completed(struct npu_stream *stream);
 void npu_ctx_retire(struct npu_ctx *ctx);
+void npu_ctx_retire_for_waiter(struct npu_ctx *ctx);
 void npu_stream_add_job(struct npu_stream *stream, struct npu_job *job);
 const char *npu_stream_state_name(struct npu_stream *stream);
 int npu_stream_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);

@@ -435,8 +435,8 @@ int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		ret = npu_wait_slot(ctx, slot, args->value, args->timeout_ns);
 		npu_ctx_slot_irq_put(ctx, args->slot);
 	}
-	/* The work waited for is done: let go of what it held. */
+	/* The work waited for is done: give back the user pages it wrote. */
 	if (!ret)
-		npu_ctx_retire(ctx);
+		npu_ctx_retire_for_waiter(ctx);
 	return ret;
 }
