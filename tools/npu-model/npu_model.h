@@ -415,8 +415,8 @@ enum emu_trace_event {
 	EMU_TRACE_RING_WAKE,	/* a sleeping ring thread got going */
 	EMU_TRACE_POLL_HIT,	/* a watching ring saw its tail move */
 	EMU_TRACE_FETCH,	/* arg: the opcode */
-	EMU_TRACE_OP_START,	/* an operator got its engine */
-	EMU_TRACE_OP_END,	/* and gave it back */
+	EMU_TRACE_OP_START,	/* an operator got its engine; arg: thread CPU ns */
+	EMU_TRACE_OP_END,	/* and gave it back; arg: thread CPU ns */
 	EMU_TRACE_FENCE,	/* arg: the value written */
 	EMU_TRACE_DONE,		/* arg: the opcode; HEAD moved */
 	EMU_TRACE_IRQ,		/* arg: the vector; its eventfd written */
@@ -425,6 +425,7 @@ enum emu_trace_event {
 
 int emu_trace_init(const char *path);
 void emu_trace(uint32_t ring, enum emu_trace_event event, uint64_t arg);
+bool emu_tracing(void);
 void emu_trace_dump(void);
 
 /* ivshmem.c */

@@ -52,6 +52,11 @@ int emu_trace_init(const char *path)
 	return 0;
 }
 
+bool emu_tracing(void)
+{
+	return emu_trace_notes;
+}
+
 void emu_trace(uint32_t ring, enum emu_trace_event event, uint64_t arg)
 {
 	uint32_t i;
