@@ -5,14 +5,17 @@
  *   npu-model --socket PATH --guest-ram FILE --ram-size BYTES [--lowmem BYTES]
  *             [--bar-size BYTES] [--rings N] [--vectors N]
  *             [--copy-engines N] [--compute-engines N] [--serial N]
- *             [--fetch-poll-us N] [--fenced-guest] [--trace FILE] [--verbose]
+ *             [--fetch-poll-us N] [--fetch-poll-max-us N] [--fenced-guest]
+ *             [--trace FILE] [--verbose]
  *   npu-model [--vectors N] --print-vectors
  *
  * The model serves exactly one QEMU and exits (status 0) when it goes away
  * or on SIGTERM/SIGINT.  --print-vectors prints the card's number of MSI-X
  * vectors and exits: QEMU's ivshmem device must be given as many.
  * --fetch-poll-us sets how long a ring with a shadow watches its tail
- * after its last command (0: it sleeps at once, as the race tests want).
+ * after its last command (0: it sleeps at once, as the race tests want);
+ * --fetch-poll-max-us lets it watch up to that long when its last idle
+ * spell was that short (npu_model.h; 0, the default: no longer).
  * --fenced-guest says that the guest's barriers are real (KVM, a native
  * test client), so the heartbeat need not look again for stores that a
  * barrier-less guest left in the host's store buffer (emu_ring_recheck).
@@ -75,8 +78,8 @@ static void usage(FILE *f)
 		"                 [--lowmem BYTES] [--bar-size BYTES] [--rings N]\n"
 		"                 [--vectors N] [--copy-engines N]\n"
 		"                 [--compute-engines N] [--serial N]\n"
-		"                 [--fetch-poll-us N] [--fenced-guest] [--trace FILE]\n"
-		"                 [--verbose]\n"
+		"                 [--fetch-poll-us N] [--fetch-poll-max-us N]\n"
+		"                 [--fenced-guest] [--trace FILE] [--verbose]\n"
 		"       npu-model [--vectors N] --print-vectors\n"
 		"sizes take a K, M or G suffix; defaults: --bar-size 256M,\n"
 		"--rings 64, --vectors %u, --copy-engines 4, --compute-engines 2,\n"
@@ -123,7 +126,7 @@ enum {
 	OPT_SOCKET = 256, OPT_GUEST_RAM, OPT_RAM_SIZE, OPT_LOWMEM, OPT_BAR_SIZE,
 	OPT_RINGS, OPT_VECTORS, OPT_COPY_ENGINES, OPT_COMPUTE_ENGINES,
 	OPT_SERIAL, OPT_VERBOSE, OPT_HELP, OPT_PRINT_VECTORS,
-	OPT_FETCH_POLL_US, OPT_FENCED_GUEST, OPT_TRACE,
+	OPT_FETCH_POLL_US, OPT_FENCED_GUEST, OPT_TRACE, OPT_FETCH_POLL_MAX_US,
 };
 
 static const struct option options[] = {
@@ -143,6 +146,7 @@ static const struct option options[] = {
 	{ "fetch-poll-us", required_argument, NULL, OPT_FETCH_POLL_US },
 	{ "fenced-guest", no_argument,	     NULL, OPT_FENCED_GUEST },
 	{ "trace",	  required_argument, NULL, OPT_TRACE },
+	{ "fetch-poll-max-us", required_argument, NULL, OPT_FETCH_POLL_MAX_US },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -184,6 +188,8 @@ static bool parse_option(struct emu_config *cfg, int opt, const char *arg)
 	case OPT_TRACE:
 		cfg->trace_path = arg;
 		return true;
+	case OPT_FETCH_POLL_MAX_US:
+		return parse_u32(arg, 0, EMU_FETCH_POLL_MAX_US, &cfg->fetch_poll_max_us);
 	}
 	return false;
 }

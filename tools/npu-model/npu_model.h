@@ -43,16 +43,18 @@
  * A ring with a shadow keeps reading its tail for a while after its last
  * command before it sleeps until a doorbell, and only EMU_MAX_POLLERS rings
  * of the card do so at once: the host's CPUs are shared with the guest, so
- * the cost of watching is bounded.  The while is --fetch-poll-us, or longer
- * when the ring's last idle spell was: one and a half times that spell, at
- * most EMU_FETCH_POLL_ADAPT_US.  A host that submits again within a
- * millisecond of its last completion (a wait and a resubmission through a
- * guest, hundreds of microseconds) then finds the ring awake, and skips
- * the doorbell and the wake-up of a sleeping thread; one that comes back
- * later costs the card one long watch, then only short ones again.
+ * the cost of watching is bounded.  The while is --fetch-poll-us, or, with
+ * --fetch-poll-max-us, longer when the ring's last idle spell was: one and
+ * a half times that spell, at most --fetch-poll-max-us.  A host that
+ * submits again soon after its last completion (a wait and a resubmission
+ * through a guest, hundreds of microseconds) then finds the ring awake,
+ * and skips the doorbell and the wake-up of a sleeping thread; one that
+ * comes back later costs the card one long watch, then only short ones.
+ * Off by default: the watching thread yields, and on a loaded host a
+ * thread that yielded waits behind others, where a woken one would not
+ * (docs/hardware.md, "Latency").
  */
 #define EMU_FETCH_POLL_US	100
-#define EMU_FETCH_POLL_ADAPT_US	1000
 #define EMU_FETCH_POLL_MAX_US	1000000
 #define EMU_MAX_POLLERS		1
 /*
@@ -75,6 +77,7 @@ struct emu_config {
 	uint32_t num_compute_engines;
 	uint64_t serial;
 	uint32_t fetch_poll_us;
+	uint32_t fetch_poll_max_us;
 	bool fenced_guest;
 	const char *trace_path;
 	bool verbose;

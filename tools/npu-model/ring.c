@@ -680,7 +680,7 @@ static void emu_card_poller_put(struct emu_card *card)
 static void emu_ring_idle_ended(struct emu_ring *r)
 {
 	uint64_t base = r->card->cfg.fetch_poll_us * 1000ULL;
-	uint64_t max = EMU_FETCH_POLL_ADAPT_US * 1000ULL;
+	uint64_t max = r->card->cfg.fetch_poll_max_us * 1000ULL;
 	uint64_t gap, want;
 
 	if (!r->idle_since)
