@@ -199,6 +199,10 @@ struct npu_device {
  * @link: in npu_device.fence_areas while the card can reach @slots and
  *	@irq_wanted; empty once the DMA mappings are gone; under
  *	npu_device.fence_lock
+ * @wait_slot: the slot the last WAIT that got there waited on
+ * @wait_ns: how long that wait took (npu_wait_ioctl()'s polling goes by
+ *	it); both read and written locklessly: a torn pair costs one wait
+ *	that polls at the wrong time, within its bound
  */
 struct npu_fence_area {
 	struct drm_gem_object gem;
@@ -208,6 +212,8 @@ struct npu_fence_area {
 	atomic_t *irq_wanted;
 	dma_addr_t irq_wanted_dma;
 	struct list_head link;
+	u32 wait_slot;
+	s64 wait_ns;
 };
 
 /**
@@ -538,6 +544,7 @@ void npu_stream_irq(struct npu_stream *stream);
 void npu_stream_update(struct npu_stream *stream);
 void npu_stream_retire_completed(struct npu_stream *stream);
 void npu_ctx_retire(struct npu_ctx *ctx);
+void npu_ctx_retire_for_waiter(struct npu_ctx *ctx);
 void npu_stream_add_job(struct npu_stream *stream, struct npu_job *job);
 const char *npu_stream_state_name(struct npu_stream *stream);
 int npu_stream_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);

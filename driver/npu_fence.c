@@ -14,6 +14,23 @@
 
 #define NPU_FENCE_SLOTS	4096
 
+/*
+ * Hybrid waits, as NVMe's hybrid polling: a WAIT on the slot that the last
+ * one waited on expects to take as long, sleeps until this much before
+ * then and polls the slot from there, for at most twice as long, before it
+ * sleeps until the interrupt. A fence that lands while the waiter polls
+ * needs no interrupt (its IRQ_IF word is clear), and the waiter sees it at
+ * once; in the TCG guest the interrupt's way from the card to the waiter
+ * costs ~200 us of host thread wake-ups, and the timer's before the fence
+ * costs nothing. The price: up to twice this, per wait, spent polling, by a
+ * CPU that under TCG is a host CPU the card's operators then lack. Off by
+ * default: on a loaded two-CPU host the operators' own time grew by about
+ * what the polling saved (docs/driver.md).
+ */
+static unsigned int npu_wait_poll_us;
+module_param_named(wait_poll_us, npu_wait_poll_us, uint, 0644);
+MODULE_PARM_DESC(wait_poll_us, "a WAIT polls its slot from this long before it expects the fence, for at most twice as long (0: never polls)");
+
 static struct npu_fence_area *to_fence_area(struct drm_gem_object *obj)
 {
 	return container_of(obj, struct npu_fence_area, gem);
@@ -391,6 +408,7 @@ bool npu_ctx_wait_failed(struct npu_ctx *ctx, const struct npu_slot_wait *wait)
 	return READ_ONCE(slot->error) && !npu_slot_reached(slot, wait->value);
 }
 
+/* Sleeps until the slot reaches @value, fails, or @deadline_ns passes. */
 static int npu_wait_slot(struct npu_ctx *ctx, struct drm_npu_fence_slot *slot,
 			 u64 value, s64 deadline_ns)
 {
@@ -412,6 +430,105 @@ static int npu_wait_slot(struct npu_ctx *ctx, struct drm_npu_fence_slot *slot,
 	return npu_slot_reached(slot, value) ? 0 : -EIO;
 }
 
+/* CLOCK_MONOTONIC, as WAIT's deadline. */
+static s64 npu_now_ns(void)
+{
+	return ktime_to_ns(ktime_get());
+}
+
+/* The interrupt's wait: the card interrupts for @args->slot meanwhile. */
+static int npu_wait_irq(struct npu_ctx *ctx, const struct drm_npu_wait *args,
+			s64 deadline_ns)
+{
+	int ret;
+
+	/* npu_wait_slot() looks at the slot again before sleeping. */
+	npu_ctx_slot_irq_get(ctx, args->slot);
+	ret = npu_wait_slot(ctx, npu_ctx_slot(ctx, args->slot), args->value,
+			    deadline_ns);
+	npu_ctx_slot_irq_put(ctx, args->slot);
+	return ret;
+}
+
+/*
+ * Polls the slot until @until_ns; 0 or -EIO once it is there or failed,
+ * -EAGAIN when the time is up or the CPU is wanted elsewhere.
+ */
+static int npu_wait_poll(struct drm_npu_fence_slot *slot, u64 value, s64 until_ns)
+{
+	while (!npu_slot_reached(slot, value)) {
+		if (READ_ONCE(slot->error))
+			return -EIO;
+		if (npu_now_ns() >= until_ns || need_resched() ||
+		    signal_pending(current))
+			return -EAGAIN;
+		cpu_relax();
+	}
+	return 0;
+}
+
+/*
+ * The hybrid wait (npu_wait_poll_us): sleeps until the poll's start, or
+ * the interrupt if the fence comes first, then polls; -EAGAIN when the
+ * poll ran out, and the interrupt's wait takes over. *@polled says that
+ * the fence was seen polling.
+ */
+static int npu_wait_hybrid(struct npu_ctx *ctx, const struct drm_npu_wait *args,
+			   s64 start_ns, s64 expect_ns, bool *polled)
+{
+	s64 margin = (s64)npu_wait_poll_us * NSEC_PER_USEC;
+	s64 poll_from = start_ns + expect_ns - margin;
+	s64 until = min(poll_from, args->timeout_ns);
+	int ret;
+
+	/* The deadline is absolute: DRM_NPU_WAIT_FOREVER is S64_MAX. */
+	if (npu_now_ns() < poll_from) {
+		ret = npu_wait_irq(ctx, args, until);
+		if (ret != -ETIME || until != poll_from)
+			return ret;
+	}
+	until = min(npu_now_ns() + 2 * margin, args->timeout_ns);
+	ret = npu_wait_poll(npu_ctx_slot(ctx, args->slot), args->value, until);
+	*polled = !ret;
+	if (ret == -EAGAIN && npu_now_ns() >= args->timeout_ns)
+		return -ETIME;
+	return ret;
+}
+
+/*
+ * What the next wait on the slot expects: this one's time when it polled
+ * the fence; otherwise the interrupt told it, late, so a margin less.
+ */
+static void npu_wait_learn(struct npu_fence_area *fence, u32 slot, s64 took_ns,
+			   bool polled)
+{
+	if (!polled)
+		took_ns -= (s64)npu_wait_poll_us * NSEC_PER_USEC;
+	WRITE_ONCE(fence->wait_slot, slot);
+	WRITE_ONCE(fence->wait_ns, max(took_ns, 0LL));
+}
+
+/*
+ * A wait that must sleep: hybrid when the last wait that got there was on
+ * the same slot, else (or when the poll runs out) by the interrupt.
+ */
+static int npu_wait_sleep(struct npu_ctx *ctx, const struct drm_npu_wait *args)
+{
+	struct npu_fence_area *fence = ctx->fence;
+	s64 start = npu_now_ns();
+	bool polled = false;
+	int ret = -EAGAIN;
+
+	if (npu_wait_poll_us && READ_ONCE(fence->wait_slot) == args->slot)
+		ret = npu_wait_hybrid(ctx, args, start, READ_ONCE(fence->wait_ns),
+				      &polled);
+	if (ret == -EAGAIN)
+		ret = npu_wait_irq(ctx, args, args->timeout_ns);
+	if (!ret)
+		npu_wait_learn(fence, args->slot, npu_now_ns() - start, polled);
+	return ret;
+}
+
 int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 {
 	struct drm_npu_wait *args = data;
@@ -425,18 +542,14 @@ int npu_wait_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 		return -ENOENT;
 
 	slot = npu_ctx_slot(ctx, args->slot);
-	if (npu_slot_reached(slot, args->value)) {
+	if (npu_slot_reached(slot, args->value))
 		ret = 0;
-	} else if (READ_ONCE(slot->error)) {
+	else if (READ_ONCE(slot->error))
 		ret = -EIO;
-	} else {
-		/* npu_wait_slot() looks at the slot again before sleeping. */
-		npu_ctx_slot_irq_get(ctx, args->slot);
-		ret = npu_wait_slot(ctx, slot, args->value, args->timeout_ns);
-		npu_ctx_slot_irq_put(ctx, args->slot);
-	}
-	/* The work waited for is done: let go of what it held. */
+	else
+		ret = npu_wait_sleep(ctx, args);
+	/* The work waited for is done: give back the user pages it wrote. */
 	if (!ret)
-		npu_ctx_retire(ctx);
+		npu_ctx_retire_for_waiter(ctx);
 	return ret;
 }

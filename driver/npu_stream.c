@@ -174,10 +174,7 @@ void npu_stream_retire_completed(struct npu_stream *stream)
  * npu_ctx_retire - retire what the card completed on every stream of a context
  * @ctx: the context
  *
- * A waiter goes on to read what the work wrote: the buffers must be
- * unmapped for the card (synced for the CPU) first, not whenever the
- * interrupt's work gets to them. That also keeps a loop that submits into
- * the same user buffer from stacking mappings of it.
+ * Before a report on the context, which counts everything done.
  */
 void npu_ctx_retire(struct npu_ctx *ctx)
 {
@@ -187,6 +184,51 @@ void npu_ctx_retire(struct npu_ctx *ctx)
 	mutex_lock(&ctx->lock);
 	xa_for_each(&ctx->streams, id, stream)
 		npu_stream_retire(stream, false);
+	mutex_unlock(&ctx->lock);
+}
+
+/* A completed job of @stream pinned user memory. */
+static bool npu_stream_done_pinned(struct npu_stream *stream)
+{
+	struct npu_job *job;
+	bool pinned = false;
+
+	spin_lock_irq(&stream->lock);
+	list_for_each_entry(job, &stream->jobs, link) {
+		if (!npu_job_done(stream, job))
+			break;
+		if (job->npins) {
+			pinned = true;
+			break;
+		}
+	}
+	spin_unlock_irq(&stream->lock);
+	return pinned;
+}
+
+/**
+ * npu_ctx_retire_for_waiter - retire what a waiter must not return before
+ * @ctx: the context
+ *
+ * As npu_ctx_retire(), but only the streams whose completed jobs pinned
+ * user memory: the waiter reads that memory next, so the buffers must be
+ * unmapped for the card (synced for the CPU) first, not whenever the
+ * interrupt's work gets to them; that also keeps a loop that submits into
+ * the same user buffer from stacking mappings of it. The rest (device
+ * buffers, descriptors) is the next submission's to retire, which does so
+ * once its own batch is on the ring, while the card runs it; or the retire
+ * work's. Freeing a job costs ~100 us under TCG, which a waiter would
+ * otherwise spend between the interrupt and its return.
+ */
+void npu_ctx_retire_for_waiter(struct npu_ctx *ctx)
+{
+	struct npu_stream *stream;
+	unsigned long id;
+
+	mutex_lock(&ctx->lock);
+	xa_for_each(&ctx->streams, id, stream)
+		if (npu_stream_done_pinned(stream))
+			npu_stream_retire(stream, false);
 	mutex_unlock(&ctx->lock);
 }
 
@@ -386,11 +428,19 @@ static void npu_stream_hang_work(struct work_struct *work)
 /* Called under npu_device.rings_lock from the ring's interrupt. */
 void npu_stream_irq(struct npu_stream *stream)
 {
+	bool woke = wq_has_sleeper(&stream->ctx->wq);
+
 	lockdep_assert_held(&stream->ctx->ndev->rings_lock);
 	wake_up_all(&stream->ctx->wq);
 	wake_up_all(&stream->space_wq);
-	/* Now, also when a lazy retire is pending. */
-	mod_delayed_work(system_highpri_wq, &stream->retire_work, 0);
+	/*
+	 * Now, also when a lazy retire is pending; unless the interrupt wakes
+	 * someone on a ring that still runs. A woken waiter retires what needs
+	 * it before returning (npu_ctx_retire_for_waiter()), and the work, at
+	 * high priority, would run first, on the waiter's critical path.
+	 */
+	if (!woke || npu_ring_status(stream->ring) == NPU_RING_STOPPED)
+		mod_delayed_work(system_highpri_wq, &stream->retire_work, 0);
 }
 
 /**

@@ -338,4 +338,85 @@ TEST_F(notify, completed_work_is_let_go)
 	EXPECT_LT(i, 1000);
 }
 
+static int wait_until(int fd, uint32_t slot, uint64_t value, int64_t deadline_ns)
+{
+	struct drm_npu_wait w = { .slot = slot, .value = value, .timeout_ns = deadline_ns };
+
+	return test_ioctl(fd, DRM_IOCTL_NPU_WAIT, &w);
+}
+
+/* Waits of a few ms each on the stream's slot: what a polled wait learns from. */
+static void learn_waits(struct _test_data_notify *self, struct __test_metadata *_metadata)
+{
+	struct drm_npu_cmd cmd = nop();
+	uint64_t seq;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &cmd, 1, 0, &seq));
+		ASSERT_EQ(0, test_wait(self->card.fd, self->stream.slot, seq, 10000));
+	}
+}
+
+/*
+ * With wait_poll_us, a WAIT that expects its fence polls for it before
+ * sleeping (docs/driver.md); it keeps every promise of a sleeping one: it
+ * returns 0 with the value there, -EIO when the ring stops on an error, and
+ * -ETIME at its deadline, no sooner; a hang is still found.
+ */
+TEST_F(notify, polled_wait_keeps_its_promises)
+{
+	volatile struct drm_npu_fence_slot *slot = &self->card.fence[self->stream.slot];
+	long poll_us = test_driver_param("wait_poll_us");
+	struct drm_npu_cmd cmd = nop(), fill = test_cmd_fill(self->buf.addr, 1, 4096, 0);
+	int64_t start, took;
+	uint64_t seq;
+
+	ASSERT_LE(0, poll_us);
+	ASSERT_EQ(0, test_set_driver_param("wait_poll_us", 2000));
+	ASSERT_EQ(0, victim_inject(self, "delay", 3000));
+	learn_waits(self, _metadata);
+
+	/* Found polling or not, the value is there once WAIT returns 0. */
+	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &cmd, 1, 0, &seq));
+	EXPECT_EQ(0, test_wait(self->card.fd, self->stream.slot, seq, 10000));
+	EXPECT_LE(0, (int64_t)(slot->value - seq));
+
+	/* A deadline before the expected fence: -ETIME, not before it. */
+	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &cmd, 1, 0, &seq));
+	start = test_now_ns();
+	EXPECT_EQ(-ETIME, wait_until(self->card.fd, self->stream.slot, seq + 1,
+				     start + 1000000));
+	took = test_now_ns() - start;
+	EXPECT_LE(1000000, took);
+	EXPECT_EQ(0, test_wait(self->card.fd, self->stream.slot, seq, 10000));
+
+	/* The ring stops on a DMA fault: the polled wait says -EIO. */
+	learn_waits(self, _metadata);
+	ASSERT_EQ(0, victim_inject(self, "dma", 0));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &fill, 1, 0, &seq));
+	EXPECT_EQ(-EIO, test_wait(self->card.fd, self->stream.slot, seq, 10000));
+	EXPECT_EQ(DRM_NPU_ERR_DMA, slot->error);
+	ASSERT_EQ(0, victim_inject(self, "clear", 0));
+
+	/*
+	 * A hang is found, and ends the polled wait, on the other stream: its
+	 * hang check is not yet armed with the default timeout.
+	 */
+	ASSERT_EQ(0, test_set_driver_param("hang_timeout_ms", 500));
+	self->ring = test_stream_ring(self->card.bdf, self->other.id);
+	ASSERT_EQ(0, victim_inject(self, "delay", 3000));
+	slot = &self->card.fence[self->other.slot];
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, test_submit(self->card.fd, self->other.id, &cmd, 1, 0, &seq));
+		ASSERT_EQ(0, test_wait(self->card.fd, self->other.slot, seq, 10000));
+	}
+	ASSERT_EQ(0, victim_inject(self, "hang", 0));
+	ASSERT_EQ(0, test_submit(self->card.fd, self->other.id, &cmd, 1, 0, &seq));
+	EXPECT_EQ(-EIO, test_wait(self->card.fd, self->other.slot, seq, 10000));
+	EXPECT_EQ(DRM_NPU_ERR_HANG, slot->error);
+	ring_clear(self->card.bdf, self->ring);
+	test_set_driver_param("wait_poll_us", poll_us);
+}
+
 TEST_HARNESS_MAIN

@@ -60,6 +60,15 @@ void emu_compute_destroy(struct emu_card *card)
 	emu_engines_destroy(&card->compute_engines);
 }
 
+/* CPU time of the calling thread: what an operator cost, not how long it took. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* The ring got (held) or gave back its engine: COMPUTE_NS is up to date. */
 static void compute_held(struct emu_card *card, struct emu_ring *r, bool held)
 {
@@ -74,6 +83,9 @@ static void compute_held(struct emu_card *card, struct emu_ring *r, bool held)
 	}
 	emu_ring_write64(r, NPU_RING_COMPUTE_NS, r->compute_ns);
 	pthread_mutex_unlock(&card->compute_lock);
+	/* the thread's CPU time at each end: wall time less it is time it waited for a CPU */
+	emu_trace(r->idx, held ? EMU_TRACE_OP_START : EMU_TRACE_OP_END,
+		  emu_tracing() ? thread_cpu_ns() : 0);
 }
 
 /* Every heartbeat: the rings on an engine show the time so far. */

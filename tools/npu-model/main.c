@@ -5,17 +5,21 @@
  *   npu-model --socket PATH --guest-ram FILE --ram-size BYTES [--lowmem BYTES]
  *             [--bar-size BYTES] [--rings N] [--vectors N]
  *             [--copy-engines N] [--compute-engines N] [--serial N]
- *             [--fetch-poll-us N] [--fenced-guest] [--verbose]
+ *             [--fetch-poll-us N] [--fetch-poll-max-us N] [--fenced-guest]
+ *             [--trace FILE] [--verbose]
  *   npu-model [--vectors N] --print-vectors
  *
  * The model serves exactly one QEMU and exits (status 0) when it goes away
  * or on SIGTERM/SIGINT.  --print-vectors prints the card's number of MSI-X
  * vectors and exits: QEMU's ivshmem device must be given as many.
  * --fetch-poll-us sets how long a ring with a shadow watches its tail
- * after its last command (0: it sleeps at once, as the race tests want).
+ * after its last command (0: it sleeps at once, as the race tests want);
+ * --fetch-poll-max-us lets it watch up to that long when its last idle
+ * spell was that short (npu_model.h; 0, the default: no longer).
  * --fenced-guest says that the guest's barriers are real (KVM, a native
  * test client), so the heartbeat need not look again for stores that a
  * barrier-less guest left in the host's store buffer (emu_ring_recheck).
+ * --trace FILE writes when each step of each command happened (trace.c).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -74,7 +78,8 @@ static void usage(FILE *f)
 		"                 [--lowmem BYTES] [--bar-size BYTES] [--rings N]\n"
 		"                 [--vectors N] [--copy-engines N]\n"
 		"                 [--compute-engines N] [--serial N]\n"
-		"                 [--fetch-poll-us N] [--fenced-guest] [--verbose]\n"
+		"                 [--fetch-poll-us N] [--fetch-poll-max-us N]\n"
+		"                 [--fenced-guest] [--trace FILE] [--verbose]\n"
 		"       npu-model [--vectors N] --print-vectors\n"
 		"sizes take a K, M or G suffix; defaults: --bar-size 256M,\n"
 		"--rings 64, --vectors %u, --copy-engines 4, --compute-engines 2,\n"
@@ -121,7 +126,7 @@ enum {
 	OPT_SOCKET = 256, OPT_GUEST_RAM, OPT_RAM_SIZE, OPT_LOWMEM, OPT_BAR_SIZE,
 	OPT_RINGS, OPT_VECTORS, OPT_COPY_ENGINES, OPT_COMPUTE_ENGINES,
 	OPT_SERIAL, OPT_VERBOSE, OPT_HELP, OPT_PRINT_VECTORS,
-	OPT_FETCH_POLL_US, OPT_FENCED_GUEST,
+	OPT_FETCH_POLL_US, OPT_FENCED_GUEST, OPT_TRACE, OPT_FETCH_POLL_MAX_US,
 };
 
 static const struct option options[] = {
@@ -140,6 +145,8 @@ static const struct option options[] = {
 	{ "print-vectors", no_argument,	     NULL, OPT_PRINT_VECTORS },
 	{ "fetch-poll-us", required_argument, NULL, OPT_FETCH_POLL_US },
 	{ "fenced-guest", no_argument,	     NULL, OPT_FENCED_GUEST },
+	{ "trace",	  required_argument, NULL, OPT_TRACE },
+	{ "fetch-poll-max-us", required_argument, NULL, OPT_FETCH_POLL_MAX_US },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -178,6 +185,11 @@ static bool parse_option(struct emu_config *cfg, int opt, const char *arg)
 	case OPT_FENCED_GUEST:
 		cfg->fenced_guest = true;
 		return true;
+	case OPT_TRACE:
+		cfg->trace_path = arg;
+		return true;
+	case OPT_FETCH_POLL_MAX_US:
+		return parse_u32(arg, 0, EMU_FETCH_POLL_MAX_US, &cfg->fetch_poll_max_us);
 	}
 	return false;
 }
@@ -344,8 +356,10 @@ static void event_loop(struct emu_card *card, int epfd, int conn_fd)
 			uint32_t tag = ev[i].data.u32;
 
 			if (tag != 0 && tag < card->cfg.num_vectors &&
-			    doorbell_take(card->to_model[tag]))
+			    doorbell_take(card->to_model[tag])) {
+				emu_trace(UINT32_MAX, EMU_TRACE_DOORBELL, tag);
 				emu_card_doorbell(card, tag);
+			}
 		}
 	}
 }
@@ -389,6 +403,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* The card is up before QEMU can connect: a client never waits. */
+	if (emu_trace_init(cfg.trace_path))
+		goto out_sig;
 	if (emu_card_init(&card, &cfg) || emu_card_start(&card))
 		goto out_card;
 	listen_fd = emu_ivshmem_listen(cfg.socket_path);
@@ -403,6 +419,8 @@ int main(int argc, char **argv)
 out_card:
 	emu_card_stop(&card);
 	emu_card_destroy(&card);
+	emu_trace_dump();
+out_sig:
 	close(sig_fd);
 	return ret;
 }

@@ -40,10 +40,19 @@
 #define EMU_HEARTBEAT_US	1000
 #define EMU_WAIT_POLL_NS	100000	/* a WAIT re-checks this often */
 /*
- * A ring with a shadow keeps reading its tail for --fetch-poll-us after its
- * last command before it sleeps until a doorbell, and only EMU_MAX_POLLERS
- * rings of the card do so at once: the host's CPUs are shared with the
- * guest, so the cost of watching is bounded.
+ * A ring with a shadow keeps reading its tail for a while after its last
+ * command before it sleeps until a doorbell, and only EMU_MAX_POLLERS rings
+ * of the card do so at once: the host's CPUs are shared with the guest, so
+ * the cost of watching is bounded.  The while is --fetch-poll-us, or, with
+ * --fetch-poll-max-us, longer when the ring's last idle spell was: one and
+ * a half times that spell, at most --fetch-poll-max-us.  A host that
+ * submits again soon after its last completion (a wait and a resubmission
+ * through a guest, hundreds of microseconds) then finds the ring awake,
+ * and skips the doorbell and the wake-up of a sleeping thread; one that
+ * comes back later costs the card one long watch, then only short ones.
+ * Off by default: the watching thread yields, and on a loaded host a
+ * thread that yielded waits behind others, where a woken one would not
+ * (docs/hardware.md, "Latency").
  */
 #define EMU_FETCH_POLL_US	100
 #define EMU_FETCH_POLL_MAX_US	1000000
@@ -68,7 +77,9 @@ struct emu_config {
 	uint32_t num_compute_engines;
 	uint64_t serial;
 	uint32_t fetch_poll_us;
+	uint32_t fetch_poll_max_us;
 	bool fenced_guest;
+	const char *trace_path;
 	bool verbose;
 };
 
@@ -109,6 +120,13 @@ struct emu_ring {
 	uint32_t vector;
 	uint32_t priority;
 	struct npu_ring_shadow *shadow;	/* in guest RAM; NULL: TAIL register */
+
+	/*
+	 * The ring thread's own: how long it watches the tail next time, and
+	 * since when the ring has had no commands (0: it has some).
+	 */
+	uint64_t poll_ns;
+	uint64_t idle_since;
 
 	/*
 	 * Card-owned counters, mirrored into the registers.  The ring
@@ -393,6 +411,25 @@ int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
 		uint64_t size, const struct emu_compute_client *cl);
 void emu_compute_tick(struct emu_card *card);
 void emu_compute_reset(struct emu_ring *r);
+
+/* trace.c: --trace */
+enum emu_trace_event {
+	EMU_TRACE_DOORBELL,	/* arg: the vector */
+	EMU_TRACE_RING_WAKE,	/* a sleeping ring thread got going */
+	EMU_TRACE_POLL_HIT,	/* a watching ring saw its tail move */
+	EMU_TRACE_FETCH,	/* arg: the opcode */
+	EMU_TRACE_OP_START,	/* an operator got its engine; arg: thread CPU ns */
+	EMU_TRACE_OP_END,	/* and gave it back; arg: thread CPU ns */
+	EMU_TRACE_FENCE,	/* arg: the value written */
+	EMU_TRACE_DONE,		/* arg: the opcode; HEAD moved */
+	EMU_TRACE_IRQ,		/* arg: the vector; its eventfd written */
+	EMU_TRACE_SLEEP,	/* the ring thread sleeps until a doorbell */
+};
+
+int emu_trace_init(const char *path);
+void emu_trace(uint32_t ring, enum emu_trace_event event, uint64_t arg);
+bool emu_tracing(void);
+void emu_trace_dump(void);
 
 /* ivshmem.c */
 int emu_ivshmem_listen(const char *path);

@@ -229,6 +229,7 @@ void emu_ring_raise_irq(struct emu_ring *r)
 	vector = r->vector;
 	pthread_mutex_unlock(&r->lock);
 	emu_card_raise_irq(r->card, vector);
+	emu_trace(r->idx, EMU_TRACE_IRQ, vector);
 }
 
 /* One-shot FAIL_DMA fault: consumed by the transfer that hits it. */
@@ -404,6 +405,7 @@ static int emu_exec_fence(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	if (with_time)
 		word_store(word + 1, emu_card_clock_ns(card));
 	word_store(word, c->value);
+	emu_trace(ctx->r->idx, EMU_TRACE_FENCE, c->value);
 	emu_card_fence_written(card);
 	return NPU_ERR_NONE;
 }
@@ -603,6 +605,7 @@ static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
 	if (r->shadow)
 		__atomic_store_n(&r->shadow->head, htole32(r->head),
 				 __ATOMIC_RELEASE);
+	emu_trace(r->idx, EMU_TRACE_DONE, c->opcode);
 	if (emu_irq_wanted(r, c))
 		emu_ring_raise_irq(r);
 }
@@ -621,6 +624,7 @@ static bool emu_ring_step(struct emu_ring_ctx *ctx)
 		return false;
 
 	emu_ring_fetch(r, &c);
+	emu_trace(r->idx, EMU_TRACE_FETCH, c.opcode);
 	err = emu_exec_cmd(ctx, &c);
 	if (err == CMD_ABORTED)
 		return false;
@@ -670,21 +674,44 @@ static void emu_card_poller_put(struct emu_card *card)
 }
 
 /*
+ * The ring has commands again after an idle spell: the next watch lasts
+ * long enough to have caught this one, within bounds (npu_model.h).
+ */
+static void emu_ring_idle_ended(struct emu_ring *r)
+{
+	uint64_t base = r->card->cfg.fetch_poll_us * 1000ULL;
+	uint64_t max = r->card->cfg.fetch_poll_max_us * 1000ULL;
+	uint64_t gap, want;
+
+	if (!r->idle_since)
+		return;
+	gap = emu_monotonic_ns() - r->idle_since;
+	want = gap + gap / 2;
+	r->idle_since = 0;
+	if (max < base)
+		max = base;
+	if (gap > max || want < base)
+		want = base;
+	r->poll_ns = want < max ? want : max;
+}
+
+/*
  * A ring with a shadow that ran out of commands watches its tail for
- * --fetch-poll-us, yielding the CPU between looks; true when new commands
- * came.  A reset, a hang or a dead card ends the watch.
+ * poll_ns, yielding the CPU between looks; true when new commands came.
+ * A reset, a hang or a dead card ends the watch.
  */
 static bool emu_ring_poll_tail(struct emu_ring_ctx *ctx)
 {
 	struct emu_ring *r = ctx->r;
-	uint64_t window = r->card->cfg.fetch_poll_us * 1000ULL;
-	uint64_t end = emu_monotonic_ns() + window;
+	uint64_t end = emu_monotonic_ns() + r->poll_ns;
 	bool found = false;
 
-	if (!r->shadow || !window || !emu_card_poller_get(r->card))
+	if (!r->shadow || !r->card->cfg.fetch_poll_us ||
+	    !emu_card_poller_get(r->card))
 		return false;
 	while (emu_ring_may_go_on(ctx)) {
 		if (emu_ring_tail(r) != r->head) {
+			emu_trace(r->idx, EMU_TRACE_POLL_HIT, 0);
 			found = true;
 			break;
 		}
@@ -729,11 +756,15 @@ static void emu_ring_run(struct emu_ring_ctx *ctx)
 		if (!emu_ring_checkpoint(ctx))
 			return;
 		if (emu_ring_tail(r) == r->head) {
+			if (!r->idle_since)
+				r->idle_since = emu_monotonic_ns();
 			emu_ring_set_status(r, NPU_RING_IDLE);
 			if (emu_ring_poll_tail(ctx) || !emu_ring_may_sleep(r))
 				continue;
+			emu_trace(r->idx, EMU_TRACE_SLEEP, 0);
 			return;
 		}
+		emu_ring_idle_ended(r);
 		emu_ring_set_status(r, NPU_RING_RUNNING);
 		if (!emu_ring_step(ctx))
 			return;
@@ -764,6 +795,7 @@ static void *emu_ring_main(void *arg)
 		r->busy = true;
 		ctx.gen = r->gen;
 		pthread_mutex_unlock(&r->lock);
+		emu_trace(r->idx, EMU_TRACE_RING_WAKE, 0);
 
 		emu_ring_run(&ctx);
 
@@ -782,6 +814,7 @@ int emu_ring_init(struct emu_ring *r, struct emu_card *card, unsigned int idx)
 	memset(r, 0, sizeof(*r));
 	r->card = card;
 	r->idx = idx;
+	r->poll_ns = card->cfg.fetch_poll_us * 1000ULL;
 	r->mode = EMU_RING_MODE_DISABLED;
 	pthread_mutex_init(&r->lock, NULL);
 	/* timed waits use CLOCK_MONOTONIC, like the card's clock */
