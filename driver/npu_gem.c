@@ -97,6 +97,19 @@ static int npu_device_bo_clear(struct npu_device *ndev, struct npu_bo *bo)
 	return 0;
 }
 
+static int npu_devmem_insert(struct npu_device *ndev, struct drm_mm_node *node, u64 size)
+{
+	int ret;
+
+	mutex_lock(&ndev->mm_lock);
+	ret = drm_mm_insert_node_generic(&ndev->mm, node, size,
+					 DRM_NPU_BO_ALIGN, 0, DRM_MM_INSERT_BEST);
+	if (!ret)
+		WRITE_ONCE(ndev->devmem_used, ndev->devmem_used + size);
+	mutex_unlock(&ndev->mm_lock);
+	return ret;
+}
+
 static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 {
 	struct npu_device *ndev = ctx->ndev;
@@ -111,12 +124,16 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 	/* GEM sizes are in pages; the allocation itself is bo->node.size. */
 	drm_gem_private_object_init(&ndev->drm, &bo->base.base, PAGE_ALIGN(size));
 
-	mutex_lock(&ndev->mm_lock);
-	ret = drm_mm_insert_node_generic(&ndev->mm, &bo->node, size,
-					 DRM_NPU_BO_ALIGN, 0, DRM_MM_INSERT_BEST);
-	if (!ret)
-		WRITE_ONCE(ndev->devmem_used, ndev->devmem_used + size);
-	mutex_unlock(&ndev->mm_lock);
+	ret = npu_devmem_insert(ndev, &bo->node, size);
+	if (ret) {
+		/*
+		 * Buffers the caller closed stay allocated while completed,
+		 * not yet retired jobs hold them; a wait does not retire
+		 * those (npu_ctx_retire_for_waiter()), so do it here.
+		 */
+		npu_ctx_retire(ctx);
+		ret = npu_devmem_insert(ndev, &bo->node, size);
+	}
 	if (ret) {
 		drm_gem_object_release(&bo->base.base);
 		kfree(bo);

@@ -338,6 +338,28 @@ TEST_F(notify, completed_work_is_let_go)
 	EXPECT_LT(i, 1000);
 }
 
+/*
+ * A wait leaves device-only work for later retirement, but memory the
+ * caller closed is its again at once: an allocation that needs the
+ * memory such done work still holds retires it first.
+ */
+TEST_F(notify, closed_buffer_is_reusable_after_a_wait)
+{
+	struct drm_npu_bo_create big, again;
+	struct drm_npu_cmd fill;
+	uint64_t free_before, seq;
+
+	free_before = test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE);
+	ASSERT_EQ(0, test_bo_create(self->card.fd, free_before, 0, &big));
+	fill = test_cmd_fill(big.addr, 5, 1 << 20, 0);
+	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &fill, 1, 0, &seq));
+	ASSERT_EQ(0, test_wait(self->card.fd, self->stream.slot, seq, 10000));
+	ASSERT_EQ(0, test_bo_close(self->card.fd, big.handle));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, free_before, 0, &again));
+	EXPECT_EQ(0, test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE));
+	EXPECT_EQ(0, test_bo_close(self->card.fd, again.handle));
+}
+
 static int wait_until(int fd, uint32_t slot, uint64_t value, int64_t deadline_ns)
 {
 	struct drm_npu_wait w = { .slot = slot, .value = value, .timeout_ns = deadline_ns };
