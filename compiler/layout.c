@@ -13,7 +13,9 @@
  * channels) would be mostly padding and stay plain.
  *
  * A binary operator computes in one layout: its inputs and output are all
- * blocked or all plain.  Candidates are dropped until that holds.
+ * blocked or all plain.  So does a Conv with a summand (a residual Add
+ * fused into it), whose output takes the summand's bytes.  Candidates are
+ * dropped until that holds.
  *
  * Weights of convolutions over blocked activations are laid out blocked
  * too (OIHW16I16O), once, here: the card then reads them as they are.
@@ -59,7 +61,9 @@ static bool is_plain_binary(const struct ir_node *n)
 /* May node n read input k, or write its output, in NCHW16C? */
 static bool takes_blocked(const struct ir_node *n, int k)
 {
-	if (is_conv2d(n) || is_pool2d(n))
+	if (is_conv2d(n))
+		return k == 0 || k == 3;	/* x, or the summand */
+	if (is_pool2d(n))
 		return k == 0;
 	return is_plain_binary(n);
 }
@@ -98,6 +102,18 @@ static bool settle_binary(struct ir_node *n)
 		return false;
 	for (i = 0; i < 3; i++)
 		t[i]->format = NPU_FORMAT_STRIDED;
+	return true;
+}
+
+/* A summand and the output that takes its bytes in two layouts: both plain. */
+static bool settle_summand(struct ir_node *n)
+{
+	struct ir_value *s = n->in[3], *y = n->out[0];
+
+	if (s->format == y->format)
+		return false;
+	s->format = NPU_FORMAT_STRIDED;
+	y->format = NPU_FORMAT_STRIDED;
 	return true;
 }
 
@@ -144,9 +160,14 @@ int pass_layout(struct ir_graph *g)
 	}
 	while (changed) {
 		changed = false;
-		for (i = 0; i < g->num_nodes; i++)
-			if (is_plain_binary(g->nodes[i]))
-				changed |= settle_binary(g->nodes[i]);
+		for (i = 0; i < g->num_nodes; i++) {
+			struct ir_node *n = g->nodes[i];
+
+			if (is_plain_binary(n))
+				changed |= settle_binary(n);
+			else if (!n->dead && !strcmp(n->op, "Conv") && n->num_in == 4)
+				changed |= settle_summand(n);
+		}
 	}
 	for (i = 0; i < g->num_values; i++) {
 		struct ir_value *v = g->values[i];

@@ -148,6 +148,9 @@ static int lower_conv(struct ir_graph *g, const struct ir_node *n, struct lo_op 
 		return -1;
 	if (n->num_in > 2 && n->in[2] && add_in(g, n, op, n->in[2], 0, NULL))
 		return -1;
+	/* a fused residual Add's other operand, with y's dims */
+	if (n->num_in > 3 && n->in[3] && add_in(g, n, op, n->in[3], 4, as_2d(n->in[3], dy)))
+		return -1;
 	return add_out(g, n, op, n->out[0], 4, as_2d(n->out[0], dy));
 }
 

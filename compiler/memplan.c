@@ -5,7 +5,10 @@
  * - Constants the card reads go to the weights region, each once.
  * - Graph inputs and outputs live in the caller's buffers.
  * - A view (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) has
- *   no bytes of its own: it aliases its input's root tensor.  A graph
+ *   no bytes of its own: it aliases its input's root tensor.  So does the
+ *   output of a Conv with a summand (a fused residual Add): it takes the
+ *   summand's bytes, which the card adds to in place (fuse.c made sure
+ *   nothing reads them afterwards).  A graph
  *   output that is a view of an activation makes that activation live in
  *   the output buffer; a graph output that would alias an input, a
  *   constant, another output or a blocked tensor gets a copy instead.
@@ -30,11 +33,25 @@ static bool is_view(const struct ir_node *n)
 	return def && def->alias && !n->copy;
 }
 
-/* The tensor whose bytes @v shares, following views to the first non-view. */
+static bool is_summing(const struct ir_node *n)
+{
+	return !strcmp(n->op, "Conv") && n->num_in == 4 && n->in[3];
+}
+
+/*
+ * The tensor whose bytes @v shares, following views and summing Convs to
+ * the first tensor that has bytes of its own.
+ */
 static struct ir_value *root_of(struct ir_value *v)
 {
-	while (v->producer && is_view(v->producer) && v == v->producer->out[0])
-		v = v->producer->in[0];
+	while (v->producer && v == v->producer->out[0]) {
+		if (is_view(v->producer))
+			v = v->producer->in[0];
+		else if (is_summing(v->producer))
+			v = v->producer->in[3];
+		else
+			break;
+	}
 	return v;
 }
 
@@ -195,6 +212,8 @@ int pass_memplan(struct ir_graph *g, uint64_t *workspace, uint64_t *weights)
 	for (i = 0; i < g->num_nodes; i++)
 		if (is_view(g->nodes[i]))
 			g->nodes[i]->out[0]->alias = root_of(g->nodes[i]->in[0]);
+		else if (is_summing(g->nodes[i]))
+			g->nodes[i]->out[0]->alias = root_of(g->nodes[i]->in[3]);
 	bufs = calloc((size_t)g->num_values + 1, sizeof(*bufs));
 	tmp = calloc((size_t)g->num_values + 1, sizeof(*tmp));
 	if (!bufs || !tmp) {

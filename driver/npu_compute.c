@@ -46,7 +46,7 @@ struct npu_op_rule {
 
 static const struct npu_op_rule npu_op_rules[NPU_OPERATOR_LAST + 1] = {
 	[NPU_OPERATOR_CONV2D] = {
-		.min_inputs = 2, .max_inputs = 3,
+		.min_inputs = 2, .max_inputs = 4,
 		.attr_size = sizeof(struct npu_attr_conv),
 		.rsvd_offset = NPU_ATTR_OFFSET(conv.rsvd),
 		.act_offset = NPU_ATTR_OFFSET(conv.act),

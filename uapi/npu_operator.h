@@ -25,7 +25,7 @@ extern "C" {
  * tensor, so a descriptor the card has fetched is not read again.
  */
 enum npu_operator {
-	NPU_OPERATOR_CONV2D = 0,	/* in: x, w, [b]; out: y; attrs.conv */
+	NPU_OPERATOR_CONV2D = 0,	/* in: x, w, [b, [s]]; out: y; attrs.conv */
 	NPU_OPERATOR_CONV_TRANSPOSE2D = 1, /* in: x, w, [b]; out: y; attrs.conv */
 	NPU_OPERATOR_MATMUL = 2,	/* in: a, b, [c]; out: y; attrs.matmul */
 	NPU_OPERATOR_POOL2D = 3,	/* in: x; out: y; attrs.pool */
@@ -140,7 +140,10 @@ struct npu_activation {
  * The output's H and W are given by y; the padding at the end of each
  * spatial axis is what makes them consistent with pads_begin, so
  * ConvTranspose's output_padding needs no field of its own.  It is more
- * than -stride: no window of input is left out whole.
+ * than -stride: no window of input is left out whole.  CONV2D's optional
+ * s, with y's dims and data type, is added before the activation:
+ * y = act(conv(x, w) + b + s), a residual connection in one operator; s may
+ * be y itself (the same bytes and layout), which saves the card a copy.
  */
 struct npu_attr_conv {
 	__le32 strides[2];

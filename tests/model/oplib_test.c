@@ -799,6 +799,99 @@ TEST_F(oplib, conv2d_activations)
 	}
 }
 
+/* The descriptor again with four inputs, keeping conv_build()'s attributes. */
+static void summand_desc(struct desc *o, unsigned int kind, struct tt *const *in)
+{
+	struct npu_attr_conv a = D(o)->attrs.conv;
+
+	desc_init(o, kind, in, 4, o->out);
+	D(o)->attrs.conv = a;
+}
+
+/*
+ * CONV2D's summand s: y = act(conv + b + s), with s a tensor of its own in
+ * either layout, or y itself holding s beforehand (in place).
+ */
+TEST_F(oplib, conv2d_summand)
+{
+	static const struct {
+		const char *what;
+		unsigned int fmt, sfmt;	/* of x and y, of s */
+		bool in_place;
+		unsigned int act;
+	} cases[] = {
+		{ "plain s, relu", 0, 0, false, NPU_UNARY_RELU },
+		{ "NCHW16C s of its own", NPU_FORMAT_NCHW16C, NPU_FORMAT_NCHW16C, false,
+		  NPU_UNARY_RELU },
+		{ "plain s, NCHW16C y", NPU_FORMAT_NCHW16C, 0, false, NPU_UNARY_NONE },
+		{ "in place, NCHW16C", NPU_FORMAT_NCHW16C, NPU_FORMAT_NCHW16C, true,
+		  NPU_UNARY_RELU },
+		{ "in place, plain, tanh", 0, 0, true, NPU_UNARY_TANH },
+	};
+	unsigned int i;
+	int64_t e;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct conv_case k = { "summand", 2, 20, 6, 5, 18, 3, 3, 6, 5,
+				       {1, 1}, {1, 1}, {1, 1}, 1, true, cases[i].fmt };
+		int64_t yd[4] = { 2, 18, 6, 5 };
+		struct tt *x, *w, *b, *sm, *in[4];
+		float alpha, beta;
+		struct desc o;
+		double *want, *plain;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		k.act = cases[i].act;
+		conv_build(self, &k, false, &o, &x, &w, &b, -1, 1);
+		sm = cases[i].in_place ? o.out :
+		     tt_alloc(self, NPU_DTYPE_F32, cases[i].sfmt, 4, yd, NULL);
+		tt_fill(self, sm, -2, 2);
+		in[0] = x;
+		in[1] = w;
+		in[2] = b;
+		in[3] = sm;
+		summand_desc(&o, NPU_OPERATOR_CONV2D, in);
+		k.act = NPU_UNARY_NONE;
+		plain = want_alloc(o.out);
+		conv_ref(&k, x, w, b, plain, 0, 0);
+		act_params(cases[i].act, &alpha, &beta);
+		D(&o)->attrs.conv.act = act(cases[i].act, alpha, beta);
+		want = want_alloc(o.out);
+		for (e = 0; e < (int64_t)o.out->n; e++)
+			want[e] = act_ref(cases[i].act, alpha, beta, plain[e] + sm->v[e]);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(o.out, want);
+		free(plain);
+		free(want);
+	}
+}
+
+/* A summand of other dims, or on a transposed convolution. */
+TEST_F(oplib, conv2d_summand_mismatch)
+{
+	struct conv_case k = { "summand", 1, 4, 5, 5, 6, 3, 3, 5, 5,
+			       {1, 1}, {1, 1}, {1, 1}, 1, true };
+	int64_t wrong[4] = { 1, 6, 5, 4 };
+	struct tt *x, *w, *b, *in[4];
+	struct desc o;
+
+	conv_build(self, &k, false, &o, &x, &w, &b, -1, 1);
+	in[0] = x;
+	in[1] = w;
+	in[2] = b;
+	in[3] = T(self, NPU_DTYPE_F32, 4, wrong);
+	summand_desc(&o, NPU_OPERATOR_CONV2D, in);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	in[3] = T(self, NPU_DTYPE_BF16, 4, o.out->dims);
+	summand_desc(&o, NPU_OPERATOR_CONV2D, in);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	in[3] = o.out;
+	summand_desc(&o, NPU_OPERATOR_CONV_TRANSPOSE2D, in);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	EXPECT_EQ(0, self->stray);
+}
+
 static const struct conv_case conv_transpose_cases[] = {
 	{ "stride 2, pad 1", 1, 3, 4, 5, 2, 3, 3, 7, 9, {2, 2}, {1, 1}, {1, 1}, 1, true },
 	{ "output padding 1", 1, 3, 4, 5, 2, 3, 3, 8, 10, {2, 2}, {1, 1}, {1, 1}, 1, true },

@@ -342,6 +342,16 @@ static int scratch_alloc(const struct oplib_plan *plan, uint8_t **bufs)
 	return NPU_ERR_NONE;
 }
 
+/* A two-argument step's source and destination start at one address. */
+static bool in_place(const dnnl_exec_arg_t *args)
+{
+	void *src = NULL, *dst = NULL;
+
+	dnnl_memory_get_data_handle(args[0].memory, &src);
+	dnnl_memory_get_data_handle(args[1].memory, &dst);
+	return src == dst;
+}
+
 /* OPLIB_ABORTED: a loop stopped early, and the engine is given back. */
 static int step_execute(struct oplib *lib, const struct oplib_op *op,
 			const struct oplib_step *step, uint8_t *const *bufs,
@@ -363,6 +373,8 @@ static int step_execute(struct oplib *lib, const struct oplib_op *op,
 		args[i].arg = step->args[i].arg;
 		args[i].memory = mems[step->args[i].view];
 	}
+	if (step->skip_in_place && in_place(args))
+		return NPU_ERR_NONE;
 	if (step->scratchpad_size) {
 		if (dnnl_memory_create(&pad, &step->scratchpad, lib->engine,
 				       scratchpad) != dnnl_success)

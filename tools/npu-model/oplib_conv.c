@@ -13,6 +13,12 @@
  * layout on every run, since device memory may change between runs;
  * weights a compiler laid out in OIHW16I16O are read as they are when the
  * kernel wants that layout, as oneDNN's AVX-512 kernels do.
+ *
+ * CONV2D's optional fourth input s is added to the convolution before the
+ * activation (a residual connection), as oneDNN's sum post-op: the
+ * primitive adds what its destination holds, so s is copied there first,
+ * unless s already is that memory (a compiler that gives y the bytes of
+ * s), when the copy is left out at run time.
  */
 #include "oplib_impl.h"
 
@@ -43,7 +49,8 @@ static int conv_check_tensors(const struct oplib_op *op, bool transpose,
 {
 	const struct oplib_tensor *x = &op->t[0], *w = &op->t[1];
 	const struct oplib_tensor *y = oplib_out(op);
-	const struct oplib_tensor *b = op->num_inputs == 3 ? &op->t[2] : NULL;
+	const struct oplib_tensor *b = op->num_inputs >= 3 ? &op->t[2] : NULL;
+	const struct oplib_tensor *s = op->num_inputs == 4 ? &op->t[3] : NULL;
 	int64_t c = x->dims[1], o;
 	unsigned int i;
 	int err;
@@ -60,6 +67,10 @@ static int conv_check_tensors(const struct oplib_op *op, bool transpose,
 	if (x->ndims != 4 || w->ndims != 4 || y->ndims != 4 ||
 	    (b && b->ndims != 1))
 		return NPU_ERR_OP_PARAM;
+	if (s && !oplib_same_dims(s, y))
+		return NPU_ERR_OP_PARAM;
+	if (s && s->dtype != y->dtype)
+		return NPU_ERR_OPERATOR;
 	if (w->dtype != x->dtype || y->dtype != x->dtype ||
 	    (b && b->dtype != x->dtype && b->dtype != NPU_DTYPE_F32))
 		return NPU_ERR_OPERATOR;
@@ -189,7 +200,7 @@ static int conv_pd(struct oplib *lib, const struct oplib_op *op,
 		   dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd)
 {
 	dnnl_memory_desc_t src, wei, dst;
-	const dnnl_memory_desc_t *bias = op->num_inputs == 3 ? &user[2] : NULL;
+	const dnnl_memory_desc_t *bias = op->num_inputs >= 3 ? &user[2] : NULL;
 	dnnl_dims_t dil = { a->dilations[0] - 1, a->dilations[1] - 1 };
 	union {
 		dnnl_convolution_desc_t conv;
@@ -243,7 +254,7 @@ static int conv_pd_choose(struct oplib *lib, const struct oplib_op *op,
 	return NPU_ERR_NONE;
 }
 
-/* Views of x, w, b and y as the user laid them out; b absent: unused. */
+/* Views of x, w, b, y and s as the user laid them out; absent: unused. */
 static int conv_user_views(struct oplib_plan *plan, const struct oplib_op *op,
 			   bool transpose, int64_t group,
 			   dnnl_memory_desc_t *md, unsigned int *view)
@@ -256,14 +267,16 @@ static int conv_user_views(struct oplib_plan *plan, const struct oplib_op *op,
 		err = conv_weights_md(op, transpose, group, &md[1]);
 	if (!err)
 		err = oplib_plan_view(plan, 1, 0, &md[1], &view[1]);
-	if (!err && op->num_inputs == 3)
+	if (!err && op->num_inputs >= 3)
 		err = oplib_plan_tensor(plan, op, 2, &view[2]);
 	if (!err)
 		err = oplib_plan_tensor(plan, op, y, &view[3]);
+	if (!err && op->num_inputs == 4)
+		err = oplib_plan_tensor(plan, op, 3, &view[4]);
 	if (err)
 		return err;
 	md[0] = plan->views[view[0]].md;
-	if (op->num_inputs == 3)
+	if (op->num_inputs >= 3)
 		md[2] = plan->views[view[2]].md;
 	md[3] = plan->views[view[3]].md;
 	return NPU_ERR_NONE;
@@ -290,14 +303,31 @@ static int conv_bind(struct oplib *lib, struct oplib_plan *plan,
 				 &bound[3]);
 }
 
+/*
+ * The summand copied to where the primitive writes, which the sum post-op
+ * then adds to; left out at run time when it is there already.
+ */
+static int conv_plan_summand(struct oplib *lib, struct oplib_plan *plan,
+			     unsigned int summand, unsigned int dst)
+{
+	int err = oplib_plan_reorder(lib, plan, summand, dst);
+
+	if (!err)
+		plan->steps[plan->nsteps - 1].skip_in_place =
+			dnnl_memory_desc_equal(&plan->views[summand].md,
+					       &plan->views[dst].md);
+	return err;
+}
+
 static int conv_plan_common(struct oplib *lib, const struct oplib_op *op,
 			    struct oplib_plan *plan, bool transpose)
 {
 	static const int args[] = { DNNL_ARG_SRC, DNNL_ARG_WEIGHTS,
 				    DNNL_ARG_DST, DNNL_ARG_BIAS };
-	bool with_bias = op->num_inputs == 3, fused = true;
+	bool with_bias = op->num_inputs >= 3, fused = true;
+	bool summand = op->num_inputs == 4;
 	dnnl_memory_desc_t user_md[4];
-	unsigned int user[4], bound[4], views[4];
+	unsigned int user[5], bound[4], views[4];
 	dnnl_primitive_attr_t attr;
 	dnnl_primitive_desc_t pd;
 	struct conv_attrs a;
@@ -309,7 +339,10 @@ static int conv_plan_common(struct oplib *lib, const struct oplib_op *op,
 		return err;
 	if (dnnl_primitive_attr_create(&attr) != dnnl_success)
 		return NPU_ERR_OP_FAILED;
-	err = oplib_act_post_ops(&a.act, attr, &fused);
+	if (summand)
+		err = oplib_sum_act_post_ops(&a.act, attr, &fused);
+	else
+		err = oplib_act_post_ops(&a.act, attr, &fused);
 	if (!err)
 		err = conv_pd_choose(lib, op, transpose, &a, user_md, attr, &pd);
 	dnnl_primitive_attr_destroy(attr);
@@ -317,6 +350,8 @@ static int conv_plan_common(struct oplib *lib, const struct oplib_op *op,
 		return err;
 
 	err = conv_bind(lib, plan, pd, with_bias, user, bound);
+	if (!err && summand)
+		err = conv_plan_summand(lib, plan, user[4], bound[3]);
 	if (err) {
 		dnnl_primitive_desc_destroy(pd);
 		return err;
@@ -361,7 +396,7 @@ static int conv_transpose2d_plan(struct oplib *lib, const struct oplib_op *op,
 
 const struct oplib_family oplib_conv2d_family = {
 	.min_inputs = 2,
-	.max_inputs = 3,
+	.max_inputs = 4,
 	.attr_size = sizeof(struct npu_attr_conv),
 	.check = conv2d_check,
 	.plan = conv2d_plan,

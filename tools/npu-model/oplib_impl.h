@@ -101,6 +101,11 @@ struct oplib_step {
 	unsigned int in;
 	unsigned int out;
 	struct oplib_act act;
+	/*
+	 * a reorder that is left out when its source and destination are
+	 * one memory (same address, same layout): a summand already in place
+	 */
+	bool skip_in_place;
 	/* the primitive's scratchpad; size 0: it needs none */
 	dnnl_memory_desc_t scratchpad;
 	uint64_t scratchpad_size;
@@ -257,6 +262,9 @@ bool oplib_act_is_none(const struct oplib_act *act);
 float oplib_act_apply(const struct oplib_act *act, float x);
 int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
 		       bool *fused);
+/* The same after a sum post-op: dst's prior contents are added first. */
+int oplib_sum_act_post_ops(const struct oplib_act *act,
+			   dnnl_primitive_attr_t attr, bool *fused);
 int oplib_plan_act(struct oplib *lib, struct oplib_plan *plan,
 		   unsigned int tensor, unsigned int view,
 		   const struct oplib_act *act);
