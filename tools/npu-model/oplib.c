@@ -34,6 +34,7 @@ static const struct oplib_family *const families[NPU_OPERATOR_LAST + 1] = {
 	[NPU_OPERATOR_PAD]		= &oplib_pad_family,
 	[NPU_OPERATOR_SLICE]		= &oplib_slice_family,
 	[NPU_OPERATOR_CAST]		= &oplib_cast_family,
+	[NPU_OPERATOR_PACK_CONV2D]	= &oplib_pack_conv2d_family,
 };
 
 /* Families whose checks meet a tensor they cannot take in NCHW16C. */
@@ -139,6 +140,11 @@ static int desc_decode(const struct npu_op_desc *desc, size_t size,
 		if (op->t[i].format == NPU_FORMAT_OIHW16I16O &&
 		    (op->kind != NPU_OPERATOR_CONV2D || i != 1))
 			return NPU_ERR_OPERATOR;
+		/* and packed ones its, or what packs them */
+		if (op->t[i].format == NPU_FORMAT_PACKED &&
+		    ((op->kind != NPU_OPERATOR_CONV2D &&
+		      op->kind != NPU_OPERATOR_PACK_CONV2D) || i != 1))
+			return NPU_ERR_OPERATOR;
 	}
 	*family = fam;
 	return NPU_ERR_NONE;
@@ -150,6 +156,20 @@ static bool tensor_span(const struct oplib_tensor *t, uint64_t *elems)
 	uint64_t last = 0, term, padded;
 	unsigned int d;
 
+	if (t->format == NPU_FORMAT_PACKED) {
+		uint64_t n = NPU_PACKED_HEADER_ELEMS, term = 1;
+		unsigned int d;
+
+		for (d = 0; d < 4; d++) {
+			uint64_t dim = t->dims[d];
+
+			if (dim > (1ULL << 62) ||
+			    __builtin_mul_overflow(term, d < 2 ? (dim + 15) / 16 * 16 :
+						   dim + 3, &term))
+				return false;
+		}
+		return !__builtin_add_overflow(n, term, elems);
+	}
 	if (t->format != NPU_FORMAT_STRIDED) {
 		uint64_t outer = t->dims[0];
 
@@ -363,6 +383,8 @@ static int step_execute(struct oplib *lib, const struct oplib_op *op,
 	unsigned int i, n = step->nargs;
 	int err = NPU_ERR_NONE;
 
+	if (step->check)
+		return step->check(step, bufs);
 	if (!step->prim) {
 		if (step->loop(op, step, bufs, hooks))
 			return NPU_ERR_NONE;
