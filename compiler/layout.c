@@ -19,7 +19,12 @@
  *
  * Weights of convolutions over blocked activations are laid out blocked
  * too (OIHW16I16O), once, here: the card then reads them as they are.
+ * Those of a 3x3, stride-1 convolution are packed by the card instead,
+ * when the model is loaded (a PackConv node run at load, the card's
+ * PACK_CONV2D): its fastest kernel for that shape, Winograd's, reads
+ * weights transformed in a layout only the card knows.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ir.h"
@@ -145,9 +150,54 @@ static bool blockable_weights(const struct ir_graph *g, const struct ir_value *w
 	return readers > 0;
 }
 
+/* A 3x3, stride-1, group-1 Conv over and into NCHW16C. */
+static bool winograd_shape(const struct ir_node *n)
+{
+	size_t ns = 0, nd = 0;
+	const int64_t *s = ir_attr_ints(n, "strides", &ns);
+	const int64_t *d = ir_attr_ints(n, "dilations", &nd);
+	const struct ir_value *w = n->in[1];
+	size_t i;
+
+	if (!is_conv2d(n) || ir_attr_int(n, "group", 1) != 1 || w->rank != 4 ||
+	    w->dims[2] != 3 || w->dims[3] != 3 ||
+	    n->in[0]->format != NPU_FORMAT_NCHW16C || n->out[0]->format != NPU_FORMAT_NCHW16C)
+		return false;
+	for (i = 0; i < ns; i++)
+		if (s[i] != 1)
+			return false;
+	for (i = 0; i < nd; i++)
+		if (d[i] != 1)
+			return false;
+	return true;
+}
+
+/* Conv @n's weights, blockable, become a PackConv's output, packed at load. */
+static int pack_weights(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_value *w = n->in[1], *p;
+	struct ir_node *pk;
+	char name[160];
+
+	snprintf(name, sizeof(name), "%.140s/pack", n->name);
+	pk = ir_node_new(g, name, "PackConv", 1, 1);
+	p = ir_value_new(g, NULL);
+	if (!pk || !p)
+		return -1;
+	ir_set_shape(p, w->dtype, w->rank, w->dims);
+	p->format = NPU_FORMAT_PACKED;
+	p->producer = pk;
+	pk->in[0] = w;
+	pk->out[0] = p;
+	pk->at_load = true;
+	pk->packs_for = n;
+	n->in[1] = p;
+	return 0;
+}
+
 int pass_layout(struct ir_graph *g)
 {
-	int i, blocked = 0, weights = 0;
+	int i, blocked = 0, weights = 0, packed = 0, nodes;
 	bool changed = true;
 
 	if (g->opts && g->opts->plain_layout)
@@ -169,6 +219,17 @@ int pass_layout(struct ir_graph *g)
 				changed |= settle_summand(n);
 		}
 	}
+	/* packed ones first: they stay plain in the file */
+	nodes = g->num_nodes;
+	for (i = 0; i < nodes && !(g->opts && g->opts->no_pack); i++) {
+		struct ir_node *n = g->nodes[i];
+
+		if (winograd_shape(n) && blockable_weights(g, n->in[1])) {
+			if (pack_weights(g, n))
+				return -1;
+			packed++;
+		}
+	}
 	for (i = 0; i < g->num_values; i++) {
 		struct ir_value *v = g->values[i];
 
@@ -179,6 +240,6 @@ int pass_layout(struct ir_graph *g)
 		}
 	}
 	ir_log(g, NPUCC_LOG_INFO, "%d activations kept in NCHW16C, %d weights laid out "
-	       "in OIHW16I16O", blocked, weights);
+	       "in OIHW16I16O, %d packed at load", blocked, weights, packed);
 	return 0;
 }

@@ -2,7 +2,8 @@
 /*
  * Pass 8, memory planning: where each tensor's bytes live.
  *
- * - Constants the card reads go to the weights region, each once.
+ * - Constants the card reads go to the weights region, each once, and so
+ *   do the weights the card packs at load (room for any layout it picks).
  * - Graph inputs and outputs live in the caller's buffers.
  * - A view (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) has
  *   no bytes of its own: it aliases its input's root tensor.  So does the
@@ -63,6 +64,9 @@ static uint64_t value_bytes(const struct ir_value *v)
 	if (v->format == NPU_FORMAT_NCHW16C)
 		return n * (uint64_t)v->dims[0] * (uint64_t)((v->dims[1] + 15) / 16 * 16) *
 		       (uint64_t)v->dims[2] * (uint64_t)v->dims[3];
+	if (v->format == NPU_FORMAT_PACKED)
+		return n * (uint64_t)NPU_PACKED_ELEMS(v->dims[0], v->dims[1], v->dims[2],
+						      v->dims[3]);
 	if (v->format == NPU_FORMAT_OIHW16I16O)
 		return n * (uint64_t)((v->dims[0] + 15) / 16 * 16) *
 		       (uint64_t)((v->dims[1] + 15) / 16 * 16) *
@@ -179,7 +183,7 @@ static int collect(struct ir_graph *g, struct buffer *bufs, uint64_t *weights)
 				continue;
 			r = root_of(v);
 			if (r->region == IR_REGION_NONE) {
-				if (r->data) {
+				if (r->data || (r->producer && r->producer->at_load)) {
 					r->region = OM_REGION_WEIGHTS;
 					r->offset = *weights;
 					*weights = ALIGN(*weights + value_bytes(r));

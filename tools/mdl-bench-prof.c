@@ -166,9 +166,8 @@ static int model_place(struct model *m, const uint8_t *file)
 	return 0;
 }
 
-static const struct npu_op_desc *op_desc(struct model *m, unsigned int i)
+static const struct npu_op_desc *fill_desc(struct model *m, const struct acl_om_op *op)
 {
-	const struct acl_om_op *op = &m->om.ops[i];
 	struct npu_op_desc *d = (struct npu_op_desc *)m->desc;
 	unsigned int t;
 
@@ -177,6 +176,30 @@ static const struct npu_op_desc *op_desc(struct model *m, unsigned int i)
 		d->tensors[t].addr = htole64(m->base[op->region[t]] +
 					     op->offset[t]);
 	return d;
+}
+
+static const struct npu_op_desc *op_desc(struct model *m, unsigned int i)
+{
+	return fill_desc(m, &m->om.ops[i]);
+}
+
+/* What a loader does once: the card packs weights for its kernels. */
+static int model_load_ops(struct oplib *lib, struct model *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->om.num_load_ops; i++) {
+		const struct acl_om_op *op = &m->om.load_ops[i];
+		int err = oplib_run(lib, fill_desc(m, op), op->desc_size, m->devmem,
+				    m->devmem_size, NULL);
+
+		if (err) {
+			fprintf(stderr, "mdl-bench-prof: load op %u (%s): error %d\n", i,
+				op->name, err);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* One whole run; each operator's time in ns[i] if ns. */
@@ -356,7 +379,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	lib = oplib_create(&cfg);
-	if (!lib || model_place(&m, file) || load_input(&m, input))
+	if (!lib || model_place(&m, file) || load_input(&m, input) || model_load_ops(lib, &m))
 		return 1;
 
 	ops = calloc(m.om.num_ops, sizeof(*ops));

@@ -56,6 +56,12 @@ static u128 extent128(const struct npu_tensor_desc *t)
 	if (t->format == NPU_FORMAT_NCHW16C)
 		return mul_cap(mul_cap(mul_cap(mul_cap(t->dims[0], ((u128)t->dims[1] + 15) / 16 * 16),
 					       t->dims[2]), t->dims[3]), esize[t->dtype]);
+	if (t->format == NPU_FORMAT_PACKED)
+		return mul_cap(add_cap(mul_cap(mul_cap(mul_cap(((u128)t->dims[0] + 15) / 16 * 16,
+							       ((u128)t->dims[1] + 15) / 16 * 16),
+						       (u128)t->dims[2] + 3),
+					       (u128)t->dims[3] + 3), NPU_PACKED_HEADER_ELEMS),
+			       esize[t->dtype]);
 	if (t->format == NPU_FORMAT_OIHW16I16O)
 		return mul_cap(mul_cap(mul_cap(mul_cap(((u128)t->dims[0] + 15) / 16 * 16,
 						       ((u128)t->dims[1] + 15) / 16 * 16),
@@ -414,7 +420,7 @@ static void tensor_count_overflow(void *f, size_t *size)
 static const struct hostile hostiles[] = {
 	{ "shorter than a header", short_file, "fewer than its 128-byte header" },
 	{ "bad magic", bad_magic, "not an .om file" },
-	{ "another major version", major_2, "format version 2.0" },
+	{ "another major version", major_2, "format version 2.1" },
 	{ "header_size", header_size, "header_size is 64" },
 	{ "file_size over the bytes given", file_size_big, "truncated or padded" },
 	{ "truncated, file_size fixed up", file_size_small, "section" },
@@ -454,7 +460,7 @@ static const struct hostile hostiles[] = {
 	{ "NCHW16C of rank 1", tensor_blocked_rank, "rank other than 4" },
 	{ "tensor of 9 dims", tensor_ndims, "more than 8 dims" },
 	{ "blocked extent past its input", blocked_past_input, "outside region 2" },
-	{ "unknown operator kind", op_kind, "op 1 (add_relu): unknown operator kind 16" },
+	{ "unknown operator kind", op_kind, "op 1 (add_relu): unknown operator kind 17" },
 	{ "descriptor flag", op_flags, "a flag or reserved field" },
 	{ "descriptor reserved field", op_rsvd, "a flag or reserved field" },
 	{ "tensor reserved field", tensor_rsvd, "tensor 1: a reserved field that is not 0" },

@@ -589,7 +589,8 @@ static void planning_model(struct onnx_builder *b)
 
 TEST(memory_plan_shares_without_overlap)
 {
-	struct npucc_options opts = { .plain_layout = 0 };
+	/* the weights as the file has them: none packed at load */
+	struct npucc_options opts = { .plain_layout = 0, .no_pack = 1 };
 	struct onnx_builder b;
 	struct ir_graph *g;
 	uint64_t ws, weights, sum = 0;
@@ -1119,6 +1120,7 @@ TEST(om_files_pass_the_format_checks)
 	uint8_t *bad;
 	const struct om_header *h;
 	const struct om_op_record *r;
+	int i;
 
 	planning_model(&b);
 	ASSERT_EQ(0, compile(&b, NULL, &res)) TH_LOG("%s", res.message);
@@ -1126,10 +1128,25 @@ TEST(om_files_pass_the_format_checks)
 	ASSERT_EQ(NULL, om_check(res.om, res.om_size));
 	h = res.om;
 	EXPECT_EQ(10, le32toh(h->num_ops));	/* 8 Conv (one with the Add), Sigmoid, the copy */
+	/*
+	 * the weights of the 3x3 Convs from and into NCHW16C: not the first's
+	 * (the plain input), nor the last's (the Reshape reads it plain)
+	 */
+	EXPECT_EQ(6, le32toh(h->num_load_ops));
 	EXPECT_EQ(1, le32toh(h->num_inputs));
 	EXPECT_EQ(2, le32toh(h->num_outputs));
 	EXPECT_EQ(res.stats.workspace_size, le64toh(h->workspace_size));
 	r = (const void *)((const uint8_t *)res.om + le64toh(h->program_offset));
+	EXPECT_EQ(NPU_OPERATOR_PACK_CONV2D, le16toh(r->desc.kind));
+	EXPECT_EQ(1, r->desc.num_inputs);
+	EXPECT_EQ(0, r->region[0]);
+	EXPECT_EQ(0, r->region[1]);
+	EXPECT_EQ(NPU_FORMAT_STRIDED, le16toh(r->desc.tensors[0].format));
+	EXPECT_EQ(NPU_FORMAT_PACKED, le16toh(r->desc.tensors[1].format));
+	EXPECT_EQ(NPU_FORMAT_NCHW16C, le16toh(r->desc.attrs.pack_conv.x_format));
+	EXPECT_EQ(0, r->desc.attrs.pack_conv.flags);	/* c1: no bias, no summand */
+	for (i = 0; i < 6; i++)
+		r = (const void *)((const uint8_t *)r + le32toh(r->size));
 	EXPECT_EQ(NPU_OPERATOR_CONV2D, le16toh(r->desc.kind));
 	EXPECT_EQ(2, r->desc.num_inputs);
 	EXPECT_EQ(1, r->desc.num_outputs);
@@ -1150,6 +1167,10 @@ TEST(om_files_pass_the_format_checks)
 	((struct om_op_record *)(bad + le64toh(h->program_offset)))->desc.tensors[0].dims[0] =
 		htole64(1000);
 	EXPECT_STREQ("a tensor's extent overruns its region", om_check(bad, res.om_size));
+	memcpy(bad, res.om, res.om_size);
+	((struct om_op_record *)(bad + le64toh(h->program_offset)))->region[1] = 1;
+	EXPECT_STREQ("a load-time operator's tensor outside the weights",
+		     om_check(bad, res.om_size));
 	free(bad);
 	npucc_result_free(&res);
 }
