@@ -348,17 +348,68 @@ static bool checkpoint(const struct oplib_hooks *hooks)
 	return hooks->go_on(hooks->ctx, true) && engine_get(hooks);
 }
 
-static int scratch_alloc(const struct oplib_plan *plan, uint8_t **bufs)
+/*
+ * Scratch memory kept by each thread that runs operators, grown as plans
+ * need: a plan's buffers and scratchpad hold nothing from one run to the
+ * next, and allocating them anew on every run costs a page fault per page
+ * touched (a Winograd convolution's scratchpad at batch 8: tens of MiB).
+ * A run that needs more than SCRATCH_KEEP gets memory of its own.
+ */
+#define SCRATCH_KEEP	(256ULL << 20)
+
+static __thread struct {
+	uint8_t *mem;
+	uint64_t size;
+} scratch_kept;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_key_init(void)
 {
-	unsigned int i;
+	/* the destructor frees a thread's scratch when it exits */
+	pthread_key_create(&scratch_key, free);
+}
 
-	for (i = 0; i < plan->nscratch; i++) {
-		size_t size = (plan->scratch_size[i] + 63) & ~(size_t)63;
-
-		bufs[OPLIB_SCRATCH_BUF(i)] = aligned_alloc(64, size ? size : 64);
-		if (!bufs[OPLIB_SCRATCH_BUF(i)])
-			return NPU_ERR_OP_FAILED;
+/* Bytes for @size, 64-byte aligned: the thread's, or *own (free it). */
+static uint8_t *scratch_get(uint64_t size, uint8_t **own)
+{
+	*own = NULL;
+	if (size > SCRATCH_KEEP) {
+		*own = aligned_alloc(64, size);
+		return *own;
 	}
+	if (size > scratch_kept.size) {
+		pthread_once(&scratch_once, scratch_key_init);
+		free(scratch_kept.mem);
+		scratch_kept.size = 0;
+		scratch_kept.mem = aligned_alloc(64, size);
+		if (!scratch_kept.mem)
+			return NULL;
+		scratch_kept.size = size;
+		pthread_setspecific(scratch_key, scratch_kept.mem);
+	}
+	return scratch_kept.mem;
+}
+
+/* The plan's scratch buffers, then its scratchpad, in one piece of scratch. */
+static int scratch_alloc(const struct oplib_plan *plan, uint8_t **bufs,
+			 void **scratchpad, uint8_t **own)
+{
+	uint64_t at = 0, size = (plan->scratchpad_size + 63) & ~(uint64_t)63;
+	unsigned int i;
+	uint8_t *mem;
+
+	for (i = 0; i < plan->nscratch; i++)
+		size += (plan->scratch_size[i] + 63) & ~(uint64_t)63;
+	mem = scratch_get(size ? size : 64, own);
+	if (!mem)
+		return NPU_ERR_OP_FAILED;
+	for (i = 0; i < plan->nscratch; i++) {
+		bufs[OPLIB_SCRATCH_BUF(i)] = mem + at;
+		at += (plan->scratch_size[i] + 63) & ~(uint64_t)63;
+	}
+	*scratchpad = plan->scratchpad_size ? mem + at : NULL;
 	return NPU_ERR_NONE;
 }
 
@@ -421,18 +472,13 @@ static int plan_execute(struct oplib *lib, const struct oplib_op *op,
 	dnnl_memory_t mems[OPLIB_MAX_VIEWS] = { NULL };
 	dnnl_stream_t stream = NULL;
 	void *scratchpad = NULL;
+	uint8_t *own = NULL;
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < op->num_tensors; i++)
 		bufs[i] = devmem + op->t[i].addr;
-	err = scratch_alloc(plan, bufs);
-	if (!err && plan->scratchpad_size) {
-		scratchpad = aligned_alloc(64, (plan->scratchpad_size + 63) &
-					       ~(uint64_t)63);
-		if (!scratchpad)
-			err = NPU_ERR_OP_FAILED;
-	}
+	err = scratch_alloc(plan, bufs, &scratchpad, &own);
 	if (!err && dnnl_stream_create(&stream, lib->engine,
 				       dnnl_stream_default_flags) != dnnl_success)
 		err = NPU_ERR_OP_FAILED;
@@ -455,9 +501,7 @@ static int plan_execute(struct oplib *lib, const struct oplib_op *op,
 			dnnl_memory_destroy(mems[i]);
 	if (stream)
 		dnnl_stream_destroy(stream);
-	for (i = 0; i < plan->nscratch; i++)
-		free(bufs[OPLIB_SCRATCH_BUF(i)]);
-	free(scratchpad);
+	free(own);
 	return err;
 }
 
