@@ -93,6 +93,11 @@ static const char *broken_promise(const struct acl_om *om, size_t file_size)
 		if (bytes != io->size)
 			return "an input or output size that disagrees with its dims";
 	}
+	/* load-time operators touch the weights alone */
+	for (uint32_t n = 0; n < om->num_load_ops; n++)
+		for (uint32_t t = 0; t < om->load_ops[n].num_tensors && t < NPU_OP_MAX_TENSORS; t++)
+			if (om->load_ops[n].region[t] != OM_REGION_WEIGHTS)
+				return "a load-time operator outside the weights";
 	for (uint32_t n = 0; n < om->num_ops; n++) {
 		const struct acl_om_op *op = &om->ops[n];
 		const struct npu_op_desc *desc;
@@ -283,6 +288,14 @@ static void strings_overflow(void *f, size_t *size)
 }
 static void ops_huge(void *f, size_t *size) { (void)size; hdr(f)->num_ops = UINT32_MAX; }
 static void ops_one_more(void *f, size_t *size) { (void)size; hdr(f)->num_ops++; }
+static void load_ops_huge(void *f, size_t *size) { (void)size; hdr(f)->num_load_ops = UINT32_MAX; }
+/* the first record run at load, though it reads the model's input */
+static void load_op_on_input(void *f, size_t *size)
+{
+	(void)size;
+	hdr(f)->num_load_ops = 1;
+	hdr(f)->num_ops--;
+}
 static void ops_one_less(void *f, size_t *size) { (void)size; hdr(f)->num_ops--; }
 static void io_name_outside(void *f, size_t *size)
 {
@@ -434,6 +447,8 @@ static const struct hostile hostiles[] = {
 	{ "strings offset overflowing", strings_overflow, "strings section" },
 	{ "4 billion ops", ops_huge, "cannot fit" },
 	{ "one op more than the records", ops_one_more, "op 2: the program ends" },
+	{ "4 billion load-time ops", load_ops_huge, "cannot fit" },
+	{ "a load-time op on an input", load_op_on_input, "a load-time operator's tensor in region" },
 	{ "one op less than the records", ops_one_less, "records take" },
 	{ "io name outside the strings", io_name_outside, "outside the" },
 	{ "name without its NUL", name_unterminated, "runs past the strings section" },
