@@ -13,14 +13,18 @@
  * --input the first input is read from a file (else seeded values), with
  * --ref the first output is compared with a file of float32.
  *
- *   mdl-bench-prof [--runs N] [--threads N] [--input F] [--ref F] MODEL.om
+ * With --shm device memory is shared memory, as the card model maps it.
+ *
+ *   mdl-bench-prof [--runs N] [--threads N] [--input F] [--ref F] [--shm] MODEL.om
  */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "model_parse.h"
 #include "oplib.h"
@@ -145,7 +149,7 @@ struct model {
 	uint8_t *desc;		/* one descriptor, addresses filled in */
 };
 
-static int model_place(struct model *m, const uint8_t *file)
+static int model_place(struct model *m, const uint8_t *file, bool shm)
 {
 	unsigned int r, nregions = OM_REGION_INPUT0 + m->om.num_inputs +
 				   m->om.num_outputs;
@@ -157,7 +161,20 @@ static int model_place(struct model *m, const uint8_t *file)
 		      REGION_ALIGN * REGION_ALIGN;
 	}
 	m->devmem_size = at + REGION_ALIGN;
-	m->devmem = aligned_alloc(REGION_ALIGN, m->devmem_size);
+	if (shm) {
+		/* shared memory, as the card model maps its device memory */
+		int fd = memfd_create("mdl-bench-prof", MFD_CLOEXEC);
+
+		if (fd < 0 || ftruncate(fd, m->devmem_size))
+			return -1;
+		m->devmem = mmap(NULL, m->devmem_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 fd, 0);
+		close(fd);
+		if (m->devmem == MAP_FAILED)
+			return -1;
+	} else {
+		m->devmem = aligned_alloc(REGION_ALIGN, m->devmem_size);
+	}
 	m->desc = aligned_alloc(64, OPLIB_DESC_MAX);
 	if (!m->devmem || !m->desc)
 		return -1;
@@ -322,7 +339,7 @@ static void print_groups(struct prof_op *ops, unsigned int n, uint64_t total)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mdl-bench-prof [--runs N] [--threads N] "
-		"[--input F] [--ref F] [--quiet] MODEL.om\n");
+		"[--input F] [--ref F] [--quiet] [--shm] MODEL.om\n");
 	exit(2);
 }
 
@@ -334,6 +351,7 @@ int main(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "ref", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "shm", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct oplib_config cfg = { .threads = 1 };
@@ -342,7 +360,7 @@ int main(int argc, char **argv)
 	struct model m = { 0 };
 	struct prof_op *ops;
 	uint64_t *wall, *cpu, total = 0, wall_median;
-	bool quiet = false;
+	bool quiet = false, shm = false;
 	char why[256];
 	size_t size = 0;
 	struct oplib *lib;
@@ -366,6 +384,9 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 's':
+			shm = true;
+			break;
 		default:
 			usage();
 		}
@@ -379,7 +400,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	lib = oplib_create(&cfg);
-	if (!lib || model_place(&m, file) || load_input(&m, input) || model_load_ops(lib, &m))
+	if (!lib || model_place(&m, file, shm) || load_input(&m, input) ||
+	    model_load_ops(lib, &m))
 		return 1;
 
 	ops = calloc(m.om.num_ops, sizeof(*ops));
