@@ -61,7 +61,7 @@ deps:
 module: deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
-model: $(BUILD)/npu-model $(BUILD)/oplib-bench
+model: $(BUILD)/npu-model $(BUILD)/oplib-bench $(BUILD)/mdl-bench-prof
 
 tests: $(BUILD)/tests/model_test $(BUILD)/tests/oplib_test $(DRIVER_TESTS) \
 	$(BUILD)/tests/uapi_layout.o
@@ -79,6 +79,14 @@ $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 $(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_operators.h $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
+
+# A .om's operators one by one through the operator library on the host:
+# where a model's time goes on the card.
+$(BUILD)/mdl-bench-prof: tools/mdl-bench-prof.c $(OPLIB_SRCS) $(OPLIB_HDRS) libacl/src/model_parse.c \
+		libacl/src/model_parse.h compiler/om_format.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -Ilibacl/src -Icompiler -I$(ACL_INC) \
+		$(DRM_CFLAGS) -o $@ $< libacl/src/model_parse.c libacl/src/dtype.c $(OPLIB_SRCS) $(ONEDNN_LIBS)
 
 # The same operators on the card, from the guest, through the driver's uapi.
 $(OP_BENCH): tools/op-bench.c tools/bench_operators.h $(wildcard tests/include/*.h) \

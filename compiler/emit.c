@@ -2,7 +2,8 @@
 /*
  * Pass 10, emit: the .om file of compiler/om_format.h and docs/om-format.md.
  * The header, the inputs' and outputs' descriptions, one record per card
- * operator, the weights, and the names.  Before it returns, every tensor
+ * operator (those the loader runs once first: the weights the card packs),
+ * the weights, and the names.  Before it returns, every tensor
  * extent is checked against its region, as a loader will check it.
  */
 #include <endian.h>
@@ -126,7 +127,10 @@ static int fill_tensor(struct ir_graph *g, const struct lo_op *op, int i,
 		stride *= (uint64_t)lt->dims[d];
 	}
 	extent = (extent + 1) * esize;
-	if (blocked)
+	if (root->format == NPU_FORMAT_PACKED)
+		extent = esize * (uint64_t)NPU_PACKED_ELEMS(lt->dims[0], lt->dims[1],
+							    lt->dims[2], lt->dims[3]);
+	else if (blocked)
 		extent = esize * (uint64_t)(root->format == NPU_FORMAT_OIHW16I16O ?
 					    (lt->dims[0] + 15) / 16 * 16 : lt->dims[0]) *
 			 (uint64_t)((lt->dims[1] + 15) / 16 * 16) *
@@ -165,25 +169,34 @@ static int write_record(struct ir_graph *g, const struct lo_op *op, uint8_t *p,
 	return 0;
 }
 
-static int lower_all(struct ir_graph *g, struct lo_op **ops, int *num_ops, uint64_t *program)
+/* The operators run at load first, then those of every execution. */
+static int lower_all(struct ir_graph *g, struct lo_op **ops, int *num_load, int *num_ops,
+		     uint64_t *program)
 {
-	int i, ret;
+	int i, pass, n = 0, ret;
 
 	*ops = calloc((size_t)g->num_nodes + 1, sizeof(**ops));
 	if (!*ops)
 		return ir_error(g, NPUCC_E_NOMEM, "out of memory");
-	*num_ops = 0;
 	*program = 0;
+	*num_load = 0;
 	ir_count_uses(g);
-	for (i = 0; i < g->num_nodes; i++) {
-		ret = lower_node(g, g->nodes[i], &(*ops)[*num_ops]);
-		if (ret < 0)
-			return -1;
-		if (ret > 0)
-			continue;
-		*program += record_size(&(*ops)[*num_ops]);
-		(*num_ops)++;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < g->num_nodes; i++) {
+			if (g->nodes[i]->at_load != !pass)
+				continue;
+			ret = lower_node(g, g->nodes[i], &(*ops)[n]);
+			if (ret < 0)
+				return -1;
+			if (ret > 0)
+				continue;
+			*program += record_size(&(*ops)[n]);
+			n++;
+		}
+		if (!pass)
+			*num_load = n;
 	}
+	*num_ops = n - *num_load;
 	return 0;
 }
 
@@ -222,9 +235,9 @@ static void copy_weights(struct ir_graph *g, uint8_t *dst)
 	}
 }
 
-static int build(struct ir_graph *g, const struct lo_op *ops, int num_ops, uint64_t program,
-		 uint64_t workspace, uint64_t weights, struct strtab *st, uint8_t **out,
-		 size_t *out_size)
+static int build(struct ir_graph *g, const struct lo_op *ops, int num_load, int num_ops,
+		 uint64_t program, uint64_t workspace, uint64_t weights, struct strtab *st,
+		 uint8_t **out, size_t *out_size)
 {
 	int nio = g->num_inputs + g->num_outputs, i;
 	uint64_t io_off = ALIGN(sizeof(struct om_header));
@@ -240,6 +253,7 @@ static int build(struct ir_graph *g, const struct lo_op *ops, int num_ops, uint6
 		names[i] = str_add(st, i < g->num_inputs ? g->inputs[i]->name :
 				   g->outputs[i - g->num_inputs]->name);
 	op_names_first = (int64_t)st->len;
+	num_ops += num_load;
 	for (i = 0; i < num_ops; i++)
 		if (str_add(st, ops[i].node->name) < 0)
 			return ir_error(g, NPUCC_E_NOMEM, "out of memory");
@@ -258,7 +272,8 @@ static int build(struct ir_graph *g, const struct lo_op *ops, int num_ops, uint6
 	h->num_inputs = htole32((uint32_t)g->num_inputs);
 	h->num_outputs = htole32((uint32_t)g->num_outputs);
 	h->io_offset = htole64(io_off);
-	h->num_ops = htole32((uint32_t)num_ops);
+	h->num_ops = htole32((uint32_t)(num_ops - num_load));
+	h->num_load_ops = htole32((uint32_t)num_load);
 	h->program_offset = htole64(prog_off);
 	h->program_size = htole64(program);
 	h->weights_offset = htole64(w_off);
@@ -293,11 +308,12 @@ int pass_emit(struct ir_graph *g, uint64_t workspace, uint64_t weights,
 	struct lo_op *ops = NULL;
 	uint64_t program = 0;
 	uint8_t *file = NULL;
-	int ret;
+	int num_load = 0, ret;
 
-	ret = lower_all(g, &ops, num_ops, &program);
+	ret = lower_all(g, &ops, &num_load, num_ops, &program);
 	if (!ret)
-		ret = build(g, ops, *num_ops, program, workspace, weights, &st, &file, om_size);
+		ret = build(g, ops, num_load, *num_ops, program, workspace, weights, &st, &file,
+			    om_size);
 	free(ops);
 	free(st.buf);
 	*om = file;

@@ -104,6 +104,9 @@ struct ir_node {
 	bool copy;			/* an alias op that must copy its bytes */
 	struct ir_act act;
 	int index;			/* position in execution order */
+	/* run once when the model is loaded, not by every execution */
+	bool at_load;
+	const struct ir_node *packs_for;	/* PackConv: the Conv it packs for */
 };
 
 struct ir_graph {

@@ -13,11 +13,18 @@
  * channels) would be mostly padding and stay plain.
  *
  * A binary operator computes in one layout: its inputs and output are all
- * blocked or all plain.  Candidates are dropped until that holds.
+ * blocked or all plain.  So does a Conv with a summand (a residual Add
+ * fused into it), whose output takes the summand's bytes.  Candidates are
+ * dropped until that holds.
  *
  * Weights of convolutions over blocked activations are laid out blocked
  * too (OIHW16I16O), once, here: the card then reads them as they are.
+ * Those of a 3x3, stride-1 convolution are packed by the card instead,
+ * when the model is loaded (a PackConv node run at load, the card's
+ * PACK_CONV2D): its fastest kernel for that shape, Winograd's, reads
+ * weights transformed in a layout only the card knows.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ir.h"
@@ -59,7 +66,9 @@ static bool is_plain_binary(const struct ir_node *n)
 /* May node n read input k, or write its output, in NCHW16C? */
 static bool takes_blocked(const struct ir_node *n, int k)
 {
-	if (is_conv2d(n) || is_pool2d(n))
+	if (is_conv2d(n))
+		return k == 0 || k == 3;	/* x, or the summand */
+	if (is_pool2d(n))
 		return k == 0;
 	return is_plain_binary(n);
 }
@@ -101,6 +110,18 @@ static bool settle_binary(struct ir_node *n)
 	return true;
 }
 
+/* A summand and the output that takes its bytes in two layouts: both plain. */
+static bool settle_summand(struct ir_node *n)
+{
+	struct ir_value *s = n->in[3], *y = n->out[0];
+
+	if (s->format == y->format)
+		return false;
+	s->format = NPU_FORMAT_STRIDED;
+	y->format = NPU_FORMAT_STRIDED;
+	return true;
+}
+
 /*
  * A plain convolution's weights, read by no other node, with whole blocks
  * of 16 output and input channels: emit writes them in OIHW16I16O, the
@@ -129,9 +150,54 @@ static bool blockable_weights(const struct ir_graph *g, const struct ir_value *w
 	return readers > 0;
 }
 
+/* A 3x3, stride-1, group-1 Conv over and into NCHW16C. */
+static bool winograd_shape(const struct ir_node *n)
+{
+	size_t ns = 0, nd = 0;
+	const int64_t *s = ir_attr_ints(n, "strides", &ns);
+	const int64_t *d = ir_attr_ints(n, "dilations", &nd);
+	const struct ir_value *w = n->in[1];
+	size_t i;
+
+	if (!is_conv2d(n) || ir_attr_int(n, "group", 1) != 1 || w->rank != 4 ||
+	    w->dims[2] != 3 || w->dims[3] != 3 ||
+	    n->in[0]->format != NPU_FORMAT_NCHW16C || n->out[0]->format != NPU_FORMAT_NCHW16C)
+		return false;
+	for (i = 0; i < ns; i++)
+		if (s[i] != 1)
+			return false;
+	for (i = 0; i < nd; i++)
+		if (d[i] != 1)
+			return false;
+	return true;
+}
+
+/* Conv @n's weights, blockable, become a PackConv's output, packed at load. */
+static int pack_weights(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_value *w = n->in[1], *p;
+	struct ir_node *pk;
+	char name[160];
+
+	snprintf(name, sizeof(name), "%.140s/pack", n->name);
+	pk = ir_node_new(g, name, "PackConv", 1, 1);
+	p = ir_value_new(g, NULL);
+	if (!pk || !p)
+		return -1;
+	ir_set_shape(p, w->dtype, w->rank, w->dims);
+	p->format = NPU_FORMAT_PACKED;
+	p->producer = pk;
+	pk->in[0] = w;
+	pk->out[0] = p;
+	pk->at_load = true;
+	pk->packs_for = n;
+	n->in[1] = p;
+	return 0;
+}
+
 int pass_layout(struct ir_graph *g)
 {
-	int i, blocked = 0, weights = 0;
+	int i, blocked = 0, weights = 0, packed = 0, nodes;
 	bool changed = true;
 
 	if (g->opts && g->opts->plain_layout)
@@ -144,9 +210,25 @@ int pass_layout(struct ir_graph *g)
 	}
 	while (changed) {
 		changed = false;
-		for (i = 0; i < g->num_nodes; i++)
-			if (is_plain_binary(g->nodes[i]))
-				changed |= settle_binary(g->nodes[i]);
+		for (i = 0; i < g->num_nodes; i++) {
+			struct ir_node *n = g->nodes[i];
+
+			if (is_plain_binary(n))
+				changed |= settle_binary(n);
+			else if (!n->dead && !strcmp(n->op, "Conv") && n->num_in == 4)
+				changed |= settle_summand(n);
+		}
+	}
+	/* packed ones first: they stay plain in the file */
+	nodes = g->num_nodes;
+	for (i = 0; i < nodes && !(g->opts && g->opts->no_pack); i++) {
+		struct ir_node *n = g->nodes[i];
+
+		if (winograd_shape(n) && blockable_weights(g, n->in[1])) {
+			if (pack_weights(g, n))
+				return -1;
+			packed++;
+		}
 	}
 	for (i = 0; i < g->num_values; i++) {
 		struct ir_value *v = g->values[i];
@@ -158,6 +240,6 @@ int pass_layout(struct ir_graph *g)
 		}
 	}
 	ir_log(g, NPUCC_LOG_INFO, "%d activations kept in NCHW16C, %d weights laid out "
-	       "in OIHW16I16O", blocked, weights);
+	       "in OIHW16I16O, %d packed at load", blocked, weights, packed);
 	return 0;
 }

@@ -148,7 +148,46 @@ static int lower_conv(struct ir_graph *g, const struct ir_node *n, struct lo_op 
 		return -1;
 	if (n->num_in > 2 && n->in[2] && add_in(g, n, op, n->in[2], 0, NULL))
 		return -1;
+	/* a fused residual Add's other operand, with y's dims */
+	if (n->num_in > 3 && n->in[3] && add_in(g, n, op, n->in[3], 4, as_2d(n->in[3], dy)))
+		return -1;
 	return add_out(g, n, op, n->out[0], 4, as_2d(n->out[0], dy));
+}
+
+/* A tensor's layout: its root's, which a view shares. */
+static int format_of(const struct ir_value *v)
+{
+	return v->alias ? v->alias->format : v->format;
+}
+
+/* PackConv: the weights, packed for the Conv whose attributes follow. */
+static int lower_pack(struct ir_graph *g, const struct ir_node *n, struct lo_op *op)
+{
+	const struct ir_node *c = n->packs_for;
+	struct npu_attr_pack_conv *a = &op->attrs.pack_conv;
+	struct conv_geo geo;
+	int64_t dx[4], dy[4];
+	const int64_t *x, *y;
+	int d;
+
+	if (conv_geometry(g, c, &geo))
+		return -1;
+	geo_2d(&geo, NULL, a->conv.strides, a->conv.dilations, a->conv.pads_begin);
+	a->conv.group = htole32((uint32_t)geo.group);
+	set_act(&a->conv.act, &c->act);
+	x = as_2d(c->in[0], dx);
+	y = as_2d(c->out[0], dy);
+	for (d = 0; d < 4; d++) {
+		a->x_dims[d] = htole64((uint64_t)x[d]);
+		a->y_dims[d] = htole64((uint64_t)y[d]);
+	}
+	a->x_format = htole16((uint16_t)format_of(c->in[0]));
+	a->y_format = htole16((uint16_t)format_of(c->out[0]));
+	a->flags = htole16((c->num_in > 2 && c->in[2] ? NPU_PACK_CONV_BIAS : 0) |
+			   (c->num_in > 3 && c->in[3] ? NPU_PACK_CONV_SUMMAND : 0));
+	if (add_in(g, n, op, n->in[0], 0, NULL))
+		return -1;
+	return add_out(g, n, op, n->out[0], 0, NULL);
 }
 
 static int lower_pool(struct ir_graph *g, const struct ir_node *n, struct lo_op *op)
@@ -549,6 +588,7 @@ int lower_node(struct ir_graph *g, const struct ir_node *n, struct lo_op *op)
 		[NPU_OPERATOR_PAD] = lower_pad,
 		[NPU_OPERATOR_SLICE] = lower_slice,
 		[NPU_OPERATOR_CAST] = lower_cast,
+		[NPU_OPERATOR_PACK_CONV2D] = lower_pack,
 	};
 	int kind = op_lower_kind(n);
 

@@ -2,10 +2,14 @@
 /*
  * Pass 8, memory planning: where each tensor's bytes live.
  *
- * - Constants the card reads go to the weights region, each once.
+ * - Constants the card reads go to the weights region, each once, and so
+ *   do the weights the card packs at load (room for any layout it picks).
  * - Graph inputs and outputs live in the caller's buffers.
  * - A view (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout) has
- *   no bytes of its own: it aliases its input's root tensor.  A graph
+ *   no bytes of its own: it aliases its input's root tensor.  So does the
+ *   output of a Conv with a summand (a fused residual Add): it takes the
+ *   summand's bytes, which the card adds to in place (fuse.c made sure
+ *   nothing reads them afterwards).  A graph
  *   output that is a view of an activation makes that activation live in
  *   the output buffer; a graph output that would alias an input, a
  *   constant, another output or a blocked tensor gets a copy instead.
@@ -30,11 +34,25 @@ static bool is_view(const struct ir_node *n)
 	return def && def->alias && !n->copy;
 }
 
-/* The tensor whose bytes @v shares, following views to the first non-view. */
+static bool is_summing(const struct ir_node *n)
+{
+	return !strcmp(n->op, "Conv") && n->num_in == 4 && n->in[3];
+}
+
+/*
+ * The tensor whose bytes @v shares, following views and summing Convs to
+ * the first tensor that has bytes of its own.
+ */
 static struct ir_value *root_of(struct ir_value *v)
 {
-	while (v->producer && is_view(v->producer) && v == v->producer->out[0])
-		v = v->producer->in[0];
+	while (v->producer && v == v->producer->out[0]) {
+		if (is_view(v->producer))
+			v = v->producer->in[0];
+		else if (is_summing(v->producer))
+			v = v->producer->in[3];
+		else
+			break;
+	}
 	return v;
 }
 
@@ -46,6 +64,9 @@ static uint64_t value_bytes(const struct ir_value *v)
 	if (v->format == NPU_FORMAT_NCHW16C)
 		return n * (uint64_t)v->dims[0] * (uint64_t)((v->dims[1] + 15) / 16 * 16) *
 		       (uint64_t)v->dims[2] * (uint64_t)v->dims[3];
+	if (v->format == NPU_FORMAT_PACKED)
+		return n * (uint64_t)NPU_PACKED_ELEMS(v->dims[0], v->dims[1], v->dims[2],
+						      v->dims[3]);
 	if (v->format == NPU_FORMAT_OIHW16I16O)
 		return n * (uint64_t)((v->dims[0] + 15) / 16 * 16) *
 		       (uint64_t)((v->dims[1] + 15) / 16 * 16) *
@@ -162,7 +183,7 @@ static int collect(struct ir_graph *g, struct buffer *bufs, uint64_t *weights)
 				continue;
 			r = root_of(v);
 			if (r->region == IR_REGION_NONE) {
-				if (r->data) {
+				if (r->data || (r->producer && r->producer->at_load)) {
 					r->region = OM_REGION_WEIGHTS;
 					r->offset = *weights;
 					*weights = ALIGN(*weights + value_bytes(r));
@@ -195,6 +216,8 @@ int pass_memplan(struct ir_graph *g, uint64_t *workspace, uint64_t *weights)
 	for (i = 0; i < g->num_nodes; i++)
 		if (is_view(g->nodes[i]))
 			g->nodes[i]->out[0]->alias = root_of(g->nodes[i]->in[0]);
+		else if (is_summing(g->nodes[i]))
+			g->nodes[i]->out[0]->alias = root_of(g->nodes[i]->in[3]);
 	bufs = calloc((size_t)g->num_values + 1, sizeof(*bufs));
 	tmp = calloc((size_t)g->num_values + 1, sizeof(*tmp));
 	if (!bufs || !tmp) {

@@ -45,6 +45,8 @@ struct npucc_options {
 	const char *output_type;
 	int log_level;			/* enum npucc_log_level */
 	int plain_layout;		/* 1: no NCHW16C between convolutions */
+	int no_residual;		/* 1: a residual Add stays an operator */
+	int no_pack;			/* 1: no convolution weights packed at load */
 	/* log lines go here (atc: stderr); NULL: nowhere */
 	void (*log)(void *arg, int level, const char *msg);
 	void *log_arg;

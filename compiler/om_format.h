@@ -19,7 +19,7 @@
 
 #define OM_MAGIC		0x4d4f504e	/* "NPOM" */
 #define OM_VERSION_MAJOR	1		/* a loader rejects another major */
-#define OM_VERSION_MINOR	0
+#define OM_VERSION_MINOR	1		/* 1: num_load_ops */
 #define OM_ALIGN		64
 #define OM_MAX_DIMS		NPU_TENSOR_MAX_DIMS
 #define OM_MAX_IO		64		/* inputs and outputs, each */
@@ -48,8 +48,14 @@ struct om_header {
 	__le32 num_outputs;
 	__le64 io_offset;		/* (num_inputs + num_outputs) om_io_desc */
 	__le32 num_ops;
-	__le32 rsvd0;
-	__le64 program_offset;		/* num_ops om_op_record, back to back */
+	/*
+	 * Since 1.1: the program's first num_load_ops records are run once,
+	 * when the model is loaded, on the weights alone (packing them for
+	 * the card); the num_ops after them on every execution.  A 1.0
+	 * loader finds more records than num_ops and refuses the file.
+	 */
+	__le32 num_load_ops;
+	__le64 program_offset;		/* num_load_ops + num_ops records, back to back */
 	__le64 program_size;
 	__le64 weights_offset;		/* copied to device memory at load */
 	__le64 weights_size;

@@ -185,6 +185,7 @@ int op_lower_kind(const struct ir_node *n)
 		{ "Resize", NPU_OPERATOR_RESIZE }, { "Upsample", NPU_OPERATOR_RESIZE },
 		{ "Pad", NPU_OPERATOR_PAD }, { "Slice", NPU_OPERATOR_SLICE },
 		{ "Cast", NPU_OPERATOR_CAST },
+		{ "PackConv", NPU_OPERATOR_PACK_CONV2D },	/* layout.c's own */
 	};
 	const struct op_def *def = op_def_find(n->op);
 	size_t i;

@@ -46,7 +46,7 @@ struct npu_op_rule {
 
 static const struct npu_op_rule npu_op_rules[NPU_OPERATOR_LAST + 1] = {
 	[NPU_OPERATOR_CONV2D] = {
-		.min_inputs = 2, .max_inputs = 3,
+		.min_inputs = 2, .max_inputs = 4,
 		.attr_size = sizeof(struct npu_attr_conv),
 		.rsvd_offset = NPU_ATTR_OFFSET(conv.rsvd),
 		.act_offset = NPU_ATTR_OFFSET(conv.act),
@@ -148,6 +148,12 @@ static const struct npu_op_rule npu_op_rules[NPU_OPERATOR_LAST + 1] = {
 		.attr_size = 0,
 		.rsvd_offset = NPU_ATTR_NONE,
 		.act_offset = NPU_ATTR_NONE,
+	},
+	[NPU_OPERATOR_PACK_CONV2D] = {
+		.min_inputs = 1, .max_inputs = 1,
+		.attr_size = sizeof(struct npu_attr_pack_conv),
+		.rsvd_offset = NPU_ATTR_OFFSET(pack_conv.conv.rsvd),
+		.act_offset = NPU_ATTR_OFFSET(pack_conv.conv.act),
 	},
 };
 
@@ -433,6 +439,43 @@ static int npu_blocked_elements(const struct npu_tensor_desc *t, unsigned int nd
 	return 0;
 }
 
+/*
+ * NPU_FORMAT_PACKED: rank 4 without strides, the card's header and room
+ * for any layout it packs weights of these dims in (NPU_PACKED_ELEMS).
+ */
+static int npu_packed_elements(const struct npu_tensor_desc *t, unsigned int ndims,
+			       u64 *elements)
+{
+	u64 dim, term = 1;
+	bool empty = false;
+	unsigned int d;
+
+	if (ndims != 4)
+		return -EINVAL;
+	for (d = 0; d < ndims; d++) {
+		dim = le64_to_cpu(t->dims[d]);
+		if (t->strides[d])
+			return -EINVAL;
+		empty |= !dim;
+		/* O and I rounded up to 16, KH and KW grown by 3 */
+		if (d < 2 && check_add_overflow(dim, 15, &dim))
+			return -EINVAL;
+		if (d < 2)
+			dim &= ~15ULL;
+		else if (check_add_overflow(dim, 3, &dim))
+			return -EINVAL;
+		if (check_mul_overflow(term, dim, &term))
+			return -EINVAL;
+	}
+	if (empty) {
+		*elements = 0;
+		return 0;
+	}
+	if (check_add_overflow(term, (u64)NPU_PACKED_HEADER_ELEMS, elements))
+		return -EINVAL;
+	return 0;
+}
+
 /* A tensor the card can lay out; *extent: the bytes it spans from addr. */
 static int npu_tensor_extent(struct npu_device *ndev, const struct npu_tensor_desc *t,
 			     u64 *extent)
@@ -464,6 +507,9 @@ static int npu_tensor_extent(struct npu_device *ndev, const struct npu_tensor_de
 		break;
 	case NPU_FORMAT_OIHW16I16O:
 		ret = npu_blocked_elements(t, ndims, true, &elements);
+		break;
+	case NPU_FORMAT_PACKED:
+		ret = npu_packed_elements(t, ndims, &elements);
 		break;
 	default:
 		return -EINVAL;

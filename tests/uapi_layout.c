@@ -38,6 +38,7 @@ SIZE_IS(struct npu_attr_transpose, 32);
 SIZE_IS(struct npu_attr_resize, 48);
 SIZE_IS(struct npu_attr_pad, 72);
 SIZE_IS(struct npu_attr_slice, 128);
+SIZE_IS(struct npu_attr_pack_conv, 120);
 SIZE_IS(union npu_op_attrs, 128);
 SIZE_IS(struct npu_op_desc, 144);
 
@@ -64,8 +65,9 @@ struct test_uapi_layout {
 	struct npu_attr_resize attr_resize;
 	struct npu_attr_pad attr_pad;
 	struct npu_attr_slice attr_slice;
+	struct npu_attr_pack_conv attr_pack_conv;
 	struct npu_op_desc op_desc;	/* last: its tensors[] is flexible */
 };
 
 SIZE_IS(struct test_uapi_layout, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16 + 64 +
-	144 + 48 + 32 + 40 + 24 + 24 + 48 + 72 + 128 + 144);
+	144 + 48 + 32 + 40 + 24 + 24 + 48 + 72 + 128 + 120 + 144);

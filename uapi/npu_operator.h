@@ -25,7 +25,7 @@ extern "C" {
  * tensor, so a descriptor the card has fetched is not read again.
  */
 enum npu_operator {
-	NPU_OPERATOR_CONV2D = 0,	/* in: x, w, [b]; out: y; attrs.conv */
+	NPU_OPERATOR_CONV2D = 0,	/* in: x, w, [b, [s]]; out: y; attrs.conv */
 	NPU_OPERATOR_CONV_TRANSPOSE2D = 1, /* in: x, w, [b]; out: y; attrs.conv */
 	NPU_OPERATOR_MATMUL = 2,	/* in: a, b, [c]; out: y; attrs.matmul */
 	NPU_OPERATOR_POOL2D = 3,	/* in: x; out: y; attrs.pool */
@@ -41,9 +41,10 @@ enum npu_operator {
 	NPU_OPERATOR_PAD = 13,		/* in: x; out: y; attrs.pad */
 	NPU_OPERATOR_SLICE = 14,	/* in: x; out: y; attrs.slice */
 	NPU_OPERATOR_CAST = 15,		/* in: x; out: y (another dtype); no attrs */
+	NPU_OPERATOR_PACK_CONV2D = 16,	/* in: w; out: p (PACKED); attrs.pack_conv */
 };
 
-#define NPU_OPERATOR_LAST		NPU_OPERATOR_CAST
+#define NPU_OPERATOR_LAST		NPU_OPERATOR_PACK_CONV2D
 
 enum npu_dtype {
 	NPU_DTYPE_F32 = 0,
@@ -73,9 +74,24 @@ enum npu_tensor_format {
 	 * card need not reorder them on every run.  CONV2D's weights only.
 	 */
 	NPU_FORMAT_OIHW16I16O = 2,
+	/*
+	 * rank 4 (O, I, KH, KW): a CONV2D's weights as PACK_CONV2D wrote them
+	 * for that one convolution, in the card's own layout behind a header
+	 * the card checks on every run; strides are 0.  The extent is
+	 * NPU_PACKED_ELEMS elements, a bound on every layout the card picks.
+	 * CONV2D's weights and PACK_CONV2D's output only.
+	 */
+	NPU_FORMAT_PACKED = 3,
 };
 
-#define NPU_FORMAT_LAST			NPU_FORMAT_OIHW16I16O
+#define NPU_FORMAT_LAST			NPU_FORMAT_PACKED
+
+/* The card's header at the start of a PACKED tensor, in elements. */
+#define NPU_PACKED_HEADER_ELEMS		64
+/* Elements a PACKED tensor of dims (o, i, kh, kw) spans. */
+#define NPU_PACKED_ELEMS(o, i, kh, kw) \
+	(NPU_PACKED_HEADER_ELEMS + \
+	 ((o) + 15) / 16 * 16 * (((i) + 15) / 16 * 16) * ((kh) + 3) * ((kw) + 3))
 
 #define NPU_TENSOR_MAX_DIMS		8
 #define NPU_OP_MAX_TENSORS		16	/* inputs and outputs together */
@@ -140,7 +156,10 @@ struct npu_activation {
  * The output's H and W are given by y; the padding at the end of each
  * spatial axis is what makes them consistent with pads_begin, so
  * ConvTranspose's output_padding needs no field of its own.  It is more
- * than -stride: no window of input is left out whole.
+ * than -stride: no window of input is left out whole.  CONV2D's optional
+ * s, with y's dims and data type, is added before the activation:
+ * y = act(conv(x, w) + b + s), a residual connection in one operator; s may
+ * be y itself (the same bytes and layout), which saves the card a copy.
  */
 struct npu_attr_conv {
 	__le32 strides[2];
@@ -303,6 +322,29 @@ struct npu_attr_slice {
 	__le64 steps[NPU_TENSOR_MAX_DIMS];
 };
 
+/*
+ * PACK_CONV2D lays w (O, C / group, KH, KW, strided) out for the CONV2D
+ * described here, writing p: the convolution's attributes, its x's and
+ * y's dims and formats, and which optional inputs it has.  That CONV2D,
+ * given p as its weights, checks p's header against its own descriptor
+ * (NPU_ERR_OP_PARAM if p was packed for another convolution, or by
+ * another version of the card) and reads p as it is: a compiler packs
+ * weights once, when a model is loaded, where plain weights would be
+ * reordered on every run.
+ */
+struct npu_attr_pack_conv {
+	struct npu_attr_conv conv;
+	__le64 x_dims[4];
+	__le64 y_dims[4];
+	__le16 x_format;	/* enum npu_tensor_format */
+	__le16 y_format;
+	__le16 flags;		/* NPU_PACK_CONV_* */
+	__le16 rsvd;
+};
+
+#define NPU_PACK_CONV_BIAS		0x0001	/* the CONV2D has b */
+#define NPU_PACK_CONV_SUMMAND		0x0002	/* and s */
+
 union npu_op_attrs {
 	struct npu_attr_conv conv;
 	struct npu_attr_matmul matmul;
@@ -317,6 +359,7 @@ union npu_op_attrs {
 	struct npu_attr_resize resize;
 	struct npu_attr_pad pad;
 	struct npu_attr_slice slice;
+	struct npu_attr_pack_conv pack_conv;
 	__u8 bytes[128];	/* the union's size; unused bytes 0 */
 };
 

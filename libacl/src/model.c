@@ -206,8 +206,9 @@ static aclError check_card_runs(struct acl_model *m)
 		ret = drv_get_param(d->fd, DRM_NPU_PARAM_DTYPES, &dtypes);
 	if (ret)
 		return ACL_DRV_FAIL(d, ret, "reading the card's operators");
-	for (uint32_t n = 0; n < m->om.num_ops; n++) {
-		const struct acl_om_op *op = &m->om.ops[n];
+	for (uint32_t n = 0; n < m->om.num_load_ops + m->om.num_ops; n++) {
+		const struct acl_om_op *op = n < m->om.num_load_ops ? &m->om.load_ops[n] :
+					     &m->om.ops[n - m->om.num_load_ops];
 		const struct npu_op_desc *desc = (const void *)((const uint8_t *)m->om.image +
 								op->image_offset);
 
@@ -221,6 +222,53 @@ static aclError check_card_runs(struct acl_model *m)
 						op->name, t, d->id, le16toh(desc->tensors[t].dtype));
 	}
 	return ACL_SUCCESS;
+}
+
+/*
+ * The model's load-time operators (the card packing weights for its
+ * kernels), on the weights just uploaded, before any execution: on the
+ * context's default stream, waited for.
+ */
+static aclError run_load_ops(struct acl_model *m)
+{
+	const struct acl_om *om = &m->om;
+	struct drm_npu_cmd *cmds;
+	struct acl_stream *s;
+	struct acl_ticket t;
+	aclError err;
+	void *image;
+
+	if (!om->num_load_ops)
+		return ACL_SUCCESS;
+	s = acl_stream_resolve(NULL, &err);
+	if (!s)
+		return err;
+	image = aligned_alloc(OM_ALIGN, om->image_size ? om->image_size : OM_ALIGN);
+	cmds = calloc(om->num_load_ops, sizeof(*cmds));
+	if (!image || !cmds) {
+		free(image);
+		free(cmds);
+		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory for %u load-time operators",
+				om->num_load_ops);
+	}
+	memcpy(image, om->image, om->image_size);
+	for (uint32_t i = 0; i < om->num_load_ops; i++) {
+		const struct acl_om_op *op = &om->load_ops[i];
+		struct npu_op_desc *desc = (void *)((uint8_t *)image + op->image_offset);
+
+		/* the parser let load-time tensors into the weights only */
+		for (uint32_t k = 0; k < op->num_tensors; k++)
+			desc->tensors[k].addr = htole64(m->weights + op->offset[k]);
+		cmds[i] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_COMPUTE,
+						.src = (uintptr_t)desc,
+						.size = op->desc_size };
+	}
+	err = acl_stream_submit(s, cmds, om->num_load_ops, &t);
+	if (!err)
+		err = acl_stream_wait(s, &t, -1);
+	free(cmds);
+	free(image);
+	return err;
 }
 
 static aclError model_setup(struct acl_model *m, const void *file, const struct load_args *a)
@@ -240,6 +288,8 @@ static aclError model_setup(struct acl_model *m, const void *file, const struct 
 	}
 	if (!err)
 		err = upload_weights(m, file, a->weights);
+	if (!err)
+		err = run_load_ops(m);
 	return err;
 }
 

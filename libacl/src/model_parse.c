@@ -242,7 +242,21 @@ static const char *tensor_extent(const struct npu_tensor_desc *t, uint64_t *exte
 		if (!dims[d])
 			return NULL;
 	}
-	if (le16toh(t->format) != NPU_FORMAT_STRIDED) {
+	if (le16toh(t->format) == NPU_FORMAT_PACKED) {
+		/* the card's header and room for any layout (uapi: NPU_PACKED_ELEMS) */
+		uint64_t term = 1;
+
+		n = NPU_PACKED_HEADER_ELEMS;
+		for (unsigned int d = 0; d < 4; d++) {
+			uint64_t grown = d < 2 ? dims[d] + 15 : dims[d] + 3;
+
+			if (dims[d] > UINT64_MAX - 15 ||
+			    __builtin_mul_overflow(term, d < 2 ? grown / 16 * 16 : grown, &term))
+				return "an extent that overflows";
+		}
+		if (__builtin_add_overflow(n, term, &n))
+			return "an extent that overflows";
+	} else if (le16toh(t->format) != NPU_FORMAT_STRIDED) {
 		/* N (O: rounded up to 16 too) x C rounded up to 16 x H x W elements */
 		uint64_t outer = dims[0];
 
@@ -302,11 +316,15 @@ static int check_tensor(struct parse *p, uint32_t n, const struct acl_om_op *op,
 /* The fixed part of a record: what comes before its descriptor. */
 #define RECORD_HEAD	offsetof(struct om_op_record, desc)
 
-static int parse_op(struct parse *p, uint32_t n, uint64_t pos, uint64_t *next)
+/*
+ * Record @n of the program into @op; a load-time one (@at_load) may touch
+ * the weights only, since it runs before any execution gives the others.
+ */
+static int parse_op(struct parse *p, uint32_t n, uint64_t pos, struct acl_om_op *op,
+		    bool at_load, uint64_t *next)
 {
 	uint64_t left = le64toh(p->hdr.program_size) - pos;
 	const uint8_t *at = p->file + le64toh(p->hdr.program_offset) + pos;
-	struct acl_om_op *op = &p->om->ops[n];
 	struct om_op_record rec;
 	struct npu_op_desc *desc;
 	uint32_t size, ntensors;
@@ -349,6 +367,9 @@ static int parse_op(struct parse *p, uint32_t n, uint64_t pos, uint64_t *next)
 		desc->tensors[i].addr = 0;
 		if (check_tensor(p, n, op, &desc->tensors[i], i))
 			return -1;
+		if (at_load && op->region[i] != OM_REGION_WEIGHTS)
+			return refuse(p, "op %u (%s), tensor %u: a load-time operator's tensor in "
+				      "region %u, not the weights", n, op->name, i, op->region[i]);
 	}
 	p->om->image_size += (op->desc_size + OM_ALIGN - 1) / OM_ALIGN * OM_ALIGN;
 	*next = pos + size;
@@ -361,24 +382,30 @@ static int parse_program(struct parse *p)
 	struct acl_om *om = p->om;
 
 	om->num_ops = le32toh(p->hdr.num_ops);
-	/* Each record is at least this big, so the count cannot ask for more. */
-	if (om->num_ops > program_size / sizeof(struct om_op_record))
-		return refuse(p, "%u ops cannot fit a %llu-byte program", om->num_ops,
-			      (unsigned long long)program_size);
+	om->num_load_ops = le32toh(p->hdr.num_load_ops);
+	/* Each record is at least this big, so the counts cannot ask for more. */
+	if (om->num_ops > program_size / sizeof(struct om_op_record) ||
+	    om->num_load_ops > program_size / sizeof(struct om_op_record) - om->num_ops)
+		return refuse(p, "%u + %u ops cannot fit a %llu-byte program", om->num_load_ops,
+			      om->num_ops, (unsigned long long)program_size);
 	om->ops = calloc(om->num_ops ? om->num_ops : 1, sizeof(*om->ops));
+	om->load_ops = calloc(om->num_load_ops ? om->num_load_ops : 1, sizeof(*om->load_ops));
 	/*
 	 * A descriptor takes no more room in the image than its record in the
 	 * file; aligned_alloc wants a multiple of the alignment.
 	 */
 	om->image = aligned_alloc(OM_ALIGN, program_size / OM_ALIGN * OM_ALIGN + OM_ALIGN);
-	if (!om->ops || !om->image)
+	if (!om->ops || !om->load_ops || !om->image)
 		return refuse(p, "out of memory for %u ops", om->num_ops);
+	for (uint32_t n = 0; n < om->num_load_ops; n++)
+		if (parse_op(p, n, pos, &om->load_ops[n], true, &pos))
+			return -1;
 	for (uint32_t n = 0; n < om->num_ops; n++)
-		if (parse_op(p, n, pos, &pos))
+		if (parse_op(p, om->num_load_ops + n, pos, &om->ops[n], false, &pos))
 			return -1;
 	if (pos != program_size)
 		return refuse(p, "the %u op records take %llu bytes, the program has %llu",
-			      om->num_ops, (unsigned long long)pos,
+			      om->num_load_ops + om->num_ops, (unsigned long long)pos,
 			      (unsigned long long)program_size);
 	return 0;
 }
@@ -410,6 +437,7 @@ void acl_om_free(struct acl_om *om)
 {
 	free(om->io);
 	free(om->ops);
+	free(om->load_ops);
 	free(om->image);
 	free(om->strings);
 	memset(om, 0, sizeof(*om));

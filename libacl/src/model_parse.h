@@ -9,6 +9,7 @@
 #ifndef LIBASCENDCL_MODEL_PARSE_H
 #define LIBASCENDCL_MODEL_PARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,9 @@ struct acl_om {
 	uint32_t num_inputs, num_outputs, num_ops;
 	struct acl_om_io *io;		/* num_inputs, then num_outputs */
 	struct acl_om_op *ops;
+	/* run once at load, on the weights only: they pack weights for the card */
+	uint32_t num_load_ops;
+	struct acl_om_op *load_ops;
 	void *image;			/* the descriptors, 64-byte aligned */
 	uint64_t image_size;
 	uint64_t weights_offset;	/* in the file */

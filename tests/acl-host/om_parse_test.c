@@ -56,6 +56,12 @@ static u128 extent128(const struct npu_tensor_desc *t)
 	if (t->format == NPU_FORMAT_NCHW16C)
 		return mul_cap(mul_cap(mul_cap(mul_cap(t->dims[0], ((u128)t->dims[1] + 15) / 16 * 16),
 					       t->dims[2]), t->dims[3]), esize[t->dtype]);
+	if (t->format == NPU_FORMAT_PACKED)
+		return mul_cap(add_cap(mul_cap(mul_cap(mul_cap(((u128)t->dims[0] + 15) / 16 * 16,
+							       ((u128)t->dims[1] + 15) / 16 * 16),
+						       (u128)t->dims[2] + 3),
+					       (u128)t->dims[3] + 3), NPU_PACKED_HEADER_ELEMS),
+			       esize[t->dtype]);
 	if (t->format == NPU_FORMAT_OIHW16I16O)
 		return mul_cap(mul_cap(mul_cap(mul_cap(((u128)t->dims[0] + 15) / 16 * 16,
 						       ((u128)t->dims[1] + 15) / 16 * 16),
@@ -87,6 +93,11 @@ static const char *broken_promise(const struct acl_om *om, size_t file_size)
 		if (bytes != io->size)
 			return "an input or output size that disagrees with its dims";
 	}
+	/* load-time operators touch the weights alone */
+	for (uint32_t n = 0; n < om->num_load_ops; n++)
+		for (uint32_t t = 0; t < om->load_ops[n].num_tensors && t < NPU_OP_MAX_TENSORS; t++)
+			if (om->load_ops[n].region[t] != OM_REGION_WEIGHTS)
+				return "a load-time operator outside the weights";
 	for (uint32_t n = 0; n < om->num_ops; n++) {
 		const struct acl_om_op *op = &om->ops[n];
 		const struct npu_op_desc *desc;
@@ -277,6 +288,14 @@ static void strings_overflow(void *f, size_t *size)
 }
 static void ops_huge(void *f, size_t *size) { (void)size; hdr(f)->num_ops = UINT32_MAX; }
 static void ops_one_more(void *f, size_t *size) { (void)size; hdr(f)->num_ops++; }
+static void load_ops_huge(void *f, size_t *size) { (void)size; hdr(f)->num_load_ops = UINT32_MAX; }
+/* the first record run at load, though it reads the model's input */
+static void load_op_on_input(void *f, size_t *size)
+{
+	(void)size;
+	hdr(f)->num_load_ops = 1;
+	hdr(f)->num_ops--;
+}
 static void ops_one_less(void *f, size_t *size) { (void)size; hdr(f)->num_ops--; }
 static void io_name_outside(void *f, size_t *size)
 {
@@ -414,7 +433,7 @@ static void tensor_count_overflow(void *f, size_t *size)
 static const struct hostile hostiles[] = {
 	{ "shorter than a header", short_file, "fewer than its 128-byte header" },
 	{ "bad magic", bad_magic, "not an .om file" },
-	{ "another major version", major_2, "format version 2.0" },
+	{ "another major version", major_2, "format version 2.1" },
 	{ "header_size", header_size, "header_size is 64" },
 	{ "file_size over the bytes given", file_size_big, "truncated or padded" },
 	{ "truncated, file_size fixed up", file_size_small, "section" },
@@ -428,6 +447,8 @@ static const struct hostile hostiles[] = {
 	{ "strings offset overflowing", strings_overflow, "strings section" },
 	{ "4 billion ops", ops_huge, "cannot fit" },
 	{ "one op more than the records", ops_one_more, "op 2: the program ends" },
+	{ "4 billion load-time ops", load_ops_huge, "cannot fit" },
+	{ "a load-time op on an input", load_op_on_input, "a load-time operator's tensor in region" },
 	{ "one op less than the records", ops_one_less, "records take" },
 	{ "io name outside the strings", io_name_outside, "outside the" },
 	{ "name without its NUL", name_unterminated, "runs past the strings section" },
@@ -454,7 +475,7 @@ static const struct hostile hostiles[] = {
 	{ "NCHW16C of rank 1", tensor_blocked_rank, "rank other than 4" },
 	{ "tensor of 9 dims", tensor_ndims, "more than 8 dims" },
 	{ "blocked extent past its input", blocked_past_input, "outside region 2" },
-	{ "unknown operator kind", op_kind, "op 1 (add_relu): unknown operator kind 16" },
+	{ "unknown operator kind", op_kind, "op 1 (add_relu): unknown operator kind 17" },
 	{ "descriptor flag", op_flags, "a flag or reserved field" },
 	{ "descriptor reserved field", op_rsvd, "a flag or reserved field" },
 	{ "tensor reserved field", tensor_rsvd, "tensor 1: a reserved field that is not 0" },

@@ -457,6 +457,107 @@ TEST(activation_fusion_rules)
 	ob_free(&b);
 }
 
+/*
+ * x -> Conv a -> Relu r -> Conv b -> Conv c; Add(c, @other) -> Relu y ->
+ * Sigmoid, where @other is r or x, and r is read once more at the end with
+ * @late_reader.  (A sum that is a model output is left alone.)
+ */
+static struct ir_graph *residual_graph(struct onnx_builder *b, const char *other,
+				       bool late_reader)
+{
+	static const int64_t dx[] = { 1, 16, 8, 8 }, dw[] = { 16, 16, 3, 3 };
+	Onnx__NodeProto *n;
+
+	ob_init(b, 11);
+	ob_input(b, "x", 4, dx);
+	ob_f32(b, "wa", 4, dw, NULL);
+	ob_f32(b, "wb", 4, dw, NULL);
+	ob_f32(b, "wc", 4, dw, NULL);
+	n = ob_node(b, "Conv", "ca", "x,wa", "a");
+	ob_attr_ints(b, n, "pads", 4, 1, 1, 1, 1);
+	ob_node(b, "Relu", "ra", "a", "r");
+	n = ob_node(b, "Conv", "cb", "r,wb", "t");
+	ob_attr_ints(b, n, "pads", 4, 1, 1, 1, 1);
+	n = ob_node(b, "Conv", "cc", "t,wc", "cc");
+	ob_attr_ints(b, n, "pads", 4, 1, 1, 1, 1);
+	ob_node(b, "Add", "add", other, "sum");
+	ob_node(b, "Relu", "rs", "sum", "y");
+	ob_node(b, "Sigmoid", "out", "y", "o");
+	ob_output(b, "o");
+	if (late_reader) {
+		ob_node(b, "Sigmoid", "late", "r", "z");
+		ob_output(b, "z");
+	}
+	return build(b, NULL, NULL);
+}
+
+TEST(residual_add_becomes_the_conv_summand)
+{
+	static const struct {
+		const char *add_inputs;
+		bool late_reader;
+		bool fused;
+	} cases[] = {
+		{ "cc,r", false, true },	/* r read by nothing after Conv cc */
+		{ "r,cc", false, true },
+		{ "cc,x", false, false },	/* a model input: the caller's bytes */
+		{ "cc,r", true, false },	/* r read after Conv cc */
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct onnx_builder b;
+		struct ir_graph *g = residual_graph(&b, cases[i].add_inputs, cases[i].late_reader);
+		struct ir_node *cb;
+		uint64_t ws, weights;
+
+		ASSERT_EQ(0, g->err_code) TH_LOG("%s", g->err);
+		EXPECT_EQ(!cases[i].fused, count_op(g, "Add")) TH_LOG("case %u", i);
+		cb = g->nodes[2];
+		ASSERT_EQ(0, strcmp(cb->op, "Conv"));
+		if (cases[i].fused) {
+			ASSERT_EQ(4, cb->num_in);
+			EXPECT_EQ(ir_value_find(g, "r"), cb->in[3]);
+			EXPECT_NE(NULL, cb->in[2]);	/* a zero bias before it */
+			EXPECT_EQ(NPU_UNARY_RELU, cb->act.kind);
+			EXPECT_EQ(ir_value_find(g, "y"), cb->out[0]);
+			/* the summand and the sum in one layout, at one place */
+			EXPECT_EQ(cb->in[3]->format, cb->out[0]->format);
+			ASSERT_EQ(0, pass_memplan(g, &ws, &weights)) TH_LOG("%s", g->err);
+			EXPECT_EQ(cb->in[3]->offset, cb->out[0]->offset);
+			EXPECT_EQ(cb->in[3]->region, cb->out[0]->region);
+		} else {
+			EXPECT_EQ(2, cb->num_in);
+		}
+		ir_graph_free(g);
+		ob_free(&b);
+	}
+}
+
+/* A Conv that reads the summand itself must not overwrite it. */
+TEST(residual_add_over_the_conv_input_stays)
+{
+	static const int64_t dx[] = { 1, 16, 8, 8 }, dw[] = { 16, 16, 3, 3 };
+	struct onnx_builder b;
+	struct ir_graph *g;
+	Onnx__NodeProto *n;
+
+	ob_init(&b, 11);
+	ob_input(&b, "x", 4, dx);
+	ob_f32(&b, "w", 4, dw, NULL);
+	ob_node(&b, "Relu", "rx", "x", "r");
+	n = ob_node(&b, "Conv", "c", "r,w", "c");
+	ob_attr_ints(&b, n, "pads", 4, 1, 1, 1, 1);
+	ob_node(&b, "Add", "add", "c,r", "s");
+	ob_node(&b, "Sigmoid", "out", "s", "y");
+	ob_output(&b, "y");
+	g = build(&b, NULL, NULL);
+	ASSERT_EQ(0, g->err_code) TH_LOG("%s", g->err);
+	EXPECT_EQ(1, count_op(g, "Add"));
+	ir_graph_free(g);
+	ob_free(&b);
+}
+
 /* A chain of convolutions with a skip, a view and two outputs. */
 static void planning_model(struct onnx_builder *b)
 {
@@ -488,7 +589,8 @@ static void planning_model(struct onnx_builder *b)
 
 TEST(memory_plan_shares_without_overlap)
 {
-	struct npucc_options opts = { .plain_layout = 0 };
+	/* the weights as the file has them: none packed at load */
+	struct npucc_options opts = { .plain_layout = 0, .no_pack = 1 };
 	struct onnx_builder b;
 	struct ir_graph *g;
 	uint64_t ws, weights, sum = 0;
@@ -498,7 +600,11 @@ TEST(memory_plan_shares_without_overlap)
 	g = build(&b, NULL, &opts);
 	ASSERT_EQ(0, g->err_code) TH_LOG("%s", g->err);
 	ASSERT_EQ(0, pass_memplan(g, &ws, &weights)) TH_LOG("%s", g->err);
-	EXPECT_EQ(8 * 16 * 16 * 9 * 4, weights);
+	/* and the zero bias of c4, which took the residual Add as its summand */
+	EXPECT_EQ(8 * 16 * 16 * 9 * 4 + 16 * 4, weights);
+	EXPECT_EQ(0, count_op(g, "Add"));
+	EXPECT_EQ(ir_value_find(g, "c1"), ir_value_find(g, "sum")->alias);
+	EXPECT_EQ(ir_value_find(g, "c1")->offset, ir_value_find(g, "sum")->offset);
 	for (i = 0; i < g->num_values; i++) {
 		const struct ir_value *a = g->values[i];
 		uint64_t asize = ir_numel(a) * 4;
@@ -1014,17 +1120,33 @@ TEST(om_files_pass_the_format_checks)
 	uint8_t *bad;
 	const struct om_header *h;
 	const struct om_op_record *r;
+	int i;
 
 	planning_model(&b);
 	ASSERT_EQ(0, compile(&b, NULL, &res)) TH_LOG("%s", res.message);
 	ob_free(&b);
 	ASSERT_EQ(NULL, om_check(res.om, res.om_size));
 	h = res.om;
-	EXPECT_EQ(11, le32toh(h->num_ops));	/* 8 Conv, Add, Sigmoid, the copy */
+	EXPECT_EQ(10, le32toh(h->num_ops));	/* 8 Conv (one with the Add), Sigmoid, the copy */
+	/*
+	 * the weights of the 3x3 Convs from and into NCHW16C: not the first's
+	 * (the plain input), nor the last's (the Reshape reads it plain)
+	 */
+	EXPECT_EQ(6, le32toh(h->num_load_ops));
 	EXPECT_EQ(1, le32toh(h->num_inputs));
 	EXPECT_EQ(2, le32toh(h->num_outputs));
 	EXPECT_EQ(res.stats.workspace_size, le64toh(h->workspace_size));
 	r = (const void *)((const uint8_t *)res.om + le64toh(h->program_offset));
+	EXPECT_EQ(NPU_OPERATOR_PACK_CONV2D, le16toh(r->desc.kind));
+	EXPECT_EQ(1, r->desc.num_inputs);
+	EXPECT_EQ(0, r->region[0]);
+	EXPECT_EQ(0, r->region[1]);
+	EXPECT_EQ(NPU_FORMAT_STRIDED, le16toh(r->desc.tensors[0].format));
+	EXPECT_EQ(NPU_FORMAT_PACKED, le16toh(r->desc.tensors[1].format));
+	EXPECT_EQ(NPU_FORMAT_NCHW16C, le16toh(r->desc.attrs.pack_conv.x_format));
+	EXPECT_EQ(0, r->desc.attrs.pack_conv.flags);	/* c1: no bias, no summand */
+	for (i = 0; i < 6; i++)
+		r = (const void *)((const uint8_t *)r + le32toh(r->size));
 	EXPECT_EQ(NPU_OPERATOR_CONV2D, le16toh(r->desc.kind));
 	EXPECT_EQ(2, r->desc.num_inputs);
 	EXPECT_EQ(1, r->desc.num_outputs);
@@ -1045,6 +1167,10 @@ TEST(om_files_pass_the_format_checks)
 	((struct om_op_record *)(bad + le64toh(h->program_offset)))->desc.tensors[0].dims[0] =
 		htole64(1000);
 	EXPECT_STREQ("a tensor's extent overruns its region", om_check(bad, res.om_size));
+	memcpy(bad, res.om, res.om_size);
+	((struct om_op_record *)(bad + le64toh(h->program_offset)))->region[1] = 1;
+	EXPECT_STREQ("a load-time operator's tensor outside the weights",
+		     om_check(bad, res.om_size));
 	free(bad);
 	npucc_result_free(&res);
 }

@@ -56,6 +56,10 @@ static inline uint64_t om_extent(const struct npu_tensor_desc *t)
 	for (d = 0; d < nd; d++)
 		if (!le64toh(t->dims[d]))
 			return 0;
+	if (fmt == NPU_FORMAT_PACKED)
+		return nd != 4 ? UINT64_MAX :
+		       es * NPU_PACKED_ELEMS(le64toh(t->dims[0]), le64toh(t->dims[1]),
+					     le64toh(t->dims[2]), le64toh(t->dims[3]));
 	if (fmt != NPU_FORMAT_STRIDED) {
 		uint64_t outer = le64toh(t->dims[0]);
 
@@ -76,7 +80,7 @@ static inline const char *om_check(const uint8_t *file, uint64_t len)
 	const struct om_header *h = (const void *)file;
 	uint64_t io_off, p_off, p_size, w_off, w_size, s_off, s_size, ws, pos;
 	uint64_t io_size[2 * OM_MAX_IO];
-	uint32_t nin, nout, nops, i, k;
+	uint32_t nin, nout, nops, nload, i, k;
 
 	if (len < sizeof(*h))
 		return "file shorter than the header";
@@ -91,6 +95,7 @@ static inline const char *om_check(const uint8_t *file, uint64_t len)
 	nin = le32toh(h->num_inputs);
 	nout = le32toh(h->num_outputs);
 	nops = le32toh(h->num_ops);
+	nload = le32toh(h->num_load_ops);
 	io_off = le64toh(h->io_offset);
 	p_off = le64toh(h->program_offset);
 	p_size = le64toh(h->program_size);
@@ -121,7 +126,9 @@ static inline const char *om_check(const uint8_t *file, uint64_t len)
 			return "an input or output size";
 		io_size[i] = bytes;
 	}
-	for (pos = 0, i = 0; i < nops; i++) {
+	if (nload > UINT32_MAX - nops)
+		return "the op counts";
+	for (pos = 0, i = 0; i < nload + nops; i++) {
 		const struct om_op_record *r = (const void *)(file + p_off + pos);
 		uint32_t size, desc_size, nt;
 
@@ -147,6 +154,8 @@ static inline const char *om_check(const uint8_t *file, uint64_t len)
 
 			if (region >= OM_REGION_INPUT0 + nin + nout)
 				return "a tensor's region";
+			if (i < nload && region != OM_REGION_WEIGHTS)
+				return "a load-time operator's tensor outside the weights";
 			limit = region == OM_REGION_WEIGHTS ? w_size :
 				region == OM_REGION_WORKSPACE ? ws : io_size[region - OM_REGION_INPUT0];
 			if (ext == UINT64_MAX)

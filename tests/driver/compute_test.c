@@ -210,6 +210,55 @@ TEST_F(compute, tensor_outside_own_buffers_is_eperm)
 	stream_untouched(_metadata, self);
 }
 
+/* PACK_CONV2D of (16, 16, 3, 3) weights at @w into a PACKED tensor at @p. */
+static void pack_op(struct op *op, uint64_t w, uint64_t p)
+{
+	static const uint64_t dims[] = { 16, 16, 3, 3 };
+	struct npu_attr_pack_conv *a = &desc_of(op)->attrs.pack_conv;
+	struct npu_tensor_desc *t;
+	unsigned int d;
+
+	op_init(op, NPU_OPERATOR_PACK_CONV2D, 1, 1);
+	a->conv = (struct npu_attr_conv){ .strides = { 1, 1 }, .dilations = { 1, 1 },
+					  .pads_begin = { 1, 1 }, .group = 1 };
+	for (d = 0; d < 4; d++)
+		a->x_dims[d] = a->y_dims[d] = d ? (d == 1 ? 16 : 8) : 1;
+	tensor_dense(tensor_of(op, 0), w, NPU_DTYPE_F32, 4, dims);
+	t = tensor_of(op, 1);
+	*t = *tensor_of(op, 0);
+	t->addr = p;
+	t->format = NPU_FORMAT_PACKED;
+	memset(t->strides, 0, sizeof(t->strides));
+}
+
+/*
+ * A PACKED tensor spans the card's header and room for any layout:
+ * NPU_PACKED_ELEMS elements, which must lie in the submitter's buffer.
+ */
+TEST_F(compute, packed_weights_extent_is_checked)
+{
+	uint64_t extent = NPU_PACKED_ELEMS(16, 16, 3, 3) * 4;
+	uint64_t end = self->buf.addr + BUF_SIZE;
+
+	if (!(self->operators & 1ULL << NPU_OPERATOR_PACK_CONV2D))
+		SKIP(return, "the card has no PACK_CONV2D");
+	EXPECT_EQ(37120, extent);
+	pack_op(&self->op, self->buf.addr, end - extent + 64);
+	EXPECT_EQ(-EPERM, try(self));
+	/* rank 4 without strides */
+	pack_op(&self->op, self->buf.addr, end - extent);
+	tensor_of(&self->op, 1)->strides[3] = 1;
+	EXPECT_EQ(-EINVAL, try(self));
+	pack_op(&self->op, self->buf.addr, end - extent);
+	tensor_of(&self->op, 1)->ndims = 3;
+	tensor_of(&self->op, 1)->dims[3] = 0;
+	EXPECT_EQ(-EINVAL, try(self));
+	stream_untouched(_metadata, self);
+	/* ending at the buffer's last byte: the card packs */
+	pack_op(&self->op, self->buf.addr, end - extent);
+	EXPECT_EQ(0, try(self));
+}
+
 TEST_F(compute, another_process_buffer_is_eperm)
 {
 	struct drm_npu_bo_create child_buf;
@@ -584,7 +633,7 @@ TEST_F(compute, wrong_sizes_and_counts_are_einval)
 	} counts[] = {
 		{ NPU_OPERATOR_UNARY, 2, 1 }, { NPU_OPERATOR_UNARY, 1, 0 },
 		{ NPU_OPERATOR_UNARY, 1, 2 }, { NPU_OPERATOR_UNARY, 0, 1 },
-		{ NPU_OPERATOR_CONV2D, 1, 1 }, { NPU_OPERATOR_CONV2D, 4, 1 },
+		{ NPU_OPERATOR_CONV2D, 1, 1 }, { NPU_OPERATOR_CONV2D, 5, 1 },
 		{ NPU_OPERATOR_MATMUL, 4, 1 }, { NPU_OPERATOR_BINARY, 3, 1 },
 		{ NPU_OPERATOR_BATCHNORM, 4, 1 }, { NPU_OPERATOR_LAYERNORM, 1, 1 },
 		{ NPU_OPERATOR_CONCAT, 0, 1 }, { NPU_OPERATOR_CONCAT, 15, 2 },

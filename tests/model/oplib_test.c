@@ -301,6 +301,8 @@ static struct tt *tt_alloc(FIXTURE_DATA(oplib) *self, unsigned int dtype,
 		span = dims[0] * ((dims[1] + 15) / 16 * 16) * dims[2] * dims[3];
 	else if (format == NPU_FORMAT_OIHW16I16O)
 		span = (dims[0] + 15) / 16 * 16 * ((dims[1] + 15) / 16 * 16) * dims[2] * dims[3];
+	else if (format == NPU_FORMAT_PACKED)
+		span = NPU_PACKED_ELEMS(dims[0], dims[1], dims[2], dims[3]);
 	else
 		for (d = 0; d < (int)ndims; d++)
 			span += (dims[d] - 1) * t->strides[d];
@@ -414,7 +416,7 @@ static void mark_output(FIXTURE_DATA(oplib) *self, const struct tt *t,
 	int64_t idx[NPU_TENSOR_MAX_DIMS];
 	uint64_t i;
 
-	if (t->format == NPU_FORMAT_NCHW16C) {
+	if (t->format == NPU_FORMAT_NCHW16C || t->format == NPU_FORMAT_PACKED) {
 		memset(may + t->addr, 1, t->extent);
 		return;
 	}
@@ -797,6 +799,248 @@ TEST_F(oplib, conv2d_activations)
 		EXPECT_CLOSE(o.out, want, 1e-4, 1e-4);
 		free(want);
 	}
+}
+
+/* The descriptor again with four inputs, keeping conv_build()'s attributes. */
+static void summand_desc(struct desc *o, unsigned int kind, struct tt *const *in)
+{
+	struct npu_attr_conv a = D(o)->attrs.conv;
+
+	desc_init(o, kind, in, 4, o->out);
+	D(o)->attrs.conv = a;
+}
+
+/*
+ * CONV2D's summand s: y = act(conv + b + s), with s a tensor of its own in
+ * either layout, or y itself holding s beforehand (in place).
+ */
+TEST_F(oplib, conv2d_summand)
+{
+	static const struct {
+		const char *what;
+		unsigned int fmt, sfmt;	/* of x and y, of s */
+		bool in_place;
+		unsigned int act;
+	} cases[] = {
+		{ "plain s, relu", 0, 0, false, NPU_UNARY_RELU },
+		{ "NCHW16C s of its own", NPU_FORMAT_NCHW16C, NPU_FORMAT_NCHW16C, false,
+		  NPU_UNARY_RELU },
+		{ "plain s, NCHW16C y", NPU_FORMAT_NCHW16C, 0, false, NPU_UNARY_NONE },
+		{ "in place, NCHW16C", NPU_FORMAT_NCHW16C, NPU_FORMAT_NCHW16C, true,
+		  NPU_UNARY_RELU },
+		{ "in place, plain, tanh", 0, 0, true, NPU_UNARY_TANH },
+	};
+	unsigned int i;
+	int64_t e;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct conv_case k = { "summand", 2, 20, 6, 5, 18, 3, 3, 6, 5,
+				       {1, 1}, {1, 1}, {1, 1}, 1, true, cases[i].fmt };
+		int64_t yd[4] = { 2, 18, 6, 5 };
+		struct tt *x, *w, *b, *sm, *in[4];
+		float alpha, beta;
+		struct desc o;
+		double *want, *plain;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		k.act = cases[i].act;
+		conv_build(self, &k, false, &o, &x, &w, &b, -1, 1);
+		sm = cases[i].in_place ? o.out :
+		     tt_alloc(self, NPU_DTYPE_F32, cases[i].sfmt, 4, yd, NULL);
+		tt_fill(self, sm, -2, 2);
+		in[0] = x;
+		in[1] = w;
+		in[2] = b;
+		in[3] = sm;
+		summand_desc(&o, NPU_OPERATOR_CONV2D, in);
+		k.act = NPU_UNARY_NONE;
+		plain = want_alloc(o.out);
+		conv_ref(&k, x, w, b, plain, 0, 0);
+		act_params(cases[i].act, &alpha, &beta);
+		D(&o)->attrs.conv.act = act(cases[i].act, alpha, beta);
+		want = want_alloc(o.out);
+		for (e = 0; e < (int64_t)o.out->n; e++)
+			want[e] = act_ref(cases[i].act, alpha, beta, plain[e] + sm->v[e]);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(o.out, want);
+		free(plain);
+		free(want);
+	}
+}
+
+/* PACK_CONV2D for the CONV2D @conv, from its plain weights @w into @p. */
+static void pack_desc(struct desc *pk, struct desc *conv, struct tt *w, struct tt *p)
+{
+	struct npu_op_desc *c = D(conv);
+	struct npu_attr_pack_conv *a;
+	struct tt *in[1] = { w };
+	unsigned int d, n = c->num_inputs;
+
+	desc_init(pk, NPU_OPERATOR_PACK_CONV2D, in, 1, p);
+	a = &D(pk)->attrs.pack_conv;
+	a->conv = c->attrs.conv;
+	for (d = 0; d < 4; d++) {
+		a->x_dims[d] = c->tensors[0].dims[d];
+		a->y_dims[d] = c->tensors[n].dims[d];
+	}
+	a->x_format = c->tensors[0].format;
+	a->y_format = c->tensors[n].format;
+	a->flags = htole16((n >= 3 ? NPU_PACK_CONV_BIAS : 0) |
+			   (n == 4 ? NPU_PACK_CONV_SUMMAND : 0));
+}
+
+/* The convolution again, reading @p for its weights. */
+static void use_packed(struct desc *conv, const struct tt *p)
+{
+	tensor_desc(&D(conv)->tensors[1], p);
+}
+
+/*
+ * Packed weights give the plain weights' results, Winograd's (3x3, stride
+ * 1) within its error; packing again after the plain weights change gives
+ * the new results: nothing of the old ones is kept.
+ */
+TEST_F(oplib, conv2d_packed_weights)
+{
+	static const struct conv_case cases[] = {
+		{ "3x3 NCHW16C, Winograd's", 2, 32, 9, 9, 48, 3, 3, 9, 9, {1, 1}, {1, 1},
+		  {1, 1}, 1, true, NPU_FORMAT_NCHW16C, 0, NPU_UNARY_RELU },
+		{ "3x3 stride 2", 1, 20, 9, 8, 24, 3, 3, 5, 4, {2, 2}, {1, 1}, {1, 1}, 1,
+		  true, NPU_FORMAT_NCHW16C },
+		{ "1x1 plain x, no bias", 1, 5, 4, 6, 7, 1, 1, 4, 6, {1, 1}, {1, 1},
+		  {0, 0}, 1, false },
+		{ "groups 2", 1, 8, 6, 6, 4, 3, 3, 6, 6, {1, 1}, {1, 1}, {1, 1}, 2, true },
+	};
+	unsigned int i, round;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct conv_case *k = &cases[i];
+		int64_t wd[4] = { k->o, k->c / k->group, k->kh, k->kw };
+		struct tt *x, *w, *b, *p;
+		struct desc o, pk;
+		float alpha, beta;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		conv_build(self, k, false, &o, &x, &w, &b, -1, 1);
+		p = tt_alloc(self, k->dtype, NPU_FORMAT_PACKED, 4, wd, NULL);
+		pack_desc(&pk, &o, w, p);
+		use_packed(&o, p);
+		act_params(k->act, &alpha, &beta);
+		want = want_alloc(o.out);
+		for (round = 0; round < 2; round++) {
+			if (round)
+				tt_fill(self, w, -1, 1);
+			RUN_OK(&pk);
+			conv_ref(k, x, w, b, want, alpha, beta);
+			RUN_OK(&o);
+			EXPECT_CLOSE(o.out, want, 1e-3, 1e-3);
+		}
+		free(want);
+	}
+}
+
+/*
+ * Packed weights are checked on every run: for another convolution, with
+ * a header that was changed, or never packed, they are NPU_ERR_OP_PARAM.
+ */
+TEST_F(oplib, conv2d_packed_weights_checked)
+{
+	struct conv_case k = { "packed", 1, 16, 6, 6, 16, 3, 3, 6, 6, {1, 1}, {1, 1},
+			       {1, 1}, 1, true, NPU_FORMAT_NCHW16C };
+	int64_t wd[4] = { 16, 16, 3, 3 };
+	struct tt *x, *w, *b, *p, *fresh;
+	struct desc o, pk, other;
+
+	conv_build(self, &k, false, &o, &x, &w, &b, -1, 1);
+	p = tt_alloc(self, NPU_DTYPE_F32, NPU_FORMAT_PACKED, 4, wd, NULL);
+	fresh = tt_alloc(self, NPU_DTYPE_F32, NPU_FORMAT_PACKED, 4, wd, NULL);
+	memset(self->mem + fresh->addr, 0, fresh->extent);
+	pack_desc(&pk, &o, w, p);
+	use_packed(&o, p);
+	RUN_OK(&pk);
+	RUN_OK(&o);
+	/* stride 2: another convolution over the same weights */
+	other = o;
+	D(&other)->attrs.conv.strides[0] = htole32(2);
+	D(&other)->attrs.conv.strides[1] = htole32(2);
+	D(&other)->tensors[3].dims[2] = htole64(3);
+	D(&other)->tensors[3].dims[3] = htole64(3);
+	D(&other)->tensors[3].format = htole16(NPU_FORMAT_STRIDED);
+	D(&other)->tensors[3].strides[0] = htole64(16 * 9);
+	D(&other)->tensors[3].strides[1] = htole64(9);
+	D(&other)->tensors[3].strides[2] = htole64(3);
+	D(&other)->tensors[3].strides[3] = htole64(1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &other));
+	/* one byte of the header */
+	self->mem[p->addr + 9] ^= 1;
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	self->mem[p->addr + 9] ^= 1;
+	RUN_OK(&o);
+	use_packed(&o, fresh);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	EXPECT_EQ(0, self->stray);
+}
+
+/* What PACK_CONV2D itself refuses. */
+TEST_F(oplib, pack_conv2d_rejects)
+{
+	struct conv_case k = { "pack", 1, 16, 6, 6, 16, 3, 3, 6, 6, {1, 1}, {1, 1},
+			       {1, 1}, 1, true };
+	int64_t wd[4] = { 16, 16, 3, 3 }, wrong[4] = { 16, 16, 3, 2 };
+	struct tt *x, *w, *b, *p, *in[2];
+	struct desc o, pk;
+
+	conv_build(self, &k, false, &o, &x, &w, &b, -1, 1);
+	p = tt_alloc(self, NPU_DTYPE_F32, NPU_FORMAT_PACKED, 4, wd, NULL);
+	pack_desc(&pk, &o, w, p);
+	D(&pk)->attrs.pack_conv.flags = htole16(4);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &pk));
+	pack_desc(&pk, &o, w, p);
+	D(&pk)->attrs.pack_conv.flags = htole16(NPU_PACK_CONV_SUMMAND);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &pk));
+	pack_desc(&pk, &o, w, p);
+	D(&pk)->attrs.pack_conv.x_format = htole16(NPU_FORMAT_PACKED);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &pk));
+	/* p of other dims than w, or a y that disagrees with the attributes */
+	pack_desc(&pk, &o, w, tt_alloc(self, NPU_DTYPE_F32, NPU_FORMAT_PACKED, 4, wrong, NULL));
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &pk));
+	pack_desc(&pk, &o, w, p);
+	D(&pk)->attrs.pack_conv.y_dims[1] = htole64(17);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &pk));
+	/* packed weights anywhere but a convolution's w */
+	in[0] = x;
+	in[1] = p;
+	desc_init(&pk, NPU_OPERATOR_BINARY, in, 2, x);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &pk));
+	EXPECT_EQ(0, self->stray);
+}
+
+/* A summand of other dims, or on a transposed convolution. */
+TEST_F(oplib, conv2d_summand_mismatch)
+{
+	struct conv_case k = { "summand", 1, 4, 5, 5, 6, 3, 3, 5, 5,
+			       {1, 1}, {1, 1}, {1, 1}, 1, true };
+	int64_t wrong[4] = { 1, 6, 5, 4 };
+	struct tt *x, *w, *b, *in[4];
+	struct desc o;
+
+	conv_build(self, &k, false, &o, &x, &w, &b, -1, 1);
+	in[0] = x;
+	in[1] = w;
+	in[2] = b;
+	in[3] = T(self, NPU_DTYPE_F32, 4, wrong);
+	summand_desc(&o, NPU_OPERATOR_CONV2D, in);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	in[3] = T(self, NPU_DTYPE_BF16, 4, o.out->dims);
+	summand_desc(&o, NPU_OPERATOR_CONV2D, in);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	in[3] = o.out;
+	summand_desc(&o, NPU_OPERATOR_CONV_TRANSPOSE2D, in);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	EXPECT_EQ(0, self->stray);
 }
 
 static const struct conv_case conv_transpose_cases[] = {

@@ -148,6 +148,8 @@ static int check_args(const struct atc_args *a, struct npucc_options *o)
 	o->input_format = a->input_format;
 	o->output_type = a->output_type;
 	o->plain_layout = getenv("NPUCC_PLAIN_LAYOUT") && !strcmp(getenv("NPUCC_PLAIN_LAYOUT"), "1");
+	o->no_residual = getenv("NPUCC_NO_RESIDUAL") && !strcmp(getenv("NPUCC_NO_RESIDUAL"), "1");
+	o->no_pack = getenv("NPUCC_NO_PACK") && !strcmp(getenv("NPUCC_NO_PACK"), "1");
 	o->log = log_line;
 	return 0;
 }

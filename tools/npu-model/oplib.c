@@ -34,6 +34,7 @@ static const struct oplib_family *const families[NPU_OPERATOR_LAST + 1] = {
 	[NPU_OPERATOR_PAD]		= &oplib_pad_family,
 	[NPU_OPERATOR_SLICE]		= &oplib_slice_family,
 	[NPU_OPERATOR_CAST]		= &oplib_cast_family,
+	[NPU_OPERATOR_PACK_CONV2D]	= &oplib_pack_conv2d_family,
 };
 
 /* Families whose checks meet a tensor they cannot take in NCHW16C. */
@@ -139,6 +140,11 @@ static int desc_decode(const struct npu_op_desc *desc, size_t size,
 		if (op->t[i].format == NPU_FORMAT_OIHW16I16O &&
 		    (op->kind != NPU_OPERATOR_CONV2D || i != 1))
 			return NPU_ERR_OPERATOR;
+		/* and packed ones its, or what packs them */
+		if (op->t[i].format == NPU_FORMAT_PACKED &&
+		    ((op->kind != NPU_OPERATOR_CONV2D &&
+		      op->kind != NPU_OPERATOR_PACK_CONV2D) || i != 1))
+			return NPU_ERR_OPERATOR;
 	}
 	*family = fam;
 	return NPU_ERR_NONE;
@@ -150,6 +156,20 @@ static bool tensor_span(const struct oplib_tensor *t, uint64_t *elems)
 	uint64_t last = 0, term, padded;
 	unsigned int d;
 
+	if (t->format == NPU_FORMAT_PACKED) {
+		uint64_t n = NPU_PACKED_HEADER_ELEMS, term = 1;
+		unsigned int d;
+
+		for (d = 0; d < 4; d++) {
+			uint64_t dim = t->dims[d];
+
+			if (dim > (1ULL << 62) ||
+			    __builtin_mul_overflow(term, d < 2 ? (dim + 15) / 16 * 16 :
+						   dim + 3, &term))
+				return false;
+		}
+		return !__builtin_add_overflow(n, term, elems);
+	}
 	if (t->format != NPU_FORMAT_STRIDED) {
 		uint64_t outer = t->dims[0];
 
@@ -328,18 +348,79 @@ static bool checkpoint(const struct oplib_hooks *hooks)
 	return hooks->go_on(hooks->ctx, true) && engine_get(hooks);
 }
 
-static int scratch_alloc(const struct oplib_plan *plan, uint8_t **bufs)
+/*
+ * Scratch memory kept by each thread that runs operators, grown as plans
+ * need: a plan's buffers and scratchpad hold nothing from one run to the
+ * next, and allocating them anew on every run costs a page fault per page
+ * touched (a Winograd convolution's scratchpad at batch 8: tens of MiB).
+ * A run that needs more than SCRATCH_KEEP gets memory of its own.
+ */
+#define SCRATCH_KEEP	(256ULL << 20)
+
+static __thread struct {
+	uint8_t *mem;
+	uint64_t size;
+} scratch_kept;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_key_init(void)
 {
-	unsigned int i;
+	/* the destructor frees a thread's scratch when it exits */
+	pthread_key_create(&scratch_key, free);
+}
 
-	for (i = 0; i < plan->nscratch; i++) {
-		size_t size = (plan->scratch_size[i] + 63) & ~(size_t)63;
-
-		bufs[OPLIB_SCRATCH_BUF(i)] = aligned_alloc(64, size ? size : 64);
-		if (!bufs[OPLIB_SCRATCH_BUF(i)])
-			return NPU_ERR_OP_FAILED;
+/* Bytes for @size, 64-byte aligned: the thread's, or *own (free it). */
+static uint8_t *scratch_get(uint64_t size, uint8_t **own)
+{
+	*own = NULL;
+	if (size > SCRATCH_KEEP) {
+		*own = aligned_alloc(64, size);
+		return *own;
 	}
+	if (size > scratch_kept.size) {
+		pthread_once(&scratch_once, scratch_key_init);
+		free(scratch_kept.mem);
+		scratch_kept.size = 0;
+		scratch_kept.mem = aligned_alloc(64, size);
+		if (!scratch_kept.mem)
+			return NULL;
+		scratch_kept.size = size;
+		pthread_setspecific(scratch_key, scratch_kept.mem);
+	}
+	return scratch_kept.mem;
+}
+
+/* The plan's scratch buffers, then its scratchpad, in one piece of scratch. */
+static int scratch_alloc(const struct oplib_plan *plan, uint8_t **bufs,
+			 void **scratchpad, uint8_t **own)
+{
+	uint64_t at = 0, size = (plan->scratchpad_size + 63) & ~(uint64_t)63;
+	unsigned int i;
+	uint8_t *mem;
+
+	for (i = 0; i < plan->nscratch; i++)
+		size += (plan->scratch_size[i] + 63) & ~(uint64_t)63;
+	mem = scratch_get(size ? size : 64, own);
+	if (!mem)
+		return NPU_ERR_OP_FAILED;
+	for (i = 0; i < plan->nscratch; i++) {
+		bufs[OPLIB_SCRATCH_BUF(i)] = mem + at;
+		at += (plan->scratch_size[i] + 63) & ~(uint64_t)63;
+	}
+	*scratchpad = plan->scratchpad_size ? mem + at : NULL;
 	return NPU_ERR_NONE;
+}
+
+/* A two-argument step's source and destination start at one address. */
+static bool in_place(const dnnl_exec_arg_t *args)
+{
+	void *src = NULL, *dst = NULL;
+
+	dnnl_memory_get_data_handle(args[0].memory, &src);
+	dnnl_memory_get_data_handle(args[1].memory, &dst);
+	return src == dst;
 }
 
 /* OPLIB_ABORTED: a loop stopped early, and the engine is given back. */
@@ -353,6 +434,8 @@ static int step_execute(struct oplib *lib, const struct oplib_op *op,
 	unsigned int i, n = step->nargs;
 	int err = NPU_ERR_NONE;
 
+	if (step->check)
+		return step->check(step, bufs);
 	if (!step->prim) {
 		if (step->loop(op, step, bufs, hooks))
 			return NPU_ERR_NONE;
@@ -363,6 +446,8 @@ static int step_execute(struct oplib *lib, const struct oplib_op *op,
 		args[i].arg = step->args[i].arg;
 		args[i].memory = mems[step->args[i].view];
 	}
+	if (step->skip_in_place && in_place(args))
+		return NPU_ERR_NONE;
 	if (step->scratchpad_size) {
 		if (dnnl_memory_create(&pad, &step->scratchpad, lib->engine,
 				       scratchpad) != dnnl_success)
@@ -387,18 +472,13 @@ static int plan_execute(struct oplib *lib, const struct oplib_op *op,
 	dnnl_memory_t mems[OPLIB_MAX_VIEWS] = { NULL };
 	dnnl_stream_t stream = NULL;
 	void *scratchpad = NULL;
+	uint8_t *own = NULL;
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < op->num_tensors; i++)
 		bufs[i] = devmem + op->t[i].addr;
-	err = scratch_alloc(plan, bufs);
-	if (!err && plan->scratchpad_size) {
-		scratchpad = aligned_alloc(64, (plan->scratchpad_size + 63) &
-					       ~(uint64_t)63);
-		if (!scratchpad)
-			err = NPU_ERR_OP_FAILED;
-	}
+	err = scratch_alloc(plan, bufs, &scratchpad, &own);
 	if (!err && dnnl_stream_create(&stream, lib->engine,
 				       dnnl_stream_default_flags) != dnnl_success)
 		err = NPU_ERR_OP_FAILED;
@@ -421,9 +501,7 @@ static int plan_execute(struct oplib *lib, const struct oplib_op *op,
 			dnnl_memory_destroy(mems[i]);
 	if (stream)
 		dnnl_stream_destroy(stream);
-	for (i = 0; i < plan->nscratch; i++)
-		free(bufs[OPLIB_SCRATCH_BUF(i)]);
-	free(scratchpad);
+	free(own);
 	return err;
 }
 

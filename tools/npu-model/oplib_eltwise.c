@@ -156,8 +156,9 @@ static int act_algs(const struct oplib_act *act, struct eltwise_alg *algs)
  * Fuse act into a primitive's attributes.  *fused false: it cannot be,
  * and the caller runs oplib_plan_act() on the output afterwards.
  */
-int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
-		       bool *fused)
+/* A sum post-op first if @sum, then the activation's eltwise ones. */
+static int post_ops(const struct oplib_act *act, bool sum,
+		    dnnl_primitive_attr_t attr, bool *fused)
 {
 	struct eltwise_alg algs[2];
 	dnnl_post_ops_t po;
@@ -165,10 +166,12 @@ int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
 	int n = act_algs(act, algs), i;
 
 	*fused = n >= 0;
-	if (n <= 0)
+	if (n <= 0 && !sum)
 		return NPU_ERR_NONE;
 	if (dnnl_post_ops_create(&po) != dnnl_success)
 		return NPU_ERR_OP_FAILED;
+	if (sum)
+		status = dnnl_post_ops_append_sum(po, 1.0f);
 	for (i = 0; i < n && status == dnnl_success; i++)
 		status = dnnl_post_ops_append_eltwise(po, 1.0f, algs[i].alg,
 						      algs[i].alpha,
@@ -177,6 +180,18 @@ int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
 		status = dnnl_primitive_attr_set_post_ops(attr, po);
 	dnnl_post_ops_destroy(po);
 	return oplib_status(status);
+}
+
+int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
+		       bool *fused)
+{
+	return post_ops(act, false, attr, fused);
+}
+
+int oplib_sum_act_post_ops(const struct oplib_act *act,
+			   dnnl_primitive_attr_t attr, bool *fused)
+{
+	return post_ops(act, true, attr, fused);
 }
 
 /* float32 x and y laid out alike without gaps: no index arithmetic. */

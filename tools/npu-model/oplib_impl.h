@@ -101,6 +101,19 @@ struct oplib_step {
 	unsigned int in;
 	unsigned int out;
 	struct oplib_act act;
+	/*
+	 * or a check of the bytes of tensor @in, before anything is computed:
+	 * NPU_ERR_NONE to go on, or the ring error
+	 */
+	int (*check)(const struct oplib_step *step, uint8_t *const *bufs);
+	/* what a check or a writer of a packed tensor's header wants there */
+	uint64_t key;
+	uint64_t size;
+	/*
+	 * a reorder that is left out when its source and destination are
+	 * one memory (same address, same layout): a summand already in place
+	 */
+	bool skip_in_place;
 	/* the primitive's scratchpad; size 0: it needs none */
 	dnnl_memory_desc_t scratchpad;
 	uint64_t scratchpad_size;
@@ -180,6 +193,7 @@ extern const struct oplib_family oplib_resize_family;
 extern const struct oplib_family oplib_pad_family;
 extern const struct oplib_family oplib_slice_family;
 extern const struct oplib_family oplib_cast_family;
+extern const struct oplib_family oplib_pack_conv2d_family;
 
 /* Little-endian attribute fields. */
 static inline uint32_t oplib_u32(__le32 v)
@@ -229,6 +243,9 @@ int oplib_plan_primitive(struct oplib_plan *plan, dnnl_primitive_desc_t pd,
 			 const unsigned int *views);
 int oplib_plan_reorder(struct oplib *lib, struct oplib_plan *plan,
 		       unsigned int src, unsigned int dst);
+int oplib_plan_check(struct oplib_plan *plan,
+		     int (*check)(const struct oplib_step *, uint8_t *const *),
+		     unsigned int tensor, uint64_t key, uint64_t size);
 int oplib_plan_loop(struct oplib_plan *plan, oplib_loop_fn loop,
 		    unsigned int in, unsigned int out,
 		    const struct oplib_act *act);
@@ -257,6 +274,9 @@ bool oplib_act_is_none(const struct oplib_act *act);
 float oplib_act_apply(const struct oplib_act *act, float x);
 int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
 		       bool *fused);
+/* The same after a sum post-op: dst's prior contents are added first. */
+int oplib_sum_act_post_ops(const struct oplib_act *act,
+			   dnnl_primitive_attr_t attr, bool *fused);
 int oplib_plan_act(struct oplib *lib, struct oplib_plan *plan,
 		   unsigned int tensor, unsigned int view,
 		   const struct oplib_act *act);

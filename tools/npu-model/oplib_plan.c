@@ -277,6 +277,22 @@ int oplib_plan_reorder(struct oplib *lib, struct oplib_plan *plan,
 	return oplib_plan_primitive(plan, pd, 2, args, views);
 }
 
+/* A step that checks (or writes) the bytes of a tensor: a packed header. */
+int oplib_plan_check(struct oplib_plan *plan,
+		     int (*check)(const struct oplib_step *, uint8_t *const *),
+		     unsigned int tensor, uint64_t key, uint64_t size)
+{
+	struct oplib_step *step = plan_step(plan);
+
+	if (!step)
+		return NPU_ERR_OP_FAILED;
+	step->check = check;
+	step->in = tensor;
+	step->key = key;
+	step->size = size;
+	return NPU_ERR_NONE;
+}
+
 int oplib_plan_loop(struct oplib_plan *plan, oplib_loop_fn loop,
 		    unsigned int in, unsigned int out,
 		    const struct oplib_act *act)
