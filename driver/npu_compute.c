@@ -342,6 +342,11 @@ static int npu_check_unused(u16 kind, const struct npu_op_desc *desc)
 	case NPU_OPERATOR_RESIZE:
 		mode = le32_to_cpu(a->resize.mode);
 		return mode == NPU_RESIZE_LINEAR && a->resize.nearest ? -EINVAL : 0;
+	case NPU_OPERATOR_PACK_CONV2D:
+		/* the rule checks the CONV2D's padding, this its own */
+		return a->pack_conv.rsvd ||
+		       le16_to_cpu(a->pack_conv.flags) &
+		       ~(NPU_PACK_CONV_BIAS | NPU_PACK_CONV_SUMMAND) ? -EINVAL : 0;
 	default:
 		return 0;
 	}

@@ -253,6 +253,13 @@ TEST_F(compute, packed_weights_extent_is_checked)
 	tensor_of(&self->op, 1)->ndims = 3;
 	tensor_of(&self->op, 1)->dims[3] = 0;
 	EXPECT_EQ(-EINVAL, try(self));
+	/* its own padding and flags, past the CONV2D's */
+	pack_op(&self->op, self->buf.addr, end - extent);
+	desc_of(&self->op)->attrs.pack_conv.rsvd = 1;
+	EXPECT_EQ(-EINVAL, try(self));
+	pack_op(&self->op, self->buf.addr, end - extent);
+	desc_of(&self->op)->attrs.pack_conv.flags = NPU_PACK_CONV_SUMMAND << 1;
+	EXPECT_EQ(-EINVAL, try(self));
 	stream_untouched(_metadata, self);
 	/* ending at the buffer's last byte: the card packs */
 	pack_op(&self->op, self->buf.addr, end - extent);
