@@ -89,6 +89,7 @@ void acl_model_put(struct acl_model *m)
 	last = --m->refs == 0;
 	if (last) {
 		buf_free_locked(m->dev, &m->own_weights);
+		buf_free_locked(m->dev, &m->spare_work);
 		work_done = m->work_done;
 	}
 	pthread_mutex_unlock(&models_lock);
@@ -113,6 +114,7 @@ void acl_model_drop_device(struct acl_device *d)
 		/* Closing the card's file frees the buffers; their handles die with it. */
 		m->dev = NULL;
 		m->own_weights.handle = 0;
+		m->spare_work.handle = 0;
 		m->work_done = NULL;
 	}
 	pthread_mutex_unlock(&models_lock);

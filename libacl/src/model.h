@@ -42,15 +42,22 @@ struct acl_model {
 	struct acl_model_buf own_weights;	/* unless the caller gave them */
 	uint64_t weights;		/* device address of the weights */
 	/*
-	 * The caller's workspace (LoadWith*Mem), 0 if none: then each
-	 * execution gets a workspace of its own. Executions sharing the
-	 * caller's run one after the other: each waits on the card for
-	 * work_done, which the one before recorded.
+	 * The caller's workspace (LoadWith*Mem), 0 if none: then the
+	 * model's own below. Executions sharing one run one after the
+	 * other: each waits on the card for work_done, which the one
+	 * before recorded.
 	 */
 	uint64_t work;
 	pthread_mutex_t work_lock;
 	aclrtEvent work_done;
 	bool work_recorded;
+	/*
+	 * Without the caller's workspace: the model's own, kept for the
+	 * stream of its last execution and chained like the caller's
+	 * (model_exec.c). work_lock.
+	 */
+	struct acl_model_buf spare_work;
+	struct acl_stream *spare_stream;
 };
 
 /* Takes a reference to the loaded model id; NULL (and an error) if none. */
