@@ -169,13 +169,16 @@ run: all $(OCR_FILES)
 # Host and guest close together, the host first: the operators natively,
 # as one card engine runs them, and the models under onnxruntime with as
 # many threads as one engine has; then on the card, then the runtime's
-# costs.  The guest cannot see the host's load: uptime says it around each
+# costs.  op-bench's native figures are oplib-bench --serve's, a run before
+# each of the card's (bench_operators.h says why).  The guest cannot see the host's load: uptime says it around each
 # part.  acl-bench's largest copies need 2 GiB of RAM and 1 GiB of device
 # memory (two device and four host buffers of 256 MiB).
 MDL_BENCH_MODEL	:= resnet50_op11
 MDL_BENCH_BATCHES := 1 8
 MDL_BENCH_RUNS	:= 10
 MDL_BENCH_DIR	:= $(BUILD)/bench/mdl
+# oplib-bench --serve: op-bench's native runs, each beside one on the card
+NATIVE_SOCK	:= $(CURDIR)/$(BUILD)/bench/native.sock
 # the card's default: 2 compute engines sharing this host's CPUs
 ENGINE_THREADS	 = $(shell n=$$(($$(nproc) / 2)); echo $$((n > 0 ? n : 1)))
 
@@ -198,12 +201,16 @@ bench: all $(ORT_STAMP) $(foreach b,$(MDL_BENCH_BATCHES),$(MDL_BENCH_DIR)/$(MDL_
 			$$p.ort.bin $$p.ort.txt || exit 1; \
 	done
 	@uptime
-	tools/vm-run --mem 2048 --devmem 1024 -- \
-		sh -c '$(OP_BENCH) --native $(BUILD)/bench/oplib-bench.json && \
+	@rm -f $(NATIVE_SOCK); \
+	$(BUILD)/oplib-bench --serve $(NATIVE_SOCK) & server=$$!; \
+	for i in $$(seq 600); do [ -S $(NATIVE_SOCK) ] && break; sleep 0.1; done; \
+	tools/vm-run --mem 2048 --devmem 1024 --host-socket npu.native=$(NATIVE_SOCK) -- \
+		sh -c '$(OP_BENCH) --native-port && \
 			$(MDL_BENCH) --runs $(MDL_BENCH_RUNS) $(foreach b,$(MDL_BENCH_BATCHES),\
 			$(MDL_BENCH_MODEL)_b$(b) $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om \
 			$(addprefix $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b),.input.bin .ort.bin .ort.txt)) && \
-			$(ACL_BENCH)'
+			$(ACL_BENCH)'; \
+	status=$$?; kill $$server 2>/dev/null; wait $$server; exit $$status
 	@uptime
 
 sparse: deps

@@ -27,13 +27,22 @@
  * goes, with the minima and the native CPU time, which say more than
  * medians on a busy host; then the figures as JSON.
  *
- *   op-bench [--native FILE] [--runs N] [--batch K] [--batch-runs N]
+ *   op-bench [--native FILE | --native-port] [--runs N] [--batch K] [--batch-runs N]
  *
- * FILE is what oplib-bench --json wrote on the host.  Run: make bench.
+ * FILE is what oplib-bench --json wrote on the host before the guest
+ * booted.  --native-port pairs the runs instead (make bench does): before
+ * each submission, oplib-bench --serve runs the same operator once on the
+ * host, asked on the virtio port BENCH_PORT_NAME, so that the native and
+ * the card's figures come from the same seconds of the host's life
+ * (bench_operators.h says why that matters).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <json-c/json.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,9 +72,10 @@ struct bench_card {
 	uint64_t engines;
 };
 
-/* What the host measured: oplib-bench's JSON. */
+/* What the host measured: oplib-bench's JSON, or its answers on the port. */
 struct native {
 	bool loaded;
+	FILE *port_in, *port_out;	/* paired runs */
 	unsigned int engines;
 	unsigned int threads;
 	double load;
@@ -84,6 +94,7 @@ struct op_figures {
 	double batch_ns;
 	double batch_card_ns;
 	double idle_wake_ns;	/* how late the guest wakes from a sleep as long */
+	double native_batch_ns;	/* paired: the native CPU time beside the batches */
 };
 
 /* One operator on the card: its buffers, their inputs, its descriptor. */
@@ -115,6 +126,75 @@ static double median(double *v, unsigned int n)
 static uint64_t fence_timestamp(const struct bench_card *bc, uint32_t slot)
 {
 	return __atomic_load_n(&bc->card.fence[slot].timestamp, __ATOMIC_ACQUIRE);
+}
+
+/* ---- the host's paired runs --------------------------------------------- */
+
+static char *port_ask(struct native *n, const char *request, char *line)
+{
+	if (fprintf(n->port_out, "%s\n", request) < 0 || fflush(n->port_out) ||
+	    !fgets(line, BENCH_PORT_LINE_MAX, n->port_in)) {
+		fprintf(stderr, "op-bench: port %s: no answer to %s\n", BENCH_PORT_NAME,
+			request);
+		exit(1);
+	}
+	return line;
+}
+
+/* The port's device, by the name vm-run --host-socket gave it. */
+static void native_port_open(struct native *n)
+{
+	char path[96], name[64] = "", line[BENCH_PORT_LINE_MAX];
+	glob_t ports;
+	int fd = -1;
+
+	if (glob("/sys/class/virtio-ports/*/name", 0, NULL, &ports))
+		ports.gl_pathc = 0;
+	for (size_t i = 0; fd < 0 && i < ports.gl_pathc; i++) {
+		FILE *f = fopen(ports.gl_pathv[i], "r");
+
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f) &&
+		    !strcmp(strtok(name, "\n") ?: "", BENCH_PORT_NAME)) {
+			snprintf(path, sizeof(path), "/dev/%s",
+				 strrchr(dirname(ports.gl_pathv[i]), '/') + 1);
+			fd = open(path, O_RDWR | O_CLOEXEC);
+		}
+		fclose(f);
+	}
+	if (ports.gl_pathc)
+		globfree(&ports);
+	if (fd < 0) {
+		fprintf(stderr, "op-bench: no virtio port %s (vm-run --host-socket)\n",
+			BENCH_PORT_NAME);
+		exit(1);
+	}
+	n->port_in = fdopen(fd, "r");
+	n->port_out = fdopen(dup(fd), "w");
+	if (!n->port_in || !n->port_out)
+		die("port", -errno);
+	if (sscanf(port_ask(n, "info", line), "info %u %u %lf", &n->engines,
+		   &n->threads, &n->load) != 3) {
+		fprintf(stderr, "op-bench: port %s: %s", BENCH_PORT_NAME, line);
+		exit(1);
+	}
+	n->loaded = true;
+}
+
+/* One native run of @id on the host: its CPU time over the threads. */
+static double native_ask(struct native *n, enum bench_op_id id, double *wall_ns)
+{
+	char request[64], line[BENCH_PORT_LINE_MAX];
+	unsigned long long wall, cpu;
+
+	snprintf(request, sizeof(request), "run %s", bench_operators[id].key);
+	if (sscanf(port_ask(n, request, line), "ran %llu %llu", &wall, &cpu) != 2) {
+		fprintf(stderr, "op-bench: port %s: %s", BENCH_PORT_NAME, line);
+		exit(1);
+	}
+	*wall_ns = (double)wall;
+	return (double)cpu;
 }
 
 /* ---- the card ----------------------------------------------------------- */
@@ -247,22 +327,36 @@ static void submit_ops(struct bench_card *bc, const struct op_setup *s,
 			    fence_timestamp(bc, bc->ts_slot));
 }
 
-/* Medians and minima of @n submissions of @count operators, per operator. */
+/*
+ * Medians and minima of @n submissions of @count operators, per operator;
+ * paired, each after a native run of the operator, whose median wall
+ * time, minimum and median CPU time go to @native_ns.
+ */
 static void measure(struct bench_card *bc, const struct op_setup *s, unsigned int count,
-		    unsigned int n, double wall_ns[2], double card_ns[2])
+		    unsigned int n, struct native *nat, enum bench_op_id id,
+		    double wall_ns[2], double card_ns[2], double native_ns[3])
 {
 	double *wall = calloc(n, sizeof(*wall)), *card = calloc(n, sizeof(*card));
+	double *nwall = calloc(n, sizeof(*nwall)), *ncpu = calloc(n, sizeof(*ncpu));
 
-	if (!wall || !card)
+	if (!wall || !card || !nwall || !ncpu)
 		die("measure", -ENOMEM);
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
+		if (nat->port_in)
+			ncpu[i] = native_ask(nat, id, &nwall[i]);
 		submit_ops(bc, s, count, &wall[i], &card[i]);
+	}
 	wall_ns[0] = median(wall, n) / count;
 	wall_ns[1] = wall[0] / count;
 	card_ns[0] = median(card, n) / count;
 	card_ns[1] = card[0] / count;
+	native_ns[0] = median(nwall, n);
+	native_ns[1] = nwall[0];
+	native_ns[2] = median(ncpu, n);
 	free(wall);
 	free(card);
+	free(nwall);
+	free(ncpu);
 }
 
 /*
@@ -290,19 +384,26 @@ static double idle_wake_ns(double sleep_ns, unsigned int n)
 }
 
 static void op_measure(struct bench_card *bc, const struct op_setup *s,
-		       const struct bench_cfg *cfg, struct op_figures *f)
+		       const struct bench_cfg *cfg, struct native *n, enum bench_op_id id,
+		       struct op_figures *f)
 {
-	double wall[2], card[2];
+	double wall[2], card[2], native[3];
 
 	submit_ops(bc, s, 1, &f->first_ns, &card[0]);
-	measure(bc, s, 1, cfg->runs, wall, card);
+	measure(bc, s, 1, cfg->runs, n, id, wall, card, native);
 	f->single_ns = wall[0];
 	f->single_min_ns = wall[1];
 	f->card_ns = card[0];
 	f->card_min_ns = card[1];
-	measure(bc, s, cfg->batch, cfg->batch_runs, wall, card);
+	if (n->port_in) {
+		n->ns[id] = native[0];
+		n->min_ns[id] = native[1];
+		n->cpu_ns[id] = native[2];
+	}
+	measure(bc, s, cfg->batch, cfg->batch_runs, n, id, wall, card, native);
 	f->batch_ns = wall[0];
 	f->batch_card_ns = card[0];
+	f->native_batch_ns = n->port_in ? native[2] : n->cpu_ns[id];
 	f->idle_wake_ns = idle_wake_ns(f->card_ns, cfg->runs);
 }
 
@@ -456,8 +557,10 @@ static void print_header(const struct bench_card *bc, const struct native *n,
 	       (unsigned long long)bc->engines, cfg->runs, cfg->batch);
 	if (n->loaded) {
 		printf("op-bench: native: oplib-bench on the host, %u OpenMP thread%s per "
-		       "operator (the host's CPUs over %u engines); host load %.2f\n",
-		       n->threads, n->threads == 1 ? "" : "s", n->engines, n->load);
+		       "operator (the host's CPUs over %u engines); host load %.2f; %s\n",
+		       n->threads, n->threads == 1 ? "" : "s", n->engines, n->load,
+		       n->port_in ? "paired: a native run before each submission" :
+				    "measured before the guest booted");
 		if (n->engines != bc->engines)
 			printf("op-bench: WARNING: the card has %llu engines, oplib-bench "
 			       "assumed %u: its threads differ from an engine's\n",
@@ -521,14 +624,18 @@ static void print_json(const struct bench_card *bc, const struct native *n,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: op-bench [--native FILE] [--runs N] [--batch K] [--batch-runs N]\n"
-		   "defaults: --runs 40 --batch 8 --batch-runs 10; FILE: oplib-bench --json\n");
+	fprintf(f, "usage: op-bench [--native FILE | --native-port] [--runs N] [--batch K] "
+		   "[--batch-runs N]\n"
+		   "defaults: --runs 40 --batch 8 --batch-runs 10; FILE: oplib-bench --json; "
+		   "--native-port: oplib-bench --serve on the port " BENCH_PORT_NAME "\n");
 }
 
-static void parse_args(int argc, char **argv, struct bench_cfg *cfg, const char **native)
+static void parse_args(int argc, char **argv, struct bench_cfg *cfg, const char **native,
+		       bool *paired)
 {
 	static const struct option options[] = {
 		{ "native", required_argument, NULL, 'n' },
+		{ "native-port", no_argument, NULL, 'p' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "batch-runs", required_argument, NULL, 'B' },
@@ -541,6 +648,9 @@ static void parse_args(int argc, char **argv, struct bench_cfg *cfg, const char 
 		switch (opt) {
 		case 'n':
 			*native = optarg;
+			break;
+		case 'p':
+			*paired = true;
 			break;
 		case 'r':
 			cfg->runs = strtoul(optarg, NULL, 0);
@@ -561,7 +671,7 @@ static void parse_args(int argc, char **argv, struct bench_cfg *cfg, const char 
 	}
 	/* the TIMESTAMP takes one command of the batch */
 	if (!cfg->runs || !cfg->batch || cfg->batch >= DRM_NPU_MAX_BATCH ||
-	    !cfg->batch_runs || optind < argc) {
+	    !cfg->batch_runs || optind < argc || (*native && *paired)) {
 		usage(stderr);
 		exit(2);
 	}
@@ -575,11 +685,14 @@ int main(int argc, char **argv)
 	struct native native = { 0 };
 	const char *native_path = NULL;
 	struct bench_card bc;
+	bool paired = false;
 	char label[48];
 
-	parse_args(argc, argv, &cfg, &native_path);
+	parse_args(argc, argv, &cfg, &native_path, &paired);
 	if (native_path)
 		native_load(native_path, &native);
+	if (paired)
+		native_port_open(&native);
 	card_open(&bc);
 	print_header(&bc, &native, &cfg);
 	for (unsigned int i = 0; i < BENCH_NUM_OPS; i++) {
@@ -587,12 +700,12 @@ int main(int argc, char **argv)
 		struct op_setup s;
 
 		op_setup(&bc, i, &s);
-		op_measure(&bc, &s, &cfg, &figs[i]);
+		op_measure(&bc, &s, &cfg, &native, i, &figs[i]);
 		op_verify(&bc, i, &s);
 		op_teardown(&bc, &s);
 		add_row(op->name, figs[i].single_ns, native.cpu_ns[i], op->flops);
 		snprintf(label, sizeof(label), "%s, x%u batch", op->key, cfg.batch);
-		add_row(label, figs[i].batch_ns, native.cpu_ns[i], op->flops);
+		add_row(label, figs[i].batch_ns, figs[i].native_batch_ns, op->flops);
 	}
 	print_breakdown(figs, &native);
 	card_close(&bc);

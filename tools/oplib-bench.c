@@ -14,14 +14,24 @@
  * the card model gives them.  Prints a table, then the figures as JSON,
  * which --json also writes to a file for op-bench.
  *
+ * With --serve PATH it runs each operator once to build its primitives,
+ * then listens on the UNIX socket PATH (vm-run --host-socket joins it to
+ * the guest) and runs an operator once per request of op-bench's, between
+ * the card's runs (the protocol is in bench_operators.h); it exits when
+ * the peer hangs up.
+ *
  *   oplib-bench [--engines N] [--threads N] [--runs N] [--json FILE]
+ *   oplib-bench [--engines N] [--threads N] --serve PATH
  */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_operators.h"
 #include "oplib.h"
@@ -87,6 +97,22 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* One run of @id: its wall time and its CPU time over the threads. */
+static int run_once(struct oplib *lib, struct arena *a, const struct bench_run *run,
+		    unsigned int threads, uint64_t *wall_ns, uint64_t *cpu_ns)
+{
+	uint64_t t0, c0;
+	int err;
+
+	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	t0 = now_ns();
+	err = oplib_run(lib, (const void *)run->desc.bytes, BENCH_DESC_SIZE, a->mem,
+			a->size, NULL);
+	*wall_ns = now_ns() - t0;
+	*cpu_ns = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / threads;
+	return err;
+}
+
 /*
  * Besides the wall time, the process's CPU time over the threads: on a
  * busy host, what the run would take with its CPUs to itself.
@@ -96,7 +122,7 @@ static int measure(struct oplib *lib, struct arena *a, enum bench_op_id id,
 {
 	const struct npu_op_desc *desc = (const void *)run->desc.bytes;
 	uint64_t *ns = calloc(runs, sizeof(*ns)), *cpu = calloc(runs, sizeof(*cpu));
-	uint64_t t0, c0;
+	uint64_t t0;
 	unsigned int i;
 	int err = -1;
 
@@ -105,13 +131,8 @@ static int measure(struct oplib *lib, struct arena *a, enum bench_op_id id,
 	t0 = now_ns();
 	err = oplib_run(lib, desc, BENCH_DESC_SIZE, a->mem, a->size, NULL);
 	run->first_ns = now_ns() - t0;
-	for (i = 0; !err && i < runs; i++) {
-		c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-		t0 = now_ns();
-		err = oplib_run(lib, desc, BENCH_DESC_SIZE, a->mem, a->size, NULL);
-		ns[i] = now_ns() - t0;
-		cpu[i] = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / threads;
-	}
+	for (i = 0; !err && i < runs; i++)
+		err = run_once(lib, a, run, threads, &ns[i], &cpu[i]);
 	if (err) {
 		fprintf(stderr, "oplib-bench: %s failed: ring error %d\n",
 			bench_operators[id].name, err);
@@ -203,10 +224,96 @@ static int save_json(const char *path, const struct bench_run *runs,
 	return 0;
 }
 
+static void answer(FILE *out, struct oplib *lib, struct arena *a,
+		   const struct bench_run *runs, unsigned int engines,
+		   unsigned int threads, char *line)
+{
+	uint64_t wall, cpu;
+	unsigned int i;
+	int err;
+
+	line[strcspn(line, "\n")] = '\0';
+	if (!strcmp(line, "info")) {
+		fprintf(out, "info %u %u %.2f\n", engines, threads, load_average());
+		return;
+	}
+	for (i = 0; i < BENCH_NUM_OPS; i++)
+		if (!strncmp(line, "run ", 4) && !strcmp(line + 4, bench_operators[i].key))
+			break;
+	if (i == BENCH_NUM_OPS) {
+		fprintf(out, "error unknown request\n");
+		return;
+	}
+	err = run_once(lib, a, &runs[i], threads, &wall, &cpu);
+	if (err)
+		fprintf(out, "error ring error %d\n", err);
+	else
+		fprintf(out, "ran %llu %llu\n", (unsigned long long)wall,
+			(unsigned long long)cpu);
+}
+
+static int listen_on(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		fprintf(stderr, "oplib-bench: %s: path too long\n", path);
+		return -1;
+	}
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) || listen(fd, 1)) {
+		close(fd);
+		goto fail;
+	}
+	return fd;
+fail:
+	fprintf(stderr, "oplib-bench: %s: %m\n", path);
+	return -1;
+}
+
+/* One peer (QEMU's end of the guest's port), served until it hangs up. */
+static int serve(const char *path, struct oplib *lib, struct arena *a,
+		 const struct bench_run *runs, unsigned int engines, unsigned int threads)
+{
+	char line[BENCH_PORT_LINE_MAX];
+	int lfd = listen_on(path), fd;
+	FILE *in, *out;
+
+	if (lfd < 0)
+		return -1;
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	close(lfd);
+	unlink(path);
+	if (fd < 0) {
+		fprintf(stderr, "oplib-bench: accept: %m\n");
+		return -1;
+	}
+	in = fdopen(fd, "r");
+	out = fdopen(dup(fd), "w");
+	if (!in || !out) {
+		fprintf(stderr, "oplib-bench: fdopen: %m\n");
+		return -1;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		answer(out, lib, a, runs, engines, threads, line);
+		if (fflush(out))
+			break;
+	}
+	fclose(in);
+	fclose(out);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: oplib-bench [--engines N] [--threads N] [--runs N] "
 		   "[--json FILE]\n"
+		   "       oplib-bench [--engines N] [--threads N] --serve PATH\n"
 		   "defaults: --engines 2 (threads: this host's CPUs / engines), "
 		   "--runs 40\n");
 }
@@ -218,6 +325,7 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "serve", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -225,7 +333,7 @@ int main(int argc, char **argv)
 	struct bench_run results[BENCH_NUM_OPS];
 	struct oplib_config cfg = { 0 };
 	struct arena a = { .size = 256 * MIB };
-	const char *json = NULL;
+	const char *json = NULL, *serve_path = NULL;
 	struct oplib *lib;
 	double load;
 	int opt;
@@ -244,6 +352,9 @@ int main(int argc, char **argv)
 		case 'j':
 			json = optarg;
 			break;
+		case 's':
+			serve_path = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -252,7 +363,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!engines || !runs || optind < argc) {
+	if (!engines || !runs || optind < argc || (serve_path && json)) {
 		usage(stderr);
 		return 2;
 	}
@@ -266,14 +377,20 @@ int main(int argc, char **argv)
 	load = load_average();
 	for (i = 0; i < BENCH_NUM_OPS; i++) {
 		build(&a, i, &results[i]);
-		if (measure(lib, &a, i, &results[i], runs, cfg.threads))
+		if (measure(lib, &a, i, &results[i], serve_path ? 1 : runs, cfg.threads))
 			return 1;
+	}
+	if (serve_path) {
+		if (serve(serve_path, lib, &a, results, engines, cfg.threads))
+			return 1;
+		goto out;
 	}
 
 	print_table(results, cfg.threads, runs);
 	print_json(stdout, results, engines, cfg.threads, runs, load);
 	if (json && save_json(json, results, engines, cfg.threads, runs, load))
 		return 1;
+out:
 	oplib_destroy(lib);
 	free(a.mem);
 	return 0;

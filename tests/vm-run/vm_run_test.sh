@@ -54,7 +54,7 @@ debug_run_verdict() {
 }
 
 echo "TAP version 13"
-echo "1..22"
+echo "1..25"
 
 printf 'boot\n\0\n[    1.5] WARNING: CPU: 0 PID: 1 at lib/x.c:1\n' >"$tmp/nul.log"
 check "a NUL byte in the log does not hide a WARNING" 1 "$(scan_log "$tmp/nul.log" 'WARNING: CPU')"
@@ -121,6 +121,31 @@ check "--devmem sizes every card's device memory" "134152192 134152192 " \
 kib=$(awk '/MemTotal/ { print $2 }' "$tmp/out")
 check "--mem sizes the guest's memory" yes \
 	"$( ((kib > 560 * 1024 && kib <= 640 * 1024)) && echo yes || echo "no: MemTotal $kib kB")"
+
+# --host-socket: a line to the host's listening socket and the answer back.
+/usr/bin/python3 - "$tmp/host.sock" <<'PY' &
+import socket, sys
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(sys.argv[1])
+srv.listen(1)
+conn, _ = srv.accept()
+f = conn.makefile("rw")
+f.write("host got " + f.readline())
+f.flush()
+f.read()
+PY
+server=$!
+for _ in $(seq 100); do [[ -S $tmp/host.sock ]] && break; sleep 0.1; done
+out=$(vm_run --no-driver --cards 0 --host-socket "npu.test=$tmp/host.sock" -- bash -c '
+	for p in /sys/class/virtio-ports/*; do
+		[[ $(<"$p/name") == npu.test ]] && exec 3<>"/dev/${p##*/}"
+	done
+	echo hello >&3 && read -r line <&3 && echo "$line"')
+check "--host-socket joins a guest port to a host socket" "host got hello" "$out"
+wait "$server"
+check "the host's end sees the guest go" 0 "$?"
+vm_run --no-driver --host-socket 'npu.test' -- true >/dev/null 2>&1
+check "--host-socket without =PATH is a usage error" 2 "$?"
 
 # shellcheck disable=SC2046 # one pid per word
 check "no model, QEMU or shared memory left" 0/0 "$(leftovers $(cat "$tmp/pids"))"
