@@ -76,7 +76,7 @@ $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS) $(ONEDNN_LIBS)
 
 # The operator library on host memory: the reference for the guest's op-bench.
-$(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_operators.h $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
+$(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_operators.h tools/bench_port.h $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
 
@@ -89,14 +89,14 @@ $(BUILD)/mdl-bench-prof: tools/mdl-bench-prof.c $(OPLIB_SRCS) $(OPLIB_HDRS) liba
 		$(DRM_CFLAGS) -o $@ $< libacl/src/model_parse.c libacl/src/dtype.c $(OPLIB_SRCS) $(ONEDNN_LIBS)
 
 # The same operators on the card, from the guest, through the driver's uapi.
-$(OP_BENCH): tools/op-bench.c tools/bench_operators.h $(wildcard tests/include/*.h) \
+$(OP_BENCH): tools/op-bench.c tools/bench_operators.h tools/bench_port.h $(wildcard tests/include/*.h) \
 		driver/npu_hw.h uapi/npu_accel.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) $(ACL_JSON_CFLAGS) -o $@ $< \
 		$(DRM_LIBS) $(ACL_JSON_LIBS) -lm
 
 # Whole models on the card through aclmdl*, for make bench.
-$(MDL_BENCH): tools/mdl-bench.c $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+$(MDL_BENCH): tools/mdl-bench.c tools/bench_port.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE) -lm
 
@@ -169,8 +169,9 @@ run: all $(OCR_FILES)
 # Host and guest close together, the host first: the operators natively,
 # as one card engine runs them, and the models under onnxruntime with as
 # many threads as one engine has; then on the card, then the runtime's
-# costs.  op-bench's native figures are oplib-bench --serve's, a run before
-# each of the card's (bench_operators.h says why).  The guest cannot see the host's load: uptime says it around each
+# costs.  op-bench's native figures are oplib-bench --serve's and mdl-bench's
+# onnxruntime figures mdl-bench-ort.js --serve's: a run before each of the
+# card's (tools/bench_operators.h says why).  The guest cannot see the host's load: uptime says it around each
 # part.  acl-bench's largest copies need 2 GiB of RAM and 1 GiB of device
 # memory (two device and four host buffers of 256 MiB).
 MDL_BENCH_MODEL	:= resnet50_op11
@@ -179,6 +180,8 @@ MDL_BENCH_RUNS	:= 10
 MDL_BENCH_DIR	:= $(BUILD)/bench/mdl
 # oplib-bench --serve: op-bench's native runs, each beside one on the card
 NATIVE_SOCK	:= $(CURDIR)/$(BUILD)/bench/native.sock
+# mdl-bench-ort.js --serve: mdl-bench's onnxruntime runs, paired likewise
+ORT_SOCK	:= $(CURDIR)/$(BUILD)/bench/ort.sock
 # the card's default: 2 compute engines sharing this host's CPUs
 ENGINE_THREADS	 = $(shell n=$$(($$(nproc) / 2)); echo $$((n > 0 ? n : 1)))
 
@@ -201,16 +204,21 @@ bench: all $(ORT_STAMP) $(foreach b,$(MDL_BENCH_BATCHES),$(MDL_BENCH_DIR)/$(MDL_
 			$$p.ort.bin $$p.ort.txt || exit 1; \
 	done
 	@uptime
-	@rm -f $(NATIVE_SOCK); \
-	$(BUILD)/oplib-bench --serve $(NATIVE_SOCK) & server=$$!; \
-	for i in $$(seq 600); do [ -S $(NATIVE_SOCK) ] && break; sleep 0.1; done; \
-	tools/vm-run --mem 2048 --devmem 1024 --host-socket npu.native=$(NATIVE_SOCK) -- \
+	@rm -f $(NATIVE_SOCK) $(ORT_SOCK); \
+	$(BUILD)/oplib-bench --serve $(NATIVE_SOCK) & native=$$!; \
+	node tools/mdl-bench-ort.js --serve $(ORT_SOCK) $(BUILD)/onnx-models/$(MDL_BENCH_MODEL).onnx \
+		$(ENGINE_THREADS) $(foreach b,$(MDL_BENCH_BATCHES),\
+		$(MDL_BENCH_MODEL)_b$(b):$(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).input.bin:$(b),3,224,224) & \
+	ort=$$!; \
+	for i in $$(seq 600); do [ -S $(NATIVE_SOCK) ] && [ -S $(ORT_SOCK) ] && break; sleep 0.1; done; \
+	tools/vm-run --mem 2048 --devmem 1024 --host-socket npu.native=$(NATIVE_SOCK) \
+		--host-socket npu.ort=$(ORT_SOCK) -- \
 		sh -c '$(OP_BENCH) --native-port && \
-			$(MDL_BENCH) --runs $(MDL_BENCH_RUNS) $(foreach b,$(MDL_BENCH_BATCHES),\
+			$(MDL_BENCH) --ort-port --runs $(MDL_BENCH_RUNS) $(foreach b,$(MDL_BENCH_BATCHES),\
 			$(MDL_BENCH_MODEL)_b$(b) $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om \
 			$(addprefix $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b),.input.bin .ort.bin .ort.txt)) && \
 			$(ACL_BENCH)'; \
-	status=$$?; kill $$server 2>/dev/null; wait $$server; exit $$status
+	status=$$?; kill $$native $$ort 2>/dev/null; wait; exit $$status
 	@uptime
 
 sparse: deps

@@ -166,14 +166,9 @@ static inline void bench_desc_build(enum bench_op_id id, const uint64_t *addrs,
  * Paired runs (make bench): this host's speed swings by up to 40% between
  * runs a few seconds apart (it is a guest itself, beside others), so a
  * native figure taken before the guest boots can be another machine's.
- * oplib-bench --serve answers op-bench on a virtio port, one native run
- * per request, between the card's runs.  Lines of text each way:
- *
- *   info\n       -> info ENGINES THREADS LOAD\n
- *   run KEY\n    -> ran WALL_NS CPU_NS\n   (CPU_NS: over its threads)
- *   anything else, or a failed run -> error WHY\n
+ * oplib-bench --serve answers op-bench on this virtio port, one native run
+ * per request, between the card's runs (bench_port.h).
  */
 #define BENCH_PORT_NAME		"npu.native"
-#define BENCH_PORT_LINE_MAX	128
 
 #endif /* BENCH_OPERATORS_H */

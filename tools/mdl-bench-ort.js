@@ -15,11 +15,21 @@
 // wall time says more about the load than about onnxruntime.
 //
 //   node mdl-bench-ort.js MODEL.onnx INPUT.bin DIMS THREADS RUNS OUT.bin FIGURES.txt
+//
+// With --serve it answers mdl-bench instead, one run per request between
+// the card's executions (tools/bench_port.h has the protocol): it listens
+// on the UNIX socket SOCKET, which vm-run --host-socket joins to the
+// guest's port npu.ort, runs case NAME on the input a first call wrote,
+// and exits when the peer hangs up.
+//
+//   node mdl-bench-ort.js --serve SOCKET MODEL.onnx THREADS NAME:INPUT.bin:DIMS...
 
 'use strict';
 
 const fs = require('fs');
+const net = require('net');
 const path = require('path');
+const readline = require('readline');
 
 function loadOrt() {
   const here = path.resolve(__dirname, '..', 'build', 'ort', 'node_modules', 'onnxruntime-node');
@@ -44,7 +54,72 @@ function median(values) {
   return s[Math.floor(s.length / 2)];
 }
 
+function createSession(ort, model, threads) {
+  return ort.InferenceSession.create(model, {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+  });
+}
+
+// One run: its wall time and the process's CPU time over the threads, ns.
+async function timedRun(session, feeds, threads) {
+  const c0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  const results = await session.run(feeds);
+  const t1 = process.hrtime.bigint();
+  const c = process.cpuUsage(c0);
+  return { results, wall: Number(t1 - t0), cpu: (c.user + c.system) * 1000 / threads };
+}
+
+async function answer(line, session, cases, threads) {
+  if (line === 'info')
+    return `info onnxruntime ${threads}\n`;
+  const feeds = line.startsWith('run ') ? cases.get(line.slice(4)) : undefined;
+  if (!feeds)
+    return 'error unknown request\n';
+  const run = await timedRun(session, feeds, threads);
+  return `ran ${run.wall} ${Math.round(run.cpu)}\n`;
+}
+
+async function serve(argv) {
+  if (argv.length < 4) {
+    process.stderr.write('usage: mdl-bench-ort.js --serve SOCKET MODEL.onnx THREADS NAME:INPUT.bin:DIMS...\n');
+    return 2;
+  }
+  const [socket, model, threadArg, ...specs] = argv;
+  const ort = loadOrt();
+  const threads = Number(threadArg);
+  const session = await createSession(ort, model, threads);
+  const cases = new Map();
+  for (const spec of specs) {
+    const [name, file, dimList] = spec.split(':');
+    const dims = dimList.split(',').map(Number);
+    const bytes = fs.readFileSync(file);
+    const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+    const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', data, dims) };
+    await session.run(feeds);	// the warm-up
+    cases.set(name, feeds);
+  }
+  fs.rmSync(socket, { force: true });
+  const server = net.createServer();
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket, resolve);
+  });
+  const conn = await new Promise((resolve) => server.once('connection', resolve));
+  server.close();
+  fs.rmSync(socket, { force: true });
+  for await (const line of readline.createInterface({ input: conn, crlfDelay: Infinity }))
+    conn.write(await answer(line.trim(), session, cases, threads));
+  return 0;
+}
+
 async function main(argv) {
+  if (argv[0] === '--serve')
+    return serve(argv.slice(1));
   if (argv.length !== 7) {
     process.stderr.write('usage: mdl-bench-ort.js MODEL.onnx INPUT.bin DIMS THREADS RUNS OUT.bin FIGURES.txt\n');
     return 2;
@@ -57,24 +132,15 @@ async function main(argv) {
   const data = seededInput(dims.reduce((a, b) => a * b, 1));
   fs.writeFileSync(inputFile, Buffer.from(data.buffer));
 
-  const session = await ort.InferenceSession.create(model, {
-    executionProviders: ['cpu'],
-    graphOptimizationLevel: 'all',
-    executionMode: 'sequential',
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-  });
+  const session = await createSession(ort, model, threads);
   const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', data, dims) };
   let results = await session.run(feeds);
   const wall = [], cpu = [];
   for (let i = 0; i < runs; i++) {
-    const c0 = process.cpuUsage();
-    const t0 = process.hrtime.bigint();
-    results = await session.run(feeds);
-    const t1 = process.hrtime.bigint();
-    const c = process.cpuUsage(c0);
-    wall.push(Number(t1 - t0));
-    cpu.push((c.user + c.system) * 1000 / threads);
+    const run = await timedRun(session, feeds, threads);
+    results = run.results;
+    wall.push(run.wall);
+    cpu.push(run.cpu);
   }
   const out = results[session.outputNames[0]].data;
   fs.writeFileSync(outFile, Buffer.from(out.buffer, out.byteOffset, out.byteLength));

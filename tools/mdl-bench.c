@@ -17,20 +17,33 @@
  * latter is what it would take with the CPUs to itself, and the ratio
  * with it (r cpu) is the card's worst case.
  *
- *   mdl-bench [--runs N] NAME OM INPUT.bin ORT_OUT.bin ORT_FIGURES.txt ...
+ * With --ort-port (make bench), the onnxruntime figures are paired runs
+ * instead: before each execution on the card, mdl-bench-ort.js --serve
+ * runs the case once on the host, asked on the virtio port npu.ort
+ * (bench_port.h), so that both figures come from the same seconds of a
+ * host whose speed swings between runs (tools/bench_operators.h).
+ *
+ *   mdl-bench [--runs N] [--ort-port] NAME OM INPUT.bin ORT_OUT.bin ORT_FIGURES.txt ...
  */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "acl/acl.h"
+#include "bench_port.h"
 
 #define CASE_ARGS	5
 #define MAX_RUNS	1000
+#define ORT_PORT_NAME	"npu.ort"
+
+/* Paired onnxruntime runs, when asked for */
+static struct bench_port ort_port;
+static bool ort_paired;
 
 struct ort_figures {
 	unsigned int batch, threads, runs;
@@ -160,7 +173,7 @@ static void io_destroy(struct model_io *io)
 static int time_runs(uint32_t id, struct model_io *io, aclrtStream stream, unsigned int runs,
 		     struct case_result *r)
 {
-	static double guest[MAX_RUNS], card[MAX_RUNS];
+	static double guest[MAX_RUNS], card[MAX_RUNS], ort_wall[MAX_RUNS], ort_cpu[MAX_RUNS];
 	aclrtEvent start, end;
 	float ms;
 
@@ -169,8 +182,11 @@ static int time_runs(uint32_t id, struct model_io *io, aclrtStream stream, unsig
 	/* the warm-up: the card compiles the model's operators */
 	CHECK(aclmdlExecute(id, io->in, io->out));
 	for (unsigned int i = 0; i < runs; i++) {
-		double t0 = now_ns();
+		double t0;
 
+		if (ort_paired && bench_port_run(&ort_port, r->name, &ort_wall[i], &ort_cpu[i]))
+			return -1;
+		t0 = now_ns();
 		CHECK(aclrtRecordEvent(start, stream));
 		CHECK(aclmdlExecuteAsync(id, io->in, io->out, stream));
 		CHECK(aclrtRecordEvent(end, stream));
@@ -183,6 +199,12 @@ static int time_runs(uint32_t id, struct model_io *io, aclrtStream stream, unsig
 	r->guest_min_ns = guest[0];
 	r->card_ns = median(card, runs);
 	r->card_min_ns = card[0];
+	if (ort_paired) {
+		r->ort.wall_ns = median(ort_wall, runs);
+		r->ort.wall_min_ns = ort_wall[0];
+		r->ort.cpu_ns = median(ort_cpu, runs);
+		r->ort.runs = runs;
+	}
 	aclrtDestroyEvent(start);
 	aclrtDestroyEvent(end);
 	return 0;
@@ -250,8 +272,9 @@ out:
 
 static void print_table(const struct case_result *r, unsigned int n, unsigned int runs)
 {
-	printf("\nmdl-bench: medians of %u executions (ms); onnxruntime on the host, same threads\n",
-	       runs);
+	printf("\nmdl-bench: medians of %u executions (ms); onnxruntime on the host, same threads, "
+	       "%s\n", runs, ort_paired ? "a run before each execution (paired)" :
+					   "measured before the guest booted");
 	printf("%-18s %3s %8s %8s %8s %8s %8s %8s %6s %6s %9s %9s\n", "model", "thr",
 	       "card", "guest", "g min", "ort wall", "ort min", "ort cpu", "ratio", "r cpu",
 	       "max|diff|", "max|ort|");
@@ -273,7 +296,7 @@ static void print_table(const struct case_result *r, unsigned int n, unsigned in
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mdl-bench [--runs N] NAME OM INPUT.bin ORT_OUT.bin "
+	fprintf(stderr, "usage: mdl-bench [--runs N] [--ort-port] NAME OM INPUT.bin ORT_OUT.bin "
 		"ORT_FIGURES.txt ...\n");
 }
 
@@ -281,6 +304,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "runs", required_argument, NULL, 'r' },
+		{ "ort-port", no_argument, NULL, 'p' },
 		{ 0 }
 	};
 	struct case_result *results;
@@ -289,6 +313,10 @@ int main(int argc, char **argv)
 	int c, ret = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'p') {
+			ort_paired = true;
+			continue;
+		}
 		if (c != 'r') {
 			usage();
 			return 2;
@@ -302,6 +330,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = argc / CASE_ARGS;
+	if (ort_paired && bench_port_open(&ort_port, ORT_PORT_NAME)) {
+		fprintf(stderr, "mdl-bench: no virtio port %s (vm-run --host-socket)\n",
+			ORT_PORT_NAME);
+		return 1;
+	}
 	results = calloc(n, sizeof(*results));
 	if (!results || aclInit(NULL) || aclrtSetDevice(0) || aclrtCreateStream(&stream)) {
 		fprintf(stderr, "mdl-bench: cannot start: %s\n", aclGetRecentErrMsg());

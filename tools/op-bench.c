@@ -37,12 +37,8 @@
  * (bench_operators.h says why that matters).
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <glob.h>
 #include <json-c/json.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +46,7 @@
 
 #include "npu_test_ioctl.h"
 #include "bench_operators.h"
+#include "bench_port.h"
 
 /* Generous: a run takes milliseconds, a batch under a second. */
 #define WAIT_MS			60000
@@ -75,7 +72,8 @@ struct bench_card {
 /* What the host measured: oplib-bench's JSON, or its answers on the port. */
 struct native {
 	bool loaded;
-	FILE *port_in, *port_out;	/* paired runs */
+	bool paired;
+	struct bench_port port;
 	unsigned int engines;
 	unsigned int threads;
 	double load;
@@ -130,71 +128,33 @@ static uint64_t fence_timestamp(const struct bench_card *bc, uint32_t slot)
 
 /* ---- the host's paired runs --------------------------------------------- */
 
-static char *port_ask(struct native *n, const char *request, char *line)
-{
-	if (fprintf(n->port_out, "%s\n", request) < 0 || fflush(n->port_out) ||
-	    !fgets(line, BENCH_PORT_LINE_MAX, n->port_in)) {
-		fprintf(stderr, "op-bench: port %s: no answer to %s\n", BENCH_PORT_NAME,
-			request);
-		exit(1);
-	}
-	return line;
-}
-
-/* The port's device, by the name vm-run --host-socket gave it. */
+/* The port, and what the server says it is. */
 static void native_port_open(struct native *n)
 {
-	char path[96], name[64] = "", line[BENCH_PORT_LINE_MAX];
-	glob_t ports;
-	int fd = -1;
+	char line[BENCH_PORT_LINE_MAX];
 
-	if (glob("/sys/class/virtio-ports/*/name", 0, NULL, &ports))
-		ports.gl_pathc = 0;
-	for (size_t i = 0; fd < 0 && i < ports.gl_pathc; i++) {
-		FILE *f = fopen(ports.gl_pathv[i], "r");
-
-		if (!f)
-			continue;
-		if (fgets(name, sizeof(name), f) &&
-		    !strcmp(strtok(name, "\n") ?: "", BENCH_PORT_NAME)) {
-			snprintf(path, sizeof(path), "/dev/%s",
-				 strrchr(dirname(ports.gl_pathv[i]), '/') + 1);
-			fd = open(path, O_RDWR | O_CLOEXEC);
-		}
-		fclose(f);
-	}
-	if (ports.gl_pathc)
-		globfree(&ports);
-	if (fd < 0) {
+	if (bench_port_open(&n->port, BENCH_PORT_NAME)) {
 		fprintf(stderr, "op-bench: no virtio port %s (vm-run --host-socket)\n",
 			BENCH_PORT_NAME);
 		exit(1);
 	}
-	n->port_in = fdopen(fd, "r");
-	n->port_out = fdopen(dup(fd), "w");
-	if (!n->port_in || !n->port_out)
-		die("port", -errno);
-	if (sscanf(port_ask(n, "info", line), "info %u %u %lf", &n->engines,
-		   &n->threads, &n->load) != 3) {
-		fprintf(stderr, "op-bench: port %s: %s", BENCH_PORT_NAME, line);
+	if (!bench_port_ask(&n->port, "info", line) ||
+	    sscanf(line, "info %u %u %lf", &n->engines, &n->threads, &n->load) != 3) {
+		fprintf(stderr, "op-bench: port %s: no info\n", BENCH_PORT_NAME);
 		exit(1);
 	}
 	n->loaded = true;
+	n->paired = true;
 }
 
 /* One native run of @id on the host: its CPU time over the threads. */
 static double native_ask(struct native *n, enum bench_op_id id, double *wall_ns)
 {
-	char request[64], line[BENCH_PORT_LINE_MAX];
-	unsigned long long wall, cpu;
+	double cpu_ns;
 
-	snprintf(request, sizeof(request), "run %s", bench_operators[id].key);
-	if (sscanf(port_ask(n, request, line), "ran %llu %llu", &wall, &cpu) != 2) {
-		fprintf(stderr, "op-bench: port %s: %s", BENCH_PORT_NAME, line);
+	if (bench_port_run(&n->port, bench_operators[id].key, wall_ns, &cpu_ns))
 		exit(1);
-	}
-	*wall_ns = (double)wall;
-	return (double)cpu;
+	return cpu_ns;
 }
 
 /* ---- the card ----------------------------------------------------------- */
@@ -342,7 +302,7 @@ static void measure(struct bench_card *bc, const struct op_setup *s, unsigned in
 	if (!wall || !card || !nwall || !ncpu)
 		die("measure", -ENOMEM);
 	for (unsigned int i = 0; i < n; i++) {
-		if (nat->port_in)
+		if (nat->paired)
 			ncpu[i] = native_ask(nat, id, &nwall[i]);
 		submit_ops(bc, s, count, &wall[i], &card[i]);
 	}
@@ -395,7 +355,7 @@ static void op_measure(struct bench_card *bc, const struct op_setup *s,
 	f->single_min_ns = wall[1];
 	f->card_ns = card[0];
 	f->card_min_ns = card[1];
-	if (n->port_in) {
+	if (n->paired) {
 		n->ns[id] = native[0];
 		n->min_ns[id] = native[1];
 		n->cpu_ns[id] = native[2];
@@ -403,7 +363,7 @@ static void op_measure(struct bench_card *bc, const struct op_setup *s,
 	measure(bc, s, cfg->batch, cfg->batch_runs, n, id, wall, card, native);
 	f->batch_ns = wall[0];
 	f->batch_card_ns = card[0];
-	f->native_batch_ns = n->port_in ? native[2] : n->cpu_ns[id];
+	f->native_batch_ns = n->paired ? native[2] : n->cpu_ns[id];
 	f->idle_wake_ns = idle_wake_ns(f->card_ns, cfg->runs);
 }
 
@@ -559,7 +519,7 @@ static void print_header(const struct bench_card *bc, const struct native *n,
 		printf("op-bench: native: oplib-bench on the host, %u OpenMP thread%s per "
 		       "operator (the host's CPUs over %u engines); host load %.2f; %s\n",
 		       n->threads, n->threads == 1 ? "" : "s", n->engines, n->load,
-		       n->port_in ? "paired: a native run before each submission" :
+		       n->paired ? "paired: a native run before each submission" :
 				    "measured before the guest booted");
 		if (n->engines != bc->engines)
 			printf("op-bench: WARNING: the card has %llu engines, oplib-bench "

@@ -17,7 +17,7 @@
  * With --serve PATH it runs each operator once to build its primitives,
  * then listens on the UNIX socket PATH (vm-run --host-socket joins it to
  * the guest) and runs an operator once per request of op-bench's, between
- * the card's runs (the protocol is in bench_operators.h); it exits when
+ * the card's runs (the protocol is in bench_port.h); it exits when
  * the peer hangs up.
  *
  *   oplib-bench [--engines N] [--threads N] [--runs N] [--json FILE]
@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "bench_operators.h"
+#include "bench_port.h"
 #include "oplib.h"
 
 #define MIB		(1ULL << 20)
