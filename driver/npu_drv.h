@@ -201,8 +201,10 @@ struct npu_device {
  *	npu_device.fence_lock
  * @wait_slot: the slot the last WAIT that got there waited on
  * @wait_ns: how long that wait took (npu_wait_ioctl()'s polling goes by
- *	it); both read and written locklessly: a torn pair costs one wait
- *	that polls at the wrong time, within its bound
+ *	it)
+ * @wait_dev_ns: how far such waits have been from what they expected, on
+ *	average; the three read and written locklessly: a torn set costs one
+ *	wait that polls at the wrong time, within its bound
  */
 struct npu_fence_area {
 	struct drm_gem_object gem;
@@ -214,6 +216,7 @@ struct npu_fence_area {
 	struct list_head link;
 	u32 wait_slot;
 	s64 wait_ns;
+	s64 wait_dev_ns;
 };
 
 /**

@@ -17,7 +17,8 @@
 /*
  * Hybrid waits, as NVMe's hybrid polling: a WAIT on the slot that the last
  * one waited on expects to take as long, sleeps until this much before
- * then and polls the slot from there, for at most twice as long, before it
+ * then (more when the waits on the slot vary more: npu_wait_margin()) and
+ * polls the slot from there, for at most twice as long, before it
  * sleeps until the interrupt. A fence that lands while the waiter polls
  * needs no interrupt (its IRQ_IF word is clear), and the waiter sees it at
  * once; in the TCG guest the interrupt's way from the card to the waiter
@@ -31,6 +32,9 @@
 static unsigned int npu_wait_poll_us = 300;
 module_param_named(wait_poll_us, npu_wait_poll_us, uint, 0644);
 MODULE_PARM_DESC(wait_poll_us, "a WAIT polls its slot from this long before it expects the fence, for at most twice as long (0: never polls)");
+
+/* The widest a slot's varying waits make the margin. */
+#define NPU_WAIT_POLL_MAX_NS	(2 * NSEC_PER_MSEC)
 
 static struct npu_fence_area *to_fence_area(struct drm_gem_object *obj)
 {
@@ -477,9 +481,8 @@ static int npu_wait_poll(struct drm_npu_fence_slot *slot, u64 value, s64 until_n
  * the fence was seen polling.
  */
 static int npu_wait_hybrid(struct npu_ctx *ctx, const struct drm_npu_wait *args,
-			   s64 start_ns, s64 expect_ns, bool *polled)
+			   s64 start_ns, s64 expect_ns, s64 margin, bool *polled)
 {
-	s64 margin = (s64)npu_wait_poll_us * NSEC_PER_USEC;
 	s64 poll_from = start_ns + expect_ns - margin;
 	s64 until = min(poll_from, args->timeout_ns);
 	int ret;
@@ -499,16 +502,40 @@ static int npu_wait_hybrid(struct npu_ctx *ctx, const struct drm_npu_wait *args,
 }
 
 /*
+ * How far either side of the expected time to poll: wait_poll_us, or
+ * twice how far the waits on the slot have been from what they expected
+ * (as TCP's retransmission timer goes by its round trips' deviation), for
+ * on a host whose speed swings the same work takes a fifth longer or
+ * shorter from one run to the next; at most NPU_WAIT_POLL_MAX_NS.
+ */
+static s64 npu_wait_margin(const struct npu_fence_area *fence)
+{
+	s64 base = (s64)npu_wait_poll_us * NSEC_PER_USEC;
+
+	return clamp(2 * READ_ONCE(fence->wait_dev_ns), base,
+		     max(base, NPU_WAIT_POLL_MAX_NS));
+}
+
+/*
  * What the next wait on the slot expects: this one's time when it polled
- * the fence; otherwise the interrupt told it, late, so a margin less.
+ * the fence; otherwise the interrupt told it, late, so a margin less. The
+ * deviation moves a quarter of the way to this wait's miss.
  */
 static void npu_wait_learn(struct npu_fence_area *fence, u32 slot, s64 took_ns,
 			   bool polled)
 {
+	s64 dev = 0;
+
 	if (!polled)
 		took_ns -= (s64)npu_wait_poll_us * NSEC_PER_USEC;
+	took_ns = max(took_ns, 0LL);
+	if (READ_ONCE(fence->wait_slot) == slot) {
+		dev = READ_ONCE(fence->wait_dev_ns);
+		dev += (abs(took_ns - READ_ONCE(fence->wait_ns)) - dev) / 4;
+	}
 	WRITE_ONCE(fence->wait_slot, slot);
-	WRITE_ONCE(fence->wait_ns, max(took_ns, 0LL));
+	WRITE_ONCE(fence->wait_ns, took_ns);
+	WRITE_ONCE(fence->wait_dev_ns, dev);
 }
 
 /*
@@ -524,7 +551,7 @@ static int npu_wait_sleep(struct npu_ctx *ctx, const struct drm_npu_wait *args)
 
 	if (npu_wait_poll_us && READ_ONCE(fence->wait_slot) == args->slot)
 		ret = npu_wait_hybrid(ctx, args, start, READ_ONCE(fence->wait_ns),
-				      &polled);
+				      npu_wait_margin(fence), &polled);
 	if (ret == -EAGAIN)
 		ret = npu_wait_irq(ctx, args, args->timeout_ns);
 	if (!ret)
