@@ -76,13 +76,13 @@ $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS) $(ONEDNN_LIBS)
 
 # The operator library on host memory: the reference for the guest's op-bench.
-$(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_operators.h tools/bench_port.h $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
+$(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_clock.h tools/bench_operators.h tools/bench_port.h $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
 
 # A .om's operators one by one through the operator library on the host:
 # where a model's time goes on the card.
-$(BUILD)/mdl-bench-prof: tools/mdl-bench-prof.c $(OPLIB_SRCS) $(OPLIB_HDRS) libacl/src/model_parse.c \
+$(BUILD)/mdl-bench-prof: tools/mdl-bench-prof.c tools/bench_clock.h $(OPLIB_SRCS) $(OPLIB_HDRS) libacl/src/model_parse.c \
 		libacl/src/model_parse.h compiler/om_format.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -Ilibacl/src -Icompiler -I$(ACL_INC) \

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "model_parse.h"
+#include "bench_clock.h"
 #include "oplib.h"
 
 #define REGION_ALIGN	4096
@@ -42,32 +43,6 @@ struct prof_op {
 	uint64_t median_ns;
 	char label[160];
 };
-
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static uint64_t now_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, unsigned int n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return v[n / 2];
-}
 
 static void *read_file(const char *path, size_t *size)
 {
@@ -431,7 +406,7 @@ int main(int argc, char **argv)
 		free(ns);
 	}
 	for (i = 0; i < m.om.num_ops; i++) {
-		ops[i].median_ns = median(ops[i].ns, runs);
+		ops[i].median_ns = median_u64(ops[i].ns, runs);
 		total += ops[i].median_ns;
 		if (!quiet)
 			printf("%4u %9.1f  %-40s %s\n", i,
@@ -439,11 +414,11 @@ int main(int argc, char **argv)
 			       ops[i].label);
 	}
 	print_groups(ops, m.om.num_ops, total);
-	/* sorted by median() before the minimum is read */
-	wall_median = median(wall, runs);
+	/* sorted by median_u64() before the minimum is read */
+	wall_median = median_u64(wall, runs);
 	printf("\n%u operators: sum of medians %.2f ms, whole run median %.2f ms (min %.2f, cpu median %.2f), %u runs, %u thread(s)\n",
 	       m.om.num_ops, total / 1e6, wall_median / 1e6, wall[0] / 1e6,
-	       median(cpu, runs) / 1e6, runs, cfg.threads);
+	       median_u64(cpu, runs) / 1e6, runs, cfg.threads);
 	oplib_destroy(lib);
 	return 0;
 }

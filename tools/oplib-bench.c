@@ -35,6 +35,7 @@
 
 #include "bench_operators.h"
 #include "bench_port.h"
+#include "bench_clock.h"
 #include "oplib.h"
 
 #define MIB		(1ULL << 20)
@@ -53,19 +54,6 @@ struct arena {
 	uint64_t size;
 	uint64_t used;
 };
-
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static uint64_t now_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
 
 /* Room for the operator's tensors, which start as op-bench's do. */
 static void build(struct arena *a, enum bench_op_id id, struct bench_run *run)
@@ -89,13 +77,6 @@ static void build(struct arena *a, enum bench_op_id id, struct bench_run *run)
 		a->used = (a->used + bytes + 4095) & ~4095ULL;
 	}
 	bench_desc_build(id, addrs, &run->desc);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* One run of @id: its wall time and its CPU time over the threads. */
