@@ -72,7 +72,7 @@
  * model (npu-model --print-vectors).  A driver must not use it: it reads
  * NPU_ID_NUM_VECTORS, which is what a card really has.
  */
-#define NPU_DEFAULT_NUM_VECTORS		9
+#define NPU_DEFAULT_NUM_VECTORS		65	/* control + one per default ring */
 
 /* Global control and status */
 #define NPU_GLB_CTRL			0x040	/* u32, RW */

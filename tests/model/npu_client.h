@@ -20,7 +20,7 @@
 #define MiB			(1ULL << 20)
 #define GiB			(1ULL << 30)
 #define CLIENT_HIGHMEM_BASE		(4 * GiB)
-#define CLIENT_MAX_VECTORS	64
+#define CLIENT_MAX_VECTORS	128
 
 struct client_opts {
 	uint64_t ram_size;

@@ -109,7 +109,10 @@ int emu_card_init(struct emu_card *card, const struct emu_config *cfg)
 	if (!card->rings || emu_compute_init(card))
 		return -1;
 	for (i = 0; i < cfg->num_rings; i++)
-		emu_ring_init(&card->rings[i], card, i);
+		card->rings[i].wake_fd = -1;
+	for (i = 0; i < cfg->num_rings; i++)
+		if (emu_ring_init(&card->rings[i], card, i))
+			return -1;
 
 	emu_card_write_identity(card);
 	return 0;
@@ -333,6 +336,15 @@ void emu_card_control(struct emu_card *card)
 		emu_card_inject(card);
 		emu_reg_write32(card, NPU_INJ_CTRL, 0);
 	}
+}
+
+/* Drain a vector's doorbell eventfd; true if it had been rung. */
+bool emu_card_take_doorbell(struct emu_card *card, uint32_t vector)
+{
+	uint64_t count;
+
+	return read(card->to_model[vector], &count, sizeof(count)) ==
+	       sizeof(count);
 }
 
 void emu_card_doorbell(struct emu_card *card, uint32_t vector)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npu-model: options, start-up, the doorbell loop and shutdown.
+ * npu-model: options, start-up, the control doorbell loop and shutdown.
  *
  *   npu-model --socket PATH --guest-ram FILE --ram-size BYTES [--lowmem BYTES]
  *             [--bar-size BYTES] [--rings N] [--vectors N]
@@ -287,28 +287,18 @@ static int epoll_add(int epfd, int fd, uint32_t tag)
 static int loop_setup(struct emu_card *card, int conn_fd, int sig_fd)
 {
 	int epfd = epoll_create1(EPOLL_CLOEXEC);
-	uint32_t v;
 
 	if (epfd < 0)
 		return -1;
-	for (v = 0; v < card->cfg.num_vectors; v++)
-		if (epoll_add(epfd, card->to_model[v], v))
-			goto fail;
-	if (epoll_add(epfd, conn_fd, EV_CONN) ||
+	/* the rings' vectors are the ring threads' own (emu_ring_idle_wait) */
+	if (epoll_add(epfd, card->to_model[0], 0) ||
+	    epoll_add(epfd, conn_fd, EV_CONN) ||
 	    epoll_add(epfd, sig_fd, EV_SIGNAL))
 		goto fail;
 	return epfd;
 fail:
 	close(epfd);
 	return -1;
-}
-
-/* Drain a doorbell eventfd; true if it had been rung. */
-static bool doorbell_take(int fd)
-{
-	uint64_t count;
-
-	return read(fd, &count, sizeof(count)) == sizeof(count);
 }
 
 /* QEMU never talks after the handshake; EOF means it is gone. */
@@ -320,18 +310,14 @@ static bool conn_alive(int conn_fd)
 	return n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN));
 }
 
-/*
- * Serve doorbells until the client leaves or a signal.  Control doorbells
- * of a batch go first, so an ENABLE rung together with the ring's first
- * doorbell finds the ring enabled.
- */
+/* Serve control doorbells until the client leaves or a signal. */
 static void event_loop(struct emu_card *card, int epfd, int conn_fd)
 {
-	struct epoll_event ev[64];
+	struct epoll_event ev[4];
 	int n, i;
 
 	for (;;) {
-		n = epoll_wait(epfd, ev, 64, -1);
+		n = epoll_wait(epfd, ev, 4, -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -349,17 +335,8 @@ static void event_loop(struct emu_card *card, int epfd, int conn_fd)
 				emu_log("client disconnected, exiting");
 				return;
 			}
-			if (tag == 0 && doorbell_take(card->to_model[0]))
+			if (tag == 0 && emu_card_take_doorbell(card, 0))
 				emu_card_doorbell(card, 0);
-		}
-		for (i = 0; i < n; i++) {
-			uint32_t tag = ev[i].data.u32;
-
-			if (tag != 0 && tag < card->cfg.num_vectors &&
-			    doorbell_take(card->to_model[tag])) {
-				emu_trace(UINT32_MAX, EMU_TRACE_DOORBELL, tag);
-				emu_card_doorbell(card, tag);
-			}
 		}
 	}
 }

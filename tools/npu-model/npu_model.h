@@ -107,6 +107,8 @@ struct emu_ring {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;	/* doorbell, fence, reset, fault change */
 	pthread_cond_t idle;	/* busy went false */
+	int wake_fd;		/* eventfd: wakes the thread out of idle_wait */
+	bool idle_waiting;	/* asleep on wake_fd and the vector's doorbell */
 	enum emu_ring_mode mode;
 	uint64_t gen;
 	bool kick;		/* a doorbell arrived since the last scan */
@@ -307,6 +309,7 @@ void emu_card_stop(struct emu_card *card);
 void emu_card_destroy(struct emu_card *card);
 void emu_card_control(struct emu_card *card);
 void emu_card_doorbell(struct emu_card *card, uint32_t vector);
+bool emu_card_take_doorbell(struct emu_card *card, uint32_t vector);
 void emu_card_raise_irq(struct emu_card *card, uint32_t vector);
 uint64_t emu_card_clock_ns(struct emu_card *card);
 void emu_card_fence_written(struct emu_card *card);

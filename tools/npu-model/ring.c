@@ -10,9 +10,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "npu_model.h"
 
@@ -78,6 +81,23 @@ static bool emu_ring_current(struct emu_ring_ctx *ctx)
 static bool emu_ring_paused(struct emu_ring *r)
 {
 	return r->hang || r->op_hung || emu_card_is_dead(r->card);
+}
+
+/*
+ * Tell the ring's thread that something changed: a doorbell, a fence, a
+ * reset, a fault.  Called with the ring's lock held.
+ */
+static void emu_ring_wake(struct emu_ring *r)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	pthread_cond_broadcast(&r->wake);
+	if (!r->idle_waiting)
+		return;
+	/* only fails when the counter is full, and so readable anyway */
+	n = write(r->wake_fd, &one, sizeof(one));
+	(void)n;
 }
 
 /*
@@ -776,6 +796,46 @@ static bool emu_ring_has_work(struct emu_ring *r)
 	return r->mode == EMU_RING_MODE_ENABLED && r->kick;
 }
 
+/*
+ * Sleep, lock dropped, until emu_ring_wake() or a doorbell.  An enabled
+ * ring waits on its vector's doorbell itself rather than being passed it
+ * by the main thread: a doorbell then costs one host thread wake-up, not
+ * two (docs/hardware.md, "Doorbells and interrupts on demand").  Rings that
+ * share a vector all wait on it, and whichever takes the doorbell passes it
+ * to every ring on the vector, as the main thread would.
+ */
+static void emu_ring_idle_wait(struct emu_ring *r)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = r->wake_fd, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
+	};
+	uint32_t vector = r->vector;
+	uint64_t count;
+	ssize_t n;
+
+	if (r->mode == EMU_RING_MODE_ENABLED)
+		pfd[1].fd = r->card->to_model[vector];
+	r->idle_waiting = true;
+	pthread_mutex_unlock(&r->lock);
+
+	if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+		emu_err("ring %u: poll: %m", r->idx);
+
+	pthread_mutex_lock(&r->lock);
+	r->idle_waiting = false;
+	n = read(r->wake_fd, &count, sizeof(count));
+	(void)n;
+	pthread_mutex_unlock(&r->lock);
+
+	if ((pfd[1].revents & POLLIN) &&
+	    emu_card_take_doorbell(r->card, vector)) {
+		emu_trace(r->idx, EMU_TRACE_DOORBELL, vector);
+		emu_card_doorbell(r->card, vector);
+	}
+	pthread_mutex_lock(&r->lock);
+}
+
 static void *emu_ring_main(void *arg)
 {
 	struct emu_ring_ctx ctx = { .r = arg };
@@ -784,7 +844,7 @@ static void *emu_ring_main(void *arg)
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		while (!r->quit && !emu_ring_has_work(r))
-			pthread_cond_wait(&r->wake, &r->lock);
+			emu_ring_idle_wait(r);
 		if (r->quit)
 			break;
 		/*
@@ -823,6 +883,11 @@ int emu_ring_init(struct emu_ring *r, struct emu_card *card, unsigned int idx)
 	pthread_cond_init(&r->wake, &attr);
 	pthread_cond_init(&r->idle, &attr);
 	pthread_condattr_destroy(&attr);
+	r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->wake_fd < 0) {
+		emu_err("ring %u: cannot create its eventfd: %m", idx);
+		return -1;
+	}
 	return 0;
 }
 
@@ -853,7 +918,7 @@ void emu_ring_stop_thread(struct emu_ring *r)
 	pthread_mutex_lock(&r->lock);
 	r->quit = true;
 	r->gen++;
-	pthread_cond_broadcast(&r->wake);
+	emu_ring_wake(r);
 	pthread_mutex_unlock(&r->lock);
 	emu_card_engines_changed(r->card);
 	pthread_join(r->thread, NULL);
@@ -864,6 +929,8 @@ void emu_ring_destroy(struct emu_ring *r)
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->wake);
 	pthread_cond_destroy(&r->idle);
+	if (r->wake_fd >= 0)
+		close(r->wake_fd);
 }
 
 /*
@@ -882,7 +949,7 @@ void emu_ring_reset(struct emu_ring *r)
 	r->op_hung = false;
 	r->nclear = 0;
 	r->nolder = 0;
-	pthread_cond_broadcast(&r->wake);
+	emu_ring_wake(r);
 	pthread_mutex_unlock(&r->lock);
 	/* outside the ring's lock: engine waiters take it under a pool's lock */
 	emu_card_engines_changed(r->card);
@@ -987,7 +1054,7 @@ void emu_ring_enable(struct emu_ring *r)
 	emu_ring_set_status(r, NPU_RING_IDLE);
 	/* commands written before ENABLE run without a doorbell */
 	r->kick = true;
-	pthread_cond_broadcast(&r->wake);
+	emu_ring_wake(r);
 	emu_log("ring %u: enabled, base %#llx size %u vector %u", r->idx,
 		(unsigned long long)base, size, vector);
 out:
@@ -1000,7 +1067,7 @@ void emu_ring_doorbell(struct emu_ring *r, uint32_t vector)
 	pthread_mutex_lock(&r->lock);
 	if (r->mode == EMU_RING_MODE_ENABLED && r->vector == vector) {
 		r->kick = true;
-		pthread_cond_broadcast(&r->wake);
+		emu_ring_wake(r);
 	}
 	pthread_mutex_unlock(&r->lock);
 }
@@ -1035,7 +1102,7 @@ void emu_ring_recheck(struct emu_ring *r)
 	    emu_ring_tail(r) != r->head) {
 		emu_log("ring %u: woken by the heartbeat", r->idx);
 		r->kick = true;
-		pthread_cond_broadcast(&r->wake);
+		emu_ring_wake(r);
 	}
 	pthread_mutex_unlock(&r->lock);
 
@@ -1050,7 +1117,7 @@ void emu_ring_poke(struct emu_ring *r)
 {
 	pthread_mutex_lock(&r->lock);
 	if (r->waiting)
-		pthread_cond_broadcast(&r->wake);
+		emu_ring_wake(r);
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -1101,7 +1168,7 @@ void emu_ring_inject(struct emu_ring *r, uint32_t kind, uint32_t arg)
 		break;
 	}
 	/* a ring that is no longer hung goes on now */
-	pthread_cond_broadcast(&r->wake);
+	emu_ring_wake(r);
 	pthread_mutex_unlock(&r->lock);
 	/* and one just hung leaves the engine queues now */
 	emu_card_engines_changed(r->card);
