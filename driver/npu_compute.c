@@ -208,7 +208,17 @@ int npu_compute_probe(struct npu_device *ndev)
 			id->num_compute_engines, id->op_desc_max);
 		return -ENODEV;
 	}
-	return 0;
+	if (!id->operators)
+		return 0;
+	/*
+	 * Descriptors of single-operator batches come from a pool: a page
+	 * allocated, zeroed and freed per operator costs more than the
+	 * operator's whole submission otherwise does.
+	 */
+	ndev->op_desc_pool = dmam_pool_create("npu-op-desc", ndev->drm.dev,
+					      ALIGN(id->op_desc_max, NPU_OP_DESC_ALIGN),
+					      NPU_OP_DESC_ALIGN, 0);
+	return ndev->op_desc_pool ? 0 : -ENOMEM;
 }
 
 /**
@@ -285,17 +295,25 @@ int npu_compute_job_init(struct npu_device *ndev, struct npu_job *job,
 {
 	if (!plan->bytes)
 		return 0;
-	job->ops = dma_alloc_coherent(ndev->drm.dev, plan->bytes, &job->ops_dma,
-				      GFP_KERNEL);
-	if (!job->ops)
-		return -ENOMEM;
-	job->ops_size = plan->bytes;
-	return 0;
+	if (plan->ops == 1) {
+		job->ops = dma_pool_alloc(ndev->op_desc_pool, GFP_KERNEL, &job->ops_dma);
+		job->ops_pooled = true;
+		job->ops_size = ALIGN(ndev->id.op_desc_max, NPU_OP_DESC_ALIGN);
+	} else {
+		job->ops = dma_alloc_coherent(ndev->drm.dev, plan->bytes,
+					      &job->ops_dma, GFP_KERNEL);
+		job->ops_size = plan->bytes;
+	}
+	return job->ops ? 0 : -ENOMEM;
 }
 
 void npu_compute_job_fini(struct npu_device *ndev, struct npu_job *job)
 {
-	if (job->ops)
+	if (!job->ops)
+		return;
+	if (job->ops_pooled)
+		dma_pool_free(ndev->op_desc_pool, job->ops, job->ops_dma);
+	else
 		dma_free_coherent(ndev->drm.dev, job->ops_size, job->ops, job->ops_dma);
 }
 

@@ -2,6 +2,7 @@
 #ifndef __NPU_DRV_H__
 #define __NPU_DRV_H__
 
+#include <linux/dmapool.h>
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/pci.h>
@@ -150,6 +151,8 @@ struct npu_identity {
  * @stream_dirs: the entries in @streams_kobj; under @sysfs_lock
  * @selftest_ok: the probe-time self-test completed a fence
  * @selftest_ns: round trip of the self-test, doorbell to interrupt
+ * @op_desc_pool: blocks for one operator descriptor, for the batches of a
+ *	single operator; NULL when the card computes nothing
  */
 struct npu_device {
 	struct drm_device drm;
@@ -181,6 +184,7 @@ struct npu_device {
 	struct list_head stream_dirs;
 	bool selftest_ok;
 	u64 selftest_ns;
+	struct dma_pool *op_desc_pool;
 };
 
 /**
@@ -203,8 +207,11 @@ struct npu_device {
  * @wait_ns: how long that wait took (npu_wait_ioctl()'s polling goes by
  *	it)
  * @wait_dev_ns: how far such waits have been from what they expected, on
- *	average; the three read and written locklessly: a torn set costs one
- *	wait that polls at the wrong time, within its bound
+ *	average
+ * @wait_late_ns: how late the timer that ends a hybrid wait's sleep has
+ *	woken the waiter, on average; the four read and written locklessly:
+ *	a torn set costs one wait that polls at the wrong time, within its
+ *	bound
  */
 struct npu_fence_area {
 	struct drm_gem_object gem;
@@ -217,6 +224,7 @@ struct npu_fence_area {
 	u32 wait_slot;
 	s64 wait_ns;
 	s64 wait_dev_ns;
+	s64 wait_late_ns;
 };
 
 /**
@@ -388,6 +396,7 @@ struct npu_slot_wait {
  * @ops_dma: bus address of @ops
  * @ops_size: bytes of @ops
  * @ops_used: bytes of @ops filled so far
+ * @ops_pooled: @ops is a block of npu_device.op_desc_pool
  */
 struct npu_job {
 	struct list_head link;
@@ -409,6 +418,7 @@ struct npu_job {
 	dma_addr_t ops_dma;
 	size_t ops_size;
 	size_t ops_used;
+	bool ops_pooled;
 };
 
 /**

@@ -475,6 +475,21 @@ static int npu_wait_poll(struct drm_npu_fence_slot *slot, u64 value, s64 until_n
 }
 
 /*
+ * The timer that ends the sleep wakes the waiter late, by its slack and
+ * by what waking a CPU from idle costs: ~250 us in the TCG guest, more
+ * than the margin, so that a poll timed by the margin alone would start
+ * after the fence half the time. The sleep ends that much earlier, as
+ * learnt from the wait's own timers (a quarter of the way to each).
+ */
+static void npu_wait_learn_late(struct npu_fence_area *fence, s64 late_ns)
+{
+	s64 late = READ_ONCE(fence->wait_late_ns);
+
+	late_ns = clamp(late_ns, 0LL, (s64)NPU_WAIT_POLL_MAX_NS);
+	WRITE_ONCE(fence->wait_late_ns, late + (late_ns - late) / 4);
+}
+
+/*
  * The hybrid wait (npu_wait_poll_us): sleeps until the poll's start, or
  * the interrupt if the fence comes first, then polls; -EAGAIN when the
  * poll ran out, and the interrupt's wait takes over. *@polled says that
@@ -483,15 +498,18 @@ static int npu_wait_poll(struct drm_npu_fence_slot *slot, u64 value, s64 until_n
 static int npu_wait_hybrid(struct npu_ctx *ctx, const struct drm_npu_wait *args,
 			   s64 start_ns, s64 expect_ns, s64 margin, bool *polled)
 {
+	struct npu_fence_area *fence = ctx->fence;
 	s64 poll_from = start_ns + expect_ns - margin;
-	s64 until = min(poll_from, args->timeout_ns);
+	s64 wake_at = poll_from - READ_ONCE(fence->wait_late_ns);
+	s64 until = min(wake_at, args->timeout_ns);
 	int ret;
 
 	/* The deadline is absolute: DRM_NPU_WAIT_FOREVER is S64_MAX. */
-	if (npu_now_ns() < poll_from) {
+	if (npu_now_ns() < wake_at) {
 		ret = npu_wait_irq(ctx, args, until);
-		if (ret != -ETIME || until != poll_from)
+		if (ret != -ETIME || until != wake_at)
 			return ret;
+		npu_wait_learn_late(fence, npu_now_ns() - wake_at);
 	}
 	until = min(npu_now_ns() + 2 * margin, args->timeout_ns);
 	ret = npu_wait_poll(npu_ctx_slot(ctx, args->slot), args->value, until);

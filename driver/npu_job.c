@@ -75,15 +75,16 @@ void npu_job_free(struct npu_device *ndev, struct npu_job *job)
 }
 
 /*
- * Most batches are a command or two (an aclrtMemcpyAsync, an event): their
- * scratch lives on the stack, which spares the ioctl three allocations,
- * and their jobs, all of one size, come from the stream's pool.
+ * Most batches are a command or two (an aclrtMemcpyAsync, an event, an
+ * operator and its timestamp): their scratch lives on the stack, which
+ * spares the ioctl three allocations, and their jobs, all of one size,
+ * come from the stream's pool.
  */
 #define NPU_SUBMIT_SMALL	2
 
 /*
- * Pooled jobs a stream keeps, about 100 KiB at most: most of what a ring
- * of the default 1024 entries holds in flight (341 batches of one command).
+ * Pooled jobs a stream keeps, 256 KiB at most: most of what a ring of the
+ * default 1024 entries holds in flight (341 batches of one command).
  */
 #define NPU_JOB_POOL_MAX	256
 
@@ -161,17 +162,19 @@ static struct npu_job *npu_job_pool_take(struct npu_stream *stream)
 
 /*
  * A job for @count commands, @ops of them operators: a batch of at most
- * NPU_SUBMIT_SMALL commands without operators gets a pooled one, or a new
+ * NPU_SUBMIT_SMALL commands and one operator gets a pooled one, or a new
  * one of the pool's size.
  */
 static struct npu_job *npu_job_get(struct npu_stream *stream, unsigned int count,
 				   unsigned int ops)
 {
-	bool pooled = count <= NPU_SUBMIT_SMALL && !ops;
+	bool pooled = count <= NPU_SUBMIT_SMALL && ops <= 1;
 	struct npu_job *job = pooled ? npu_job_pool_take(stream) : NULL;
 
-	if (pooled)
+	if (pooled) {
 		count = NPU_SUBMIT_SMALL;
+		ops = 1;
+	}
 	if (!job) {
 		job = kvmalloc(npu_job_size(count, ops), GFP_KERNEL);
 		if (!job)

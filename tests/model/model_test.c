@@ -2767,4 +2767,55 @@ TEST(max_rings_and_stale_socket)
 	client_cleanup(&c);
 }
 
+/*
+ * With fewer vectors than rings, rings share a vector (the driver's ring i
+ * takes vector 1 + i % (vectors - 1)): its doorbell must make every ring
+ * on it look at its tail, and no other vector's may.
+ */
+TEST(shared_vector_doorbell)
+{
+	struct npu_cmd nop = client_cmd_nop(0);
+	struct client_ring a, b;
+	struct client_opts o;
+	struct client c;
+	int fd;
+
+	client_default_opts(&o);
+	o.vectors = 3;
+	fd = client_start(&c, &o);
+	if (fd)
+		client_cleanup(&c);
+	ASSERT_EQ(0, fd);
+	ASSERT_EQ(3, client_reg_rd32(&c, NPU_ID_NUM_VECTORS));
+	ASSERT_TRUE(client_ring_setup(&c, &a, 2, 8, 1));
+	ASSERT_TRUE(client_ring_setup(&c, &b, 5, 8, 1));
+	/* Let the card finish any look at TAIL the setup left pending. */
+	usleep(100 * 1000);
+
+	client_ring_push(&c, &a, &nop);
+	client_ring_wr32(&c, a.idx, NPU_RING_TAIL, a.tail);
+	client_ring_push(&c, &b, &nop);
+	client_ring_push(&c, &b, &nop);
+	client_ring_wr32(&c, b.idx, NPU_RING_TAIL, b.tail);
+	client_doorbell(&c, 2);
+	usleep(QUIET_MS * 1000);
+	ASSERT_EQ(0, client_ring_rd32(&c, a.idx, NPU_RING_HEAD));
+	ASSERT_EQ(0, client_ring_rd32(&c, b.idx, NPU_RING_HEAD));
+
+	client_doorbell(&c, 1);
+	ASSERT_TRUE(client_ring_wait_head(&c, &a, 1, T_MS));
+	ASSERT_TRUE(client_ring_wait_head(&c, &b, 2, T_MS));
+
+	/* Again, the other ring's work alone, the same vector. */
+	usleep(100 * 1000);
+	client_ring_push(&c, &b, &nop);
+	client_ring_wr32(&c, b.idx, NPU_RING_TAIL, b.tail);
+	client_doorbell(&c, 1);
+	ASSERT_TRUE(client_ring_wait_head(&c, &b, 3, T_MS));
+	ASSERT_EQ(1, client_ring_rd32(&c, a.idx, NPU_RING_HEAD));
+	EXPECT_EQ(0, client_disconnect(&c, T_MS));
+	EXPECT_TRUE(model_exited_cleanly(&c));
+	client_cleanup(&c);
+}
+
 TEST_HARNESS_MAIN
