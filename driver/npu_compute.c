@@ -183,6 +183,11 @@ static const u8 npu_dtype_size[NPU_DTYPE_LAST + 1] = {
 	[NPU_DTYPE_U8] = 1,
 };
 
+static void npu_op_desc_pool_release(struct drm_device *drm, void *pool)
+{
+	dma_pool_destroy(pool);
+}
+
 /**
  * npu_compute_probe - read the card's compute capabilities
  * @ndev: the card, with BAR2 mapped
@@ -213,12 +218,17 @@ int npu_compute_probe(struct npu_device *ndev)
 	/*
 	 * Descriptors of single-operator batches come from a pool: a page
 	 * allocated, zeroed and freed per operator costs more than the
-	 * operator's whole submission otherwise does.
+	 * operator's whole submission otherwise does. Jobs outlive an unbind
+	 * (open files free theirs), so the pool lives as long as the DRM
+	 * device, not the binding.
 	 */
-	ndev->op_desc_pool = dmam_pool_create("npu-op-desc", ndev->drm.dev,
-					      ALIGN(id->op_desc_max, NPU_OP_DESC_ALIGN),
-					      NPU_OP_DESC_ALIGN, 0);
-	return ndev->op_desc_pool ? 0 : -ENOMEM;
+	ndev->op_desc_pool = dma_pool_create("npu-op-desc", ndev->drm.dev,
+					     ALIGN(id->op_desc_max, NPU_OP_DESC_ALIGN),
+					     NPU_OP_DESC_ALIGN, 0);
+	if (!ndev->op_desc_pool)
+		return -ENOMEM;
+	return drmm_add_action_or_reset(&ndev->drm, npu_op_desc_pool_release,
+					ndev->op_desc_pool);
 }
 
 /**
