@@ -33,7 +33,7 @@
 
 #define NPU_MAGIC			0x3155504e	/* "NPU1" */
 #define NPU_VERSION_MAJOR		2
-#define NPU_VERSION_MINOR		1	/* 1: ring shadows, NPU_CMD_IRQ_IF */
+#define NPU_VERSION_MINOR		2	/* 1: ring shadows, NPU_CMD_IRQ_IF; 2: direct rings */
 #define NPU_VERSION			((NPU_VERSION_MAJOR << 16) | NPU_VERSION_MINOR)
 
 /* BAR2 window layout */
@@ -139,6 +139,20 @@ enum npu_fault {
 #define NPU_RING_OPS_DONE		0x40	/* u64, RO: COMPUTE commands completed */
 #define NPU_RING_COMPUTE_NS		0x48	/* u64, RO: ns spent on a compute engine */
 
+/*
+ * Direct rings (docs/hardware.md, "Direct rings"): a ring enabled with a
+ * non-zero BIND_BASE is written by an unprivileged submitter.  It runs
+ * struct npu_direct_cmd, whose operands are buffers of its binding table
+ * and slots of its fence array; the card checks each against them.  The
+ * five registers are latched at ENABLE; SHADOW_BASE must be set.
+ */
+#define NPU_RING_BIND_BASE		0x50	/* u64, RW: struct npu_bind_table, 64-byte aligned; 0: privileged */
+#define NPU_RING_BIND_COUNT		0x58	/* u32, RW: entries of the table, 1..NPU_BIND_MAX */
+#define NPU_RING_SLOT_COUNT		0x5c	/* u32, RW: slots of the fence array, 1..NPU_SLOT_MAX */
+#define NPU_RING_SLOT_BASE		0x60	/* u64, RW: SLOT_COUNT struct npu_slot, 32-byte aligned */
+#define NPU_RING_SLOT_IRQ_BASE		0x68	/* u64, RW: SLOT_COUNT u32 interrupt words */
+#define NPU_RING_USER_SHADOW		0x70	/* u64, RW: the submitter's struct npu_ring_shadow */
+
 enum npu_ring_state {
 	NPU_RING_DISABLED = 0,
 	NPU_RING_IDLE = 1,		/* HEAD == TAIL */
@@ -160,6 +174,7 @@ enum npu_error {
 	NPU_ERR_OPERATOR = 9,		/* unknown operator, or data type or format it lacks */
 	NPU_ERR_OP_PARAM = 10,		/* malformed descriptor: attributes or shapes disagree */
 	NPU_ERR_OP_FAILED = 11,		/* the operator library failed to run the operator */
+	NPU_ERR_ACCESS = 12,		/* direct ring: a binding or slot it may not use */
 };
 
 /*
@@ -215,7 +230,66 @@ struct npu_ring_shadow {
 	__le32 tail;		/* driver: free-running, replaces NPU_RING_TAIL */
 	__le32 head;		/* card: NPU_RING_HEAD, written with it */
 	__le32 fetching;	/* card: non-zero while it reads the tail unbidden */
-	__le32 rsvd[13];
+	__le32 rsvd0;
+	__le64 bind_epoch;	/* card, direct rings: the epoch a command uses, 0: none */
+	__le64 rsvd[5];
+};
+
+/*
+ * A direct ring's commands.  The opcodes are those of struct npu_cmd:
+ * NOP, COPY, FILL, FENCE (value and clock to a slot; an interrupt when
+ * the slot's word is non-zero), WAIT (on a slot) and TIMESTAMP (the clock
+ * to a slot's timestamp); any other is NPU_ERR_OPCODE.  flags and the
+ * fields an opcode does not use are zero.
+ */
+struct npu_direct_cmd {
+	__le16 opcode;
+	__le16 flags;
+	__le32 arg;		/* FILL: byte value; WAIT: npu_wait_cond */
+	__le32 dst_bind;	/* COPY, FILL: binding; FENCE, WAIT, TIMESTAMP: slot */
+	__le32 src_bind;	/* COPY: binding */
+	__le64 dst;		/* COPY, FILL: offset in the dst binding */
+	__le64 src;		/* COPY: offset in the src binding */
+	__le64 size;		/* COPY, FILL: bytes */
+	__le64 value;		/* FENCE: value written; WAIT: operand */
+	__le64 rsvd[2];
+};
+
+#define NPU_BIND_MAX			65536
+#define NPU_SLOT_MAX			65536
+
+enum npu_bind_kind {
+	NPU_BIND_NONE = 0,
+	NPU_BIND_DEVICE = 1,		/* addr: device memory offset */
+	NPU_BIND_HOST = 2,		/* addr: npu_sg_entry table of sg_count entries */
+};
+
+struct npu_binding {
+	__le32 kind;		/* enum npu_bind_kind */
+	__le32 sg_count;
+	__le64 addr;
+	__le64 size;		/* bytes of the buffer */
+	__le64 rsvd;
+};
+
+/*
+ * The binding table.  The owner revokes a binding by setting its kind to
+ * NONE, then advancing epoch; a command that looks up bindings first
+ * stores the epoch it read in its ring's (privileged) shadow bind_epoch,
+ * and 0 there when done.  Once every direct ring using the table shows 0
+ * or a newer epoch, no transfer uses the revoked buffer.
+ */
+struct npu_bind_table {
+	__le64 epoch;		/* owner: starts at 1, only grows */
+	__le64 rsvd[7];
+	struct npu_binding entries[];
+};
+
+/* One slot of a direct ring's fence array. */
+struct npu_slot {
+	__le64 value;
+	__le64 timestamp;	/* CLOCK_NS at the last FENCE or TIMESTAMP */
+	__le64 rsvd[2];		/* the card leaves them alone */
 };
 
 /* A scatter-gather table entry; tables lie in host memory, 16-byte aligned. */

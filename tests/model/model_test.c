@@ -2818,4 +2818,409 @@ TEST(shared_vector_doorbell)
 	client_cleanup(&c);
 }
 
+/*
+ * Direct rings (docs/hardware.md, "Direct rings").  The test is both the
+ * owner, which keeps the binding table and the slots, and the submitter,
+ * which writes the ring and its own shadow.
+ */
+struct direct_ring {
+	struct client_ring r;		/* r.shadow: the submitter's */
+	struct npu_ring_shadow *kshadow;	/* the owner's: bind_epoch */
+	struct npu_bind_table *table;
+	uint64_t table_gpa;
+	uint32_t binds;
+	uint64_t slots_gpa;
+	uint64_t irq_gpa;
+	uint32_t nslots;
+	uint64_t ushadow_gpa;
+};
+
+#define DIRECT_BINDS	8
+#define DIRECT_SLOTS	4
+
+/* Tables in guest RAM, zeroed, the epoch at 1; SHADOW_BASE set. */
+static void direct_tables(struct client *c, struct direct_ring *d)
+{
+	uint64_t shadows = client_reg_rd64(c, NPU_SHADOW_BASE);
+
+	memset(d, 0, sizeof(*d));
+	if (!shadows)
+		shadows = client_shadows_enable(c);
+	d->binds = DIRECT_BINDS;
+	d->nslots = DIRECT_SLOTS;
+	d->table_gpa = client_host_alloc(c, sizeof(struct npu_bind_table) +
+					 DIRECT_BINDS * sizeof(struct npu_binding), 64);
+	d->table = (struct npu_bind_table *)client_gpa_ptr(c, d->table_gpa);
+	d->table->epoch = htole64(1);
+	d->slots_gpa = client_host_alloc(c, DIRECT_SLOTS * sizeof(struct npu_slot), 64);
+	d->irq_gpa = client_host_alloc(c, DIRECT_SLOTS * sizeof(uint32_t), 64);
+	d->r.base = client_host_alloc(c, 16 * sizeof(struct npu_direct_cmd), 64);
+	d->r.size = 16;
+	d->ushadow_gpa = client_host_alloc(c, sizeof(struct npu_ring_shadow), 64);
+	d->r.shadow = (struct npu_ring_shadow *)client_gpa_ptr(c, d->ushadow_gpa);
+}
+
+/* (Re)start ring idx as a direct ring on vector 2 over d's tables. */
+static bool direct_start(struct client *c, struct direct_ring *d, unsigned int idx)
+{
+	uint64_t shadows = client_reg_rd64(c, NPU_SHADOW_BASE);
+
+	d->r.idx = idx;
+	d->r.vector = 2;
+	d->r.tail = 0;
+	d->kshadow = client_shadow(c, shadows, idx);
+	if (!client_ctrl_ring_reset(c, idx))
+		return false;
+	memset(d->kshadow, 0, sizeof(*d->kshadow));
+	memset(d->r.shadow, 0, sizeof(*d->r.shadow));
+	client_ring_wr64(c, idx, NPU_RING_BASE, d->r.base);
+	client_ring_wr32(c, idx, NPU_RING_SIZE, d->r.size);
+	client_ring_wr32(c, idx, NPU_RING_VECTOR, d->r.vector);
+	client_ring_wr64(c, idx, NPU_RING_BIND_BASE, d->table_gpa);
+	client_ring_wr32(c, idx, NPU_RING_BIND_COUNT, d->binds);
+	client_ring_wr64(c, idx, NPU_RING_SLOT_BASE, d->slots_gpa);
+	client_ring_wr32(c, idx, NPU_RING_SLOT_COUNT, d->nslots);
+	client_ring_wr64(c, idx, NPU_RING_SLOT_IRQ_BASE, d->irq_gpa);
+	client_ring_wr64(c, idx, NPU_RING_USER_SHADOW, d->ushadow_gpa);
+	client_ring_wr32(c, idx, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
+	client_doorbell(c, 0);
+	return client_ring_wait_status(c, idx, NPU_RING_IDLE, 1000);
+}
+
+static void direct_bind(struct direct_ring *d, uint32_t i, uint32_t kind,
+			uint64_t addr, uint64_t size, uint32_t sg_count)
+{
+	d->table->entries[i] = (struct npu_binding) {
+		.kind = htole32(kind), .sg_count = htole32(sg_count),
+		.addr = htole64(addr), .size = htole64(size),
+	};
+}
+
+static struct npu_direct_cmd dcmd(uint16_t op, uint32_t dst_bind, uint64_t dst,
+				  uint32_t src_bind, uint64_t src, uint64_t size)
+{
+	return (struct npu_direct_cmd) {
+		.opcode = htole16(op), .dst_bind = htole32(dst_bind),
+		.src_bind = htole32(src_bind), .dst = htole64(dst),
+		.src = htole64(src), .size = htole64(size),
+	};
+}
+
+static struct npu_direct_cmd dslot(uint16_t op, uint32_t slot, uint64_t value,
+				   uint32_t arg)
+{
+	return (struct npu_direct_cmd) {
+		.opcode = htole16(op), .dst_bind = htole32(slot),
+		.value = htole64(value), .arg = htole32(arg),
+	};
+}
+
+static void direct_push(struct client *c, struct direct_ring *d,
+			const struct npu_direct_cmd *cmd)
+{
+	_Static_assert(sizeof(*cmd) == sizeof(struct npu_cmd), "one ring slot");
+	client_ring_push(c, &d->r, (const struct npu_cmd *)cmd);
+}
+
+static bool direct_run(struct client *c, struct direct_ring *d,
+		       struct npu_direct_cmd cmd)
+{
+	direct_push(c, d, &cmd);
+	client_ring_submit(c, &d->r);
+	return client_ring_wait_head(c, &d->r, d->r.tail, T_MS);
+}
+
+static struct npu_slot *direct_slot(struct client *c, struct direct_ring *d,
+				    uint32_t i)
+{
+	return (struct npu_slot *)client_gpa_ptr(c, d->slots_gpa + i * sizeof(struct npu_slot));
+}
+
+/* A host buffer of three pages, out of order in guest RAM, and its table. */
+static uint64_t direct_host_buffer(struct client *c, uint64_t page[3])
+{
+	uint64_t table = client_host_alloc(c, 3 * sizeof(struct npu_sg_entry), 64);
+	struct npu_sg_entry *e = (struct npu_sg_entry *)client_gpa_ptr(c, table);
+	uint64_t pages = client_host_alloc(c, 3 * 4 * KiB, 4 * KiB);
+	unsigned int i;
+
+	page[0] = pages + 2 * 4 * KiB;
+	page[1] = pages;
+	page[2] = pages + 4 * KiB;
+	for (i = 0; i < 3; i++)
+		e[i] = (struct npu_sg_entry) { .addr = htole64(page[i]),
+					       .len = htole64(4 * KiB) };
+	return table;
+}
+
+FIXTURE(direct) {
+	struct client c;
+	struct direct_ring d;
+	const char *step;
+};
+
+/* Room in device memory for the long copies. */
+FIXTURE_SETUP(direct)
+{
+	struct client_opts o;
+	int ret;
+
+	client_default_opts(&o);
+	o.bar_size = 256 * MiB;
+	o.fenced_guest = true;
+	ret = client_start(&self->c, &o);
+	if (ret)
+		client_cleanup(&self->c);
+	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_model_path());
+	direct_tables(&self->c, &self->d);
+}
+
+FIXTURE_TEARDOWN(direct)
+{
+	if (_metadata->exit_code && self->step)
+		TH_LOG("failed in case: %s", self->step);
+	card_stop(_metadata, &self->c);
+}
+
+/*
+ * Bindings and slots do what the privileged commands do with addresses:
+ * copies across a scattered host buffer and device memory, fills, fences
+ * with their interrupt asked for by the slot's word, waits, timestamps.
+ */
+TEST_F(direct, commands_through_bindings)
+{
+	struct client *c = &self->c;
+	struct direct_ring *d = &self->d;
+	uint8_t in[12 * KiB], out[12 * KiB];
+	uint64_t page[3], rnd = test_seed(41), table;
+	uint32_t *irq_words;
+	unsigned int i;
+
+	table = direct_host_buffer(c, page);
+	direct_bind(d, 0, NPU_BIND_DEVICE, 1 * MiB, 64 * KiB, 0);
+	direct_bind(d, 3, NPU_BIND_HOST, table, 12 * KiB, 3);
+	ASSERT_TRUE(direct_start(c, d, 2));
+
+	client_rnd_fill(&rnd, in, sizeof(in));
+	for (i = 0; i < 3; i++)
+		memcpy(client_gpa_ptr(c, page[i]), in + i * 4 * KiB, 4 * KiB);
+	/* host offset 1000 .. 10000 across all three pages, to device 64 */
+	ASSERT_TRUE(direct_run(c, d, dcmd(NPU_OP_COPY, 0, 64, 3, 1000, 9000)));
+	EXPECT_EQ(0, memcmp(client_dev_ptr(c, 1 * MiB + 64), in + 1000, 9000));
+
+	/* and back, shifted, into the same buffer's start */
+	ASSERT_TRUE(direct_run(c, d, dcmd(NPU_OP_COPY, 3, 0, 0, 64, 9000)));
+	for (i = 0; i < 3; i++)
+		memcpy(out + i * 4 * KiB, client_gpa_ptr(c, page[i]), 4 * KiB);
+	EXPECT_EQ(0, memcmp(out, in + 1000, 9000));
+	EXPECT_EQ(0, memcmp(out + 9000, in + 9000, sizeof(in) - 9000));
+
+	struct npu_direct_cmd fill = dcmd(NPU_OP_FILL, 0, 20000, 0, 0, 300);
+
+	fill.arg = htole32(0xab);
+	ASSERT_TRUE(direct_run(c, d, fill));
+	for (i = 0; i < 300; i++)
+		ASSERT_EQ(0xab, client_dev_ptr(c, 1 * MiB + 20000)[i]);
+	EXPECT_EQ(0, client_dev_ptr(c, 1 * MiB + 20300)[0]);
+
+	/* a FENCE interrupts only when its slot's word asks */
+	irq_words = (uint32_t *)client_gpa_ptr(c, d->irq_gpa);
+	client_irq_take(c, 2);
+	ASSERT_TRUE(direct_run(c, d, dslot(NPU_OP_FENCE, 2, 42, 0)));
+	EXPECT_EQ(42, le64toh(direct_slot(c, d, 2)->value));
+	EXPECT_NE(0, le64toh(direct_slot(c, d, 2)->timestamp));
+	usleep(QUIET_MS * 1000);
+	EXPECT_EQ(0, client_irq_take(c, 2));
+	irq_words[1] = htole32(1);
+	ASSERT_TRUE(direct_run(c, d, dslot(NPU_OP_FENCE, 1, 7, 0)));
+	EXPECT_EQ(7, le64toh(direct_slot(c, d, 1)->value));
+	EXPECT_EQ(1, client_irq_wait(c, 2, T_MS));
+
+	ASSERT_TRUE(direct_run(c, d, dslot(NPU_OP_TIMESTAMP, 3, 0, 0)));
+	EXPECT_EQ(0, le64toh(direct_slot(c, d, 3)->value));
+	EXPECT_NE(0, le64toh(direct_slot(c, d, 3)->timestamp));
+
+	/* a WAIT on a slot holds the ring until the slot gets there */
+	struct npu_direct_cmd wait = dslot(NPU_OP_WAIT, 0, 5, NPU_WAIT_GEQ);
+
+	direct_push(c, d, &wait);
+	client_ring_submit(c, &d->r);
+	ASSERT_TRUE(client_ring_wait_status(c, 2, NPU_RING_WAITING, T_MS));
+	client_word_wr((uint8_t *)direct_slot(c, d, 0), 5);
+	ASSERT_TRUE(client_ring_wait_head(c, &d->r, d->r.tail, T_MS));
+
+	/* HEAD in both shadows; no binding held once idle */
+	EXPECT_EQ(d->r.tail, le32toh(d->r.shadow->head));
+	EXPECT_EQ(d->r.tail, le32toh(d->kshadow->head));
+	EXPECT_EQ(0, le64toh(d->kshadow->bind_epoch));
+	EXPECT_EQ(NPU_ERR_NONE, client_ring_rd32(c, 2, NPU_RING_ERROR));
+}
+
+/*
+ * Whatever names something outside the tables, or uses what a direct ring
+ * may not, stops the ring with the error and moves nothing.
+ */
+TEST_F(direct, refuses_what_it_may_not_use)
+{
+	struct client *c = &self->c;
+	struct direct_ring *d = &self->d;
+	uint64_t page[3], table, short_table;
+	struct {
+		const char *name;
+		struct npu_direct_cmd cmd;
+		uint32_t err;
+	} cases[] = {
+		{ "binding past the table", dcmd(NPU_OP_FILL, DIRECT_BINDS, 0, 0, 0, 8), NPU_ERR_ACCESS },
+		{ "empty binding", dcmd(NPU_OP_FILL, 5, 0, 0, 0, 8), NPU_ERR_ACCESS },
+		{ "range past the buffer", dcmd(NPU_OP_FILL, 0, 64 * KiB - 8, 0, 0, 9), NPU_ERR_ACCESS },
+		{ "offset that wraps", dcmd(NPU_OP_FILL, 0, ~0ULL - 3, 0, 0, 8), NPU_ERR_ACCESS },
+		{ "src outside", dcmd(NPU_OP_COPY, 0, 0, 1, 0, 8), NPU_ERR_ACCESS },
+		{ "host table too short", dcmd(NPU_OP_COPY, 0, 0, 4, 8 * KiB, 8), NPU_ERR_ACCESS },
+		{ "device binding past memory", dcmd(NPU_OP_FILL, 6, 0, 0, 0, 8), NPU_ERR_ACCESS },
+		{ "slot past the array", dslot(NPU_OP_FENCE, DIRECT_SLOTS, 1, 0), NPU_ERR_ACCESS },
+		{ "operator", dcmd(NPU_OP_COMPUTE, 0, 0, 0, 0, 0), NPU_ERR_OPCODE },
+		{ "unknown opcode", dcmd(99, 0, 0, 0, 0, 0), NPU_ERR_OPCODE },
+		{ "size 0", dcmd(NPU_OP_COPY, 0, 0, 3, 0, 0), NPU_ERR_RESERVED },
+		{ "src on a FILL", dcmd(NPU_OP_FILL, 0, 0, 3, 0, 8), NPU_ERR_RESERVED },
+		{ "size on a FENCE", dcmd(NPU_OP_FENCE, 0, 0, 0, 0, 8), NPU_ERR_RESERVED },
+	};
+	struct npu_direct_cmd flagged = dcmd(NPU_OP_NOP, 0, 0, 0, 0, 0);
+	struct npu_direct_cmd reserved = flagged;
+	unsigned int i;
+
+	table = direct_host_buffer(c, page);
+	short_table = direct_host_buffer(c, page);
+	direct_bind(d, 0, NPU_BIND_DEVICE, 1 * MiB, 64 * KiB, 0);
+	direct_bind(d, 1, NPU_BIND_DEVICE, 2 * MiB, 4, 0);
+	direct_bind(d, 3, NPU_BIND_HOST, table, 12 * KiB, 3);
+	/* a 12 KiB buffer whose table has two entries */
+	direct_bind(d, 4, NPU_BIND_HOST, short_table, 12 * KiB, 2);
+	direct_bind(d, 6, NPU_BIND_DEVICE, client_devmem_size(c) - 4 * KiB, 8 * KiB, 0);
+	flagged.flags = htole16(NPU_CMD_IRQ);
+	reserved.rsvd[1] = htole64(1);
+
+	for (i = 0; i < ARRAY_SIZE(cases) + 2; i++) {
+		const struct npu_direct_cmd *cmd = i < ARRAY_SIZE(cases) ? &cases[i].cmd :
+						   i == ARRAY_SIZE(cases) ? &flagged : &reserved;
+		uint32_t err = i < ARRAY_SIZE(cases) ? cases[i].err : NPU_ERR_RESERVED;
+
+		self->step = i < ARRAY_SIZE(cases) ? cases[i].name : "flags or rsvd";
+		memset(client_dev_ptr(c, 1 * MiB), 0, 64 * KiB);
+		ASSERT_TRUE(direct_start(c, d, 1));
+		direct_push(c, d, cmd);
+		client_ring_submit(c, &d->r);
+		ASSERT_TRUE(client_ring_wait_status(c, 1, NPU_RING_STOPPED, T_MS));
+		EXPECT_EQ(err, client_ring_rd32(c, 1, NPU_RING_ERROR));
+		EXPECT_EQ(0, client_ring_rd32(c, 1, NPU_RING_HEAD));
+		EXPECT_EQ(0, client_word_rd(client_dev_ptr(c, 1 * MiB)));
+		EXPECT_EQ(0, le64toh(d->kshadow->bind_epoch));
+		EXPECT_EQ(0, le64toh(direct_slot(c, d, 0)->value));
+	}
+}
+
+/* A direct ring's tables are checked at ENABLE like the rest. */
+TEST_F(direct, config_errors)
+{
+	struct client *c = &self->c;
+	struct direct_ring *d = &self->d;
+	struct {
+		const char *name;
+		uint32_t reg;
+		uint64_t value;
+		bool wide;
+	} cases[] = {
+		{ "no binding", NPU_RING_BIND_COUNT, 0, false },
+		{ "too many bindings", NPU_RING_BIND_COUNT, NPU_BIND_MAX + 1, false },
+		{ "table misaligned", NPU_RING_BIND_BASE, 0, true },
+		{ "no slot", NPU_RING_SLOT_COUNT, 0, false },
+		{ "slots outside RAM", NPU_RING_SLOT_BASE, 3 * GiB, true },
+		{ "irq words misaligned", NPU_RING_SLOT_IRQ_BASE, 0, true },
+		{ "user shadow outside RAM", NPU_RING_USER_SHADOW, 3 * GiB, true },
+	};
+	unsigned int i;
+
+	cases[2].value = d->table_gpa + 8;
+	cases[5].value = d->irq_gpa + 2;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		self->step = cases[i].name;
+		ASSERT_TRUE(direct_start(c, d, 1));
+		ASSERT_TRUE(client_ctrl_ring_reset(c, 1));
+		if (cases[i].wide)
+			client_ring_wr64(c, 1, cases[i].reg, cases[i].value);
+		else
+			client_ring_wr32(c, 1, cases[i].reg, cases[i].value);
+		client_ring_wr32(c, 1, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
+		client_doorbell(c, 0);
+		ASSERT_TRUE(client_ring_wait_status(c, 1, NPU_RING_STOPPED, T_MS));
+		EXPECT_EQ(NPU_ERR_RING_CONFIG, client_ring_rd32(c, 1, NPU_RING_ERROR));
+	}
+
+	/* and without the privileged shadow array */
+	ASSERT_TRUE(client_ctrl_ring_reset(c, 1));
+	client_reg_wr64(c, NPU_SHADOW_BASE, 0);
+	client_ring_wr32(c, 1, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
+	client_doorbell(c, 0);
+	ASSERT_TRUE(client_ring_wait_status(c, 1, NPU_RING_STOPPED, T_MS));
+	EXPECT_EQ(NPU_ERR_RING_CONFIG, client_ring_rd32(c, 1, NPU_RING_ERROR));
+}
+
+/*
+ * Revoking a binding in use: the ring's bind_epoch shows the older epoch
+ * until the transfer that looked the binding up is over, then 0; the next
+ * command sees the revocation, and one that starts later shows the new
+ * epoch.  A reset mid-transfer clears it too.
+ */
+TEST_F(direct, revocation_waits_for_the_transfer)
+{
+	struct client *c = &self->c;
+	struct direct_ring *d = &self->d;
+	struct npu_direct_cmd cmd;
+	uint64_t epoch, t0;
+
+	direct_bind(d, 0, NPU_BIND_DEVICE, 0, LONG_COPY_BYTES, 0);
+	direct_bind(d, 1, NPU_BIND_DEVICE, LONG_COPY_DST, LONG_COPY_BYTES, 0);
+	direct_bind(d, 2, NPU_BIND_DEVICE, LONG_COPY_DST, LONG_COPY_BYTES, 0);
+	ASSERT_TRUE(direct_start(c, d, 1));
+
+	cmd = dcmd(NPU_OP_COPY, 1, 0, 0, 0, LONG_COPY_BYTES);
+	direct_push(c, d, &cmd);
+	client_ring_submit(c, &d->r);
+	ASSERT_TRUE(wait_mid_copy(c, 1, T_MS));
+
+	/* the owner revokes binding 1, then looks */
+	d->table->entries[1].kind = htole32(NPU_BIND_NONE);
+	__atomic_store_n(&d->table->epoch, htole64(2), __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	epoch = le64toh(__atomic_load_n(&d->kshadow->bind_epoch, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(1, epoch);
+	t0 = client_now_us();
+	while (__atomic_load_n(&d->kshadow->bind_epoch, __ATOMIC_ACQUIRE) &&
+	       client_now_us() - t0 < 10 * 1000 * 1000)
+		usleep(100);
+	EXPECT_EQ(0, le64toh(d->kshadow->bind_epoch));
+	/* the ring got there only by finishing the copy */
+	EXPECT_EQ(1, client_ring_rd32(c, 1, NPU_RING_HEAD));
+	EXPECT_EQ(LONG_COPY_BYTES, client_ring_rd64(c, 1, NPU_RING_BYTES_DONE));
+
+	/* a later transfer shows the new epoch; a reset ends it */
+	cmd = dcmd(NPU_OP_COPY, 2, 0, 0, 0, LONG_COPY_BYTES);
+	direct_push(c, d, &cmd);
+	client_ring_submit(c, &d->r);
+	t0 = client_now_us();
+	while (client_ring_rd64(c, 1, NPU_RING_BYTES_DONE) == LONG_COPY_BYTES &&
+	       client_now_us() - t0 < T_MS * 1000)
+		usleep(100);
+	EXPECT_EQ(2, le64toh(__atomic_load_n(&d->kshadow->bind_epoch, __ATOMIC_ACQUIRE)));
+	ASSERT_TRUE(client_ctrl_ring_reset(c, 1));
+	EXPECT_EQ(0, le64toh(d->kshadow->bind_epoch));
+
+	/* and a command naming the revoked binding is refused */
+	ASSERT_TRUE(direct_start(c, d, 1));
+	cmd = dcmd(NPU_OP_COPY, 1, 0, 0, 0, 4096);
+	direct_push(c, d, &cmd);
+	client_ring_submit(c, &d->r);
+	ASSERT_TRUE(client_ring_wait_status(c, 1, NPU_RING_STOPPED, T_MS));
+	EXPECT_EQ(NPU_ERR_ACCESS, client_ring_rd32(c, 1, NPU_RING_ERROR));
+}
+
 TEST_HARNESS_MAIN

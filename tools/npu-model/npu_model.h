@@ -93,6 +93,19 @@ enum emu_ring_mode {
 struct emu_card;
 struct oplib;
 
+/*
+ * A direct ring's tables, latched at ENABLE (direct.c): guest addresses,
+ * read anew by every command, for their owner changes them as it goes.
+ */
+struct emu_direct {
+	uint64_t bind_base;
+	uint32_t bind_count;
+	uint64_t slot_base;
+	uint32_t slot_count;
+	uint64_t slot_irq_base;
+	struct npu_ring_shadow *kshadow;	/* the privileged shadow: bind_epoch */
+};
+
 struct emu_ring {
 	struct emu_card *card;
 	unsigned int idx;
@@ -122,6 +135,8 @@ struct emu_ring {
 	uint32_t vector;
 	uint32_t priority;
 	struct npu_ring_shadow *shadow;	/* in guest RAM; NULL: TAIL register */
+	bool direct;			/* the submitter's shadow above, and: */
+	struct emu_direct dir;
 
 	/*
 	 * The ring thread's own: how long it watches the tail next time, and
@@ -355,6 +370,19 @@ int emu_dma_side_contig(struct emu_card *card, struct emu_dma_side *side,
 int emu_dma_side_sgl(struct emu_card *card, struct emu_dma_side *side,
 		     uint64_t table, uint32_t count, uint64_t size);
 void emu_dma_side_free(struct emu_dma_side *side);
+
+/* direct.c */
+struct npu_direct_cmd;
+int emu_direct_latch(struct emu_card *card, unsigned int ring,
+		     struct npu_ring_shadow *kshadow, struct emu_direct *dir,
+		     struct npu_ring_shadow **user_shadow);
+int emu_direct_side(struct emu_card *card, const struct emu_direct *dir,
+		    uint32_t bind, uint64_t offset, uint64_t size,
+		    struct emu_dma_side *side);
+int emu_direct_slot(const struct emu_direct *dir, uint32_t slot,
+		    uint64_t *slot_gpa, uint64_t *irq_gpa);
+void emu_direct_enter(struct emu_card *card, const struct emu_direct *dir);
+void emu_direct_leave(const struct emu_direct *dir);
 
 /*
  * The ring a transfer runs for.  Between chunks the transfer asks

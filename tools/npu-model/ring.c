@@ -543,6 +543,158 @@ static int emu_exec_cmd(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	return NPU_ERR_OPCODE;
 }
 
+/* struct npu_direct_cmd in host byte order. */
+struct emu_dcmd {
+	uint16_t opcode;
+	uint16_t flags;
+	uint32_t arg;
+	uint32_t dst_bind;
+	uint32_t src_bind;
+	uint64_t dst;
+	uint64_t src;
+	uint64_t size;
+	uint64_t value;
+	uint64_t rsvd[2];
+};
+
+/* Fields of a direct command an opcode may use, beyond the F_* ones. */
+#define F_DST_BIND		0x20
+#define F_SRC_BIND		0x40
+
+static const uint8_t direct_fields[] = {
+	[NPU_OP_NOP]	   = 0,
+	[NPU_OP_COPY]	   = F_DST_BIND | F_SRC_BIND | F_DST | F_SRC | F_SIZE,
+	[NPU_OP_FILL]	   = F_DST_BIND | F_ARG | F_DST | F_SIZE,
+	[NPU_OP_FENCE]	   = F_DST_BIND | F_VALUE,
+	[NPU_OP_WAIT]	   = F_DST_BIND | F_ARG | F_VALUE,
+	[NPU_OP_TIMESTAMP] = F_DST_BIND,
+};
+
+/* The submitter may rewrite the slot behind our back: copy it once. */
+static void emu_ring_fetch_direct(struct emu_ring *r, struct emu_dcmd *d)
+{
+	uint64_t gpa = r->base + (uint64_t)(r->head & (r->size - 1)) *
+		       sizeof(struct npu_direct_cmd);
+	struct npu_direct_cmd raw;
+
+	memcpy(&raw, emu_dma_host_ptr(r->card, gpa), sizeof(raw));
+	d->opcode = le16toh(raw.opcode);
+	d->flags = le16toh(raw.flags);
+	d->arg = le32toh(raw.arg);
+	d->dst_bind = le32toh(raw.dst_bind);
+	d->src_bind = le32toh(raw.src_bind);
+	d->dst = le64toh(raw.dst);
+	d->src = le64toh(raw.src);
+	d->size = le64toh(raw.size);
+	d->value = le64toh(raw.value);
+	d->rsvd[0] = le64toh(raw.rsvd[0]);
+	d->rsvd[1] = le64toh(raw.rsvd[1]);
+}
+
+static int emu_dcmd_check_fields(const struct emu_dcmd *d)
+{
+	uint8_t fields;
+
+	if (d->opcode >= ARRAY_SIZE(direct_fields) || d->opcode == NPU_OP_COMPUTE)
+		return NPU_ERR_OPCODE;
+	fields = direct_fields[d->opcode];
+	if (d->flags || d->rsvd[0] || d->rsvd[1] ||
+	    (d->arg && !(fields & F_ARG)) ||
+	    (d->dst_bind && !(fields & F_DST_BIND)) ||
+	    (d->src_bind && !(fields & F_SRC_BIND)) ||
+	    (d->dst && !(fields & F_DST)) ||
+	    (d->src && !(fields & F_SRC)) ||
+	    (d->size && !(fields & F_SIZE)) ||
+	    (d->value && !(fields & F_VALUE)))
+		return NPU_ERR_RESERVED;
+	if ((fields & F_SIZE) && !d->size)
+		return NPU_ERR_RESERVED;
+	if (d->opcode == NPU_OP_FILL && d->arg > 0xff)
+		return NPU_ERR_RESERVED;
+	if (d->opcode == NPU_OP_WAIT && d->arg > NPU_WAIT_NOR)
+		return NPU_ERR_RESERVED;
+	return NPU_ERR_NONE;
+}
+
+/* COPY and FILL: the bindings are held from the lookup to the last byte. */
+static int emu_exec_direct_transfer(struct emu_ring_ctx *ctx, const struct emu_dcmd *d)
+{
+	struct emu_dma_client client = emu_ring_dma_client(ctx);
+	struct emu_ring *r = ctx->r;
+	struct emu_card *card = r->card;
+	struct emu_dma_side src = { 0 }, dst = { 0 };
+	bool copy = d->opcode == NPU_OP_COPY;
+	int err;
+
+	emu_direct_enter(card, &r->dir);
+	err = emu_direct_side(card, &r->dir, d->dst_bind, d->dst, d->size, &dst);
+	if (!err && copy)
+		err = emu_direct_side(card, &r->dir, d->src_bind, d->src, d->size, &src);
+	if (!err && emu_ring_take_fail_dma(r))
+		err = NPU_ERR_DMA;
+	if (!err && !(copy ? emu_dma_copy(card, &dst, &src, d->size, &client) :
+		      emu_dma_fill(card, &dst, d->arg, d->size, &client)))
+		err = CMD_ABORTED;
+	emu_direct_leave(&r->dir);
+
+	emu_dma_side_free(&src);
+	emu_dma_side_free(&dst);
+	return err;
+}
+
+/*
+ * FENCE, WAIT and TIMESTAMP on a slot, run as the privileged commands
+ * would on its address.  *done gets what completion needs: a FENCE
+ * interrupts as an IRQ_IF on the slot's word.
+ */
+static int emu_exec_direct_slot(struct emu_ring_ctx *ctx, const struct emu_dcmd *d,
+				struct emu_cmd *done)
+{
+	uint64_t slot_gpa, irq_gpa;
+	int err;
+
+	err = emu_direct_slot(&ctx->r->dir, d->dst_bind, &slot_gpa, &irq_gpa);
+	if (err)
+		return err;
+	done->flags = NPU_CMD_DST_HOST;
+	done->dst = slot_gpa;
+	done->value = d->value;
+	done->arg = d->arg;
+	switch (d->opcode) {
+	case NPU_OP_FENCE:
+		done->flags |= NPU_CMD_FENCE_TIME | NPU_CMD_IRQ_IF;
+		done->src = irq_gpa;
+		return emu_exec_fence(ctx, done);
+	case NPU_OP_WAIT:
+		return emu_exec_wait(ctx, done);
+	default:
+		done->dst += offsetof(struct npu_slot, timestamp);
+		return emu_exec_timestamp(ctx, done);
+	}
+}
+
+/* A direct command; *done is what its completion goes by. */
+static int emu_exec_direct(struct emu_ring_ctx *ctx, const struct emu_dcmd *d,
+			   struct emu_cmd *done)
+{
+	int err = emu_dcmd_check_fields(d);
+
+	memset(done, 0, sizeof(*done));
+	done->opcode = d->opcode;
+	if (err)
+		return err;
+
+	switch (d->opcode) {
+	case NPU_OP_NOP:
+		return NPU_ERR_NONE;
+	case NPU_OP_COPY:
+	case NPU_OP_FILL:
+		return emu_exec_direct_transfer(ctx, d);
+	default:
+		return emu_exec_direct_slot(ctx, d, done);
+	}
+}
+
 /*
  * Stop on an error: HEAD stays on the command.  ERROR and ERROR_INDEX go
  * out before STATUS so a driver that sees STOPPED sees why.
@@ -625,6 +777,9 @@ static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
 	if (r->shadow)
 		__atomic_store_n(&r->shadow->head, htole32(r->head),
 				 __ATOMIC_RELEASE);
+	if (r->direct)
+		__atomic_store_n(&r->dir.kshadow->head, htole32(r->head),
+				 __ATOMIC_RELEASE);
 	emu_trace(r->idx, EMU_TRACE_DONE, c->opcode);
 	if (emu_irq_wanted(r, c))
 		emu_ring_raise_irq(r);
@@ -643,9 +798,17 @@ static bool emu_ring_step(struct emu_ring_ctx *ctx)
 	if (!emu_ring_checkpoint(ctx))
 		return false;
 
-	emu_ring_fetch(r, &c);
-	emu_trace(r->idx, EMU_TRACE_FETCH, c.opcode);
-	err = emu_exec_cmd(ctx, &c);
+	if (r->direct) {
+		struct emu_dcmd d;
+
+		emu_ring_fetch_direct(r, &d);
+		emu_trace(r->idx, EMU_TRACE_FETCH, d.opcode);
+		err = emu_exec_direct(ctx, &d, &c);
+	} else {
+		emu_ring_fetch(r, &c);
+		emu_trace(r->idx, EMU_TRACE_FETCH, c.opcode);
+		err = emu_exec_cmd(ctx, &c);
+	}
 	if (err == CMD_ABORTED)
 		return false;
 	if (err) {
@@ -964,6 +1127,9 @@ void emu_ring_reset(struct emu_ring *r)
 	r->ops_done = 0;
 	/* the shadow is the driver's again: nothing of ours writes it now */
 	r->shadow = NULL;
+	if (r->direct)
+		emu_direct_leave(&r->dir);
+	r->direct = false;
 	emu_ring_write32(r, NPU_RING_HEAD, 0);
 	emu_ring_write32(r, NPU_RING_ERROR, NPU_ERR_NONE);
 	emu_ring_write32(r, NPU_RING_ERROR_INDEX, 0);
@@ -1023,7 +1189,9 @@ void emu_ring_enable(struct emu_ring *r)
 	uint32_t size = emu_ring_read32(r, NPU_RING_SIZE);
 	uint32_t vector = emu_ring_read32(r, NPU_RING_VECTOR);
 	uint32_t priority = emu_ring_read32(r, NPU_RING_PRIORITY);
-	struct npu_ring_shadow *shadow;
+	bool direct = emu_ring_read64(r, NPU_RING_BIND_BASE) != 0;
+	struct npu_ring_shadow *shadow, *kshadow;
+	struct emu_direct dir = { 0 };
 
 	pthread_mutex_lock(&r->lock);
 	if (r->mode != EMU_RING_MODE_DISABLED)
@@ -1031,7 +1199,8 @@ void emu_ring_enable(struct emu_ring *r)
 
 	if (!emu_ring_config_ok(r, base, size, vector) ||
 	    priority > NPU_RING_PRIORITY_LOWEST ||
-	    !emu_ring_shadow_ok(r, &shadow)) {
+	    !emu_ring_shadow_ok(r, &kshadow) ||
+	    (direct && emu_direct_latch(r->card, r->idx, kshadow, &dir, &shadow))) {
 		emu_log("ring %u: bad config base %#llx size %u vector %u",
 			r->idx, (unsigned long long)base, size, vector);
 		r->mode = EMU_RING_MODE_STOPPED;
@@ -1044,8 +1213,12 @@ void emu_ring_enable(struct emu_ring *r)
 	r->size = size;
 	r->vector = vector;
 	r->priority = priority;
-	r->shadow = shadow;
-	if (shadow) {
+	r->direct = direct;
+	r->dir = dir;
+	r->shadow = direct ? shadow : kshadow;
+	if (direct)
+		__atomic_store_n(&kshadow->head, htole32(r->head), __ATOMIC_RELEASE);
+	if (r->shadow) {
 		__atomic_store_n(&shadow->head, htole32(r->head),
 				 __ATOMIC_RELEASE);
 		emu_ring_set_fetching(r, true);
@@ -1055,8 +1228,8 @@ void emu_ring_enable(struct emu_ring *r)
 	/* commands written before ENABLE run without a doorbell */
 	r->kick = true;
 	emu_ring_wake(r);
-	emu_log("ring %u: enabled, base %#llx size %u vector %u", r->idx,
-		(unsigned long long)base, size, vector);
+	emu_log("ring %u: enabled%s, base %#llx size %u vector %u", r->idx,
+		direct ? " (direct)" : "", (unsigned long long)base, size, vector);
 out:
 	pthread_mutex_unlock(&r->lock);
 }

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Direct rings: what the card checks for a submitter it does not trust.
+ *
+ * A direct ring's commands name buffers by binding and slots by index; the
+ * tables behind the names belong to the ring's owner (the driver), which
+ * changes them while the ring runs.  So every command reads the entries it
+ * uses once, checks them, and works with what it read; and before it reads
+ * any binding it publishes the table's epoch in the privileged shadow, so
+ * that the owner can tell when no transfer still uses a revoked buffer
+ * (docs/hardware.md, "Direct rings").
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "npu_model.h"
+
+static bool direct_host_ok(struct emu_card *card, uint64_t gpa, uint64_t len,
+			   uint64_t align)
+{
+	return !(gpa & (align - 1)) && emu_dma_host_ok(card, gpa, len);
+}
+
+/*
+ * ENABLE of a ring with BIND_BASE set: latch and check the tables' places.
+ * The privileged shadow must exist (SHADOW_BASE), for bind_epoch lives
+ * there, out of the submitter's reach.
+ */
+int emu_direct_latch(struct emu_card *card, unsigned int ring,
+		     struct npu_ring_shadow *kshadow, struct emu_direct *dir,
+		     struct npu_ring_shadow **user_shadow)
+{
+	uint64_t ushadow = emu_reg_read64(card, NPU_RING_REG(ring, NPU_RING_USER_SHADOW));
+
+	dir->bind_base = emu_reg_read64(card, NPU_RING_REG(ring, NPU_RING_BIND_BASE));
+	dir->bind_count = emu_reg_read32(card, NPU_RING_REG(ring, NPU_RING_BIND_COUNT));
+	dir->slot_base = emu_reg_read64(card, NPU_RING_REG(ring, NPU_RING_SLOT_BASE));
+	dir->slot_count = emu_reg_read32(card, NPU_RING_REG(ring, NPU_RING_SLOT_COUNT));
+	dir->slot_irq_base = emu_reg_read64(card, NPU_RING_REG(ring, NPU_RING_SLOT_IRQ_BASE));
+	dir->kshadow = kshadow;
+
+	if (!kshadow)
+		return -1;
+	if (!dir->bind_count || dir->bind_count > NPU_BIND_MAX ||
+	    !direct_host_ok(card, dir->bind_base, sizeof(struct npu_bind_table) +
+			    (uint64_t)dir->bind_count * sizeof(struct npu_binding), 64))
+		return -1;
+	if (!dir->slot_count || dir->slot_count > NPU_SLOT_MAX ||
+	    !direct_host_ok(card, dir->slot_base,
+			    (uint64_t)dir->slot_count * sizeof(struct npu_slot), 32) ||
+	    !direct_host_ok(card, dir->slot_irq_base,
+			    (uint64_t)dir->slot_count * sizeof(uint32_t), 4))
+		return -1;
+	if (!direct_host_ok(card, ushadow, sizeof(**user_shadow), 64))
+		return -1;
+	*user_shadow = (struct npu_ring_shadow *)emu_dma_host_ptr(card, ushadow);
+	__atomic_store_n(&kshadow->bind_epoch, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static struct npu_bind_table *direct_table(struct emu_card *card,
+					   const struct emu_direct *dir)
+{
+	return (struct npu_bind_table *)emu_dma_host_ptr(card, dir->bind_base);
+}
+
+/*
+ * Announce the epoch before reading any binding.  The full fence pairs
+ * with the owner's between revoking and reading bind_epoch: either it sees
+ * our epoch and waits for us, or we see the revocation.
+ */
+void emu_direct_enter(struct emu_card *card, const struct emu_direct *dir)
+{
+	uint64_t epoch = __atomic_load_n(&direct_table(card, dir)->epoch,
+					 __ATOMIC_ACQUIRE);
+
+	/* 0 means idle: an owner that never set the epoch gets 1 */
+	if (!epoch)
+		epoch = htole64(1);
+	__atomic_store_n(&dir->kshadow->bind_epoch, epoch, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* The command's transfers are over: it holds no binding any more. */
+void emu_direct_leave(const struct emu_direct *dir)
+{
+	__atomic_store_n(&dir->kshadow->bind_epoch, 0, __ATOMIC_RELEASE);
+}
+
+/* Read a binding once: the owner may change it under us. */
+static void direct_binding(struct emu_card *card, const struct emu_direct *dir,
+			   uint32_t bind, struct npu_binding *b)
+{
+	struct npu_bind_table *t = direct_table(card, dir);
+
+	memcpy(b, &t->entries[bind], sizeof(*b));
+	b->kind = le32toh(b->kind);
+	b->sg_count = le32toh(b->sg_count);
+	b->addr = le64toh(b->addr);
+	b->size = le64toh(b->size);
+}
+
+/*
+ * [offset, offset + size) of a host buffer: the segments of its table
+ * that the range touches, cut to it.  The table is the owner's, checked
+ * entry by entry as the buffer's own.
+ */
+static int direct_host_side(struct emu_card *card, const struct npu_binding *b,
+			    uint64_t offset, uint64_t size, struct emu_dma_side *side)
+{
+	uint64_t pos = 0, end = offset + size;
+	uint32_t i, n = 0;
+
+	if (!b->sg_count || b->sg_count > NPU_SG_MAX_ENTRIES ||
+	    !direct_host_ok(card, b->addr, (uint64_t)b->sg_count *
+			    sizeof(struct npu_sg_entry), sizeof(struct npu_sg_entry)))
+		return NPU_ERR_ACCESS;
+	side->segs = calloc(b->sg_count, sizeof(*side->segs));
+	if (!side->segs) {
+		emu_reg_write32(card, NPU_GLB_ERROR, NPU_GLB_ERR_INTERNAL);
+		return NPU_ERR_DMA;
+	}
+	for (i = 0; i < b->sg_count && pos < end; i++) {
+		struct npu_sg_entry e;
+		uint64_t addr, len, from, to;
+
+		memcpy(&e, emu_dma_host_ptr(card, b->addr + (uint64_t)i * sizeof(e)),
+		       sizeof(e));
+		addr = le64toh(e.addr);
+		len = le64toh(e.len);
+		if (len > b->size - pos || !emu_dma_host_ok(card, addr, len))
+			return NPU_ERR_ACCESS;
+		from = offset > pos ? offset - pos : 0;
+		to = end < pos + len ? end - pos : len;
+		if (from < to) {
+			side->segs[n].ptr = emu_dma_host_ptr(card, addr) + from;
+			side->segs[n].len = to - from;
+			n++;
+		}
+		pos += len;
+	}
+	side->count = n;
+	/* a table shorter than its buffer */
+	return pos < end ? NPU_ERR_ACCESS : NPU_ERR_NONE;
+}
+
+/*
+ * One operand of a direct COPY or FILL.  Between emu_direct_enter() and
+ * emu_direct_leave() only: the side points into the bound buffer.
+ */
+int emu_direct_side(struct emu_card *card, const struct emu_direct *dir,
+		    uint32_t bind, uint64_t offset, uint64_t size,
+		    struct emu_dma_side *side)
+{
+	struct npu_binding b;
+
+	if (bind >= dir->bind_count)
+		return NPU_ERR_ACCESS;
+	direct_binding(card, dir, bind, &b);
+	if (offset > b.size || size > b.size - offset)
+		return NPU_ERR_ACCESS;
+	switch (b.kind) {
+	case NPU_BIND_DEVICE:
+		if (!emu_dma_dev_ok(card, b.addr, b.size))
+			return NPU_ERR_ACCESS;
+		return emu_dma_side_contig(card, side, b.addr + offset, false, size);
+	case NPU_BIND_HOST:
+		return direct_host_side(card, &b, offset, size, side);
+	}
+	return NPU_ERR_ACCESS;
+}
+
+/* Guest addresses of a slot (its value, then its timestamp) and of its interrupt word. */
+int emu_direct_slot(const struct emu_direct *dir, uint32_t slot,
+		    uint64_t *slot_gpa, uint64_t *irq_gpa)
+{
+	if (slot >= dir->slot_count)
+		return NPU_ERR_ACCESS;
+	*slot_gpa = dir->slot_base + (uint64_t)slot * sizeof(struct npu_slot);
+	*irq_gpa = dir->slot_irq_base + (uint64_t)slot * sizeof(uint32_t);
+	return NPU_ERR_NONE;
+}
