@@ -26,6 +26,10 @@ int npu_open(struct drm_device *dev, struct drm_file *file)
 	xa_init_flags(&ctx->streams, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&ctx->wq);
 	INIT_WORK(&ctx->propagate_work, npu_ctx_propagate_work);
+	mutex_init(&ctx->direct_lock);
+	INIT_LIST_HEAD(&ctx->direct_streams);
+	/* as the fence area's binding table starts */
+	ctx->bind_epoch = 1;
 
 	mutex_lock(&ndev->contexts_lock);
 	ctx->id = ++ndev->next_ctx_id;
@@ -63,6 +67,7 @@ void npu_postclose(struct drm_device *dev, struct drm_file *file)
 	mutex_unlock(&ndev->contexts_lock);
 
 	npu_fence_fini(ctx, file);
+	mutex_destroy(&ctx->direct_lock);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);
 }

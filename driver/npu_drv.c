@@ -69,6 +69,9 @@ static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)
 	case DRM_NPU_PARAM_VERSION:
 		*value = ndev->id.version;
 		break;
+	case DRM_NPU_PARAM_DIRECT_BINDINGS:
+		*value = NPU_DIRECT_BINDINGS;
+		break;
 	default:
 		return npu_compute_param(ndev, param, value);
 	}
@@ -95,6 +98,8 @@ static const struct drm_ioctl_desc npu_drm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NPU_SLOT_ALLOC, npu_slot_alloc_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(NPU_SLOT_FREE, npu_slot_free_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(NPU_SLOT_SIGNAL, npu_slot_signal_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_STREAM_MAP, npu_stream_map_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_STREAM_KICK, npu_stream_kick_ioctl, 0),
 };
 
 /*
@@ -112,10 +117,22 @@ static long npu_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	return drm_ioctl(filp, cmd, arg);
 }
 
+/*
+ * Direct rings stop before drm_release() closes the file's handles: the
+ * handles are their bindings, and closing one waits for the rings.
+ */
+static int npu_release(struct inode *inode, struct file *filp)
+{
+	struct drm_file *file = filp->private_data;
+
+	npu_direct_ctx_stop(file->driver_priv);
+	return drm_release(inode, filp);
+}
+
 static const struct file_operations npu_fops = {
 	.owner = THIS_MODULE,
 	.open = accel_open,
-	.release = drm_release,
+	.release = npu_release,
 	.unlocked_ioctl = npu_ioctl,
 	.compat_ioctl = npu_ioctl,
 	.poll = drm_poll,
@@ -163,7 +180,7 @@ static const struct drm_driver npu_drm_driver = {
 	.name = DRIVER_NAME,
 	.desc = DRIVER_DESC,
 	.major = 1,
-	.minor = 1,	/* 1.1: DRM_NPU_OP_COMPUTE */
+	.minor = 2,	/* 1.1: DRM_NPU_OP_COMPUTE; 1.2: direct streams */
 };
 
 static int npu_map_bars(struct npu_device *ndev)
@@ -189,6 +206,7 @@ static int npu_sw_init(struct npu_device *ndev)
 	spin_lock_init(&ndev->rings_lock);
 	spin_lock_init(&ndev->fence_lock);
 	INIT_LIST_HEAD(&ndev->fence_areas);
+	INIT_LIST_HEAD(&ndev->direct_areas);
 	INIT_LIST_HEAD(&ndev->contexts);
 	ret = drmm_mutex_init(&ndev->drm, &ndev->mm_lock);
 	if (!ret)
@@ -296,6 +314,7 @@ static void npu_remove(struct pci_dev *pdev)
 	npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
 	/* Open files keep their fence areas, but not the card's view of them. */
 	npu_fence_unmap_all(ndev);
+	npu_direct_unmap_all(ndev);
 	/* Open streams keep their rings, but not the rings' memory. */
 	npu_rings_free_all(ndev);
 	npu_sysfs_fini(ndev);

@@ -22,10 +22,14 @@
 #define DRIVER_NAME	"npu"
 #define DRIVER_DESC	"Driver for the NPU PCIe accelerator card"
 
+/* GEM handles below this are bindings of direct rings (npu_direct.c). */
+#define NPU_DIRECT_BINDINGS	1024
+
 /* The card answers control writes in microseconds; a second means broken. */
 #define NPU_CONTROL_TIMEOUT_US	1000000
 
 struct npu_device;
+struct npu_direct_area;
 struct npu_stream;
 struct npu_stream_dir;
 
@@ -61,6 +65,8 @@ struct npu_stream_dir;
  * @kept_fence: fence area of that stream's context, which the card may
  *	still write, referenced; as @kept_jobs
  * @stream: the stream to notify of interrupts; under npu_device.rings_lock
+ * @area: for a direct ring, the pages userspace writes that hold @cmds,
+ *	referenced; as @cmds
  */
 struct npu_ring {
 	struct npu_device *ndev;
@@ -81,6 +87,7 @@ struct npu_ring {
 	struct list_head kept_jobs;
 	struct drm_gem_object *kept_fence;
 	struct npu_stream *stream;
+	struct npu_direct_area *area;
 };
 
 /**
@@ -138,6 +145,7 @@ struct npu_identity {
  *	fence area may go anywhere
  * @fence_areas: fence areas whose pages the card can reach, each
  *	DMA-mapped until freed or until the card goes away; under @fence_lock
+ * @direct_areas: the same for the rings of direct streams
  * @dead: the heartbeat stopped; no work is accepted any more; written once
  *	by @heartbeat_work, read locklessly
  * @heartbeat_work: watches the heartbeat
@@ -175,6 +183,7 @@ struct npu_device {
 	atomic_t jobs_alive;
 	spinlock_t fence_lock;		/* @fence_areas */
 	struct list_head fence_areas;
+	struct list_head direct_areas;
 	bool dead;
 	struct delayed_work heartbeat_work;
 	unsigned long heartbeat_check;
@@ -200,6 +209,10 @@ struct npu_device {
  *	changed with atomics, by npu_ctx_slot_irq_get() and
  *	npu_ctx_slot_irq_put()
  * @irq_wanted_dma: bus address of @irq_wanted while @link is listed
+ * @binds: the binding table of the context's direct rings, pages of its
+ *	own, not mapped to userspace; entries written under
+ *	npu_ctx.direct_lock
+ * @binds_dma: bus address of @binds while @link is listed
  * @link: in npu_device.fence_areas while the card can reach @slots and
  *	@irq_wanted; empty once the DMA mappings are gone; under
  *	npu_device.fence_lock
@@ -220,6 +233,8 @@ struct npu_fence_area {
 	u32 count;
 	atomic_t *irq_wanted;
 	dma_addr_t irq_wanted_dma;
+	struct npu_bind_table *binds;
+	dma_addr_t binds_dma;
 	struct list_head link;
 	u32 wait_slot;
 	s64 wait_ns;
@@ -251,6 +266,12 @@ struct npu_fence_area {
  * @dev_mem: bytes of device buffers
  * @ops_done: operators its streams' rings completed
  * @compute_ns: time those operators held a compute engine
+ * @direct_lock: protects @direct_streams, @bind_epoch and the binding
+ *	table (fence->binds); taken before a stream's submit_lock, and
+ *	never under @lock
+ * @direct_streams: the context's direct streams, whose rings use the
+ *	binding table; under @direct_lock
+ * @bind_epoch: the binding table's epoch; under @direct_lock
  */
 struct npu_ctx {
 	struct npu_device *ndev;
@@ -271,6 +292,9 @@ struct npu_ctx {
 	atomic64_t dev_mem;
 	atomic64_t ops_done;
 	atomic64_t compute_ns;
+	struct mutex direct_lock;	/* direct streams, bindings */
+	struct list_head direct_streams;
+	u64 bind_epoch;
 };
 
 enum npu_stream_state {
@@ -321,6 +345,9 @@ enum npu_stream_state {
  * @compute_ns: time they held a compute engine, as last read; likewise
  * @sysfs_dir: its directory in the card's streams/; under
  *	npu_device.sysfs_lock
+ * @direct: userspace writes the ring (DRM_NPU_STREAM_DIRECT); no jobs
+ * @direct_link: in npu_ctx.direct_streams while the ring runs; under
+ *	npu_ctx.direct_lock
  * @rcu: frees the stream after lock-free lookups are done with it
  */
 struct npu_stream {
@@ -349,6 +376,8 @@ struct npu_stream {
 	u64 ops_done;
 	u64 compute_ns;
 	struct npu_stream_dir *sysfs_dir;
+	bool direct;
+	struct list_head direct_link;
 	struct rcu_head rcu;
 };
 
@@ -429,12 +458,21 @@ struct npu_job {
  *	and a pointer can be reused by a later context
  * @node: place in device memory (device buffers)
  * @sgt: DMA mapping of the pages (host buffers)
+ * @bind_handle: the handle that is its binding for direct rings, 0: none
+ * @bind_sg: for a host buffer, its pages as the card's scatter-gather
+ *	table, which its binding names; mapped for the card with the buffer
+ * @bind_sg_dma: bus address of @bind_sg
+ * @bind_sg_count: entries of @bind_sg
  */
 struct npu_bo {
 	struct drm_gem_shmem_object base;
 	u64 owner;
 	struct drm_mm_node node;
 	struct sg_table *sgt;
+	u32 bind_handle;
+	struct npu_sg_entry *bind_sg;
+	dma_addr_t bind_sg_dma;
+	u32 bind_sg_count;
 };
 
 static inline struct npu_device *to_npu_device(struct drm_device *drm)
@@ -502,6 +540,31 @@ struct npu_ring *npu_ring_claim(struct npu_device *ndev);
 void npu_ring_release(struct npu_ring *ring);
 void npu_ring_attach(struct npu_ring *ring, struct npu_stream *stream);
 int npu_ring_start(struct npu_ring *ring, u32 entries, u32 priority);
+
+/**
+ * struct npu_ring_direct - what a direct ring is enabled with
+ * @area: the pages userspace writes, referenced by the ring from then on
+ * @cmds: the commands in @area
+ * @cmds_dma: their bus address
+ * @shadow_dma: bus address of the control page, the card's user shadow
+ * @binds_dma: the binding table
+ * @slots_dma: the fence slots
+ * @irq_dma: their interrupt words
+ * @nslots: number of slots
+ */
+struct npu_ring_direct {
+	struct npu_direct_area *area;
+	void *cmds;
+	dma_addr_t cmds_dma;
+	dma_addr_t shadow_dma;
+	dma_addr_t binds_dma;
+	dma_addr_t slots_dma;
+	dma_addr_t irq_dma;
+	u32 nslots;
+};
+
+int npu_ring_start_direct(struct npu_ring *ring, u32 entries, u32 priority,
+			  const struct npu_ring_direct *direct);
 int npu_ring_reset(struct npu_ring *ring);
 int npu_ring_stop(struct npu_ring *ring);
 void npu_rings_reclaim(struct npu_device *ndev);
@@ -594,6 +657,19 @@ int npu_compute_build(struct npu_ctx *ctx, struct npu_job *job,
 		      struct npu_cmd *hw, const struct drm_npu_cmd *uc);
 void npu_compute_sample(struct npu_stream *stream);
 void npu_compute_show_fdinfo(struct drm_printer *p, struct npu_ctx *ctx);
+
+/* npu_direct.c */
+int npu_direct_prepare_host_bo(struct npu_device *ndev, struct npu_bo *bo);
+void npu_direct_release_host_bo(struct npu_device *ndev, struct npu_bo *bo);
+void npu_direct_bind(struct npu_ctx *ctx, u32 handle, struct npu_bo *bo);
+void npu_direct_bo_close(struct drm_gem_object *obj, struct drm_file *file);
+int npu_direct_stream_start(struct npu_stream *stream, u32 entries);
+void npu_direct_stream_stop(struct npu_stream *stream);
+void npu_direct_ctx_stop(struct npu_ctx *ctx);
+void npu_direct_unmap_all(struct npu_device *ndev);
+void npu_direct_area_put(struct npu_direct_area *area);
+int npu_stream_map_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int npu_stream_kick_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* npu_irq.c */
 int npu_irq_init(struct npu_device *ndev);

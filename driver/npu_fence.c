@@ -46,11 +46,19 @@ static size_t npu_fence_irq_size(struct npu_fence_area *fence)
 	return PAGE_ALIGN(fence->count * sizeof(*fence->irq_wanted));
 }
 
+static size_t npu_fence_binds_size(void)
+{
+	return PAGE_ALIGN(struct_size_t(struct npu_bind_table, entries,
+					NPU_DIRECT_BINDINGS));
+}
+
 /* The card can no longer reach the area; the CPU still can. */
 static void npu_fence_unmap_locked(struct npu_device *ndev,
 				   struct npu_fence_area *fence)
 {
 	lockdep_assert_held(&ndev->fence_lock);
+	dma_unmap_single(ndev->drm.dev, fence->binds_dma, npu_fence_binds_size(),
+			 DMA_TO_DEVICE);
 	dma_unmap_single(ndev->drm.dev, fence->irq_wanted_dma,
 			 npu_fence_irq_size(fence), DMA_TO_DEVICE);
 	dma_unmap_single(ndev->drm.dev, fence->dma, fence->gem.size,
@@ -84,6 +92,7 @@ static void npu_fence_free(struct drm_gem_object *obj)
 	if (!list_empty(&fence->link))
 		npu_fence_unmap_locked(ndev, fence);
 	spin_unlock(&ndev->fence_lock);
+	free_pages_exact(fence->binds, npu_fence_binds_size());
 	free_pages_exact(fence->irq_wanted, npu_fence_irq_size(fence));
 	free_pages_exact(fence->slots, obj->size);
 	drm_gem_object_release(obj);
@@ -145,15 +154,24 @@ static int npu_fence_map(struct npu_device *ndev, struct npu_fence_area *fence)
 	fence->irq_wanted_dma = dma_map_single(ndev->drm.dev, fence->irq_wanted,
 					       npu_fence_irq_size(fence),
 					       DMA_TO_DEVICE);
-	if (dma_mapping_error(ndev->drm.dev, fence->irq_wanted_dma)) {
-		dma_unmap_single(ndev->drm.dev, fence->dma, fence->gem.size,
-				 DMA_BIDIRECTIONAL);
-		return -ENOMEM;
-	}
+	if (dma_mapping_error(ndev->drm.dev, fence->irq_wanted_dma))
+		goto err_unmap_slots;
+	fence->binds_dma = dma_map_single(ndev->drm.dev, fence->binds,
+					  npu_fence_binds_size(), DMA_TO_DEVICE);
+	if (dma_mapping_error(ndev->drm.dev, fence->binds_dma))
+		goto err_unmap_irq;
 	spin_lock(&ndev->fence_lock);
 	list_add_tail(&fence->link, &ndev->fence_areas);
 	spin_unlock(&ndev->fence_lock);
 	return 0;
+
+err_unmap_irq:
+	dma_unmap_single(ndev->drm.dev, fence->irq_wanted_dma,
+			 npu_fence_irq_size(fence), DMA_TO_DEVICE);
+err_unmap_slots:
+	dma_unmap_single(ndev->drm.dev, fence->dma, fence->gem.size,
+			 DMA_BIDIRECTIONAL);
+	return -ENOMEM;
 }
 
 static struct npu_fence_area *npu_fence_create(struct npu_ctx *ctx)
@@ -185,14 +203,23 @@ static struct npu_fence_area *npu_fence_create(struct npu_ctx *ctx)
 		ret = -ENOMEM;
 		goto err_free;
 	}
+	/* The direct rings' bindings: the card reads them, userspace does not. */
+	fence->binds = alloc_pages_exact(npu_fence_binds_size(), GFP_KERNEL | __GFP_ZERO);
+	if (!fence->binds) {
+		ret = -ENOMEM;
+		goto err_free_irq;
+	}
+	fence->binds->epoch = cpu_to_le64(1);
 	ret = drm_gem_create_mmap_offset(&fence->gem);
 	if (ret)
-		goto err_free_irq;
+		goto err_free_binds;
 	ret = npu_fence_map(ndev, fence);
 	if (ret)
-		goto err_free_irq;
+		goto err_free_binds;
 	return fence;
 
+err_free_binds:
+	free_pages_exact(fence->binds, npu_fence_binds_size());
 err_free_irq:
 	free_pages_exact(fence->irq_wanted, npu_fence_irq_size(fence));
 err_free:

@@ -36,6 +36,7 @@ static void npu_device_bo_free(struct drm_gem_object *obj)
 
 static const struct drm_gem_object_funcs npu_device_bo_funcs = {
 	.free = npu_device_bo_free,
+	.close = npu_direct_bo_close,
 	.export = npu_bo_export,
 };
 
@@ -43,6 +44,7 @@ static void npu_host_bo_free(struct drm_gem_object *obj)
 {
 	struct npu_bo *bo = to_npu_bo(obj);
 
+	npu_direct_release_host_bo(to_npu_device(obj->dev), bo);
 	if (bo->sgt)
 		atomic64_sub(obj->size >> PAGE_SHIFT,
 			     &to_npu_device(obj->dev)->pinned_pages);
@@ -51,6 +53,7 @@ static void npu_host_bo_free(struct drm_gem_object *obj)
 
 static const struct drm_gem_object_funcs npu_host_bo_funcs = {
 	.free = npu_host_bo_free,
+	.close = npu_direct_bo_close,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,
@@ -171,6 +174,8 @@ static struct npu_bo *npu_host_bo_create(struct npu_ctx *ctx, u64 size)
 	atomic64_add(size >> PAGE_SHIFT, &ctx->ndev->pinned_pages);
 
 	ret = drm_gem_create_mmap_offset(&shmem->base);
+	if (!ret)
+		ret = npu_direct_prepare_host_bo(ctx->ndev, bo);
 	if (ret) {
 		drm_gem_object_put(&shmem->base);
 		return ERR_PTR(ret);
@@ -208,6 +213,7 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data,
 
 	ret = drm_gem_handle_create(file, &bo->base.base, &args->handle);
 	if (!ret) {
+		npu_direct_bind(ctx, args->handle, bo);
 		if (args->flags & DRM_NPU_BO_HOST)
 			args->mmap_offset = drm_vma_node_offset_addr(&bo->base.base.vma_node);
 		else

@@ -33,7 +33,8 @@
 
 #define NPU_MAGIC			0x3155504e	/* "NPU1" */
 #define NPU_VERSION_MAJOR		2
-#define NPU_VERSION_MINOR		2	/* 1: ring shadows, NPU_CMD_IRQ_IF; 2: direct rings */
+/* 1: ring shadows, NPU_CMD_IRQ_IF; 2: direct rings */
+#define NPU_VERSION_MINOR		2
 #define NPU_VERSION			((NPU_VERSION_MAJOR << 16) | NPU_VERSION_MINOR)
 
 /* BAR2 window layout */
@@ -146,12 +147,12 @@ enum npu_fault {
  * and slots of its fence array; the card checks each against them.  The
  * five registers are latched at ENABLE; SHADOW_BASE must be set.
  */
-#define NPU_RING_BIND_BASE		0x50	/* u64, RW: struct npu_bind_table, 64-byte aligned; 0: privileged */
-#define NPU_RING_BIND_COUNT		0x58	/* u32, RW: entries of the table, 1..NPU_BIND_MAX */
-#define NPU_RING_SLOT_COUNT		0x5c	/* u32, RW: slots of the fence array, 1..NPU_SLOT_MAX */
-#define NPU_RING_SLOT_BASE		0x60	/* u64, RW: SLOT_COUNT struct npu_slot, 32-byte aligned */
+#define NPU_RING_BIND_BASE		0x50	/* u64, RW: struct npu_bind_table; 0: privileged */
+#define NPU_RING_BIND_COUNT		0x58	/* u32, RW: its entries, 1..NPU_BIND_MAX */
+#define NPU_RING_SLOT_COUNT		0x5c	/* u32, RW: fence slots, 1..NPU_SLOT_MAX */
+#define NPU_RING_SLOT_BASE		0x60	/* u64, RW: SLOT_COUNT struct npu_slot */
 #define NPU_RING_SLOT_IRQ_BASE		0x68	/* u64, RW: SLOT_COUNT u32 interrupt words */
-#define NPU_RING_USER_SHADOW		0x70	/* u64, RW: the submitter's struct npu_ring_shadow */
+#define NPU_RING_USER_SHADOW		0x70	/* u64, RW: the submitter's npu_ring_shadow */
 
 enum npu_ring_state {
 	NPU_RING_DISABLED = 0,

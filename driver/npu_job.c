@@ -732,7 +732,7 @@ static int npu_submit_check_args(struct npu_stream *stream,
 				 const struct drm_npu_submit *args)
 {
 	if (args->flags & ~DRM_NPU_SUBMIT_NONBLOCK || args->seqno ||
-	    args->cmd_size != sizeof(struct drm_npu_cmd))
+	    args->cmd_size != sizeof(struct drm_npu_cmd) || stream->direct)
 		return -EINVAL;
 	if (!args->count || args->count > DRM_NPU_MAX_BATCH ||
 	    args->count + NPU_DONE_FENCES > stream->ring->entries)

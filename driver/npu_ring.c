@@ -192,15 +192,32 @@ int npu_ring_reset(struct npu_ring *ring)
 	return ret;
 }
 
-static int npu_ring_enable(struct npu_ring *ring, u32 priority)
+static void npu_ring_wr64(struct npu_ring *ring, u32 reg, u64 val)
+{
+	npu_ring_wr32(ring, reg, lower_32_bits(val));
+	npu_ring_wr32(ring, reg + 4, upper_32_bits(val));
+}
+
+/* The registers stay as the ring's last owner left them: all are written. */
+static void npu_ring_config_direct(struct npu_ring *ring,
+				   const struct npu_ring_direct *direct)
+{
+	npu_ring_wr64(ring, NPU_RING_BIND_BASE, direct ? direct->binds_dma : 0);
+	npu_ring_wr32(ring, NPU_RING_BIND_COUNT, direct ? NPU_DIRECT_BINDINGS : 0);
+	npu_ring_wr64(ring, NPU_RING_SLOT_BASE, direct ? direct->slots_dma : 0);
+	npu_ring_wr32(ring, NPU_RING_SLOT_COUNT, direct ? direct->nslots : 0);
+	npu_ring_wr64(ring, NPU_RING_SLOT_IRQ_BASE, direct ? direct->irq_dma : 0);
+	npu_ring_wr64(ring, NPU_RING_USER_SHADOW, direct ? direct->shadow_dma : 0);
+}
+
+static int npu_ring_enable(struct npu_ring *ring, u32 priority,
+			   const struct npu_ring_direct *direct)
 {
 	u32 status;
 	int ret;
 
-	npu_wr32(ring->ndev, npu_ring_reg(ring, NPU_RING_BASE),
-		 lower_32_bits(ring->cmds_dma));
-	npu_wr32(ring->ndev, npu_ring_reg(ring, NPU_RING_BASE) + 4,
-		 upper_32_bits(ring->cmds_dma));
+	npu_ring_wr64(ring, NPU_RING_BASE, ring->cmds_dma);
+	npu_ring_config_direct(ring, direct);
 	npu_ring_wr32(ring, NPU_RING_SIZE, ring->entries);
 	npu_ring_wr32(ring, NPU_RING_VECTOR, ring->vector);
 	npu_ring_wr32(ring, NPU_RING_PRIORITY, priority);
@@ -224,11 +241,12 @@ static int npu_ring_enable(struct npu_ring *ring, u32 priority)
 
 /* The debugfs dump looks at the commands under rings_lock. */
 static void npu_ring_set_cmds(struct npu_ring *ring, struct npu_cmd *cmds,
-			      dma_addr_t cmds_dma)
+			      dma_addr_t cmds_dma, struct npu_direct_area *area)
 {
 	spin_lock_irq(&ring->ndev->rings_lock);
 	ring->cmds = cmds;
 	ring->cmds_dma = cmds_dma;
+	ring->area = area;
 	spin_unlock_irq(&ring->ndev->rings_lock);
 }
 
@@ -238,16 +256,21 @@ static void npu_ring_set_cmds(struct npu_ring *ring, struct npu_cmd *cmds,
  */
 static void npu_ring_free_cmds(struct npu_ring *ring)
 {
+	struct npu_direct_area *area;
 	struct npu_cmd *cmds;
 	dma_addr_t cmds_dma;
 
 	spin_lock_irq(&ring->ndev->rings_lock);
 	cmds = ring->cmds;
 	cmds_dma = ring->cmds_dma;
+	area = ring->area;
 	ring->cmds = NULL;
 	ring->cmds_dma = 0;
+	ring->area = NULL;
 	spin_unlock_irq(&ring->ndev->rings_lock);
-	if (cmds)
+	if (area)
+		npu_direct_area_put(area);
+	else if (cmds)
 		dma_free_coherent(ring->ndev->drm.dev,
 				  ring->entries * sizeof(*cmds), cmds, cmds_dma);
 }
@@ -268,6 +291,35 @@ void npu_rings_free_all(struct npu_device *ndev)
 		npu_ring_free_cmds(&ndev->rings[i]);
 }
 
+/* Resets the ring with its memory in place, then enables it. */
+static int npu_ring_go(struct npu_ring *ring, u32 priority,
+		       const struct npu_ring_direct *direct)
+{
+	int ret;
+
+	ret = npu_ring_reset_hw(ring);
+	if (ret)
+		goto err_free;
+	/* Sequence numbers start again with each stream. */
+	WRITE_ONCE(*ring->done, 0);
+	/* The card writes the shadow only while the ring is enabled. */
+	memset(ring->shadow, 0, sizeof(*ring->shadow));
+	WRITE_ONCE(ring->pushes, 0);
+	WRITE_ONCE(ring->doorbells, 0);
+	ret = npu_ring_enable(ring, priority, direct);
+	if (ret)
+		goto err_reset;
+	return 0;
+
+err_reset:
+	/* A ring the card may still read keeps its memory, out of use. */
+	if (npu_ring_reset_hw(ring))
+		return ret;
+err_free:
+	npu_ring_free_cmds(ring);
+	return ret;
+}
+
 /**
  * npu_ring_start - give a ring memory and enable it on the card
  * @ring: a stopped ring
@@ -281,7 +333,6 @@ int npu_ring_start(struct npu_ring *ring, u32 entries, u32 priority)
 	struct device *dev = ring->ndev->drm.dev;
 	struct npu_cmd *cmds;
 	dma_addr_t cmds_dma;
-	int ret;
 
 	if (WARN_ON(ring->cmds))
 		return -EBUSY;
@@ -291,29 +342,30 @@ int npu_ring_start(struct npu_ring *ring, u32 entries, u32 priority)
 	if (!cmds)
 		return -ENOMEM;
 	ring->entries = entries;
-	npu_ring_set_cmds(ring, cmds, cmds_dma);
+	npu_ring_set_cmds(ring, cmds, cmds_dma, NULL);
+	return npu_ring_go(ring, priority, NULL);
+}
 
-	ret = npu_ring_reset_hw(ring);
-	if (ret)
-		goto err_free;
-	/* Sequence numbers start again with each stream. */
-	WRITE_ONCE(*ring->done, 0);
-	/* The card writes the shadow only while the ring is enabled. */
-	memset(ring->shadow, 0, sizeof(*ring->shadow));
-	WRITE_ONCE(ring->pushes, 0);
-	WRITE_ONCE(ring->doorbells, 0);
-	ret = npu_ring_enable(ring, priority);
-	if (ret)
-		goto err_reset;
-	return 0;
-
-err_reset:
-	/* A ring the card may still read keeps its memory, out of use. */
-	if (npu_ring_reset_hw(ring))
-		return ret;
-err_free:
-	npu_ring_free_cmds(ring);
-	return ret;
+/**
+ * npu_ring_start_direct - enable a ring that userspace writes
+ * @ring: a stopped ring
+ * @entries: ring size in commands
+ * @priority: as npu_ring_start()
+ * @direct: the ring's memory and tables; the ring takes over the
+ *	reference to @direct->area, and drops it even on failure
+ *
+ * Return: as npu_ring_start().
+ */
+int npu_ring_start_direct(struct npu_ring *ring, u32 entries, u32 priority,
+			  const struct npu_ring_direct *direct)
+{
+	if (WARN_ON(ring->cmds)) {
+		npu_direct_area_put(direct->area);
+		return -EBUSY;
+	}
+	ring->entries = entries;
+	npu_ring_set_cmds(ring, direct->cmds, direct->cmds_dma, direct->area);
+	return npu_ring_go(ring, priority, direct);
 }
 
 /**

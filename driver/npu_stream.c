@@ -315,11 +315,16 @@ void npu_ctx_propagate_work(struct work_struct *work)
 	mutex_unlock(&ctx->lock);
 }
 
-/* Nothing queued, or nothing that will run any more. */
+/*
+ * Nothing queued, or nothing that will run any more. Only the card knows
+ * what a direct stream has queued: it is watched while it lives.
+ */
 static bool npu_stream_idle(struct npu_stream *stream)
 {
 	bool idle;
 
+	if (stream->direct)
+		return READ_ONCE(stream->state) != NPU_STREAM_ACTIVE;
 	spin_lock_irq(&stream->lock);
 	idle = list_empty(&stream->jobs) || stream->state != NPU_STREAM_ACTIVE;
 	spin_unlock_irq(&stream->lock);
@@ -404,6 +409,7 @@ static void npu_stream_hang_check(struct npu_stream *stream)
 	 * heartbeat is dead, not hung: wait for that verdict.
 	 */
 	if (progress == stream->progress && status != NPU_RING_WAITING &&
+	    !(stream->direct && status == NPU_RING_IDLE) &&
 	    !npu_card_heartbeat_stale(stream->ctx->ndev)) {
 		drm_warn(&stream->ctx->ndev->drm, "ring %u made no progress for %u ms, declared hung\n",
 			 ring->index, npu_hang_timeout_ms);
@@ -535,6 +541,8 @@ void npu_stream_destroy(struct npu_stream *stream, bool abort)
 	WRITE_ONCE(stream->state, NPU_STREAM_DESTROYED);
 	spin_unlock_irq(&stream->lock);
 
+	if (stream->direct)
+		npu_direct_stream_stop(stream);
 	npu_sysfs_stream_remove(stream);
 	npu_ring_attach(stream->ring, NULL);
 	cancel_delayed_work_sync(&stream->retire_work);
@@ -550,7 +558,7 @@ void npu_stream_destroy(struct npu_stream *stream, bool abort)
 static int npu_stream_check_args(struct npu_device *ndev,
 				 struct drm_npu_stream_create *args)
 {
-	if (args->flags || args->pad || args->id || args->slot)
+	if (args->flags & ~DRM_NPU_STREAM_DIRECT || args->pad || args->id || args->slot)
 		return -EINVAL;
 	if (args->priority > DRM_NPU_PRIORITY_LOWEST)
 		return -EINVAL;
@@ -578,6 +586,7 @@ static struct npu_stream *npu_stream_alloc(struct npu_ctx *ctx, u32 priority)
 	init_waitqueue_head(&stream->space_wq);
 	INIT_DELAYED_WORK(&stream->retire_work, npu_stream_retire_work);
 	INIT_DELAYED_WORK(&stream->hang_work, npu_stream_hang_work);
+	INIT_LIST_HEAD(&stream->direct_link);
 	return stream;
 }
 
@@ -607,6 +616,7 @@ int npu_stream_create_ioctl(struct drm_device *dev, void *data,
 	stream = npu_stream_alloc(ctx, args->priority);
 	if (!stream)
 		goto out_exit;
+	stream->direct = args->flags & DRM_NPU_STREAM_DIRECT;
 
 	slot = npu_ctx_slot_alloc(ctx, false);
 	if (slot < 0) {
@@ -619,7 +629,10 @@ int npu_stream_create_ioctl(struct drm_device *dev, void *data,
 	stream->ring = npu_ring_claim(ndev);
 	if (!stream->ring)
 		goto err_slot;
-	ret = npu_ring_start(stream->ring, entries, stream->priority);
+	if (stream->direct)
+		ret = npu_direct_stream_start(stream, entries);
+	else
+		ret = npu_ring_start(stream->ring, entries, stream->priority);
 	if (ret)
 		goto err_ring;
 
@@ -639,10 +652,15 @@ int npu_stream_create_ioctl(struct drm_device *dev, void *data,
 	mutex_unlock(&ctx->lock);
 	args->id = id;
 	args->slot = slot;
+	if (stream->direct)
+		schedule_delayed_work(&stream->hang_work,
+				      msecs_to_jiffies(npu_hang_timeout_ms));
 	drm_dev_exit(idx);
 	return 0;
 
 err_stop:
+	if (stream->direct)
+		npu_direct_stream_stop(stream);
 	npu_ring_stop(stream->ring);
 err_ring:
 	npu_ring_release(stream->ring);

@@ -37,6 +37,8 @@ extern "C" {
 #define DRM_NPU_SLOT_ALLOC	0x06
 #define DRM_NPU_SLOT_FREE	0x07
 #define DRM_NPU_SLOT_SIGNAL	0x08
+#define DRM_NPU_STREAM_MAP	0x09
+#define DRM_NPU_STREAM_KICK	0x0a
 
 /**
  * DRM_IOCTL_NPU_GET_PARAM - read one property of the card or the context
@@ -68,7 +70,9 @@ extern "C" {
  *
  * A stream owns one of the card's rings while it exists: its commands run
  * in order, concurrently with other streams. Its fence slot's value is the
- * sequence number of the last completed submission.
+ * sequence number of the last completed submission. With
+ * DRM_NPU_STREAM_DIRECT userspace writes the ring itself (see "Direct
+ * streams"), and the slot's value is whatever its commands write there.
  *
  * Errors: -EINVAL for unknown @flags, a @priority over
  * DRM_NPU_PRIORITY_LOWEST, a @ring_entries that is neither 0 nor a power of
@@ -85,6 +89,8 @@ extern "C" {
  *
  * Waits (interruptibly) for the stream's submitted work, or with
  * DRM_NPU_STREAM_DESTROY_ABORT stops the ring at once and fails that work.
+ * A direct stream's ring is stopped at once: its submitter, who alone
+ * knows what it queued, waits for that first.
  *
  * Errors: -ENOENT for an unknown @id; -EINVAL for unknown @flags;
  * -EINTR/-ERESTARTSYS when a signal interrupts the wait (the stream stays).
@@ -117,7 +123,7 @@ extern "C" {
  * Errors:
  * -ENOENT: an unknown @stream, or a *_handle that is not a host buffer of
  * this context;
- * -EINVAL: unknown @flags, a non-zero @seqno (an output), @count 0 or over
+ * -EINVAL: a direct stream, unknown @flags, a non-zero @seqno (an output), @count 0 or over
  * DRM_NPU_MAX_BATCH or over the stream's ring_entries - 2, @cmd_size not
  * sizeof(struct drm_npu_cmd); or in a command: an unknown op, flag or cond,
  * a non-zero field the op does not use, a non-zero pad, size 0 for COPY or
@@ -177,6 +183,33 @@ extern "C" {
 #define DRM_IOCTL_NPU_SLOT_SIGNAL \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_SLOT_SIGNAL, struct drm_npu_slot)
 
+/**
+ * DRM_IOCTL_NPU_STREAM_MAP - where to map a direct stream's ring
+ *
+ * A stream created with DRM_NPU_STREAM_DIRECT has a ring that userspace
+ * writes itself (see "Direct streams" below). Mapping @size bytes at
+ * @mmap_offset, readable and writable, gives its control page (struct
+ * drm_npu_direct_ctrl) followed by its ring_entries commands.
+ *
+ * Errors: -ENOENT for an unknown @stream; -EINVAL for a stream that is
+ * not direct, non-zero @flags, or a non-zero output.
+ */
+#define DRM_IOCTL_NPU_STREAM_MAP \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_STREAM_MAP, struct drm_npu_stream_map)
+
+/**
+ * DRM_IOCTL_NPU_STREAM_KICK - wake the card for a direct stream's ring
+ *
+ * Rings the ring's doorbell: needed after publishing a tail only when the
+ * control page's fetching read 0 (see "Direct streams").
+ *
+ * Errors: -ENOENT for an unknown @stream; -EINVAL for a stream that is
+ * not direct or non-zero @flags; -EIO for a failed stream; -ENODEV when
+ * the card is gone.
+ */
+#define DRM_IOCTL_NPU_STREAM_KICK \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_STREAM_KICK, struct drm_npu_stream_kick)
+
 enum drm_npu_param {
 	DRM_NPU_PARAM_DEVMEM_SIZE = 0,		/* bytes of device memory */
 	DRM_NPU_PARAM_DEVMEM_FREE = 1,		/* bytes not allocated, all contexts */
@@ -196,6 +229,7 @@ enum drm_npu_param {
 	DRM_NPU_PARAM_OPERATORS = 14,		/* bit n: enum npu_operator n runs */
 	DRM_NPU_PARAM_DTYPES = 15,		/* bit n: enum npu_dtype n is supported */
 	DRM_NPU_PARAM_OP_DESC_MAX = 16,		/* largest descriptor, bytes */
+	DRM_NPU_PARAM_DIRECT_BINDINGS = 17,	/* handles below this are bindings */
 };
 
 struct drm_npu_get_param {
@@ -223,8 +257,11 @@ struct drm_npu_bo_create {
 #define DRM_NPU_PRIORITY_LOWEST		7
 #define DRM_NPU_RING_ENTRIES_DEFAULT	1024
 
+/* The ring is written by userspace (DRM_IOCTL_NPU_STREAM_MAP) */
+#define DRM_NPU_STREAM_DIRECT		0x1
+
 struct drm_npu_stream_create {
-	__u32 flags;		/* in: none defined, must be 0 */
+	__u32 flags;		/* in: DRM_NPU_STREAM_* */
 	__u32 priority;		/* in: 0 (highest) .. 7; the card's copy engines serve it first */
 	__u32 ring_entries;	/* in: power of two, 0 for the default */
 	__u32 id;		/* out: the stream, for SUBMIT and DESTROY */
@@ -345,6 +382,70 @@ struct drm_npu_slot {
 	__u32 slot;		/* out for ALLOC, in otherwise */
 	__u32 pad;
 	__u64 value;		/* SIGNAL: the value; else 0 */
+};
+
+struct drm_npu_stream_map {
+	__u32 stream;		/* in */
+	__u32 flags;		/* in: none defined, must be 0 */
+	__u64 mmap_offset;	/* out */
+	__u64 size;		/* out: bytes to map */
+};
+
+struct drm_npu_stream_kick {
+	__u32 stream;
+	__u32 flags;		/* none defined, must be 0 */
+};
+
+/*
+ * Direct streams. A stream created with DRM_NPU_STREAM_DIRECT owns a ring
+ * that userspace writes without a system call, and that the card checks
+ * command by command: operands are not addresses but bindings, and slots.
+ *
+ * A binding is the GEM handle of a buffer this context created, if below
+ * DRM_NPU_PARAM_DIRECT_BINDINGS; offsets are bytes into that buffer. A
+ * slot is any slot of this context's fence area. Closing a handle revokes
+ * its binding, after the transfer that may still use it is over.
+ *
+ * To submit: write commands at tail % ring_entries, then store tail + n
+ * into the control page's tail (a release store), then a full barrier,
+ * then read fetching; if it is 0, DRM_IOCTL_NPU_STREAM_KICK. No wake-up is
+ * lost that way: the card clears fetching before its last look at tail.
+ * head is how far the card got; free entries are ring_entries - (tail -
+ * head).
+ *
+ * A command that names what it may not (a handle of another context or
+ * none, a range outside the buffer, a slot past the area), an operator,
+ * a non-zero flag, pad or unused field, or a size of 0 fails the stream
+ * with DRM_NPU_ERR_REJECTED in its slot, as the card's errors do for any
+ * stream. Only the stream's slot learns of it.
+ */
+enum drm_npu_direct_op {
+	DRM_NPU_DOP_NOP = 0,
+	DRM_NPU_DOP_COPY = 1,		/* dst_bind + dst <- src_bind + src, size */
+	DRM_NPU_DOP_FILL = 2,		/* dst_bind + dst, size, arg: the byte */
+	DRM_NPU_DOP_SLOT_WRITE = 3,	/* slot dst_bind: value and the card's clock */
+	DRM_NPU_DOP_SLOT_WAIT = 4,	/* slot dst_bind, arg: enum drm_npu_wait_cond */
+	DRM_NPU_DOP_TIMESTAMP = 5,	/* slot dst_bind: the card's clock */
+};
+
+struct drm_npu_direct_cmd {
+	__u16 op;		/* enum drm_npu_direct_op */
+	__u16 flags;		/* none defined, must be 0 */
+	__u32 arg;
+	__u32 dst_bind;		/* a handle, or a slot */
+	__u32 src_bind;
+	__u64 dst;
+	__u64 src;
+	__u64 size;
+	__u64 value;
+	__u64 pad[2];
+};
+
+struct drm_npu_direct_ctrl {
+	__u32 tail;		/* userspace: free-running */
+	__u32 head;		/* card: free-running */
+	__u32 fetching;		/* card: non-zero while it reads tail unbidden */
+	__u32 pad[13];
 };
 
 /* Why a slot failed; its value then no longer advances. */

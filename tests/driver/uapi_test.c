@@ -77,7 +77,9 @@ TEST_F(uapi, get_param)
 	for (p.param = DRM_NPU_PARAM_NUM_COMPUTE_ENGINES; p.param <= DRM_NPU_PARAM_OP_DESC_MAX;
 	     p.param++)
 		EXPECT_EQ(0, test_ioctl(self->card.fd, DRM_IOCTL_NPU_GET_PARAM, &p));
-	p.param = DRM_NPU_PARAM_OP_DESC_MAX + 1;
+	EXPECT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_DIRECT_BINDINGS, &v));
+	EXPECT_EQ(1024, v);
+	p.param = DRM_NPU_PARAM_DIRECT_BINDINGS + 1;
 	EXPECT_EQ(-EINVAL, test_ioctl(self->card.fd, DRM_IOCTL_NPU_GET_PARAM, &p));
 	p.param = 999;
 	EXPECT_EQ(-EINVAL, test_ioctl(self->card.fd, DRM_IOCTL_NPU_GET_PARAM, &p));
@@ -184,7 +186,7 @@ TEST_F(uapi, stream_create_rejects)
 	struct drm_npu_stream_create s;
 
 	memset(&s, 0, sizeof(s));
-	s.flags = 1;
+	s.flags = DRM_NPU_STREAM_DIRECT << 1;
 	EXPECT_EQ(-EINVAL, test_ioctl(self->card.fd, DRM_IOCTL_NPU_STREAM_CREATE, &s));
 	s.flags = 0;
 	s.pad = 1;

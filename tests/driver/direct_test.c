@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Direct streams: userspace writes the ring, the card checks each command
+ * against the context's bindings (handles) and slots.  Data moves, fences
+ * land and wake waiters; what a context may not name fails only its own
+ * stream; closing a handle waits out the transfer that uses it; a killed
+ * process gives everything back.
+ */
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "npu_test_ioctl.h"
+
+/* A direct stream, its ring mapped. */
+struct direct {
+	struct drm_npu_stream_create s;
+	struct drm_npu_direct_ctrl *ctrl;
+	struct drm_npu_direct_cmd *cmds;
+	uint32_t entries;
+	size_t size;
+	unsigned int kicks;
+};
+
+static int direct_open(int fd, uint32_t entries, struct direct *d)
+{
+	struct drm_npu_stream_map map = { 0 };
+	void *p;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->s.flags = DRM_NPU_STREAM_DIRECT;
+	d->s.ring_entries = entries;
+	ret = test_ioctl(fd, DRM_IOCTL_NPU_STREAM_CREATE, &d->s);
+	if (ret)
+		return ret;
+	map.stream = d->s.id;
+	ret = test_ioctl(fd, DRM_IOCTL_NPU_STREAM_MAP, &map);
+	if (ret)
+		return ret;
+	p = mmap(NULL, map.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, map.mmap_offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	d->size = map.size;
+	d->ctrl = p;
+	d->cmds = (void *)((char *)p + 4096);
+	d->entries = entries;
+	return 0;
+}
+
+static void direct_close(struct direct *d)
+{
+	if (d->ctrl)
+		munmap(d->ctrl, d->size);
+}
+
+/* The uapi's submission: commands, tail, a full barrier, fetching. */
+static int direct_submit(int fd, struct direct *d, const struct drm_npu_direct_cmd *cmds,
+			 unsigned int n)
+{
+	uint32_t tail = d->ctrl->tail;
+	struct drm_npu_stream_kick kick = { .stream = d->s.id };
+	unsigned int i;
+
+	while (d->entries - (tail - __atomic_load_n(&d->ctrl->head, __ATOMIC_ACQUIRE)) < n)
+		usleep(10);
+	for (i = 0; i < n; i++)
+		d->cmds[(tail + i) & (d->entries - 1)] = cmds[i];
+	__atomic_store_n(&d->ctrl->tail, tail + n, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&d->ctrl->fetching, __ATOMIC_ACQUIRE))
+		return 0;
+	d->kicks++;
+	return test_ioctl(fd, DRM_IOCTL_NPU_STREAM_KICK, &kick);
+}
+
+static struct drm_npu_direct_cmd dcopy(uint32_t dst_bind, uint64_t dst, uint32_t src_bind,
+				       uint64_t src, uint64_t size)
+{
+	return (struct drm_npu_direct_cmd){ .op = DRM_NPU_DOP_COPY, .dst_bind = dst_bind,
+					    .dst = dst, .src_bind = src_bind, .src = src,
+					    .size = size };
+}
+
+static struct drm_npu_direct_cmd dfence(uint32_t slot, uint64_t value)
+{
+	return (struct drm_npu_direct_cmd){ .op = DRM_NPU_DOP_SLOT_WRITE, .dst_bind = slot,
+					    .value = value };
+}
+
+static void *host_map(int fd, const struct drm_npu_bo_create *bo)
+{
+	void *p = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, bo->mmap_offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+FIXTURE(direct) {
+	struct test_card card;
+	struct direct d;
+	struct drm_npu_bo_create dev, host_in, host_out;
+	uint8_t *in, *out;
+};
+
+FIXTURE_SETUP(direct)
+{
+	int fd;
+
+	ASSERT_EQ(0, test_card_open(&self->card, 0));
+	fd = self->card.fd;
+	ASSERT_EQ(0, direct_open(fd, 64, &self->d));
+	ASSERT_EQ(0, test_bo_create(fd, 1 << 20, DRM_NPU_BO_DEVICE, &self->dev));
+	ASSERT_EQ(0, test_bo_create(fd, 256 << 10, DRM_NPU_BO_HOST, &self->host_in));
+	ASSERT_EQ(0, test_bo_create(fd, 256 << 10, DRM_NPU_BO_HOST, &self->host_out));
+	self->in = host_map(fd, &self->host_in);
+	self->out = host_map(fd, &self->host_out);
+	ASSERT_NE(NULL, self->in);
+	ASSERT_NE(NULL, self->out);
+}
+
+FIXTURE_TEARDOWN(direct)
+{
+	munmap(self->in, self->host_in.size);
+	munmap(self->out, self->host_out.size);
+	direct_close(&self->d);
+	test_card_close(&self->card);
+}
+
+/*
+ * Host to device to host through bindings, a fill, fences that a WAIT
+ * sleeps on, and a timestamp; the ring's head follows in the control page.
+ */
+TEST_F(direct, copies_fills_and_fences)
+{
+	int fd = self->card.fd;
+	struct direct *d = &self->d;
+	struct drm_npu_direct_cmd cmds[4];
+	uint32_t event;
+	unsigned int i;
+
+	test_fill_random(self->in, self->host_in.size, 7);
+	memset(self->out, 0, self->host_out.size);
+	ASSERT_EQ(0, test_slot_alloc(fd, &event));
+
+	cmds[0] = dcopy(self->dev.handle, 100, self->host_in.handle, 5000, 200000);
+	cmds[1] = dcopy(self->host_out.handle, 3, self->dev.handle, 100, 200000);
+	cmds[2] = dfence(d->s.slot, 1);
+	ASSERT_EQ(0, direct_submit(fd, d, cmds, 3));
+	ASSERT_EQ(0, test_wait(fd, d->s.slot, 1, 20000));
+	EXPECT_EQ(0, memcmp(self->out + 3, self->in + 5000, 200000));
+	EXPECT_EQ(0, self->out[2]);
+	EXPECT_EQ(0, self->out[200003]);
+
+	cmds[0] = (struct drm_npu_direct_cmd){ .op = DRM_NPU_DOP_FILL, .dst_bind = self->dev.handle,
+					       .dst = 64, .size = 1000, .arg = 0x5a };
+	cmds[1] = dcopy(self->host_out.handle, 0, self->dev.handle, 0, 2048);
+	cmds[2] = (struct drm_npu_direct_cmd){ .op = DRM_NPU_DOP_TIMESTAMP, .dst_bind = event };
+	cmds[3] = dfence(event, 9);
+	ASSERT_EQ(0, direct_submit(fd, d, cmds, 4));
+	ASSERT_EQ(0, test_wait(fd, event, 9, 20000));
+	for (i = 64; i < 1064; i++)
+		ASSERT_EQ(0x5a, self->out[i]);
+	EXPECT_EQ(0, self->out[63]);
+	EXPECT_NE(0, self->card.fence[event].timestamp);
+	EXPECT_EQ(7, __atomic_load_n(&d->ctrl->head, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(1, self->card.fence[d->s.slot].value);
+}
+
+/* A ring that waits on a slot goes on when the CPU signals it. */
+TEST_F(direct, waits_on_a_slot)
+{
+	int fd = self->card.fd;
+	struct direct *d = &self->d;
+	struct drm_npu_direct_cmd cmds[2] = {
+		{ .op = DRM_NPU_DOP_SLOT_WAIT, .value = 3, .arg = DRM_NPU_WAIT_GEQ },
+		dfence(d->s.slot, 5),
+	};
+	uint32_t event;
+
+	ASSERT_EQ(0, test_slot_alloc(fd, &event));
+	cmds[0].dst_bind = event;
+	ASSERT_EQ(0, direct_submit(fd, d, cmds, 2));
+	EXPECT_EQ(-ETIME, test_wait(fd, d->s.slot, 5, 50));
+	ASSERT_EQ(0, test_slot_op(fd, DRM_IOCTL_NPU_SLOT_SIGNAL, event, 3));
+	EXPECT_EQ(0, test_wait(fd, d->s.slot, 5, 20000));
+}
+
+/*
+ * What the context may not name fails its stream, as the card's errors
+ * do, and nothing else: another stream of the context goes on, and the
+ * target is untouched.
+ */
+TEST_F(direct, refused_commands_fail_only_the_stream)
+{
+	struct test_card other;
+	struct drm_npu_bo_create theirs;
+	struct drm_npu_stream_create plain;
+	uint64_t nbind = 0;
+	struct {
+		const char *name;
+		struct drm_npu_direct_cmd cmd;
+	} cases[] = {
+		{ "range past the buffer", dcopy(0, (1 << 20) - 8, 0, 0, 16) },
+		{ "no such handle", dcopy(0, 0, 0, 0, 16) },
+		{ "handle past the bindings", dcopy(0, 0, 0, 0, 16) },
+		{ "slot past the area", dfence(1 << 20, 1) },
+		{ "an operator", { .op = 8 } },
+		{ "a flag", { .op = DRM_NPU_DOP_NOP, .flags = 1 } },
+		{ "pad", { .op = DRM_NPU_DOP_NOP, .pad = { 0, 1 } } },
+		{ "size 0", dcopy(0, 0, 0, 0, 0) },
+		{ "their handle", dcopy(0, 0, 0, 0, 16) },
+	};
+	int fd = self->card.fd;
+	unsigned int i;
+
+	ASSERT_EQ(0, test_param(fd, DRM_NPU_PARAM_DIRECT_BINDINGS, &nbind));
+	ASSERT_EQ(1024, nbind);
+	ASSERT_EQ(0, test_card_open(&other, 0));
+	/* theirs: a handle number this context has no buffer under */
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, test_bo_create(other.fd, 4096, DRM_NPU_BO_DEVICE, &theirs));
+	cases[0].cmd.dst_bind = self->dev.handle;
+	cases[0].cmd.src_bind = self->dev.handle;
+	cases[1].cmd.dst_bind = 900;
+	cases[1].cmd.src_bind = self->dev.handle;
+	cases[2].cmd.dst_bind = nbind;
+	cases[2].cmd.src_bind = self->dev.handle;
+	cases[7].cmd.dst_bind = self->dev.handle;
+	cases[7].cmd.src_bind = self->dev.handle;
+	cases[8].cmd.dst_bind = theirs.handle;
+	cases[8].cmd.src_bind = self->dev.handle;
+	ASSERT_GT(theirs.handle, self->host_out.handle);
+	ASSERT_EQ(0, test_stream_create(fd, 0, 0, &plain));
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct direct d;
+		struct drm_npu_direct_cmd cmds[2] = { cases[i].cmd, dfence(0, 1) };
+
+		ASSERT_EQ(0, direct_open(fd, 16, &d));
+		cmds[1].dst_bind = d.s.slot;
+		ASSERT_EQ(0, direct_submit(fd, &d, cmds, 2));
+		EXPECT_EQ(-EIO, test_wait(fd, d.s.slot, 1, 20000));
+		EXPECT_EQ(DRM_NPU_ERR_REJECTED, self->card.fence[d.s.slot].error);
+		EXPECT_EQ(0, self->card.fence[d.s.slot].value);
+		/* a failed stream takes no kick */
+		EXPECT_EQ(-EIO, test_ioctl(fd, DRM_IOCTL_NPU_STREAM_KICK,
+					   &(struct drm_npu_stream_kick){ .stream = d.s.id }));
+		direct_close(&d);
+		EXPECT_EQ(0, test_stream_destroy(fd, d.s.id, 0));
+	}
+	/* the others go on */
+	EXPECT_EQ(0, test_run(&self->card, &plain, test_cmd_fill(self->dev.addr, 1, 64, 0)));
+	ASSERT_EQ(0, test_stream_create(other.fd, 0, 0, &plain));
+	EXPECT_EQ(0, test_run(&other, &plain, test_cmd_fill(theirs.addr, 1, 64, 0)));
+	test_card_close(&other);
+}
+
+/* The uapi rules: sizes, flags, outputs, the wrong kind of stream. */
+TEST_F(direct, uapi_errors)
+{
+	int fd = self->card.fd;
+	struct drm_npu_stream_create plain, bad = { .flags = 2 };
+	struct drm_npu_stream_map map = { .stream = self->d.s.id, .size = 1 };
+	struct drm_npu_stream_kick kick = { .stream = self->d.s.id, .flags = 1 };
+	struct drm_npu_cmd nop = { .op = DRM_NPU_OP_NOP };
+
+	EXPECT_EQ(-EINVAL, test_ioctl(fd, DRM_IOCTL_NPU_STREAM_CREATE, &bad));
+	EXPECT_EQ(-EINVAL, test_ioctl(fd, DRM_IOCTL_NPU_STREAM_MAP, &map));
+	map = (struct drm_npu_stream_map){ .stream = self->d.s.id, .flags = 1 };
+	EXPECT_EQ(-EINVAL, test_ioctl(fd, DRM_IOCTL_NPU_STREAM_MAP, &map));
+	EXPECT_EQ(-EINVAL, test_ioctl(fd, DRM_IOCTL_NPU_STREAM_KICK, &kick));
+	/* SUBMIT is for the driver's rings */
+	EXPECT_EQ(-EINVAL, test_submit(fd, self->d.s.id, &nop, 1, 0, NULL));
+
+	ASSERT_EQ(0, test_stream_create(fd, 0, 0, &plain));
+	map = (struct drm_npu_stream_map){ .stream = plain.id };
+	EXPECT_EQ(-EINVAL, test_ioctl(fd, DRM_IOCTL_NPU_STREAM_MAP, &map));
+	kick = (struct drm_npu_stream_kick){ .stream = plain.id };
+	EXPECT_EQ(-EINVAL, test_ioctl(fd, DRM_IOCTL_NPU_STREAM_KICK, &kick));
+	map = (struct drm_npu_stream_map){ .stream = 4242 };
+	EXPECT_EQ(-ENOENT, test_ioctl(fd, DRM_IOCTL_NPU_STREAM_MAP, &map));
+	kick = (struct drm_npu_stream_kick){ .stream = 4242 };
+	EXPECT_EQ(-ENOENT, test_ioctl(fd, DRM_IOCTL_NPU_STREAM_KICK, &kick));
+}
+
+/*
+ * Closing a handle while the ring copies into it returns once that copy
+ * is over, which lands whole; afterwards the handle names nothing, and a
+ * command naming it fails the stream.
+ */
+TEST_F(direct, closing_a_handle_waits_for_its_transfer)
+{
+	int fd = self->card.fd;
+	struct direct *d = &self->d;
+	struct drm_npu_bo_create src, dst;
+	struct drm_npu_direct_cmd cmds[3];
+	uint64_t size = 64 << 20;
+	int64_t t0;
+
+	ASSERT_EQ(0, test_bo_create(fd, size, DRM_NPU_BO_DEVICE, &src));
+	ASSERT_EQ(0, test_bo_create(fd, size, DRM_NPU_BO_DEVICE, &dst));
+	cmds[0] = dfence(d->s.slot, 1);
+	cmds[1] = dcopy(dst.handle, 0, src.handle, 0, size);
+	cmds[2] = dfence(d->s.slot, 2);
+	ASSERT_EQ(0, direct_submit(fd, d, cmds, 3));
+	/* the copy is under way once the fence before it landed */
+	t0 = test_now_ns();
+	while (__atomic_load_n(&self->card.fence[d->s.slot].value, __ATOMIC_ACQUIRE) < 1 &&
+	       test_now_ns() - t0 < 10000000000LL)
+		;
+	usleep(2000);
+	ASSERT_EQ(0, test_bo_close(fd, dst.handle));
+	EXPECT_EQ(0, test_wait(fd, d->s.slot, 2, 20000));
+
+	cmds[0] = dcopy(dst.handle, 0, src.handle, 0, 64);
+	cmds[1] = dfence(d->s.slot, 3);
+	ASSERT_EQ(0, direct_submit(fd, d, cmds, 2));
+	EXPECT_EQ(-EIO, test_wait(fd, d->s.slot, 3, 20000));
+	EXPECT_EQ(DRM_NPU_ERR_REJECTED, self->card.fence[d->s.slot].error);
+}
+
+/* A process killed while its direct ring copies gives everything back. */
+TEST_F(direct, killed_mid_copy_leaves_nothing)
+{
+	struct test_baseline before, after;
+	int status;
+	pid_t pid;
+
+	before = test_read_baseline(self->card.bdf);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct test_card card;
+		struct drm_npu_bo_create a, b, h;
+		struct drm_npu_direct_cmd cmds[8];
+		struct direct d;
+		int i;
+
+		if (test_card_open(&card, 0) || direct_open(card.fd, 64, &d) ||
+		    test_bo_create(card.fd, 32 << 20, 0, &a) ||
+		    test_bo_create(card.fd, 32 << 20, 0, &b) ||
+		    test_bo_create(card.fd, 1 << 20, DRM_NPU_BO_HOST, &h))
+			_exit(1);
+		for (i = 0; i < 8; i++)
+			cmds[i] = i % 2 ? dcopy(h.handle, 0, a.handle, 0, 1 << 20) :
+					  dcopy(b.handle, 0, a.handle, 0, 32 << 20);
+		for (i = 0; i < 4; i++)
+			if (direct_submit(card.fd, &d, cmds, 8))
+				_exit(1);
+		pause();
+		_exit(0);
+	}
+	usleep(200 * 1000);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	after = test_settled_baseline(self->card.bdf, &before);
+	EXPECT_EQ(before.devmem, after.devmem);
+	EXPECT_EQ(before.rings, after.rings);
+	EXPECT_EQ(before.pinned, after.pinned);
+}
+
+TEST_HARNESS_MAIN
