@@ -315,16 +315,11 @@ void npu_ctx_propagate_work(struct work_struct *work)
 	mutex_unlock(&ctx->lock);
 }
 
-/*
- * Nothing queued, or nothing that will run any more. Only the card knows
- * what a direct stream has queued: it is watched while it lives.
- */
+/* Nothing queued, or nothing that will run any more; a direct stream has no jobs. */
 static bool npu_stream_idle(struct npu_stream *stream)
 {
 	bool idle;
 
-	if (stream->direct)
-		return READ_ONCE(stream->state) != NPU_STREAM_ACTIVE;
 	spin_lock_irq(&stream->lock);
 	idle = list_empty(&stream->jobs) || stream->state != NPU_STREAM_ACTIVE;
 	spin_unlock_irq(&stream->lock);
@@ -427,7 +422,9 @@ static void npu_stream_hang_work(struct work_struct *work)
 
 	/* Also retires what completed with its interrupt lost. */
 	npu_stream_retire(stream, false);
-	if (READ_ONCE(stream->state) == NPU_STREAM_ACTIVE && !npu_stream_idle(stream))
+	/* Only the card knows what a direct stream queued: it is watched while it lives. */
+	if (READ_ONCE(stream->state) == NPU_STREAM_ACTIVE &&
+	    (stream->direct || !npu_stream_idle(stream)))
 		npu_stream_hang_check(stream);
 }
 

@@ -4,9 +4,12 @@
  * next to a reference measured in the same run:
  *
  *   null ioctl  DRM_IOCTL_NPU_GET_PARAM vs a null system call (getppid)
- *   call cost   DRM_IOCTL_NPU_SUBMIT of one NOP, aclrtMemcpyAsync (64 B,
- *               pinned), aclrtRecordEvent and aclrtLaunchCallback vs the
- *               null ioctl: what submitting costs beyond entering the driver
+ *   call cost   DRM_IOCTL_NPU_SUBMIT of one NOP, one NOP on a direct ring
+ *               (written by us, no system call unless the card sleeps),
+ *               aclrtMemcpyAsync (64 B, pinned) on a stream and on an
+ *               ACL_STREAM_FAST_LAUNCH one (its direct ring),
+ *               aclrtRecordEvent and aclrtLaunchCallback vs the null ioctl:
+ *               what submitting costs beyond entering the driver
  *   query       aclrtQueryEventStatus vs a plain memory load
  *   round trip  record + synchronize on an idle stream vs an eventfd
  *               ping-pong between two threads
@@ -30,6 +33,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -171,6 +175,64 @@ static double submit_nop_ns(int fd)
 		w.value = s.seqno;
 		card_ioctl(fd, DRM_IOCTL_NPU_WAIT, &w, "WAIT");
 	}
+	sd.id = sc.id;
+	card_ioctl(fd, DRM_IOCTL_NPU_STREAM_DESTROY, &sd, "STREAM_DESTROY");
+	return total * 1e9 / (batches * per);
+}
+
+/*
+ * One NOP per submission on a direct ring, by the uapi's protocol: the
+ * command, the tail, a full barrier, and a kick only if the card sleeps.
+ */
+static double direct_nop_ns(int fd, unsigned int *kicks)
+{
+	struct drm_npu_stream_create sc = { .flags = DRM_NPU_STREAM_DIRECT };
+	struct drm_npu_stream_destroy sd = { 0 };
+	struct drm_npu_stream_map map = { 0 };
+	struct drm_npu_stream_kick kick = { 0 };
+	struct drm_npu_direct_ctrl *ctrl;
+	struct drm_npu_direct_cmd *cmds;
+	int batches = quick ? 10 : 60, per = 200;
+	uint32_t entries, tail = 0;
+	double total = 0;
+
+	card_ioctl(fd, DRM_IOCTL_NPU_STREAM_CREATE, &sc, "STREAM_CREATE (direct)");
+	map.stream = sc.id;
+	card_ioctl(fd, DRM_IOCTL_NPU_STREAM_MAP, &map, "STREAM_MAP");
+	ctrl = mmap(NULL, map.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, map.mmap_offset);
+	if (ctrl == MAP_FAILED) {
+		perror("acl-bench: mmap of a direct ring");
+		exit(1);
+	}
+	cmds = (struct drm_npu_direct_cmd *)((char *)ctrl + 4096);
+	entries = (uint32_t)((map.size - 4096) / sizeof(*cmds));
+	kick.stream = sc.id;
+	*kicks = 0;
+	for (int b = 0; b < batches; b++) {
+		struct drm_npu_wait w = { .slot = sc.slot, .timeout_ns = DRM_NPU_WAIT_FOREVER };
+		double t0 = now_s();
+
+		for (int i = 0; i < per; i++) {
+			cmds[tail & (entries - 1)] = (struct drm_npu_direct_cmd){ .op = DRM_NPU_DOP_NOP };
+			__atomic_store_n(&ctrl->tail, ++tail, __ATOMIC_RELEASE);
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			if (!__atomic_load_n(&ctrl->fetching, __ATOMIC_ACQUIRE)) {
+				card_ioctl(fd, DRM_IOCTL_NPU_STREAM_KICK, &kick, "STREAM_KICK");
+				++*kicks;
+			}
+		}
+		total += now_s() - t0;
+		/* a fence to wait on, outside the timing */
+		cmds[tail & (entries - 1)] = (struct drm_npu_direct_cmd){
+			.op = DRM_NPU_DOP_SLOT_WRITE, .dst_bind = sc.slot, .value = (uint64_t)b + 1,
+		};
+		__atomic_store_n(&ctrl->tail, ++tail, __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		card_ioctl(fd, DRM_IOCTL_NPU_STREAM_KICK, &kick, "STREAM_KICK");
+		w.value = (uint64_t)b + 1;
+		card_ioctl(fd, DRM_IOCTL_NPU_WAIT, &w, "WAIT");
+	}
+	munmap(ctrl, map.size);
 	sd.id = sc.id;
 	card_ioctl(fd, DRM_IOCTL_NPU_STREAM_DESTROY, &sd, "STREAM_DESTROY");
 	return total * 1e9 / (batches * per);
@@ -436,10 +498,20 @@ int main(int argc, char **argv)
 		aclrtContext ctx;
 
 		add("GET_PARAM ioctl (null)", ioc, "ns", null_syscall_ns(), "getppid syscall", false);
+		unsigned int kicks;
+		aclrtStream fast;
+
 		add("SUBMIT of 1 NOP (ioctl)", submit_nop_ns(fd), "ns", ioc, "GET_PARAM ioctl", false);
+		add("1 NOP on a direct ring", direct_nop_ns(fd, &kicks), "ns", ioc,
+		    "GET_PARAM ioctl", false);
+		printf("  (%u kicks for %d NOPs)\n", kicks, (quick ? 10 : 60) * 200);
 		close(fd);
 		add("aclrtMemcpyAsync 64 B (call)", memcpy_async_ns(s, small_d, small_h), "ns", ioc,
 		    "GET_PARAM ioctl", false);
+		CHECK(aclrtCreateStreamWithConfig(&fast, 0, ACL_STREAM_FAST_LAUNCH));
+		add("aclrtMemcpyAsync 64 B, fast", memcpy_async_ns(fast, small_d, small_h), "ns", ioc,
+		    "GET_PARAM ioctl", false);
+		CHECK(aclrtDestroyStream(fast));
 		add("aclrtRecordEvent (call)", record_ns(s, e), "ns", ioc, "GET_PARAM ioctl", false);
 		CHECK(aclrtGetCurrentContext(&ctx));
 		add("aclrtLaunchCallback (call)", launch_callback_ns(ctx, s), "ns", ioc,

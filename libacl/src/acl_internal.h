@@ -162,7 +162,9 @@ int drv_get_param(int fd, uint32_t param, uint64_t *value);
 int drv_bo_create(int fd, uint64_t size, uint32_t flags, uint32_t *handle,
 		  uint64_t *addr, uint64_t *mmap_offset);
 int drv_gem_close(int fd, uint32_t handle);
-int drv_stream_create(int fd, uint32_t priority, uint32_t *id, uint32_t *slot);
+int drv_stream_create(int fd, uint32_t priority, uint32_t flags, uint32_t *id, uint32_t *slot);
+int drv_stream_map(int fd, uint32_t id, uint64_t *offset, uint64_t *size);
+int drv_stream_kick(int fd, uint32_t id);
 int drv_stream_destroy(int fd, uint32_t id, bool abort);
 int drv_submit(int fd, uint32_t stream, const struct drm_npu_cmd *cmds,
 	       uint32_t count, uint64_t *seqno);
@@ -263,9 +265,23 @@ void acl_context_destroy(struct acl_context *ctx, bool wait);
  * aborted). The replaced one is kept, marked gone, until the stream is
  * freed: threads may still be waiting on it.
  */
+/*
+ * The ring of a direct kernel stream, mapped: libacl writes its commands
+ * (buffers named by handle) and its tail, and the card checks them.
+ */
+struct acl_direct {
+	struct drm_npu_direct_ctrl *ctrl;
+	struct drm_npu_direct_cmd *cmds;
+	size_t map_size;
+	uint32_t entries;
+	uint32_t tail;
+	uint32_t bindings;		/* handles below this name buffers */
+};
+
 struct acl_kstream {
 	uint32_t id;
 	uint32_t slot;
+	struct acl_direct *dir;		/* a direct stream's ring, else NULL */
 	_Atomic uint64_t submitted;	/* last seqno handed to the card */
 	_Atomic bool gone;		/* destroyed: its slot is no longer its own */
 	uint64_t final_value;		/* its slot when it was destroyed */
@@ -281,6 +297,13 @@ struct acl_stream {
 	struct acl_context *ctx;	/* NULL for an internal stream (copy pool) */
 	pthread_mutex_t lock;		/* submission and recovery */
 	struct acl_kstream *_Atomic kst;
+	/*
+	 * ACL_STREAM_FAST_LAUNCH: a direct kernel stream for copies and
+	 * fills, which take no system call; last: where the latest work went,
+	 * which is where a synchronization looks (under lock).
+	 */
+	struct acl_kstream *_Atomic dst;
+	struct acl_kstream *_Atomic last;
 	uint32_t priority, flags;
 	uint64_t failure_mode;
 	bool is_default;
@@ -396,6 +419,14 @@ struct acl_opnd {
 };
 
 void acl_classify(struct acl_device *dev, const void *p, size_t len, struct acl_opnd *o);
+/* The handle and offset of [addr, addr + len) when it lies in one allocation of d. */
+bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint32_t *handle,
+			uint64_t *offset);
+/*
+ * Waits for the work queued on d's direct rings: they name buffers by
+ * handle, and a handle closed before its command ran fails the stream.
+ */
+void acl_direct_quiesce(struct acl_device *d);
 
 /* ---- copies (memcpy.c) ------------------------------------------------- */
 /*

@@ -74,9 +74,9 @@ int drv_gem_close(int fd, uint32_t handle)
 	return drv_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &a);
 }
 
-int drv_stream_create(int fd, uint32_t priority, uint32_t *id, uint32_t *slot)
+int drv_stream_create(int fd, uint32_t priority, uint32_t flags, uint32_t *id, uint32_t *slot)
 {
-	struct drm_npu_stream_create a = { .priority = priority };
+	struct drm_npu_stream_create a = { .priority = priority, .flags = flags };
 	int ret = drv_ioctl(fd, DRM_IOCTL_NPU_STREAM_CREATE, &a);
 
 	if (!ret) {
@@ -84,6 +84,25 @@ int drv_stream_create(int fd, uint32_t priority, uint32_t *id, uint32_t *slot)
 		*slot = a.slot;
 	}
 	return ret;
+}
+
+int drv_stream_map(int fd, uint32_t id, uint64_t *offset, uint64_t *size)
+{
+	struct drm_npu_stream_map a = { .stream = id };
+	int ret = drv_ioctl(fd, DRM_IOCTL_NPU_STREAM_MAP, &a);
+
+	if (!ret) {
+		*offset = a.mmap_offset;
+		*size = a.size;
+	}
+	return ret;
+}
+
+int drv_stream_kick(int fd, uint32_t id)
+{
+	struct drm_npu_stream_kick a = { .stream = id };
+
+	return drv_ioctl(fd, DRM_IOCTL_NPU_STREAM_KICK, &a);
 }
 
 int drv_stream_destroy(int fd, uint32_t id, bool abort)

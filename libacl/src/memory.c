@@ -111,7 +111,29 @@ static struct acl_device *devmem_owner(uint64_t addr, bool exact, struct acl_dev
 	return NULL;
 }
 
-/* Does not wait: the driver keeps the buffer until queued work is done. */
+bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint32_t *handle,
+			uint64_t *offset)
+{
+	struct acl_range *r;
+	bool ok = false;
+
+	pthread_rwlock_rdlock(&d->devmem.lock);
+	r = acl_rmap_find_locked(&d->devmem, addr);
+	if (r && addr + len >= addr && addr + len <= r->end) {
+		struct acl_devmem *m = r->data;
+
+		*handle = m->handle;
+		*offset = addr - r->start;
+		ok = true;
+	}
+	pthread_rwlock_unlock(&d->devmem.lock);
+	return ok;
+}
+
+/*
+ * Does not wait: the driver keeps the buffer until queued work is done;
+ * only direct rings, which name it by handle, are waited for.
+ */
 ACL_EXPORT aclError aclrtFree(void *devPtr)
 {
 	struct acl_devmem *m;
@@ -127,6 +149,7 @@ ACL_EXPORT aclError aclrtFree(void *devPtr)
 	/* m is ours only once removed: a concurrent free may have taken it. */
 	if (acl_rmap_remove(&d->devmem, (uintptr_t)devPtr) != m)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%p was freed concurrently", devPtr);
+	acl_direct_quiesce(d);
 	drv_gem_close(d->fd, m->handle);
 	free(m);
 	return ACL_SUCCESS;
@@ -216,6 +239,7 @@ ACL_EXPORT aclError aclrtFreeHost(void *hostPtr)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%p was freed concurrently", hostPtr);
 	munmap(h->ptr, h->map_size);
 	/* The driver keeps the pages until queued copies are done. */
+	acl_direct_quiesce(h->dev);
 	drv_gem_close(h->dev->fd, h->handle);
 	free(h);
 	return ACL_SUCCESS;

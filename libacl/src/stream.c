@@ -10,10 +10,19 @@
  * In ACL_CONTINUE_ON_FAILURE mode (the default) the stream then gets a
  * fresh ring and accepts work again; in ACL_STOP_ON_FAILURE mode every
  * later call on the stream fails until it is destroyed.
+ *
+ * A stream created with ACL_STREAM_FAST_LAUNCH also gets a direct kernel
+ * stream: a ring that libacl writes itself and the card checks, which
+ * takes copies and fills between device memory and aclrtMallocHost memory
+ * without a system call. Work goes there when the stream's other work is
+ * done (a load tells), and other work waits for it on the card (a
+ * SLOT_WAIT before the batch), so the stream keeps its order.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "acl_internal.h"
 
@@ -145,13 +154,65 @@ static aclError kstream_new(struct acl_stream *s, struct acl_kstream **out)
 
 	if (!k)
 		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
-	ret = drv_stream_create(d->fd, s->priority, &k->id, &k->slot);
+	ret = drv_stream_create(d->fd, s->priority, 0, &k->id, &k->slot);
 	if (ret) {
 		free(k);
 		return ACL_DRV_FAIL(d, ret, "creating a stream (%u rings)", d->num_rings);
 	}
 	*out = k;
 	return ACL_SUCCESS;
+}
+
+/* A direct kernel stream with its ring mapped; NULL if the card has none to give. */
+static struct acl_kstream *direct_new(struct acl_stream *s)
+{
+	struct acl_device *d = s->dev;
+	struct acl_kstream *k = calloc(1, sizeof(*k));
+	struct acl_direct *dir = calloc(1, sizeof(*dir));
+	uint64_t off, size;
+	int ret = -ENOMEM;
+	void *p;
+
+	if (!k || !dir)
+		goto err_free;
+	ret = drv_stream_create(d->fd, s->priority, DRM_NPU_STREAM_DIRECT, &k->id, &k->slot);
+	if (ret)
+		goto err_free;
+	k->dir = dir;
+	ret = drv_get_param(d->fd, DRM_NPU_PARAM_DIRECT_BINDINGS, &off);
+	if (ret)
+		goto err_destroy;
+	dir->bindings = (uint32_t)off;
+	ret = drv_stream_map(d->fd, k->id, &off, &size);
+	if (ret)
+		goto err_destroy;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, (off_t)off);
+	if (p == MAP_FAILED) {
+		ret = -errno;
+		goto err_destroy;
+	}
+	dir->ctrl = p;
+	dir->cmds = (struct drm_npu_direct_cmd *)((char *)p + 4096);
+	dir->map_size = size;
+	dir->entries = (uint32_t)((size - 4096) / sizeof(*dir->cmds));
+	return k;
+
+err_destroy:
+	drv_stream_destroy(d->fd, k->id, true);
+err_free:
+	ACL_LOGW("stream %u: no direct ring (%s); copies go through the driver",
+		 s->obj.index, strerror(-ret));
+	free(dir);
+	free(k);
+	return NULL;
+}
+
+static void direct_unmap(struct acl_kstream *k)
+{
+	if (k->dir && k->dir->ctrl)
+		munmap(k->dir->ctrl, k->dir->map_size);
+	if (k->dir)
+		k->dir->ctrl = NULL;
 }
 
 /*
@@ -167,6 +228,7 @@ static void kstream_retire(struct acl_device *d, struct acl_kstream *k)
 		k->final_err = DRM_NPU_ERR_ABORTED;
 	atomic_store(&k->gone, true);
 	drv_stream_destroy(d->fd, k->id, true);
+	direct_unmap(k);
 }
 
 struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
@@ -192,10 +254,41 @@ struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 		return NULL;
 	}
 	atomic_store(&s->kst, k);
+	atomic_store(&s->last, k);
+	if (flags & ACL_STREAM_FAST_LAUNCH)
+		atomic_store(&s->dst, direct_new(s));
 	pthread_mutex_lock(&d->list_lock);
 	acl_list_add(&d->streams, &s->link);
 	pthread_mutex_unlock(&d->list_lock);
 	return s;
+}
+
+/*
+ * The direct stream k of s has failed (s->lock held): the same verdicts
+ * as for the kernel stream; in continue mode a new direct ring, or none.
+ */
+static aclError direct_failed_locked(struct acl_stream *s, struct acl_kstream *k, uint32_t e,
+				     aclError code)
+{
+	struct acl_kstream *nk;
+
+	if (atomic_load(&s->dst) != k || s->sticky_err)
+		return code;
+	if (s->failure_mode == ACL_STOP_ON_FAILURE || e == DRM_NPU_ERR_DEAD) {
+		s->sticky_err = code;
+		return code;
+	}
+	nk = direct_new(s);
+	kstream_retire(s->dev, k);
+	/* the old one stays for tickets that name it, on the kernel stream's list */
+	k->older = atomic_load(&s->kst)->older;
+	atomic_load(&s->kst)->older = k;
+	atomic_store(&s->dst, nk);
+	if (atomic_load(&s->last) == k)
+		atomic_store(&s->last, atomic_load(&s->kst));
+	ACL_LOGW("stream %u of device %d failed (%s); continuing on a new ring",
+		 s->obj.index, s->dev->id, acl_slot_error_text(e));
+	return code;
 }
 
 /*
@@ -212,6 +305,8 @@ static aclError stream_failed_locked(struct acl_stream *s, struct acl_kstream *k
 
 	kstream_state(d, k, &v, &e);
 	code = e ? acl_slot_error(d, e) : ACL_ERROR_RT_INTERNAL_ERROR;
+	if (k->dir)
+		return direct_failed_locked(s, k, e, code);
 	if (atomic_load(&s->kst) != k || s->sticky_err)
 		return code;	/* already handled */
 	if (s->failure_mode == ACL_STOP_ON_FAILURE || e == DRM_NPU_ERR_DEAD) {
@@ -225,17 +320,124 @@ static aclError stream_failed_locked(struct acl_stream *s, struct acl_kstream *k
 	kstream_retire(d, k);
 	nk->older = k;
 	atomic_store(&s->kst, nk);
+	if (atomic_load(&s->last) == k)
+		atomic_store(&s->last, nk);
 	acl_cb_stream_failed(s);
 	ACL_LOGW("stream %u of device %d failed (%s); continuing on a new ring",
 		 s->obj.index, d->id, acl_slot_error_text(e));
 	return code;
 }
 
+/* One operand of a copy or fill as a binding and offset; false if it has none. */
+static bool direct_operand(struct acl_device *d, const struct acl_direct *dir,
+			   const struct drm_npu_cmd *c, bool dst, struct drm_npu_direct_cmd *out)
+{
+	uint32_t host = dst ? DRM_NPU_CMD_DST_HOST : DRM_NPU_CMD_SRC_HOST;
+	uint32_t user = dst ? DRM_NPU_CMD_DST_USER : DRM_NPU_CMD_SRC_USER;
+	uint64_t addr = dst ? c->dst : c->src, off = addr;
+	uint32_t handle = dst ? c->dst_handle : c->src_handle;
+
+	if (c->flags & user)
+		return false;
+	if (!(c->flags & host) && !acl_devmem_binding(d, addr, c->size, &handle, &off))
+		return false;
+	if (handle >= dir->bindings)
+		return false;
+	if (dst) {
+		out->dst_bind = handle;
+		out->dst = off;
+	} else {
+		out->src_bind = handle;
+		out->src = off;
+	}
+	return true;
+}
+
+/* A command as the direct ring takes it: copies and fills of bound memory. */
+static bool direct_cmd(struct acl_device *d, const struct acl_direct *dir,
+		       const struct drm_npu_cmd *c, struct drm_npu_direct_cmd *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->size = c->size;
+	switch (c->op) {
+	case DRM_NPU_OP_COPY:
+		out->op = DRM_NPU_DOP_COPY;
+		return direct_operand(d, dir, c, true, out) && direct_operand(d, dir, c, false, out);
+	case DRM_NPU_OP_FILL:
+		out->op = DRM_NPU_DOP_FILL;
+		out->arg = (uint32_t)c->value;
+		return direct_operand(d, dir, c, true, out);
+	default:
+		return false;
+	}
+}
+
+/*
+ * Queues cmds on the direct ring k, then a SLOT_WRITE of the next sequence
+ * number: true if it did, false if they are not all copies and fills of
+ * bound memory, there is no room, or the stream's other work is not done
+ * yet (the direct ring cannot wait for it). Called with s->lock held.
+ */
+static bool direct_submit_locked(struct acl_stream *s, struct acl_kstream *k,
+				 const struct drm_npu_cmd *cmds, size_t count, uint64_t *seq)
+{
+	struct acl_device *d = s->dev;
+	struct acl_direct *dir = k->dir;
+	struct acl_kstream *kk = atomic_load(&s->kst);
+	uint32_t tail = dir->tail, mask = dir->entries - 1, head;
+	size_t i;
+
+	if (count + 1 > dir->entries / 2)
+		return false;
+	if (atomic_load(&s->last) != k &&
+	    !acl_seq_reached(acl_slot_value(d, kk->slot), atomic_load(&kk->submitted)))
+		return false;
+	head = __atomic_load_n(&dir->ctrl->head, __ATOMIC_ACQUIRE);
+	if (dir->entries - (tail - head) < count + 1)
+		return false;
+	/* Past the tail until it is published: the card does not look there. */
+	for (i = 0; i < count; i++)
+		if (!direct_cmd(d, dir, &cmds[i], &dir->cmds[(tail + i) & mask]))
+			return false;
+	*seq = atomic_load(&k->submitted) + 1;
+	dir->cmds[(tail + count) & mask] = (struct drm_npu_direct_cmd){
+		.op = DRM_NPU_DOP_SLOT_WRITE, .dst_bind = k->slot, .value = *seq,
+	};
+	dir->tail = tail + (uint32_t)count + 1;
+	/* The uapi's protocol: tail, a full barrier, then fetching. */
+	__atomic_store_n(&dir->ctrl->tail, dir->tail, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&dir->ctrl->fetching, __ATOMIC_ACQUIRE))
+		drv_stream_kick(d->fd, k->id);	/* a failed ring says so in its slot */
+	atomic_store_explicit(&k->submitted, *seq, memory_order_release);
+	atomic_store(&s->last, k);
+	return true;
+}
+
+/*
+ * Work for the kernel stream after work on the direct ring: the card holds
+ * it until the direct ring's last batch is done.
+ */
+static int direct_order_locked(struct acl_stream *s, struct acl_kstream *kk)
+{
+	struct acl_kstream *k = atomic_load(&s->last);
+	struct drm_npu_cmd wait = { .op = DRM_NPU_OP_SLOT_WAIT };
+	uint64_t seq;
+
+	if (k == kk || !k->dir)
+		return 0;
+	wait.slot = k->slot;
+	wait.value = atomic_load(&k->submitted);
+	if (acl_seq_reached(acl_slot_value(s->dev, k->slot), wait.value))
+		return 0;
+	return drv_submit(s->dev->fd, kk->id, &wait, 1, &seq);
+}
+
 aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
 			   struct acl_ticket *done)
 {
 	struct acl_device *d = s->dev;
-	struct acl_kstream *k;
+	struct acl_kstream *k, *dk;
 	uint64_t seq = 0;
 	size_t off = 0;
 	bool retried = false;
@@ -249,8 +451,28 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 		return ACL_FAIL(code, "stream %u has failed and accepts no work (%s)",
 				s->obj.index, acl_slot_error_text(kstream_err(d, atomic_load(&s->kst))));
 	}
+	dk = atomic_load(&s->dst);
+	if (dk && acl_slot_err(d, dk->slot)) {
+		/* The direct ring failed earlier: report that later, go on. */
+		code = stream_failed_locked(s, dk);
+		if (s->sticky_err) {
+			pthread_mutex_unlock(&s->lock);
+			return ACL_FAIL(code, "stream %u failed: %s", s->obj.index,
+					acl_slot_error_text(kstream_err(d, dk)));
+		}
+		if (!atomic_load(&s->pending_err))
+			atomic_store(&s->pending_err, code);
+		dk = atomic_load(&s->dst);
+	}
+	if (dk && direct_submit_locked(s, dk, cmds, count, &seq)) {
+		pthread_mutex_unlock(&s->lock);
+		if (done)
+			*done = (struct acl_ticket){ dk, seq };
+		return ACL_SUCCESS;
+	}
 	k = atomic_load(&s->kst);
-	while (off < count) {
+	ret = direct_order_locked(s, k);
+	while (!ret && off < count) {
 		uint32_t n = count - off > DRM_NPU_MAX_BATCH ? DRM_NPU_MAX_BATCH : (uint32_t)(count - off);
 
 		ret = drv_submit(d->fd, k->id, cmds + off, n, &seq);
@@ -266,25 +488,48 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 				atomic_store(&s->pending_err, code);
 			k = atomic_load(&s->kst);
 			retried = true;
+			ret = direct_order_locked(s, k);
 			continue;
 		}
-		if (ret) {
-			pthread_mutex_unlock(&s->lock);
-			return ACL_DRV_FAIL(d, ret, "submitting to stream %u", s->obj.index);
-		}
+		if (ret)
+			break;
 		atomic_store_explicit(&k->submitted, seq, memory_order_release);
+		atomic_store(&s->last, k);
 		off += n;
 	}
 	pthread_mutex_unlock(&s->lock);
+	if (ret)
+		return ACL_DRV_FAIL(d, ret, "submitting to stream %u", s->obj.index);
 	if (done)
 		*done = (struct acl_ticket){ k, seq };
 	return ACL_SUCCESS;
 }
 
-/* What the stream has been given so far. */
+void acl_direct_quiesce(struct acl_device *d)
+{
+	struct { uint32_t slot; uint64_t seq; } pending[64];
+	unsigned int n = 0, i;
+	struct acl_list *pos;
+
+	pthread_mutex_lock(&d->list_lock);
+	for (pos = d->streams.next; pos != &d->streams && n < 64; pos = pos->next) {
+		struct acl_stream *s = acl_container_of(pos, struct acl_stream, link);
+		struct acl_kstream *k = atomic_load(&s->dst);
+
+		if (k && !acl_seq_reached(acl_slot_value(d, k->slot), atomic_load(&k->submitted)) &&
+		    !acl_slot_err(d, k->slot))
+			pending[n++] = (typeof(pending[0])){ k->slot, atomic_load(&k->submitted) };
+	}
+	pthread_mutex_unlock(&d->list_lock);
+	/* bounded: a slot may change hands if its stream goes meanwhile */
+	for (i = 0; i < n; i++)
+		acl_wait_slot(d, pending[i].slot, pending[i].seq, 10000, ACL_SUCCESS);
+}
+
+/* What the stream has been given so far: the last path it went by waited for the other. */
 static struct acl_ticket last_ticket(struct acl_stream *s)
 {
-	struct acl_kstream *k = atomic_load(&s->kst);
+	struct acl_kstream *k = atomic_load(&s->last);
 
 	return (struct acl_ticket){ k, atomic_load_explicit(&k->submitted, memory_order_acquire) };
 }
@@ -383,11 +628,21 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 	acl_list_del(&s->link);
 	pthread_mutex_unlock(&d->list_lock);
 	pthread_mutex_lock(&s->lock);
+	k = atomic_load(&s->dst);
+	if (k) {
+		if (d->fd >= 0)
+			drv_stream_destroy(d->fd, k->id, true);
+		direct_unmap(k);
+		free(k->dir);
+		free(k);
+		atomic_store(&s->dst, NULL);
+	}
 	k = atomic_load(&s->kst);
 	if (d->fd >= 0)
 		drv_stream_destroy(d->fd, k->id, !wait || s->sticky_err);
 	for (; k; k = older) {
 		older = k->older;
+		free(k->dir);
 		free(k);
 	}
 	atomic_store(&s->kst, NULL);
@@ -607,9 +862,18 @@ ACL_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
 	k = atomic_load(&s->kst);
 	err = kstream_new(s, &nk);
 	if (!err) {
+		struct acl_kstream *dk = atomic_load(&s->dst);
+
 		kstream_retire(s->dev, k);
 		nk->older = k;
+		if (dk) {
+			kstream_retire(s->dev, dk);
+			dk->older = k->older;
+			k->older = dk;
+			atomic_store(&s->dst, direct_new(s));
+		}
 		atomic_store(&s->kst, nk);
+		atomic_store(&s->last, nk);
 		s->sticky_err = 0;
 		atomic_store(&s->pending_err, 0);
 		acl_cb_stream_failed(s);

@@ -187,6 +187,29 @@ TEST_F(direct, waits_on_a_slot)
 	EXPECT_EQ(0, test_wait(fd, d->s.slot, 5, 20000));
 }
 
+/* Destroying a direct stream stops its ring at once, even one that waits forever. */
+TEST_F(direct, destroy_stops_the_ring)
+{
+	int fd = self->card.fd;
+	struct test_baseline before = test_read_baseline(self->card.bdf), after;
+	struct drm_npu_direct_cmd wait = { .op = DRM_NPU_DOP_SLOT_WAIT, .value = 1 };
+	struct direct d;
+	uint32_t event;
+
+	ASSERT_EQ(0, test_slot_alloc(fd, &event));
+	ASSERT_EQ(0, direct_open(fd, 16, &d));
+	wait.dst_bind = event;
+	ASSERT_EQ(0, direct_submit(fd, &d, &wait, 1));
+	after = test_read_baseline(self->card.bdf);
+	EXPECT_EQ(before.rings + 1, after.rings);
+	EXPECT_EQ(0, test_stream_destroy(fd, d.s.id, 0));
+	after = test_read_baseline(self->card.bdf);
+	EXPECT_EQ(before.rings, after.rings);
+	/* the mapping outlives the stream; the card no longer reads it */
+	d.ctrl->tail = 0;
+	direct_close(&d);
+}
+
 /*
  * What the context may not name fails its stream, as the card's errors
  * do, and nothing else: another stream of the context goes on, and the
