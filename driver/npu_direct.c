@@ -88,6 +88,19 @@ static void npu_direct_area_free(struct drm_gem_object *obj)
 	kfree(area);
 }
 
+/**
+ * npu_direct_ring_tail - the tail userspace last gave a direct ring
+ * @ring: a started direct ring
+ *
+ * Return: the control page's tail: any value; userspace owns it.
+ */
+u32 npu_direct_ring_tail(struct npu_ring *ring)
+{
+	const struct drm_npu_direct_ctrl *ctrl = ring->area->vaddr;
+
+	return READ_ONCE(ctrl->tail);
+}
+
 void npu_direct_area_put(struct npu_direct_area *area)
 {
 	drm_gem_object_put(&area->gem);
@@ -327,6 +340,13 @@ void npu_direct_bo_close(struct drm_gem_object *obj, struct drm_file *file)
 		npu_direct_revoke(ctx, handle);
 }
 
+/* The file may map the area no more; mappings it made stay. */
+static void npu_direct_area_drop(struct npu_ctx *ctx, struct npu_direct_area *area)
+{
+	drm_vma_node_revoke(&area->gem.vma_node, ctx->file);
+	npu_direct_area_put(area);
+}
+
 /**
  * npu_direct_stream_start - give a direct stream its ring
  * @stream: a stream with a claimed, stopped ring
@@ -355,11 +375,17 @@ int npu_direct_stream_start(struct npu_stream *stream, u32 entries)
 		.irq_dma = fence->irq_wanted_dma,
 		.nslots = fence->count,
 	};
+	/* One reference for the ring, one for the stream. */
+	drm_gem_object_get(&area->gem);
 	mutex_lock(&ctx->direct_lock);
 	ret = npu_ring_start_direct(stream->ring, entries, stream->priority, &direct);
-	if (!ret)
+	if (!ret) {
 		list_add_tail(&stream->direct_link, &ctx->direct_streams);
+		stream->area = area;
+	}
 	mutex_unlock(&ctx->direct_lock);
+	if (ret)
+		npu_direct_area_drop(ctx, area);
 	return ret;
 }
 
@@ -371,9 +397,15 @@ void npu_direct_stream_stop(struct npu_stream *stream)
 {
 	struct npu_ctx *ctx = stream->ctx;
 
+	struct npu_direct_area *area;
+
 	mutex_lock(&ctx->direct_lock);
 	list_del_init(&stream->direct_link);
+	area = stream->area;
+	stream->area = NULL;
 	mutex_unlock(&ctx->direct_lock);
+	if (area)
+		npu_direct_area_drop(ctx, area);
 }
 
 /**
@@ -425,14 +457,14 @@ int npu_stream_map_ioctl(struct drm_device *dev, void *data, struct drm_file *fi
 	stream = npu_direct_stream_get(file->driver_priv, args->stream);
 	if (IS_ERR(stream))
 		return PTR_ERR(stream);
-	spin_lock_irq(&stream->ctx->ndev->rings_lock);
-	if (stream->ring->area) {
-		args->mmap_offset = drm_vma_node_offset_addr(&stream->ring->area->gem.vma_node);
-		args->size = stream->ring->area->gem.size;
+	mutex_lock(&stream->ctx->direct_lock);
+	if (stream->area) {
+		args->mmap_offset = drm_vma_node_offset_addr(&stream->area->gem.vma_node);
+		args->size = stream->area->gem.size;
 	} else {
 		ret = -EIO;
 	}
-	spin_unlock_irq(&stream->ctx->ndev->rings_lock);
+	mutex_unlock(&stream->ctx->direct_lock);
 	npu_stream_put(stream);
 	return ret;
 }

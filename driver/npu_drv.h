@@ -348,6 +348,8 @@ enum npu_stream_state {
  * @direct: userspace writes the ring (DRM_NPU_STREAM_DIRECT); no jobs
  * @direct_link: in npu_ctx.direct_streams while the ring runs; under
  *	npu_ctx.direct_lock
+ * @area: a direct stream's ring memory, referenced and mappable by its
+ *	file until the stream stops; under npu_ctx.direct_lock
  * @rcu: frees the stream after lock-free lookups are done with it
  */
 struct npu_stream {
@@ -378,6 +380,7 @@ struct npu_stream {
 	struct npu_stream_dir *sysfs_dir;
 	bool direct;
 	struct list_head direct_link;
+	struct npu_direct_area *area;
 	struct rcu_head rcu;
 };
 
@@ -668,6 +671,7 @@ void npu_direct_stream_stop(struct npu_stream *stream);
 void npu_direct_ctx_stop(struct npu_ctx *ctx);
 void npu_direct_unmap_all(struct npu_device *ndev);
 void npu_direct_area_put(struct npu_direct_area *area);
+u32 npu_direct_ring_tail(struct npu_ring *ring);
 int npu_stream_map_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_stream_kick_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 

@@ -382,6 +382,7 @@ static u64 npu_stream_progress(struct npu_ring *ring)
 static void npu_stream_hang_check(struct npu_stream *stream)
 {
 	struct npu_ring *ring = stream->ring;
+	bool direct_idle = false;
 	u32 status, error;
 	u64 progress;
 	int idx;
@@ -391,6 +392,10 @@ static void npu_stream_hang_check(struct npu_stream *stream)
 	status = npu_ring_status(ring);
 	error = npu_ring_error(ring);
 	progress = npu_stream_progress(ring);
+	/* A direct ring is idle when the card has all that userspace gave it. */
+	if (stream->direct)
+		direct_idle = status == NPU_RING_IDLE &&
+			      npu_direct_ring_tail(ring) == npu_ring_rd32(ring, NPU_RING_HEAD);
 	drm_dev_exit(idx);
 
 	/* Stopped with an error whose interrupt was lost. */
@@ -403,8 +408,7 @@ static void npu_stream_hang_check(struct npu_stream *stream)
 	 * whose failures reach it as DEPENDENCY; a card that stops its
 	 * heartbeat is dead, not hung: wait for that verdict.
 	 */
-	if (progress == stream->progress && status != NPU_RING_WAITING &&
-	    !(stream->direct && status == NPU_RING_IDLE) &&
+	if (progress == stream->progress && status != NPU_RING_WAITING && !direct_idle &&
 	    !npu_card_heartbeat_stale(stream->ctx->ndev)) {
 		drm_warn(&stream->ctx->ndev->drm, "ring %u made no progress for %u ms, declared hung\n",
 			 ring->index, npu_hang_timeout_ms);
@@ -483,6 +487,8 @@ const char *npu_stream_state_name(struct npu_stream *stream)
 	case NPU_STREAM_DESTROYED:
 		return "destroyed";
 	default:
+		if (stream->direct)
+			return "direct";
 		return list_empty(&stream->jobs) ? "idle" : "busy";
 	}
 }

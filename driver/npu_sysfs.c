@@ -160,6 +160,25 @@ static struct npu_stream *kobj_to_updated_stream(struct kobject *kobj)
 	return stream;
 }
 
+/*
+ * A direct stream has no jobs to count by: the card's own count of what
+ * its ring moved, chunk by chunk, while it runs.
+ */
+static u64 npu_stream_bytes(struct npu_stream *stream)
+{
+	u64 bytes = 0;
+	int idx;
+
+	if (!stream->direct)
+		return atomic64_read(&stream->bytes);
+	if (READ_ONCE(stream->state) == NPU_STREAM_ACTIVE &&
+	    drm_dev_enter(&stream->ctx->ndev->drm, &idx)) {
+		bytes = npu_ring_rd64(stream->ring, NPU_RING_BYTES_DONE);
+		drm_dev_exit(idx);
+	}
+	return bytes;
+}
+
 #define NPU_STREAM_ATTR(name, fmt, value)				\
 static ssize_t stream_##name##_show(struct kobject *kobj,		\
 				    struct kobj_attribute *attr, char *buf) \
@@ -181,7 +200,7 @@ NPU_STREAM_ATTR(completed, "%llu", READ_ONCE(stream->completed));
 NPU_STREAM_ATTR(pending, "%llu",
 		READ_ONCE(stream->submitted) - READ_ONCE(stream->completed));
 NPU_STREAM_ATTR(state, "%s", npu_stream_state_name(stream));
-NPU_STREAM_ATTR(bytes, "%lld", atomic64_read(&stream->bytes));
+NPU_STREAM_ATTR(bytes, "%llu", npu_stream_bytes(stream));
 NPU_STREAM_ATTR(ops_done, "%llu", READ_ONCE(stream->ops_done));
 NPU_STREAM_ATTR(compute_ns, "%llu", READ_ONCE(stream->compute_ns));
 

@@ -192,7 +192,8 @@ extern "C" {
  * drm_npu_direct_ctrl) followed by its ring_entries commands.
  *
  * Errors: -ENOENT for an unknown @stream; -EINVAL for a stream that is
- * not direct, non-zero @flags, or a non-zero output.
+ * not direct, non-zero @flags, or a non-zero output; -EIO for a stream
+ * whose ring is stopped for good (its file is being closed).
  */
 #define DRM_IOCTL_NPU_STREAM_MAP \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_STREAM_MAP, struct drm_npu_stream_map)

@@ -202,6 +202,14 @@ TEST_F(direct, destroy_stops_the_ring)
 	ASSERT_EQ(0, direct_submit(fd, &d, &wait, 1));
 	after = test_read_baseline(self->card.bdf);
 	EXPECT_EQ(before.rings + 1, after.rings);
+	{
+		char state[32] = "";
+		int ring = test_stream_ring(self->card.bdf, d.s.id);
+
+		ASSERT_GE(ring, 0);
+		test_stream_attr(self->card.bdf, ring, "state", state, sizeof(state));
+		EXPECT_EQ(0, strncmp(state, "direct", 6));
+	}
 	EXPECT_EQ(0, test_stream_destroy(fd, d.s.id, 0));
 	after = test_read_baseline(self->card.bdf);
 	EXPECT_EQ(before.rings, after.rings);
@@ -321,19 +329,21 @@ TEST_F(direct, closing_a_handle_waits_for_its_transfer)
 	struct drm_npu_direct_cmd cmds[3];
 	uint64_t size = 64 << 20;
 	int64_t t0;
+	int ring;
 
 	ASSERT_EQ(0, test_bo_create(fd, size, DRM_NPU_BO_DEVICE, &src));
 	ASSERT_EQ(0, test_bo_create(fd, size, DRM_NPU_BO_DEVICE, &dst));
+	ring = test_stream_ring(self->card.bdf, d->s.id);
+	ASSERT_GE(ring, 0);
 	cmds[0] = dfence(d->s.slot, 1);
 	cmds[1] = dcopy(dst.handle, 0, src.handle, 0, size);
 	cmds[2] = dfence(d->s.slot, 2);
 	ASSERT_EQ(0, direct_submit(fd, d, cmds, 3));
-	/* the copy is under way once the fence before it landed */
+	/* the copy is under way once the ring has moved some of it */
 	t0 = test_now_ns();
-	while (__atomic_load_n(&self->card.fence[d->s.slot].value, __ATOMIC_ACQUIRE) < 1 &&
+	while (test_stream_attr(self->card.bdf, ring, "bytes", NULL, 0) <= 0 &&
 	       test_now_ns() - t0 < 10000000000LL)
-		;
-	usleep(2000);
+		usleep(100);
 	ASSERT_EQ(0, test_bo_close(fd, dst.handle));
 	EXPECT_EQ(0, test_wait(fd, d->s.slot, 2, 20000));
 
@@ -342,6 +352,45 @@ TEST_F(direct, closing_a_handle_waits_for_its_transfer)
 	ASSERT_EQ(0, direct_submit(fd, d, cmds, 2));
 	EXPECT_EQ(-EIO, test_wait(fd, d->s.slot, 3, 20000));
 	EXPECT_EQ(DRM_NPU_ERR_REJECTED, self->card.fence[d->s.slot].error);
+}
+
+/*
+ * A direct ring that holds commands and does not move is hung, as any
+ * ring; one that has run all it was given is not, however long it idles.
+ */
+TEST_F(direct, hung_ring_is_declared)
+{
+	int fd = self->card.fd;
+	long old = test_driver_param("hang_timeout_ms");
+	struct drm_npu_direct_cmd cmds[2];
+	char what[64];
+	struct direct d;
+	int ring;
+
+	if (!test_can_inject(self->card.bdf))
+		SKIP(return, "no fault injection (debugfs) on this machine");
+	ASSERT_EQ(0, test_set_driver_param("hang_timeout_ms", 300));
+	ASSERT_EQ(0, direct_open(fd, 16, &d));
+	cmds[0] = dfence(d.s.slot, 1);
+	ASSERT_EQ(0, direct_submit(fd, &d, cmds, 1));
+	ASSERT_EQ(0, test_wait(fd, d.s.slot, 1, 20000));
+	/* idle for several hang timeouts: not hung */
+	usleep(1200 * 1000);
+	EXPECT_EQ(0, self->card.fence[d.s.slot].error);
+
+	ring = test_stream_ring(self->card.bdf, d.s.id);
+	ASSERT_GE(ring, 0);
+	snprintf(what, sizeof(what), "hang %d", ring);
+	ASSERT_EQ(0, test_inject(self->card.bdf, what));
+	cmds[0] = dcopy(self->dev.handle, 0, self->host_in.handle, 0, 4096);
+	cmds[1] = dfence(d.s.slot, 2);
+	ASSERT_EQ(0, direct_submit(fd, &d, cmds, 2));
+	EXPECT_EQ(-EIO, test_wait(fd, d.s.slot, 2, 20000));
+	EXPECT_EQ(DRM_NPU_ERR_HANG, self->card.fence[d.s.slot].error);
+	snprintf(what, sizeof(what), "clear %d", ring);
+	test_inject(self->card.bdf, what);
+	test_set_driver_param("hang_timeout_ms", old);
+	direct_close(&d);
 }
 
 /* A process killed while its direct ring copies gives everything back. */
