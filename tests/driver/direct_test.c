@@ -393,6 +393,127 @@ TEST_F(direct, hung_ring_is_declared)
 	direct_close(&d);
 }
 
+static uint64_t rnd_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Mostly near the edges of what is valid, sometimes anything. */
+static uint64_t rnd_pick(uint64_t *x, uint64_t edge)
+{
+	switch (rnd_next(x) % 4) {
+	case 0:
+		return rnd_next(x) % (edge + 1);
+	case 1:
+		return edge + rnd_next(x) % 3 - 1;
+	case 2:
+		return rnd_next(x) % 64;
+	default:
+		return rnd_next(x);
+	}
+}
+
+/*
+ * Random direct commands: each ring completes or fails, never hangs;
+ * another context's buffers keep their bytes, and the card goes on.
+ */
+TEST_F(direct, random_commands_touch_nothing_else)
+{
+	const char *env = getenv("NPU_FUZZ_SEED");
+	uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)test_now_ns() | 1, x = seed;
+	int fd = self->card.fd;
+	struct drm_npu_stream_create theirs_s;
+	struct drm_npu_bo_create theirs_d, theirs_h;
+	struct test_card other;
+	struct drm_npu_cmd cp;
+	uint8_t *theirs_map;
+	uint64_t nslots;
+	int round, done = 0, failed = 0;
+
+	TH_LOG("seed %#llx", (unsigned long long)seed);
+	ASSERT_EQ(0, test_param(fd, DRM_NPU_PARAM_NUM_SLOTS, &nslots));
+	ASSERT_EQ(0, test_card_open(&other, 0));
+	ASSERT_EQ(0, test_stream_create(other.fd, 0, 0, &theirs_s));
+	ASSERT_EQ(0, test_bo_create(other.fd, 1 << 20, DRM_NPU_BO_DEVICE, &theirs_d));
+	ASSERT_EQ(0, test_bo_create(other.fd, 1 << 20, DRM_NPU_BO_HOST, &theirs_h));
+	theirs_map = host_map(other.fd, &theirs_h);
+	ASSERT_NE(NULL, theirs_map);
+	test_fill_random(theirs_map, 1 << 20, 99);
+	cp = test_cmd_copy(theirs_d.addr, 0, 1 << 20, DRM_NPU_CMD_SRC_HOST);
+	cp.src_handle = theirs_h.handle;
+	ASSERT_EQ(0, test_run(&other, &theirs_s, cp));
+
+	for (round = 0; round < 40; round++) {
+		struct drm_npu_direct_cmd cmds[9];
+		uint32_t binds[4] = { self->dev.handle, self->host_in.handle,
+				      self->host_out.handle, theirs_d.handle };
+		uint64_t sizes[4] = { 1 << 20, 256 << 10, 256 << 10, 1 << 20 };
+		int i, ret, n = 1 + (int)(rnd_next(&x) % 3);
+		struct direct d;
+
+		ASSERT_EQ(0, direct_open(fd, 16, &d));
+		for (i = 0; i < n; i++) {
+			struct drm_npu_direct_cmd *c = &cmds[i];
+			unsigned int b = rnd_next(&x) % 8 ? rnd_next(&x) % 3 : 3;
+			unsigned int b2 = rnd_next(&x) % 8 ? rnd_next(&x) % 3 : 3;
+			uint64_t room = sizes[b] < sizes[b2] ? sizes[b] : sizes[b2];
+
+			memset(c, 0, sizeof(*c));
+			c->op = rnd_next(&x) % 8 ? rnd_next(&x) % 6 : rnd_next(&x) % 16;
+			c->dst_bind = rnd_next(&x) % 8 ? binds[b] : (uint32_t)rnd_pick(&x, 1024);
+			c->src_bind = rnd_next(&x) % 8 ? binds[b2] : (uint32_t)rnd_pick(&x, 1024);
+			c->size = rnd_pick(&x, room / 2);
+			c->dst = rnd_pick(&x, sizes[b] - c->size);
+			c->src = rnd_pick(&x, sizes[b2] - c->size);
+			if (c->op == DRM_NPU_DOP_SLOT_WRITE || c->op == DRM_NPU_DOP_TIMESTAMP ||
+			    c->op == DRM_NPU_DOP_SLOT_WAIT) {
+				c->dst_bind = (uint32_t)rnd_pick(&x, nslots);
+				c->src_bind = rnd_next(&x) % 16 ? 0 : 1;
+				c->size = c->dst = c->src = 0;
+				/* a wait that is already true: nothing may block the ring for good */
+				c->arg = c->op == DRM_NPU_DOP_SLOT_WAIT ? DRM_NPU_WAIT_GEQ : 0;
+				c->value = c->op == DRM_NPU_DOP_SLOT_WAIT ? 0 : rnd_next(&x);
+			} else {
+				c->arg = rnd_next(&x) % 16 ? (uint32_t)(rnd_next(&x) & 0xff) :
+							    (uint32_t)rnd_next(&x);
+			}
+			c->flags = rnd_next(&x) % 32 ? 0 : (uint16_t)rnd_next(&x);
+			if (!(rnd_next(&x) % 32))
+				c->pad[rnd_next(&x) % 2] = rnd_next(&x);
+		}
+		cmds[n] = dfence(d.s.slot, 1);
+		ASSERT_EQ(0, direct_submit(fd, &d, cmds, n + 1));
+		ret = test_wait(fd, d.s.slot, 1, 20000);
+		ASSERT_TRUE(ret == 0 || ret == -EIO) TH_LOG("round %d: %d", round, ret);
+		if (ret)
+			failed++;
+		else
+			done++;
+		direct_close(&d);
+		ASSERT_EQ(0, test_stream_destroy(fd, d.s.id, 0));
+	}
+	TH_LOG("%d rings completed, %d failed", done, failed);
+
+	/* theirs is as it was, and both contexts still work */
+	memset(theirs_map, 0, 1 << 20);
+	cp = test_cmd_copy(0, theirs_d.addr, 1 << 20, DRM_NPU_CMD_DST_HOST);
+	cp.dst_handle = theirs_h.handle;
+	ASSERT_EQ(0, test_run(&other, &theirs_s, cp));
+	{
+		uint8_t *want = malloc(1 << 20);
+
+		ASSERT_NE(NULL, want);
+		test_fill_random(want, 1 << 20, 99);
+		EXPECT_EQ(0, memcmp(want, theirs_map, 1 << 20));
+		free(want);
+	}
+	munmap(theirs_map, 1 << 20);
+	test_card_close(&other);
+}
+
 /* A process killed while its direct ring copies gives everything back. */
 TEST_F(direct, killed_mid_copy_leaves_nothing)
 {
