@@ -275,7 +275,8 @@ static bool npu_direct_ring_holds(struct npu_ring *ring, u64 epoch)
 /*
  * Waits until the stream's ring no longer uses a binding revoked at
  * @epoch: at most one transfer long, or a hang timeout for a ring that
- * stopped moving, which then fails.
+ * stopped moving, which then fails. A reset ring shows 0 at once; a
+ * dead card moves nothing any more.
  */
 static void npu_direct_quiesce(struct npu_stream *stream, u64 epoch)
 {
@@ -284,6 +285,8 @@ static void npu_direct_quiesce(struct npu_stream *stream, u64 epoch)
 	int ret;
 
 	lockdep_assert_held(&stream->ctx->direct_lock);
+	if (READ_ONCE(stream->ctx->ndev->dead))
+		return;
 	ret = read_poll_timeout(npu_direct_ring_holds, held, !held, 50,
 				(u64)npu_hang_timeout_ms * USEC_PER_MSEC, false,
 				ring, epoch);
