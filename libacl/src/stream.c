@@ -11,15 +11,12 @@
  * fresh ring and accepts work again; in ACL_STOP_ON_FAILURE mode every
  * later call on the stream fails until it is destroyed.
  *
- * A stream also gets a direct kernel stream, at its first copy or fill
- * between device memory and aclrtMallocHost memory (at once with
- * ACL_STREAM_FAST_LAUNCH): a ring that libacl writes itself and the card
- * checks, which takes such copies without a system call. Work goes there
- * when the stream's other work is done (a load tells), and other work
- * waits for it on the card (a SLOT_WAIT before the batch), so the stream
- * keeps its order. Direct rings are extra: when the card has no ring left
- * for a new stream, a stream whose direct ring is idle gives it up.
- * ACL_DIRECT_RINGS=0 in the environment turns them off.
+ * A stream created with ACL_STREAM_FAST_LAUNCH also gets a direct kernel
+ * stream: a ring that libacl writes itself and the card checks, which
+ * takes copies and fills between device memory and aclrtMallocHost memory
+ * without a system call. Work goes there when the stream's other work is
+ * done (a load tells), and other work waits for it on the card (a
+ * SLOT_WAIT before the batch), so the stream keeps its order.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -166,33 +163,26 @@ static aclError kstream_new(struct acl_stream *s, struct acl_kstream **out)
 	return ACL_SUCCESS;
 }
 
-bool acl_direct_rings_wanted(void)
-{
-	const char *v = getenv("ACL_DIRECT_RINGS");
-
-	return !v || strcmp(v, "0");
-}
-
 /* A direct kernel stream with its ring mapped; NULL if the card has none to give. */
 static struct acl_kstream *direct_new(struct acl_stream *s)
 {
 	struct acl_device *d = s->dev;
-	struct acl_kstream *k;
-	struct acl_direct *dir;
+	struct acl_kstream *k = calloc(1, sizeof(*k));
+	struct acl_direct *dir = calloc(1, sizeof(*dir));
 	uint64_t off, size;
 	int ret = -ENOMEM;
 	void *p;
 
-	if (!d->direct_bindings)
-		return NULL;
-	k = calloc(1, sizeof(*k));
-	dir = calloc(1, sizeof(*dir));
 	if (!k || !dir)
 		goto err_free;
 	ret = drv_stream_create(d->fd, s->priority, DRM_NPU_STREAM_DIRECT, &k->id, &k->slot);
 	if (ret)
 		goto err_free;
 	k->dir = dir;
+	ret = drv_get_param(d->fd, DRM_NPU_PARAM_DIRECT_BINDINGS, &off);
+	if (ret)
+		goto err_destroy;
+	dir->bindings = (uint32_t)off;
 	ret = drv_stream_map(d->fd, k->id, &off, &size);
 	if (ret)
 		goto err_destroy;
@@ -210,8 +200,7 @@ static struct acl_kstream *direct_new(struct acl_stream *s)
 err_destroy:
 	drv_stream_destroy(d->fd, k->id, true);
 err_free:
-	/* Expected when the card's rings are all taken. */
-	ACL_LOGI("stream %u: no direct ring (%s); copies go through the driver",
+	ACL_LOGW("stream %u: no direct ring (%s); copies go through the driver",
 		 s->obj.index, strerror(-ret));
 	free(dir);
 	free(k);
@@ -242,42 +231,6 @@ static void kstream_retire(struct acl_device *d, struct acl_kstream *k)
 	direct_unmap(k);
 }
 
-/*
- * Gives a ring back for a new stream: another stream's direct ring with
- * nothing left to do (and no failure to report). True if one went. The
- * caller holds no stream's lock: the streams are only tried.
- */
-static bool direct_reclaim(struct acl_device *d)
-{
-	struct acl_list *pos;
-	bool done = false;
-
-	pthread_mutex_lock(&d->list_lock);
-	for (pos = d->streams.next; pos != &d->streams && !done; pos = pos->next) {
-		struct acl_stream *t = acl_container_of(pos, struct acl_stream, link);
-		struct acl_kstream *k, *kk;
-
-		if (t->dying || pthread_mutex_trylock(&t->lock))
-			continue;
-		k = atomic_load(&t->dst);
-		kk = atomic_load(&t->kst);
-		if (k && !acl_slot_err(d, k->slot) &&
-		    acl_seq_reached(acl_slot_value(d, k->slot), atomic_load(&k->submitted))) {
-			atomic_store(&t->dst, NULL);
-			if (atomic_load(&t->last) == k)
-				atomic_store(&t->last, kk);
-			/* tickets may still name it: it stays, done, on the list */
-			kstream_retire(d, k);
-			k->older = kk->older;
-			kk->older = k;
-			done = true;
-		}
-		pthread_mutex_unlock(&t->lock);
-	}
-	pthread_mutex_unlock(&d->list_lock);
-	return done;
-}
-
 struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 				  uint32_t priority, uint32_t flags, aclError *err)
 {
@@ -296,18 +249,14 @@ struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 	pthread_mutex_init(&s->lock, NULL);
 	acl_list_init(&s->link);
 	*err = kstream_new(s, &k);
-	while (*err == ACL_ERROR_RT_NO_STREAM_RESOURCE && direct_reclaim(d))
-		*err = kstream_new(s, &k);
 	if (*err) {
 		acl_obj_free(s);
 		return NULL;
 	}
 	atomic_store(&s->kst, k);
 	atomic_store(&s->last, k);
-	if (flags & ACL_STREAM_FAST_LAUNCH) {
-		s->direct_tried = true;
+	if (flags & ACL_STREAM_FAST_LAUNCH)
 		atomic_store(&s->dst, direct_new(s));
-	}
 	pthread_mutex_lock(&d->list_lock);
 	acl_list_add(&d->streams, &s->link);
 	pthread_mutex_unlock(&d->list_lock);
@@ -380,8 +329,8 @@ static aclError stream_failed_locked(struct acl_stream *s, struct acl_kstream *k
 }
 
 /* One operand of a copy or fill as a binding and offset; false if it has none. */
-static bool direct_operand(struct acl_device *d, const struct drm_npu_cmd *c, bool dst,
-			   struct drm_npu_direct_cmd *out)
+static bool direct_operand(struct acl_device *d, const struct acl_direct *dir,
+			   const struct drm_npu_cmd *c, bool dst, struct drm_npu_direct_cmd *out)
 {
 	uint32_t host = dst ? DRM_NPU_CMD_DST_HOST : DRM_NPU_CMD_SRC_HOST;
 	uint32_t user = dst ? DRM_NPU_CMD_DST_USER : DRM_NPU_CMD_SRC_USER;
@@ -392,7 +341,7 @@ static bool direct_operand(struct acl_device *d, const struct drm_npu_cmd *c, bo
 		return false;
 	if (!(c->flags & host) && !acl_devmem_binding(d, addr, c->size, &handle, &off))
 		return false;
-	if (handle >= d->direct_bindings)
+	if (handle >= dir->bindings)
 		return false;
 	if (dst) {
 		out->dst_bind = handle;
@@ -405,36 +354,22 @@ static bool direct_operand(struct acl_device *d, const struct drm_npu_cmd *c, bo
 }
 
 /* A command as the direct ring takes it: copies and fills of bound memory. */
-static bool direct_cmd(struct acl_device *d, const struct drm_npu_cmd *c,
-		       struct drm_npu_direct_cmd *out)
+static bool direct_cmd(struct acl_device *d, const struct acl_direct *dir,
+		       const struct drm_npu_cmd *c, struct drm_npu_direct_cmd *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->size = c->size;
 	switch (c->op) {
 	case DRM_NPU_OP_COPY:
 		out->op = DRM_NPU_DOP_COPY;
-		return direct_operand(d, c, true, out) && direct_operand(d, c, false, out);
+		return direct_operand(d, dir, c, true, out) && direct_operand(d, dir, c, false, out);
 	case DRM_NPU_OP_FILL:
 		out->op = DRM_NPU_DOP_FILL;
 		out->arg = (uint32_t)c->value;
-		return direct_operand(d, c, true, out);
+		return direct_operand(d, dir, c, true, out);
 	default:
 		return false;
 	}
-}
-
-/* Whether a batch is one the direct ring takes, were there one. */
-static bool direct_eligible(struct acl_device *d, const struct drm_npu_cmd *cmds, size_t count)
-{
-	struct drm_npu_direct_cmd scratch;
-	size_t i;
-
-	if (!d->direct_bindings)
-		return false;
-	for (i = 0; i < count; i++)
-		if (!direct_cmd(d, &cmds[i], &scratch))
-			return false;
-	return true;
 }
 
 /*
@@ -462,7 +397,7 @@ static bool direct_submit_locked(struct acl_stream *s, struct acl_kstream *k,
 		return false;
 	/* Past the tail until it is published: the card does not look there. */
 	for (i = 0; i < count; i++)
-		if (!direct_cmd(d, &cmds[i], &dir->cmds[(tail + i) & mask]))
+		if (!direct_cmd(d, dir, &cmds[i], &dir->cmds[(tail + i) & mask]))
 			return false;
 	*seq = atomic_load(&k->submitted) + 1;
 	dir->cmds[(tail + count) & mask] = (struct drm_npu_direct_cmd){
@@ -517,11 +452,6 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 				s->obj.index, acl_slot_error_text(kstream_err(d, atomic_load(&s->kst))));
 	}
 	dk = atomic_load(&s->dst);
-	if (!dk && !s->direct_tried && s->ctx && direct_eligible(d, cmds, count)) {
-		s->direct_tried = true;
-		dk = direct_new(s);
-		atomic_store(&s->dst, dk);
-	}
 	if (dk && acl_slot_err(d, dk->slot)) {
 		/* The direct ring failed earlier: report that later, go on. */
 		code = stream_failed_locked(s, dk);
