@@ -27,6 +27,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -264,11 +265,34 @@ static int parse_args(int argc, char **argv, struct emu_config *cfg)
  * like any other event; block them before any thread exists so no thread
  * takes them the default way.
  */
+/*
+ * A fault in the card is a bug of the card: say where, into the log that
+ * tools/vm-run prints when the model dies, then die as the fault would.
+ */
+static void crash_report(int sig)
+{
+	void *frames[64];
+	int n = backtrace(frames, 64);
+	static const char msg[] = "npu-model: fatal signal; backtrace:\n";
+
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(128 + sig);
+	backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static int signals_setup(void)
 {
+	void *frames[1];
 	sigset_t set;
 
 	signal(SIGPIPE, SIG_IGN);
+	/* backtrace() loads its unwinder on first use: not in the handler */
+	backtrace(frames, 1);
+	signal(SIGSEGV, crash_report);
+	signal(SIGBUS, crash_report);
+	signal(SIGABRT, crash_report);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
