@@ -259,7 +259,7 @@ void npu_direct_bind(struct npu_ctx *ctx, u32 handle, struct npu_bo *bo)
 		entry.addr = cpu_to_le64(bo->node.start);
 	}
 	mutex_lock(&ctx->direct_lock);
-	bo->bind_handle = handle;
+	WRITE_ONCE(bo->bind_handle, handle);
 	ctx->fence->binds->entries[handle] = entry;
 	mutex_unlock(&ctx->direct_lock);
 }
@@ -294,15 +294,24 @@ static void npu_direct_quiesce(struct npu_stream *stream, u64 epoch)
 		npu_stream_fail(stream, DRM_NPU_ERR_HANG);
 }
 
-/* Revokes the binding @handle; the caller lets the handle go afterwards. */
-static void npu_direct_revoke(struct npu_ctx *ctx, u32 handle)
+/*
+ * Revokes @bo's binding; the caller lets its handle go afterwards. The
+ * buffer forgets the handle: once the number goes to another buffer, a
+ * later close of this one (through a second handle) must not revoke it.
+ */
+static void npu_direct_revoke(struct npu_ctx *ctx, struct npu_bo *bo)
 {
-	struct npu_binding *entry = &ctx->fence->binds->entries[handle];
 	struct npu_stream *stream;
 	u64 epoch;
 
 	mutex_lock(&ctx->direct_lock);
-	WRITE_ONCE(entry->kind, cpu_to_le32(NPU_BIND_NONE));
+	if (!bo->bind_handle) {
+		mutex_unlock(&ctx->direct_lock);
+		return;
+	}
+	WRITE_ONCE(ctx->fence->binds->entries[bo->bind_handle].kind,
+		   cpu_to_le32(NPU_BIND_NONE));
+	WRITE_ONCE(bo->bind_handle, 0);
 	epoch = ++ctx->bind_epoch;
 	WRITE_ONCE(ctx->fence->binds->epoch, cpu_to_le64(epoch));
 	/*
@@ -340,7 +349,7 @@ void npu_direct_bo_close(struct drm_gem_object *obj, struct drm_file *file)
 	gone = idr_find(&file->object_idr, handle) != obj;
 	spin_unlock(&file->table_lock);
 	if (gone)
-		npu_direct_revoke(ctx, handle);
+		npu_direct_revoke(ctx, bo);
 }
 
 /* The file may map the area no more; mappings it made stay. */

@@ -461,7 +461,8 @@ struct npu_job {
  *	and a pointer can be reused by a later context
  * @node: place in device memory (device buffers)
  * @sgt: DMA mapping of the pages (host buffers)
- * @bind_handle: the handle that is its binding for direct rings, 0: none
+ * @bind_handle: the handle that is its binding for direct rings, 0: none;
+ *	written under npu_ctx.direct_lock of its owner, read locklessly
  * @bind_sg: for a host buffer, its pages as the card's scatter-gather
  *	table, which its binding names; mapped for the card with the buffer
  * @bind_sg_dma: bus address of @bind_sg

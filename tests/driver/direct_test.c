@@ -355,6 +355,43 @@ TEST_F(direct, closing_a_handle_waits_for_its_transfer)
 }
 
 /*
+ * A buffer with a second handle in the same file (flink, then open): the
+ * binding is its first handle, revoked once; closing the second handle
+ * later leaves alone the buffer that took the first handle's number.
+ */
+TEST_F(direct, second_handle_does_not_revoke_a_reused_number)
+{
+	int fd = self->card.fd;
+	struct direct *d = &self->d;
+	struct drm_npu_bo_create a, b;
+	struct drm_gem_flink flink = { 0 };
+	struct drm_gem_open open_arg = { 0 };
+	struct drm_npu_direct_cmd cmds[2];
+	int ret;
+
+	ASSERT_EQ(0, test_bo_create(fd, 4096, DRM_NPU_BO_DEVICE, &a));
+	flink.handle = a.handle;
+	ret = test_ioctl(fd, DRM_IOCTL_GEM_FLINK, &flink);
+	if (ret)
+		SKIP(return, "no GEM_FLINK on this node (%d)", ret);
+	open_arg.name = flink.name;
+	ASSERT_EQ(0, test_ioctl(fd, DRM_IOCTL_GEM_OPEN, &open_arg));
+	ASSERT_NE(a.handle, open_arg.handle);
+	ASSERT_EQ(0, test_bo_close(fd, a.handle));
+	ASSERT_EQ(0, test_bo_create(fd, 4096, DRM_NPU_BO_DEVICE, &b));
+	if (b.handle != a.handle)
+		SKIP(return, "the handle number was not reused");
+	ASSERT_EQ(0, test_bo_close(fd, open_arg.handle));
+
+	test_fill_random(self->in, 4096, 3);
+	cmds[0] = dcopy(b.handle, 0, self->host_in.handle, 0, 4096);
+	cmds[1] = dfence(d->s.slot, 1);
+	ASSERT_EQ(0, direct_submit(fd, d, cmds, 2));
+	EXPECT_EQ(0, test_wait(fd, d->s.slot, 1, 20000));
+	EXPECT_EQ(0, self->card.fence[d->s.slot].error);
+}
+
+/*
  * A direct ring that holds commands and does not move is hung, as any
  * ring; one that has run all it was given is not, however long it idles.
  */
