@@ -433,6 +433,21 @@ static int direct_order_locked(struct acl_stream *s, struct acl_kstream *kk)
 	return drv_submit(s->dev->fd, kk->id, &wait, 1, &seq);
 }
 
+/*
+ * k, a ring of s, failed before this submission (s->lock held): the next
+ * synchronization reports it and the work goes on, unless the stream
+ * stops here; then *code is the error to return.
+ */
+static bool failed_before_locked(struct acl_stream *s, struct acl_kstream *k, aclError *code)
+{
+	*code = stream_failed_locked(s, k);
+	if (s->sticky_err)
+		return true;
+	if (!atomic_load(&s->pending_err))
+		atomic_store(&s->pending_err, *code);
+	return false;
+}
+
 aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
 			   struct acl_ticket *done)
 {
@@ -453,15 +468,9 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 	}
 	dk = atomic_load(&s->dst);
 	if (dk && acl_slot_err(d, dk->slot)) {
-		/* The direct ring failed earlier: report that later, go on. */
-		code = stream_failed_locked(s, dk);
-		if (s->sticky_err) {
-			pthread_mutex_unlock(&s->lock);
-			return ACL_FAIL(code, "stream %u failed: %s", s->obj.index,
-					acl_slot_error_text(kstream_err(d, dk)));
-		}
-		if (!atomic_load(&s->pending_err))
-			atomic_store(&s->pending_err, code);
+		k = dk;
+		if (failed_before_locked(s, k, &code))
+			goto out_failed;
 		dk = atomic_load(&s->dst);
 	}
 	if (dk && direct_submit_locked(s, dk, cmds, count, &seq)) {
@@ -477,15 +486,8 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 
 		ret = drv_submit(d->fd, k->id, cmds + off, n, &seq);
 		if (ret == -EIO && !retried) {
-			/* The ring failed earlier: report that later, go on. */
-			code = stream_failed_locked(s, k);
-			if (s->sticky_err) {
-				pthread_mutex_unlock(&s->lock);
-				return ACL_FAIL(code, "stream %u failed: %s", s->obj.index,
-						acl_slot_error_text(kstream_err(d, k)));
-			}
-			if (!atomic_load(&s->pending_err))
-				atomic_store(&s->pending_err, code);
+			if (failed_before_locked(s, k, &code))
+				goto out_failed;
 			k = atomic_load(&s->kst);
 			retried = true;
 			ret = direct_order_locked(s, k);
@@ -503,27 +505,37 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 	if (done)
 		*done = (struct acl_ticket){ k, seq };
 	return ACL_SUCCESS;
+
+out_failed:
+	pthread_mutex_unlock(&s->lock);
+	return ACL_FAIL(code, "stream %u failed: %s", s->obj.index,
+			acl_slot_error_text(kstream_err(d, k)));
 }
 
 void acl_direct_quiesce(struct acl_device *d)
 {
-	struct { uint32_t slot; uint64_t seq; } pending[64];
+	/* each direct ring is a ring of the card: no more than it has */
+	struct pending { uint32_t slot; uint64_t seq; } *pending;
 	unsigned int n = 0, i;
 	struct acl_list *pos;
 
+	pending = calloc(d->num_rings ? d->num_rings : 1, sizeof(*pending));
+	if (!pending)
+		return;	/* a free behind queued direct work then fails that stream */
 	pthread_mutex_lock(&d->list_lock);
-	for (pos = d->streams.next; pos != &d->streams && n < 64; pos = pos->next) {
+	for (pos = d->streams.next; pos != &d->streams && n < d->num_rings; pos = pos->next) {
 		struct acl_stream *s = acl_container_of(pos, struct acl_stream, link);
 		struct acl_kstream *k = atomic_load(&s->dst);
 
 		if (k && !acl_seq_reached(acl_slot_value(d, k->slot), atomic_load(&k->submitted)) &&
 		    !acl_slot_err(d, k->slot))
-			pending[n++] = (typeof(pending[0])){ k->slot, atomic_load(&k->submitted) };
+			pending[n++] = (struct pending){ k->slot, atomic_load(&k->submitted) };
 	}
 	pthread_mutex_unlock(&d->list_lock);
 	/* bounded: a slot may change hands if its stream goes meanwhile */
 	for (i = 0; i < n; i++)
 		acl_wait_slot(d, pending[i].slot, pending[i].seq, 10000, ACL_SUCCESS);
+	free(pending);
 }
 
 /* What the stream has been given so far: the last path it went by waited for the other. */
