@@ -61,7 +61,7 @@ deps:
 module: deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
-model: $(BUILD)/npu-model $(BUILD)/oplib-bench $(BUILD)/mdl-bench-prof
+model: $(BUILD)/npu-model $(BUILD)/npu-model-san $(BUILD)/oplib-bench $(BUILD)/mdl-bench-prof
 
 tests: $(BUILD)/tests/model_test $(BUILD)/tests/oplib_test $(DRIVER_TESTS) \
 	$(BUILD)/tests/uapi_layout.o
@@ -74,6 +74,14 @@ $(BUILD)/tests/uapi_layout.o: tests/uapi_layout.c uapi/npu_accel.h uapi/npu_oper
 $(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS) $(ONEDNN_LIBS)
+
+# The card again, built with AddressSanitizer and UndefinedBehaviorSanitizer,
+# for make check to run the model's tests against: a stray access stops the
+# card at the line that made it, not some runs later when it lands badly.
+$(BUILD)/npu-model-san: $(MODEL_SRCS) $(MODEL_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -Idriver -Iuapi -o $@ $(MODEL_SRCS) $(ONEDNN_LIBS)
 
 # The operator library on host memory: the reference for the guest's op-bench.
 $(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_clock.h tools/bench_operators.h tools/bench_port.h $(OPLIB_SRCS) $(OPLIB_HDRS) | deps

@@ -1190,7 +1190,7 @@ void emu_ring_enable(struct emu_ring *r)
 	uint32_t vector = emu_ring_read32(r, NPU_RING_VECTOR);
 	uint32_t priority = emu_ring_read32(r, NPU_RING_PRIORITY);
 	bool direct = emu_ring_read64(r, NPU_RING_BIND_BASE) != 0;
-	struct npu_ring_shadow *shadow, *kshadow;
+	struct npu_ring_shadow *shadow = NULL, *kshadow;
 	struct emu_direct dir = { 0 };
 
 	pthread_mutex_lock(&r->lock);
@@ -1219,7 +1219,7 @@ void emu_ring_enable(struct emu_ring *r)
 	if (direct)
 		__atomic_store_n(&kshadow->head, htole32(r->head), __ATOMIC_RELEASE);
 	if (r->shadow) {
-		__atomic_store_n(&shadow->head, htole32(r->head),
+		__atomic_store_n(&r->shadow->head, htole32(r->head),
 				 __ATOMIC_RELEASE);
 		emu_ring_set_fetching(r, true);
 	}
