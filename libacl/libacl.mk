@@ -74,7 +74,7 @@ $(ACL_PC): libacl/ascendcl.pc.in libacl/libacl.mk
 $(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(wildcard tests/include/*.h) driver/npu_hw.h \
 		     compiler/om_format.h uapi/npu_operator.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi -Icompiler -o $@ $< \
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi -Icompiler $(DRM_CFLAGS) -o $@ $< \
 		$(ACL_USE)
 
 # The model loader's parser alone, under ASan and UBSan; tools/check runs it on the host.

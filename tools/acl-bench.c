@@ -6,8 +6,7 @@
  *   null ioctl  DRM_IOCTL_NPU_GET_PARAM vs a null system call (getppid)
  *   call cost   DRM_IOCTL_NPU_SUBMIT of one NOP, one NOP on a direct ring
  *               (written by us, no system call unless the card sleeps),
- *               aclrtMemcpyAsync (64 B, pinned) on a stream and on an
- *               ACL_STREAM_FAST_LAUNCH one (its direct ring),
+ *               aclrtMemcpyAsync (64 B, pinned: the stream's direct ring),
  *               aclrtRecordEvent and aclrtLaunchCallback vs the null ioctl:
  *               what submitting costs beyond entering the driver
  *   query       aclrtQueryEventStatus vs a plain memory load
@@ -499,7 +498,6 @@ int main(int argc, char **argv)
 
 		add("GET_PARAM ioctl (null)", ioc, "ns", null_syscall_ns(), "getppid syscall", false);
 		unsigned int kicks;
-		aclrtStream fast;
 
 		add("SUBMIT of 1 NOP (ioctl)", submit_nop_ns(fd), "ns", ioc, "GET_PARAM ioctl", false);
 		add("1 NOP on a direct ring", direct_nop_ns(fd, &kicks), "ns", ioc,
@@ -508,10 +506,6 @@ int main(int argc, char **argv)
 		close(fd);
 		add("aclrtMemcpyAsync 64 B (call)", memcpy_async_ns(s, small_d, small_h), "ns", ioc,
 		    "GET_PARAM ioctl", false);
-		CHECK(aclrtCreateStreamWithConfig(&fast, 0, ACL_STREAM_FAST_LAUNCH));
-		add("aclrtMemcpyAsync 64 B, fast", memcpy_async_ns(fast, small_d, small_h), "ns", ioc,
-		    "GET_PARAM ioctl", false);
-		CHECK(aclrtDestroyStream(fast));
 		add("aclrtRecordEvent (call)", record_ns(s, e), "ns", ioc, "GET_PARAM ioctl", false);
 		CHECK(aclrtGetCurrentContext(&ctx));
 		add("aclrtLaunchCallback (call)", launch_callback_ns(ctx, s), "ns", ioc,

@@ -200,6 +200,11 @@ struct acl_device {
 	volatile struct drm_npu_fence_slot *fence;
 	size_t fence_size;
 	uint32_t num_slots, num_rings;
+	/*
+	 * Handles below this can be named on a direct ring; 0: no direct
+	 * rings (a driver without them, or ACL_DIRECT_RINGS=0).
+	 */
+	uint32_t direct_bindings;
 	uint64_t devmem_size, serial;
 	uint32_t version;
 
@@ -275,7 +280,6 @@ struct acl_direct {
 	size_t map_size;
 	uint32_t entries;
 	uint32_t tail;
-	uint32_t bindings;		/* handles below this name buffers */
 };
 
 struct acl_kstream {
@@ -308,6 +312,7 @@ struct acl_stream {
 	uint64_t failure_mode;
 	bool is_default;
 	bool dying;			/* being freed (under list_lock) */
+	bool direct_tried;		/* a direct ring was made or refused (under lock) */
 	_Atomic int pending_err;	/* failure found while submitting */
 	aclError sticky_err;		/* unrecoverable (dead card, stop mode) */
 	struct acl_cbstate *cb;		/* callbacks, under cb_lock */
@@ -427,6 +432,8 @@ bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint3
  * handle, and a handle closed before its command ran fails the stream.
  */
 void acl_direct_quiesce(struct acl_device *d);
+/* ACL_DIRECT_RINGS=0 in the environment: every submission through the driver. */
+bool acl_direct_rings_wanted(void);
 
 /* ---- copies (memcpy.c) ------------------------------------------------- */
 /*

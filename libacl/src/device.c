@@ -230,6 +230,10 @@ static aclError device_open_locked(struct acl_device *d)
 		ret = drv_get_param(fd, DRM_NPU_PARAM_NUM_RINGS, &v);
 	if (!ret)
 		d->num_rings = (uint32_t)v;
+	/* Optional: a driver before direct streams refuses the parameter. */
+	d->direct_bindings = 0;
+	if (!ret && !drv_get_param(fd, DRM_NPU_PARAM_DIRECT_BINDINGS, &v) && acl_direct_rings_wanted())
+		d->direct_bindings = (uint32_t)v;
 	if (!ret)
 		ret = drv_get_param(fd, DRM_NPU_PARAM_DEVMEM_SIZE, &d->devmem_size);
 	if (!ret)

@@ -11,12 +11,17 @@
  * fresh ring and accepts work again; in ACL_STOP_ON_FAILURE mode every
  * later call on the stream fails until it is destroyed.
  *
- * A stream created with ACL_STREAM_FAST_LAUNCH also gets a direct kernel
- * stream: a ring that libacl writes itself and the card checks, which
- * takes copies and fills between device memory and aclrtMallocHost memory
- * without a system call. Work goes there when the stream's other work is
- * done (a load tells), and other work waits for it on the card (a
- * SLOT_WAIT before the batch), so the stream keeps its order.
+ * A stream also gets a direct kernel stream, at its first copy or fill
+ * between device memory and aclrtMallocHost memory (at once with
+ * ACL_STREAM_FAST_LAUNCH): a ring that libacl writes itself and the card
+ * checks, which takes such copies without a system call. Work goes there
+ * when the stream's other work is done (a load tells), and other work
+ * waits for it on the card (a SLOT_WAIT before the batch), so the stream
+ * keeps its order. Direct rings are extra: a stream takes one unasked only
+ * while more than a quarter of the card's rings are free, and when the card
+ * has no ring left for a new stream, a stream of this process whose direct
+ * ring is idle gives it up. ACL_DIRECT_RINGS=0 in the environment turns
+ * them off.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -163,26 +168,48 @@ static aclError kstream_new(struct acl_stream *s, struct acl_kstream **out)
 	return ACL_SUCCESS;
 }
 
+bool acl_direct_rings_wanted(void)
+{
+	const char *v = getenv("ACL_DIRECT_RINGS");
+
+	return !v || strcmp(v, "0");
+}
+
+/*
+ * Whether a stream that did not ask for one (ACL_STREAM_FAST_LAUNCH) may
+ * take a direct ring: while more than a quarter of the card's rings are
+ * free. Other processes share the card, and this process cannot give back
+ * their streams' rings as it gives back its own (direct_reclaim()).
+ */
+static bool direct_ring_to_spare(struct acl_device *d)
+{
+	uint64_t free_rings;
+
+	if (drv_get_param(d->fd, DRM_NPU_PARAM_FREE_RINGS, &free_rings))
+		return false;
+	return free_rings > d->num_rings / 4;
+}
+
 /* A direct kernel stream with its ring mapped; NULL if the card has none to give. */
 static struct acl_kstream *direct_new(struct acl_stream *s)
 {
 	struct acl_device *d = s->dev;
-	struct acl_kstream *k = calloc(1, sizeof(*k));
-	struct acl_direct *dir = calloc(1, sizeof(*dir));
+	struct acl_kstream *k;
+	struct acl_direct *dir;
 	uint64_t off, size;
 	int ret = -ENOMEM;
 	void *p;
 
+	if (!d->direct_bindings)
+		return NULL;
+	k = calloc(1, sizeof(*k));
+	dir = calloc(1, sizeof(*dir));
 	if (!k || !dir)
 		goto err_free;
 	ret = drv_stream_create(d->fd, s->priority, DRM_NPU_STREAM_DIRECT, &k->id, &k->slot);
 	if (ret)
 		goto err_free;
 	k->dir = dir;
-	ret = drv_get_param(d->fd, DRM_NPU_PARAM_DIRECT_BINDINGS, &off);
-	if (ret)
-		goto err_destroy;
-	dir->bindings = (uint32_t)off;
 	ret = drv_stream_map(d->fd, k->id, &off, &size);
 	if (ret)
 		goto err_destroy;
@@ -200,7 +227,8 @@ static struct acl_kstream *direct_new(struct acl_stream *s)
 err_destroy:
 	drv_stream_destroy(d->fd, k->id, true);
 err_free:
-	ACL_LOGW("stream %u: no direct ring (%s); copies go through the driver",
+	/* Expected when the card's rings are all taken. */
+	ACL_LOGI("stream %u: no direct ring (%s); copies go through the driver",
 		 s->obj.index, strerror(-ret));
 	free(dir);
 	free(k);
@@ -231,6 +259,42 @@ static void kstream_retire(struct acl_device *d, struct acl_kstream *k)
 	direct_unmap(k);
 }
 
+/*
+ * Gives a ring back for a new stream: another stream's direct ring with
+ * nothing left to do (and no failure to report). True if one went. The
+ * caller holds no stream's lock: the streams are only tried.
+ */
+static bool direct_reclaim(struct acl_device *d)
+{
+	struct acl_list *pos;
+	bool done = false;
+
+	pthread_mutex_lock(&d->list_lock);
+	for (pos = d->streams.next; pos != &d->streams && !done; pos = pos->next) {
+		struct acl_stream *t = acl_container_of(pos, struct acl_stream, link);
+		struct acl_kstream *k, *kk;
+
+		if (t->dying || pthread_mutex_trylock(&t->lock))
+			continue;
+		k = atomic_load(&t->dst);
+		kk = atomic_load(&t->kst);
+		if (k && !acl_slot_err(d, k->slot) &&
+		    acl_seq_reached(acl_slot_value(d, k->slot), atomic_load(&k->submitted))) {
+			atomic_store(&t->dst, NULL);
+			if (atomic_load(&t->last) == k)
+				atomic_store(&t->last, kk);
+			/* tickets may still name it: it stays, done, on the list */
+			kstream_retire(d, k);
+			k->older = kk->older;
+			kk->older = k;
+			done = true;
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	pthread_mutex_unlock(&d->list_lock);
+	return done;
+}
+
 struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 				  uint32_t priority, uint32_t flags, aclError *err)
 {
@@ -249,14 +313,18 @@ struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 	pthread_mutex_init(&s->lock, NULL);
 	acl_list_init(&s->link);
 	*err = kstream_new(s, &k);
+	while (*err == ACL_ERROR_RT_NO_STREAM_RESOURCE && direct_reclaim(d))
+		*err = kstream_new(s, &k);
 	if (*err) {
 		acl_obj_free(s);
 		return NULL;
 	}
 	atomic_store(&s->kst, k);
 	atomic_store(&s->last, k);
-	if (flags & ACL_STREAM_FAST_LAUNCH)
+	if (flags & ACL_STREAM_FAST_LAUNCH) {
+		s->direct_tried = true;
 		atomic_store(&s->dst, direct_new(s));
+	}
 	pthread_mutex_lock(&d->list_lock);
 	acl_list_add(&d->streams, &s->link);
 	pthread_mutex_unlock(&d->list_lock);
@@ -329,8 +397,8 @@ static aclError stream_failed_locked(struct acl_stream *s, struct acl_kstream *k
 }
 
 /* One operand of a copy or fill as a binding and offset; false if it has none. */
-static bool direct_operand(struct acl_device *d, const struct acl_direct *dir,
-			   const struct drm_npu_cmd *c, bool dst, struct drm_npu_direct_cmd *out)
+static bool direct_operand(struct acl_device *d, const struct drm_npu_cmd *c, bool dst,
+			   struct drm_npu_direct_cmd *out)
 {
 	uint32_t host = dst ? DRM_NPU_CMD_DST_HOST : DRM_NPU_CMD_SRC_HOST;
 	uint32_t user = dst ? DRM_NPU_CMD_DST_USER : DRM_NPU_CMD_SRC_USER;
@@ -341,7 +409,7 @@ static bool direct_operand(struct acl_device *d, const struct acl_direct *dir,
 		return false;
 	if (!(c->flags & host) && !acl_devmem_binding(d, addr, c->size, &handle, &off))
 		return false;
-	if (handle >= dir->bindings)
+	if (handle >= d->direct_bindings)
 		return false;
 	if (dst) {
 		out->dst_bind = handle;
@@ -354,22 +422,36 @@ static bool direct_operand(struct acl_device *d, const struct acl_direct *dir,
 }
 
 /* A command as the direct ring takes it: copies and fills of bound memory. */
-static bool direct_cmd(struct acl_device *d, const struct acl_direct *dir,
-		       const struct drm_npu_cmd *c, struct drm_npu_direct_cmd *out)
+static bool direct_cmd(struct acl_device *d, const struct drm_npu_cmd *c,
+		       struct drm_npu_direct_cmd *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->size = c->size;
 	switch (c->op) {
 	case DRM_NPU_OP_COPY:
 		out->op = DRM_NPU_DOP_COPY;
-		return direct_operand(d, dir, c, true, out) && direct_operand(d, dir, c, false, out);
+		return direct_operand(d, c, true, out) && direct_operand(d, c, false, out);
 	case DRM_NPU_OP_FILL:
 		out->op = DRM_NPU_DOP_FILL;
 		out->arg = (uint32_t)c->value;
-		return direct_operand(d, dir, c, true, out);
+		return direct_operand(d, c, true, out);
 	default:
 		return false;
 	}
+}
+
+/* Whether a batch is one the direct ring takes, were there one. */
+static bool direct_eligible(struct acl_device *d, const struct drm_npu_cmd *cmds, size_t count)
+{
+	struct drm_npu_direct_cmd scratch;
+	size_t i;
+
+	if (!d->direct_bindings)
+		return false;
+	for (i = 0; i < count; i++)
+		if (!direct_cmd(d, &cmds[i], &scratch))
+			return false;
+	return true;
 }
 
 /*
@@ -397,7 +479,7 @@ static bool direct_submit_locked(struct acl_stream *s, struct acl_kstream *k,
 		return false;
 	/* Past the tail until it is published: the card does not look there. */
 	for (i = 0; i < count; i++)
-		if (!direct_cmd(d, dir, &cmds[i], &dir->cmds[(tail + i) & mask]))
+		if (!direct_cmd(d, &cmds[i], &dir->cmds[(tail + i) & mask]))
 			return false;
 	*seq = atomic_load(&k->submitted) + 1;
 	dir->cmds[(tail + count) & mask] = (struct drm_npu_direct_cmd){
@@ -467,6 +549,13 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 				s->obj.index, acl_slot_error_text(kstream_err(d, atomic_load(&s->kst))));
 	}
 	dk = atomic_load(&s->dst);
+	if (!dk && !s->direct_tried && s->ctx && direct_eligible(d, cmds, count)) {
+		s->direct_tried = true;
+		if (direct_ring_to_spare(d)) {
+			dk = direct_new(s);
+			atomic_store(&s->dst, dk);
+		}
+	}
 	if (dk && acl_slot_err(d, dk->slot)) {
 		k = dk;
 		if (failed_before_locked(s, k, &code))
@@ -829,16 +918,35 @@ ACL_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 	return err;
 }
 
+/* Rings this process's streams hold as direct rings: given back on demand. */
+static uint32_t direct_rings_held(struct acl_device *d)
+{
+	struct acl_list *pos;
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&d->list_lock);
+	for (pos = d->streams.next; pos != &d->streams; pos = pos->next) {
+		struct acl_stream *t = acl_container_of(pos, struct acl_stream, link);
+
+		n += !t->dying && atomic_load(&t->dst);
+	}
+	pthread_mutex_unlock(&d->list_lock);
+	return n;
+}
+
 ACL_EXPORT aclError aclrtGetStreamAvailableNum(uint32_t *streamCount)
 {
+	struct acl_context *c;
 	uint64_t v;
 	aclError err;
 
 	ACL_CHECK_NULL(streamCount);
 	err = acl_current_dev_param(__func__, DRM_NPU_PARAM_FREE_RINGS, &v);
-	if (!err)
-		*streamCount = (uint32_t)v;
-	return err;
+	if (err)
+		return err;
+	c = acl_current_ctx();
+	*streamCount = (uint32_t)v + direct_rings_held(c->dev);
+	return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)

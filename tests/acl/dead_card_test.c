@@ -27,6 +27,8 @@ TEST(dead_card_and_rebind)
 
 	if (!fault_injection_available())
 		SKIP(return, "no fault injection (debugfs) on this machine");
+	/* the copy must queue on the ring the fault names (fault_test.c) */
+	ASSERT_EQ(0, setenv("ACL_DIRECT_RINGS", "0", 1));
 	ASSERT_TRUE(acl_ok_init());
 	ASSERT_EQ(ACL_SUCCESS, aclrtGetDeviceCount(&ndev));
 	victim = (int32_t)ndev - 1;

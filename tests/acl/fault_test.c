@@ -4,6 +4,9 @@
  * injection (debugfs): a failed DMA, a hung ring, slow commands, lost
  * interrupts, and (last, since the card stays dead until it is rebound) a
  * card that stops its heartbeat. tools/check runs it after the other suites.
+ * The faults are armed on a stream's ring, so its copies must go there:
+ * direct rings are off here (ACL_DIRECT_RINGS=0); fast_launch_test fails
+ * a direct ring.
  */
 #include "acl_test.h"
 #include "kselftest_harness.h"
@@ -21,6 +24,7 @@ FIXTURE_SETUP(dev)
 {
 	if (!fault_injection_available())
 		SKIP(return, "no fault injection (debugfs) on this machine");
+	ASSERT_EQ(0, setenv("ACL_DIRECT_RINGS", "0", 1));
 	ASSERT_TRUE(acl_ok_init());
 	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
 	self->ring = create_stream_ring(0, &self->s);
