@@ -21,7 +21,11 @@
  * submission cost over the batch.  The card's own time of an operator is
  * its stream fence's timestamp less the TIMESTAMP's, both the card's
  * clock; the rest is the submission, the doorbell, the interrupt and the
- * wake-up.  Last, a corner of the output is checked against plain loops.
+ * wake-up.  The card's clock placed on the guest's (clock_align()) splits
+ * the rest in two: from the call to the card's TIMESTAMP (the submission
+ * and the doorbell), and from the fence to the wait's return (the
+ * interrupt and the wake-up).  Last, a corner of the output is checked
+ * against plain loops.
  *
  * Prints a table of medians in acl-bench's style; then where the time
  * goes, with the minima and the native CPU time, which say more than
@@ -67,6 +71,10 @@ struct bench_card {
 	struct drm_npu_stream_create stream;
 	uint32_t ts_slot;
 	uint64_t engines;
+	int64_t clock_offset;	/* the card's clock less the guest's */
+	int64_t clock_error;	/* within this much */
+	/* the last submission: from the call to the TIMESTAMP, from the fence to the return */
+	double to_card_ns, back_ns;
 };
 
 /* What the host measured: oplib-bench's JSON, or its answers on the port. */
@@ -89,6 +97,8 @@ struct op_figures {
 	double single_min_ns;
 	double card_ns;		/* of which on the card */
 	double card_min_ns;
+	double to_card_ns;	/* submit to the card's TIMESTAMP */
+	double back_ns;		/* the fence to the wait's return */
 	double batch_ns;
 	double batch_card_ns;
 	double idle_wake_ns;	/* how late the guest wakes from a sleep as long */
@@ -159,6 +169,39 @@ static double native_ask(struct native *n, enum bench_op_id id, double *wall_ns)
 
 /* ---- the card ----------------------------------------------------------- */
 
+/*
+ * The card's clock against the guest's: a TIMESTAMP's value against the
+ * middle of the submission and the spin that saw it done, from the round
+ * that took the least time, back to back so that the ring is still
+ * awake. Right to within half that round. (CLOCK_NS, refreshed each
+ * heartbeat, is too coarse for this.)
+ */
+static void clock_align(struct bench_card *bc)
+{
+	const volatile struct drm_npu_fence_slot *slot = &bc->card.fence[bc->stream.slot];
+	struct drm_npu_cmd ts = { .op = DRM_NPU_OP_TIMESTAMP, .slot = bc->ts_slot };
+	int64_t best = INT64_MAX;
+
+	for (int i = 0; i < 64; i++) {
+		int64_t t0 = test_now_ns(), t1;
+		uint64_t seq;
+		int err = test_submit(bc->card.fd, bc->stream.id, &ts, 1, 0, &seq);
+
+		while (!err && (int64_t)(slot->value - seq) < 0)
+			if (slot->error)
+				err = -EIO;
+		t1 = test_now_ns();
+		if (err)
+			die("TIMESTAMP", err);
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			bc->clock_error = best / 2;
+			bc->clock_offset = (int64_t)fence_timestamp(bc, bc->ts_slot) -
+					   (t0 + (t1 - t0) / 2);
+		}
+	}
+}
+
 static void card_open(struct bench_card *bc)
 {
 	uint64_t operators, dtypes;
@@ -181,6 +224,7 @@ static void card_open(struct bench_card *bc)
 	err = test_slot_alloc(bc->card.fd, &bc->ts_slot);
 	if (err)
 		die("SLOT_ALLOC", err);
+	clock_align(bc);
 }
 
 static void card_close(struct bench_card *bc)
@@ -266,7 +310,7 @@ static void submit_ops(struct bench_card *bc, const struct op_setup *s,
 		{ .op = DRM_NPU_OP_TIMESTAMP, .slot = bc->ts_slot },
 	};
 	uint64_t seq;
-	int64_t t0;
+	int64_t t0, t1;
 	int err;
 
 	for (unsigned int i = 1; i <= count; i++)
@@ -277,7 +321,8 @@ static void submit_ops(struct bench_card *bc, const struct op_setup *s,
 	err = test_submit(bc->card.fd, bc->stream.id, cmds, 1 + count, 0, &seq);
 	if (!err)
 		err = bench_wait(bc, seq);
-	*wall_ns = (double)(test_now_ns() - t0);
+	t1 = test_now_ns();
+	*wall_ns = (double)(t1 - t0);
 	if (err) {
 		fprintf(stderr, "op-bench: slot error %u\n",
 			bc->card.fence[bc->stream.slot].error);
@@ -285,6 +330,10 @@ static void submit_ops(struct bench_card *bc, const struct op_setup *s,
 	}
 	*card_ns = (double)(fence_timestamp(bc, bc->stream.slot) -
 			    fence_timestamp(bc, bc->ts_slot));
+	bc->to_card_ns = (double)((int64_t)fence_timestamp(bc, bc->ts_slot) -
+				  (t0 + bc->clock_offset));
+	bc->back_ns = (double)(t1 + bc->clock_offset -
+			       (int64_t)fence_timestamp(bc, bc->stream.slot));
 }
 
 /*
@@ -294,18 +343,25 @@ static void submit_ops(struct bench_card *bc, const struct op_setup *s,
  */
 static void measure(struct bench_card *bc, const struct op_setup *s, unsigned int count,
 		    unsigned int n, struct native *nat, enum bench_op_id id,
-		    double wall_ns[2], double card_ns[2], double native_ns[3])
+		    double wall_ns[2], double card_ns[2], double split_ns[2], double native_ns[3])
 {
 	double *wall = calloc(n, sizeof(*wall)), *card = calloc(n, sizeof(*card));
 	double *nwall = calloc(n, sizeof(*nwall)), *ncpu = calloc(n, sizeof(*ncpu));
+	double *to = calloc(n, sizeof(*to)), *back = calloc(n, sizeof(*back));
 
-	if (!wall || !card || !nwall || !ncpu)
+	if (!wall || !card || !nwall || !ncpu || !to || !back)
 		die("measure", -ENOMEM);
 	for (unsigned int i = 0; i < n; i++) {
 		if (nat->paired)
 			ncpu[i] = native_ask(nat, id, &nwall[i]);
 		submit_ops(bc, s, count, &wall[i], &card[i]);
+		to[i] = bc->to_card_ns;
+		back[i] = bc->back_ns;
 	}
+	split_ns[0] = median(to, n);
+	split_ns[1] = median(back, n);
+	free(to);
+	free(back);
 	wall_ns[0] = median(wall, n) / count;
 	wall_ns[1] = wall[0] / count;
 	card_ns[0] = median(card, n) / count;
@@ -347,10 +403,12 @@ static void op_measure(struct bench_card *bc, const struct op_setup *s,
 		       const struct bench_cfg *cfg, struct native *n, enum bench_op_id id,
 		       struct op_figures *f)
 {
-	double wall[2], card[2], native[3];
+	double wall[2], card[2], split[2], native[3];
 
 	submit_ops(bc, s, 1, &f->first_ns, &card[0]);
-	measure(bc, s, 1, cfg->runs, n, id, wall, card, native);
+	measure(bc, s, 1, cfg->runs, n, id, wall, card, split, native);
+	f->to_card_ns = split[0];
+	f->back_ns = split[1];
 	f->single_ns = wall[0];
 	f->single_min_ns = wall[1];
 	f->card_ns = card[0];
@@ -360,7 +418,7 @@ static void op_measure(struct bench_card *bc, const struct op_setup *s,
 		n->min_ns[id] = native[1];
 		n->cpu_ns[id] = native[2];
 	}
-	measure(bc, s, cfg->batch, cfg->batch_runs, n, id, wall, card, native);
+	measure(bc, s, cfg->batch, cfg->batch_runs, n, id, wall, card, split, native);
 	f->batch_ns = wall[0];
 	f->batch_card_ns = card[0];
 	f->native_batch_ns = n->paired ? native[2] : n->cpu_ns[id];
@@ -513,8 +571,9 @@ static void add_row(const char *name, double card_ns, double native_ns, double f
 static void print_header(const struct bench_card *bc, const struct native *n,
 			 const struct bench_cfg *cfg)
 {
-	printf("op-bench: card 0, %llu compute engines, %u runs, batches of %u\n",
-	       (unsigned long long)bc->engines, cfg->runs, cfg->batch);
+	printf("op-bench: card 0, %llu compute engines, %u runs, batches of %u; "
+	       "the card's clock on the guest's within %.1f us\n",
+	       (unsigned long long)bc->engines, cfg->runs, cfg->batch, bc->clock_error / 1e3);
 	if (n->loaded) {
 		printf("op-bench: native: oplib-bench on the host, %u OpenMP thread%s per "
 		       "operator (the host's CPUs over %u engines); host load %.2f; %s\n",
@@ -542,17 +601,20 @@ static void print_header(const struct bench_card *bc, const struct native *n,
  */
 static void print_breakdown(const struct op_figures *f, const struct native *n)
 {
-	printf("%-30s %8s %8s %8s %8s %8s | %8s %8s | %8s %8s\n", "per operator, us",
-	       "card", "on card", "the rest", "wake", "batched", "native", "cpu",
-	       "card min", "nat. min");
+	printf("%-30s %8s %8s %8s %8s %8s %8s %8s | %8s %8s | %8s %8s\n", "per operator, us",
+	       "card", "on card", "the rest", "to card", "back", "wake", "batched", "native",
+	       "cpu", "card min", "nat. min");
 	for (unsigned int i = 0; i < BENCH_NUM_OPS; i++)
-		printf("%-30s %8.0f %8.0f %8.0f %8.0f %8.0f | %8.0f %8.0f | %8.0f %8.0f\n",
+		printf("%-30s %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f | %8.0f %8.0f | %8.0f %8.0f\n",
 		       bench_operators[i].name, f[i].single_ns / 1e3, f[i].card_ns / 1e3,
-		       (f[i].single_ns - f[i].card_ns) / 1e3, f[i].idle_wake_ns / 1e3,
+		       (f[i].single_ns - f[i].card_ns) / 1e3, f[i].to_card_ns / 1e3,
+		       f[i].back_ns / 1e3, f[i].idle_wake_ns / 1e3,
 		       f[i].batch_ns / 1e3, n->ns[i] / 1e3, n->cpu_ns[i] / 1e3,
 		       f[i].single_min_ns / 1e3, n->min_ns[i] / 1e3);
-	printf("(the rest: submit, doorbell, interrupt, wake-up; wake: the guest's own, "
-	       "after a nanosleep as long as the operator)\n");
+	printf("(the rest: submit, doorbell, interrupt, wake-up; of it, to card: from the call "
+	       "to the card's TIMESTAMP, back: from the fence to the wait's return, both medians "
+	       "on the guest's clock; wake: the guest's own, after a nanosleep as long as the "
+	       "operator)\n");
 }
 
 static void print_json(const struct bench_card *bc, const struct native *n,
