@@ -510,9 +510,14 @@ TEST_F(direct, random_commands_touch_nothing_else)
 				c->dst_bind = (uint32_t)rnd_pick(&x, nslots);
 				c->src_bind = rnd_next(&x) % 16 ? 0 : 1;
 				c->size = c->dst = c->src = 0;
-				/* a wait that is already true: nothing may block the ring for good */
+				/*
+				 * A wait that is already true: nothing may block the ring
+				 * for good. GEQ compares as (__s64)(slot - value), so a
+				 * write with the top bit set would make GEQ 0 false.
+				 */
 				c->arg = c->op == DRM_NPU_DOP_SLOT_WAIT ? DRM_NPU_WAIT_GEQ : 0;
-				c->value = c->op == DRM_NPU_DOP_SLOT_WAIT ? 0 : rnd_next(&x);
+				c->value = c->op == DRM_NPU_DOP_SLOT_WAIT ? 0 :
+					   rnd_next(&x) & INT64_MAX;
 			} else {
 				c->arg = rnd_next(&x) % 16 ? (uint32_t)(rnd_next(&x) & 0xff) :
 							    (uint32_t)rnd_next(&x);
