@@ -2427,6 +2427,27 @@ static bool wait_fetching(struct client_ring *r, bool want, int timeout_ms)
 	return true;
 }
 
+/*
+ * Until the ring sleeps. Fetching reads 0 a moment before the card's last
+ * look at the tail (emu_ring_may_sleep()), and a submission in that moment
+ * may find the card without a doorbell, as the protocol allows: only a
+ * ring that stays quiet a while is surely asleep, and must be rung.
+ */
+static bool wait_asleep(struct client_ring *r)
+{
+	uint64_t t0 = client_now_us();
+
+	do {
+		if (!wait_fetching(r, false, T_MS))
+			return false;
+		usleep(QUIET_MS * 1000);
+		if (!client_ring_fetching(r))
+			return true;
+		/* a doorbell rung earlier woke it once more: wait again */
+	} while (client_now_us() - t0 < T_MS * 1000ULL);
+	return false;
+}
+
 /* Spin (no sleep: the races want speed) until HEAD reaches at least to. */
 static bool spin_head_to(struct client *c, struct client_ring *r, uint32_t to,
 			 int timeout_ms)
@@ -2503,7 +2524,7 @@ TEST_F(watching, shadow_tail_without_doorbell)
 	EXPECT_EQ(40, client_ring_rd32(c, 3, NPU_RING_HEAD));
 
 	/* The window ends; then a submission rings, and the card answers. */
-	ASSERT_TRUE(wait_fetching(&r, false, T_MS));
+	ASSERT_TRUE(wait_asleep(&r));
 	client_ring_push(c, &r, &nop);
 	client_ring_submit(c, &r);
 	EXPECT_EQ(1, r.doorbells);
@@ -2581,7 +2602,7 @@ TEST_F(sleepy, submission_races_sleep)
 	client_shadows_enable(c);
 	ASSERT_TRUE(client_ring_setup(c, &r, 0, 64, 1));
 	client_word_wr(client_gpa_ptr(c, word), 0);
-	ASSERT_TRUE(wait_fetching(&r, false, T_MS));
+	ASSERT_TRUE(wait_asleep(&r));
 	client_ring_push(c, &r, &wait);
 	client_ring_submit(c, &r);
 	ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_WAITING, T_MS));
