@@ -245,6 +245,7 @@ TEST_F(direct, refused_commands_fail_only_the_stream)
 	};
 	int fd = self->card.fd;
 	unsigned int i;
+	int ret;
 
 	ASSERT_EQ(0, test_param(fd, DRM_NPU_PARAM_DIRECT_BINDINGS, &nbind));
 	ASSERT_EQ(1024, nbind);
@@ -271,7 +272,9 @@ TEST_F(direct, refused_commands_fail_only_the_stream)
 
 		ASSERT_EQ(0, direct_open(fd, 16, &d));
 		cmds[1].dst_bind = d.s.slot;
-		ASSERT_EQ(0, direct_submit(fd, &d, cmds, 2));
+		/* the ring, still watching since it was enabled, may fail before our kick */
+		ret = direct_submit(fd, &d, cmds, 2);
+		ASSERT_TRUE(ret == 0 || ret == -EIO) TH_LOG("case %u: %d", i, ret);
 		EXPECT_EQ(-EIO, test_wait(fd, d.s.slot, 1, 20000));
 		EXPECT_EQ(DRM_NPU_ERR_REJECTED, self->card.fence[d.s.slot].error);
 		EXPECT_EQ(0, self->card.fence[d.s.slot].value);
@@ -527,7 +530,9 @@ TEST_F(direct, random_commands_touch_nothing_else)
 				c->pad[rnd_next(&x) % 2] = rnd_next(&x);
 		}
 		cmds[n] = dfence(d.s.slot, 1);
-		ASSERT_EQ(0, direct_submit(fd, &d, cmds, n + 1));
+		/* a kick finds the stream failed if the watching ring was quicker */
+		ret = direct_submit(fd, &d, cmds, n + 1);
+		ASSERT_TRUE(ret == 0 || ret == -EIO) TH_LOG("round %d: kick %d", round, ret);
 		ret = test_wait(fd, d.s.slot, 1, 20000);
 		ASSERT_TRUE(ret == 0 || ret == -EIO) TH_LOG("round %d: %d", round, ret);
 		if (ret)
