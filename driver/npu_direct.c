@@ -234,6 +234,43 @@ void npu_direct_release_host_bo(struct npu_device *ndev, struct npu_bo *bo)
 }
 
 /**
+ * npu_direct_fail_events - fail the events a stopped direct ring still owed
+ * @stream: a direct stream whose ring the card has stopped (reset)
+ * @error: the stream's error
+ *
+ * The driver reads none of a direct ring's commands to queue them, so it
+ * cannot fail their events with their job as it fails a job's: it reads
+ * the rest of the ring now, from the first command the card did not
+ * complete (the privileged shadow's head, which a reset leaves) to the
+ * tail userspace gave it. All of that is userspace's to write, so only
+ * the context's event slots are failed: a ring that lies fails nothing
+ * work of its own could not.
+ */
+void npu_direct_fail_events(struct npu_stream *stream, u32 error)
+{
+	struct npu_ring *ring = stream->ring;
+	const struct npu_direct_cmd *cmds;
+	u32 head, left, i;
+	int idx;
+
+	/* Once unplugged, the ring's memory may be gone: so are the events. */
+	if (!drm_dev_enter(&stream->ctx->ndev->drm, &idx))
+		return;
+	cmds = ring->area->vaddr + PAGE_SIZE;
+	head = le32_to_cpu(READ_ONCE(ring->shadow->head));
+	left = min(npu_direct_ring_tail(ring) - head, ring->entries);
+	for (i = 0; i < left; i++) {
+		const struct npu_direct_cmd *c = &cmds[(head + i) & (ring->entries - 1)];
+		u32 slot = le32_to_cpu(READ_ONCE(c->dst_bind));
+
+		if (le16_to_cpu(READ_ONCE(c->opcode)) == NPU_OP_FENCE &&
+		    npu_ctx_slot_valid(stream->ctx, slot, true))
+			WRITE_ONCE(npu_ctx_slot(stream->ctx, slot)->error, error);
+	}
+	drm_dev_exit(idx);
+}
+
+/**
  * npu_direct_bind - make a new buffer's handle its binding
  * @ctx: the context that created it
  * @handle: its handle in @ctx's file

@@ -673,6 +673,7 @@ void npu_direct_ctx_stop(struct npu_ctx *ctx);
 void npu_direct_unmap_all(struct npu_device *ndev);
 void npu_direct_area_put(struct npu_direct_area *area);
 u32 npu_direct_ring_tail(struct npu_ring *ring);
+void npu_direct_fail_events(struct npu_stream *stream, u32 error);
 int npu_stream_map_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_stream_kick_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 

@@ -263,6 +263,8 @@ void npu_stream_fail(struct npu_stream *stream, u32 error)
 	WRITE_ONCE(npu_stream_slot(stream)->error, error);
 	if (stopped) {
 		npu_stream_retire(stream, true);
+		if (stream->direct)
+			npu_direct_fail_events(stream, error);
 	} else {
 		drm_err(&ctx->ndev->drm, "ring %u did not stop; its pages stay pinned\n",
 			stream->ring->index);

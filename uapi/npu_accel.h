@@ -418,7 +418,9 @@ struct drm_npu_stream_kick {
  * none, a range outside the buffer, a slot past the area), an operator,
  * a non-zero flag, pad or unused field, or a size of 0 fails the stream
  * with DRM_NPU_ERR_REJECTED in its slot, as the card's errors do for any
- * stream. Only the stream's slot learns of it.
+ * stream. When a direct stream fails, the event slots (DRM_IOCTL_NPU_SLOT_ALLOC)
+ * that its SLOT_WRITEs between head and tail were still to write get the
+ * stream's error too, as a failed job's events do; no other slot does.
  */
 enum drm_npu_direct_op {
 	DRM_NPU_DOP_NOP = 0,

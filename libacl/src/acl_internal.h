@@ -341,6 +341,12 @@ void acl_stream_drain(struct acl_stream *s);
 /* Queues commands; *done (if not NULL) tells where the last of them completes. */
 aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds,
 			   size_t count, struct acl_ticket *done);
+/*
+ * The same through the driver's ring alone: for slot writes whose failure
+ * must reach the stream's callbacks, which only the driver's ring reports.
+ */
+aclError acl_stream_submit_kernel(struct acl_stream *s, struct drm_npu_cmd *cmds,
+				  size_t count, struct acl_ticket *done);
 /* Waits for a ticket of s (timeout_ms -1: forever). */
 aclError acl_stream_wait(struct acl_stream *s, const struct acl_ticket *t, int32_t timeout_ms);
 aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms);

@@ -224,7 +224,7 @@ static aclError launch(struct acl_stream *s, void (*fn)(void *), void *arg, bool
 		n++;
 	}
 	*cb = (struct acl_cb){ .seq = seq, .fn = fn, .arg = arg, .block = block, .kind = kind };
-	err = acl_stream_submit(s, cmds, (size_t)n, NULL);
+	err = acl_stream_submit_kernel(s, cmds, (size_t)n, NULL);
 	if (!err) {
 		pthread_mutex_lock(&cb_lock);
 		st->launched = seq;

@@ -14,7 +14,8 @@
  * A stream also gets a direct kernel stream, at its first copy or fill
  * between device memory and aclrtMallocHost memory (at once with
  * ACL_STREAM_FAST_LAUNCH): a ring that libacl writes itself and the card
- * checks, which takes such copies without a system call. Work goes there
+ * checks, which takes such copies, and the slot writes that record events,
+ * without a system call. Work goes there
  * when the stream's other work is done (a load tells), and other work
  * waits for it on the card (a SLOT_WAIT before the batch), so the stream
  * keeps its order. Direct rings are extra: a stream takes one unasked only
@@ -421,37 +422,53 @@ static bool direct_operand(struct acl_device *d, const struct drm_npu_cmd *c, bo
 	return true;
 }
 
-/* A command as the direct ring takes it: copies and fills of bound memory. */
+/*
+ * A command as the direct ring takes it: copies and fills of bound memory,
+ * and an event's slot write (the driver fails the event's slot if the ring
+ * stops before it, as it does for a queued job's).
+ */
 static bool direct_cmd(struct acl_device *d, const struct drm_npu_cmd *c,
 		       struct drm_npu_direct_cmd *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->size = c->size;
 	switch (c->op) {
 	case DRM_NPU_OP_COPY:
 		out->op = DRM_NPU_DOP_COPY;
+		out->size = c->size;
 		return direct_operand(d, c, true, out) && direct_operand(d, c, false, out);
 	case DRM_NPU_OP_FILL:
 		out->op = DRM_NPU_DOP_FILL;
+		out->size = c->size;
 		out->arg = (uint32_t)c->value;
 		return direct_operand(d, c, true, out);
+	case DRM_NPU_OP_SLOT_WRITE:
+		out->op = DRM_NPU_DOP_SLOT_WRITE;
+		out->dst_bind = c->slot;
+		out->value = c->value;
+		return !c->flags;
 	default:
 		return false;
 	}
 }
 
-/* Whether a batch is one the direct ring takes, were there one. */
+/*
+ * Whether a batch is worth a direct ring of its own, were there none: it
+ * moves bytes, and the direct ring takes all of it.
+ */
 static bool direct_eligible(struct acl_device *d, const struct drm_npu_cmd *cmds, size_t count)
 {
 	struct drm_npu_direct_cmd scratch;
+	bool moves = false;
 	size_t i;
 
 	if (!d->direct_bindings)
 		return false;
-	for (i = 0; i < count; i++)
+	for (i = 0; i < count; i++) {
 		if (!direct_cmd(d, &cmds[i], &scratch))
 			return false;
-	return true;
+		moves |= scratch.op != DRM_NPU_DOP_SLOT_WRITE;
+	}
+	return moves;
 }
 
 /*
@@ -530,8 +547,8 @@ static bool failed_before_locked(struct acl_stream *s, struct acl_kstream *k, ac
 	return false;
 }
 
-aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
-			   struct acl_ticket *done)
+static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
+			      struct acl_ticket *done, bool direct_ok)
 {
 	struct acl_device *d = s->dev;
 	struct acl_kstream *k, *dk;
@@ -549,7 +566,7 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 				s->obj.index, acl_slot_error_text(kstream_err(d, atomic_load(&s->kst))));
 	}
 	dk = atomic_load(&s->dst);
-	if (!dk && !s->direct_tried && s->ctx && direct_eligible(d, cmds, count)) {
+	if (direct_ok && !dk && !s->direct_tried && s->ctx && direct_eligible(d, cmds, count)) {
 		s->direct_tried = true;
 		if (direct_ring_to_spare(d)) {
 			dk = direct_new(s);
@@ -562,7 +579,7 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 			goto out_failed;
 		dk = atomic_load(&s->dst);
 	}
-	if (dk && direct_submit_locked(s, dk, cmds, count, &seq)) {
+	if (dk && direct_ok && direct_submit_locked(s, dk, cmds, count, &seq)) {
 		pthread_mutex_unlock(&s->lock);
 		if (done)
 			*done = (struct acl_ticket){ dk, seq };
@@ -599,6 +616,18 @@ out_failed:
 	pthread_mutex_unlock(&s->lock);
 	return ACL_FAIL(code, "stream %u failed: %s", s->obj.index,
 			acl_slot_error_text(kstream_err(d, k)));
+}
+
+aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
+			   struct acl_ticket *done)
+{
+	return stream_submit(s, cmds, count, done, true);
+}
+
+aclError acl_stream_submit_kernel(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
+				  struct acl_ticket *done)
+{
+	return stream_submit(s, cmds, count, done, false);
 }
 
 void acl_direct_quiesce(struct acl_device *d)

@@ -179,4 +179,50 @@ TEST_F(fast, failure_on_the_direct_ring)
 	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(s2));
 }
 
+/*
+ * An event recorded behind a transfer that fails on the direct ring (the
+ * record goes there too) fails with it, with the transfer's error, rather
+ * than never completing; the event then records anew on a live stream.
+ */
+TEST_F(fast, event_behind_a_failed_direct_copy)
+{
+	int before[128], after[128], nb, na, i, j, armed = 0;
+	aclrtEventRecordedStatus status;
+	aclrtEvent e;
+	char bdf[64];
+	aclrtStream s2;
+
+	if (!fault_injection_available())
+		SKIP(return, "no fault injection (debugfs) on this machine");
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
+	ASSERT_EQ(0, dev_bdf(0, bdf, sizeof(bdf)));
+	nb = test_own_rings(bdf, before, 128);
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&s2, 0, ACL_STREAM_FAST_LAUNCH));
+	na = test_own_rings(bdf, after, 128);
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb && before[j] != after[i]; j++)
+			;
+		if (j == nb && !inject(0, "dma", after[i], -1))
+			armed++;
+	}
+	ASSERT_EQ(2, armed);
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->pinned, N,
+						ACL_MEMCPY_HOST_TO_DEVICE, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, s2));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeEventWithTimeout(e, 20000));
+	for (i = 0; i < na; i++)
+		inject(0, "clear", after[i], -1);
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(s2));
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->pinned, N,
+						ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeEventWithTimeout(e, 20000));
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &status));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status);
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(s2));
+}
+
 TEST_HARNESS_MAIN

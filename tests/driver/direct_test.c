@@ -291,6 +291,44 @@ TEST_F(direct, refused_commands_fail_only_the_stream)
 	test_card_close(&other);
 }
 
+/*
+ * Events a direct ring was still to write when it stopped fail with it,
+ * as those of a queued job do; events it wrote before, other events and
+ * other streams' slots the ring names keep what they had.
+ */
+TEST_F(direct, events_behind_a_refused_command_fail)
+{
+	struct drm_npu_stream_create plain;
+	uint32_t written, behind, untouched;
+	struct drm_npu_direct_cmd cmds[5];
+	int fd = self->card.fd;
+	int ret;
+
+	ASSERT_EQ(0, test_slot_alloc(fd, &written));
+	ASSERT_EQ(0, test_slot_alloc(fd, &behind));
+	ASSERT_EQ(0, test_slot_alloc(fd, &untouched));
+	ASSERT_EQ(0, test_stream_create(fd, 0, 0, &plain));
+	cmds[0] = dfence(written, 7);
+	cmds[1] = dcopy(900, 0, self->dev.handle, 0, 16);	/* no such handle */
+	cmds[2] = dfence(behind, 3);
+	cmds[3] = dfence(plain.slot, 5);	/* a stream's slot: not an event's */
+	cmds[4] = dfence(self->d.s.slot, 1);
+	ret = direct_submit(fd, &self->d, cmds, 5);
+	ASSERT_TRUE(ret == 0 || ret == -EIO);
+	EXPECT_EQ(-EIO, test_wait(fd, self->d.s.slot, 1, 20000));
+	EXPECT_EQ(DRM_NPU_ERR_REJECTED, self->card.fence[self->d.s.slot].error);
+
+	EXPECT_EQ(0, test_wait(fd, written, 7, 1000));
+	EXPECT_EQ(DRM_NPU_ERR_NONE, self->card.fence[written].error);
+	EXPECT_EQ(-EIO, test_wait(fd, behind, 3, 1000));
+	EXPECT_EQ(DRM_NPU_ERR_REJECTED, self->card.fence[behind].error);
+	EXPECT_EQ(0, self->card.fence[behind].value);
+	EXPECT_EQ(DRM_NPU_ERR_NONE, self->card.fence[untouched].error);
+	EXPECT_EQ(DRM_NPU_ERR_NONE, self->card.fence[plain.slot].error);
+	/* the plain stream goes on */
+	EXPECT_EQ(0, test_run(&self->card, &plain, test_cmd_fill(self->dev.addr, 1, 64, 0)));
+}
+
 /* The uapi rules: sizes, flags, outputs, the wrong kind of stream. */
 TEST_F(direct, uapi_errors)
 {
