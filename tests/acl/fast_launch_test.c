@@ -137,37 +137,55 @@ TEST_F(fast, many_small_copies)
 }
 
 /*
+ * A new fast-launch stream whose two rings, the driver's and the direct
+ * one, fail their next transfer: returns how many rings it armed (two),
+ * the first two of them in armed[].
+ */
+static int fast_stream_failing_dma(aclrtStream *s, int armed[2])
+{
+	int before[128], after[128], nb, na, n = 0;
+	char bdf[64];
+
+	if (dev_bdf(0, bdf, sizeof(bdf)))
+		return -1;
+	nb = test_own_rings(bdf, before, 128);
+	if (aclrtCreateStreamWithConfig(s, 0, ACL_STREAM_FAST_LAUNCH))
+		return -1;
+	na = test_own_rings(bdf, after, 128);
+	for (int i = 0; i < na; i++) {
+		int j;
+
+		for (j = 0; j < nb && before[j] != after[i]; j++)
+			;
+		if (j == nb && !inject(0, "dma", after[i], -1)) {
+			if (n < 2)
+				armed[n] = after[i];
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
  * A failed transfer on the direct ring is reported by the next
  * synchronization, and the stream carries on (on new rings).
  */
 TEST_F(fast, failure_on_the_direct_ring)
 {
-	int before[128], after[128], nb, na, i, j, armed = 0;
-	char bdf[64];
+	int armed[2];
 	aclrtStream s2;
 
 	if (!fault_injection_available())
 		SKIP(return, "no fault injection (debugfs) on this machine");
-	ASSERT_EQ(0, dev_bdf(0, bdf, sizeof(bdf)));
-	nb = test_own_rings(bdf, before, 128);
-	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&s2, 0, ACL_STREAM_FAST_LAUNCH));
-	na = test_own_rings(bdf, after, 128);
-	/* its two rings, the driver's and the direct one: both fail their next copy */
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb && before[j] != after[i]; j++)
-			;
-		if (j == nb && !inject(0, "dma", after[i], -1))
-			armed++;
-	}
-	ASSERT_EQ(2, armed);
+	ASSERT_EQ(2, fast_stream_failing_dma(&s2, armed));
 
 	fill_pat(self->pinned, N, 1);
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->pinned, N,
 						ACL_MEMCPY_HOST_TO_DEVICE, s2));
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(s2));
 	/* the copy went to the direct ring: the driver's ring still has its fault armed */
-	for (i = 0; i < na; i++)
-		inject(0, "clear", after[i], -1);
+	for (int i = 0; i < 2; i++)
+		inject(0, "clear", armed[i], -1);
 	/* carries on */
 	fill_pat(self->pinned, N, 2);
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->pinned, N,
@@ -186,33 +204,22 @@ TEST_F(fast, failure_on_the_direct_ring)
  */
 TEST_F(fast, event_behind_a_failed_direct_copy)
 {
-	int before[128], after[128], nb, na, i, j, armed = 0;
 	aclrtEventRecordedStatus status;
+	int armed[2];
 	aclrtEvent e;
-	char bdf[64];
 	aclrtStream s2;
 
 	if (!fault_injection_available())
 		SKIP(return, "no fault injection (debugfs) on this machine");
 	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
-	ASSERT_EQ(0, dev_bdf(0, bdf, sizeof(bdf)));
-	nb = test_own_rings(bdf, before, 128);
-	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&s2, 0, ACL_STREAM_FAST_LAUNCH));
-	na = test_own_rings(bdf, after, 128);
-	for (i = 0; i < na; i++) {
-		for (j = 0; j < nb && before[j] != after[i]; j++)
-			;
-		if (j == nb && !inject(0, "dma", after[i], -1))
-			armed++;
-	}
-	ASSERT_EQ(2, armed);
+	ASSERT_EQ(2, fast_stream_failing_dma(&s2, armed));
 
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->pinned, N,
 						ACL_MEMCPY_HOST_TO_DEVICE, s2));
 	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, s2));
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeEventWithTimeout(e, 20000));
-	for (i = 0; i < na; i++)
-		inject(0, "clear", after[i], -1);
+	for (int i = 0; i < 2; i++)
+		inject(0, "clear", armed[i], -1);
 	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(s2));
 
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->pinned, N,
