@@ -519,7 +519,7 @@ static int npu_tensor_extent(struct npu_device *ndev, const struct npu_tensor_de
 	unsigned int d;
 	int ret;
 
-	if (t->rsvd || dtype > NPU_DTYPE_LAST || !(ndev->id.dtypes & BIT(dtype)) ||
+	if (t->bind || dtype > NPU_DTYPE_LAST || !(ndev->id.dtypes & BIT(dtype)) ||
 	    ndims > NPU_TENSOR_MAX_DIMS)
 		return -EINVAL;
 	for (d = ndims; d < NPU_TENSOR_MAX_DIMS; d++)

@@ -43,6 +43,7 @@ static_assert(offsetof(struct drm_npu_direct_cmd, value) == offsetof(struct npu_
 static_assert((int)DRM_NPU_DOP_COPY == (int)NPU_OP_COPY);
 static_assert((int)DRM_NPU_DOP_FILL == (int)NPU_OP_FILL);
 static_assert((int)DRM_NPU_DOP_SLOT_WRITE == (int)NPU_OP_FENCE);
+static_assert((int)DRM_NPU_DOP_COMPUTE == (int)NPU_OP_COMPUTE);
 static_assert((int)DRM_NPU_DOP_SLOT_WAIT == (int)NPU_OP_WAIT);
 static_assert((int)DRM_NPU_DOP_TIMESTAMP == (int)NPU_OP_TIMESTAMP);
 static_assert(sizeof(struct drm_npu_fence_slot) == sizeof(struct npu_slot));

@@ -180,7 +180,7 @@ static const struct drm_driver npu_drm_driver = {
 	.name = DRIVER_NAME,
 	.desc = DRIVER_DESC,
 	.major = 1,
-	.minor = 2,	/* 1.1: DRM_NPU_OP_COMPUTE; 1.2: direct streams */
+	.minor = 3,	/* 1.1: DRM_NPU_OP_COMPUTE; 1.2: direct streams; 1.3: their operators */
 };
 
 static int npu_map_bars(struct npu_device *ndev)

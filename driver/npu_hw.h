@@ -33,8 +33,8 @@
 
 #define NPU_MAGIC			0x3155504e	/* "NPU1" */
 #define NPU_VERSION_MAJOR		2
-/* 1: ring shadows, NPU_CMD_IRQ_IF; 2: direct rings */
-#define NPU_VERSION_MINOR		2
+/* 1: ring shadows, NPU_CMD_IRQ_IF; 2: direct rings; 3: COMPUTE on them */
+#define NPU_VERSION_MINOR		3
 #define NPU_VERSION			((NPU_VERSION_MAJOR << 16) | NPU_VERSION_MINOR)
 
 /* BAR2 window layout */
@@ -239,19 +239,20 @@ struct npu_ring_shadow {
 /*
  * A direct ring's commands.  The opcodes are those of struct npu_cmd:
  * NOP, COPY, FILL, FENCE (value and clock to a slot; an interrupt when
- * the slot's word is non-zero), WAIT (on a slot) and TIMESTAMP (the clock
- * to a slot's timestamp); any other is NPU_ERR_OPCODE.  flags and the
- * fields an opcode does not use are zero.
+ * the slot's word is non-zero), WAIT (on a slot), TIMESTAMP (the clock
+ * to a slot's timestamp) and COMPUTE (the descriptor, its tensors named
+ * by binding); any other is NPU_ERR_OPCODE.  flags and the fields an
+ * opcode does not use are zero.
  */
 struct npu_direct_cmd {
 	__le16 opcode;
 	__le16 flags;
 	__le32 arg;		/* FILL: byte value; WAIT: npu_wait_cond */
 	__le32 dst_bind;	/* COPY, FILL: binding; FENCE, WAIT, TIMESTAMP: slot */
-	__le32 src_bind;	/* COPY: binding */
+	__le32 src_bind;	/* COPY: binding; COMPUTE: the descriptor's */
 	__le64 dst;		/* COPY, FILL: offset in the dst binding */
-	__le64 src;		/* COPY: offset in the src binding */
-	__le64 size;		/* COPY, FILL: bytes */
+	__le64 src;		/* COPY, COMPUTE: offset in the src binding */
+	__le64 size;		/* COPY, FILL: bytes; COMPUTE: the descriptor's */
 	__le64 value;		/* FENCE: value written; WAIT: operand */
 	__le64 rsvd[2];
 };

@@ -27,6 +27,12 @@
  * interrupt and the wake-up).  Last, a corner of the output is checked
  * against plain loops.
  *
+ * Then --runs more single operators on a direct ring (DRM_NPU_DOP_COMPUTE,
+ * driver 1.3): the same descriptor with its tensors named by handle, in a
+ * host buffer; written into the mapped ring with a TIMESTAMP before and a
+ * SLOT_WRITE after, with a kick only when the card does not watch the
+ * ring: no SUBMIT ioctl, and no check by the driver (the card checks).
+ *
  * Prints a table of medians in acl-bench's style; then where the time
  * goes, with the minima and the native CPU time, which say more than
  * medians on a busy host; then the figures as JSON.
@@ -44,8 +50,10 @@
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "npu_test_ioctl.h"
@@ -58,6 +66,8 @@
 #define SPIN_NS			50000
 /* Output elements checked against plain loops. */
 #define VERIFY_ELEMS		1024
+/* The direct ring: one run at a time needs three entries. */
+#define DIRECT_ENTRIES		16
 
 struct bench_cfg {
 	unsigned int runs;
@@ -75,6 +85,16 @@ struct bench_card {
 	int64_t clock_error;	/* within this much */
 	/* the last submission: from the call to the TIMESTAMP, from the fence to the return */
 	double to_card_ns, back_ns;
+	/* a direct stream, when the driver has them with operators */
+	bool has_direct;
+	struct drm_npu_stream_create direct;
+	struct drm_npu_direct_ctrl *dctrl;
+	struct drm_npu_direct_cmd *dcmds;
+	size_t dmap_size;
+	struct drm_npu_bo_create desc_bo;	/* the direct descriptor, by handle */
+	void *desc_map;
+	uint32_t done_slot;			/* the direct ring's SLOT_WRITE */
+	uint64_t done_seq;
 };
 
 /* What the host measured: oplib-bench's JSON, or its answers on the port. */
@@ -103,6 +123,11 @@ struct op_figures {
 	double batch_card_ns;
 	double idle_wake_ns;	/* how late the guest wakes from a sleep as long */
 	double native_batch_ns;	/* paired: the native CPU time beside the batches */
+	double direct_ns;	/* one operator on a direct ring: the call to the fence */
+	double direct_card_ns;
+	double direct_to_card_ns;
+	double direct_back_ns;
+	double native_direct_ns; /* paired: the native CPU time beside those */
 };
 
 /* One operator on the card: its buffers, their inputs, its descriptor. */
@@ -202,6 +227,70 @@ static void clock_align(struct bench_card *bc)
 	}
 }
 
+/*
+ * A direct stream at the highest priority, its ring mapped, a host buffer
+ * for the descriptor and a slot for its SLOT_WRITE.  Skipped on a driver
+ * before 1.3, whose card refuses operators on a direct ring.
+ */
+static void direct_open(struct bench_card *bc)
+{
+	struct drm_npu_stream_map map = { 0 };
+	drmVersionPtr v = drmGetVersion(bc->card.fd);
+	int fd = bc->card.fd, err;
+	void *p;
+
+	if (!v)
+		die("drmGetVersion", -errno);
+	bc->has_direct = v->version_major > 1 || v->version_minor >= 3;
+	drmFreeVersion(v);
+	if (!bc->has_direct)
+		return;
+	memset(&bc->direct, 0, sizeof(bc->direct));
+	bc->direct.flags = DRM_NPU_STREAM_DIRECT;
+	bc->direct.priority = DRM_NPU_PRIORITY_HIGHEST;
+	bc->direct.ring_entries = DIRECT_ENTRIES;
+	err = test_ioctl(fd, DRM_IOCTL_NPU_STREAM_CREATE, &bc->direct);
+	map.stream = bc->direct.id;
+	if (!err)
+		err = test_ioctl(fd, DRM_IOCTL_NPU_STREAM_MAP, &map);
+	if (err)
+		die("direct stream", err);
+	p = mmap(NULL, map.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, map.mmap_offset);
+	if (p == MAP_FAILED)
+		die("direct ring mmap", -errno);
+	bc->dctrl = p;
+	bc->dcmds = (void *)((char *)p + 4096);
+	bc->dmap_size = map.size;
+	err = test_bo_create(fd, 4096, DRM_NPU_BO_HOST, &bc->desc_bo);
+	if (err)
+		die("descriptor buffer", err);
+	bc->desc_map = mmap(NULL, bc->desc_bo.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			    bc->desc_bo.mmap_offset);
+	if (bc->desc_map == MAP_FAILED)
+		die("descriptor mmap", -errno);
+	err = test_slot_alloc(fd, &bc->done_slot);
+	if (err)
+		die("SLOT_ALLOC", err);
+}
+
+/* uapi/npu_accel.h's submission: commands, tail, a full barrier, then a kick if it sleeps. */
+static int direct_push(struct bench_card *bc, const struct drm_npu_direct_cmd *cmds,
+		       unsigned int n)
+{
+	struct drm_npu_stream_kick kick = { .stream = bc->direct.id };
+	uint32_t tail = bc->dctrl->tail;
+
+	while (DIRECT_ENTRIES - (tail - __atomic_load_n(&bc->dctrl->head, __ATOMIC_ACQUIRE)) < n)
+		sched_yield();
+	for (unsigned int i = 0; i < n; i++)
+		bc->dcmds[(tail + i) % DIRECT_ENTRIES] = cmds[i];
+	__atomic_store_n(&bc->dctrl->tail, tail + n, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&bc->dctrl->fetching, __ATOMIC_ACQUIRE))
+		return 0;
+	return test_ioctl(bc->card.fd, DRM_IOCTL_NPU_STREAM_KICK, &kick);
+}
+
 static void card_open(struct bench_card *bc)
 {
 	uint64_t operators, dtypes;
@@ -225,19 +314,27 @@ static void card_open(struct bench_card *bc)
 	if (err)
 		die("SLOT_ALLOC", err);
 	clock_align(bc);
+	direct_open(bc);
 }
 
 static void card_close(struct bench_card *bc)
 {
+	if (bc->has_direct) {
+		munmap(bc->dctrl, bc->dmap_size);
+		munmap(bc->desc_map, bc->desc_bo.size);
+		test_stream_destroy(bc->card.fd, bc->direct.id, 0);
+		test_bo_close(bc->card.fd, bc->desc_bo.handle);
+		test_slot_op(bc->card.fd, DRM_IOCTL_NPU_SLOT_FREE, bc->done_slot, 0);
+	}
 	test_stream_destroy(bc->card.fd, bc->stream.id, 0);
 	test_slot_op(bc->card.fd, DRM_IOCTL_NPU_SLOT_FREE, bc->ts_slot, 0);
 	test_card_close(&bc->card);
 }
 
 /* An application's wait, through libacl: a short spin, then the kernel's. */
-static int bench_wait(struct bench_card *bc, uint64_t seq)
+static int bench_wait(struct bench_card *bc, uint32_t slot_idx, uint64_t seq)
 {
-	const volatile struct drm_npu_fence_slot *slot = &bc->card.fence[bc->stream.slot];
+	const volatile struct drm_npu_fence_slot *slot = &bc->card.fence[slot_idx];
 	int64_t end = test_now_ns() + SPIN_NS;
 
 	do {
@@ -246,7 +343,7 @@ static int bench_wait(struct bench_card *bc, uint64_t seq)
 		if (slot->error)
 			break;
 	} while (test_now_ns() < end);
-	return test_wait(bc->card.fd, bc->stream.slot, seq, WAIT_MS);
+	return test_wait(bc->card.fd, slot_idx, seq, WAIT_MS);
 }
 
 static int run_cmd(struct bench_card *bc, struct drm_npu_cmd cmd)
@@ -289,6 +386,16 @@ static void op_setup(struct bench_card *bc, enum bench_op_id id, struct op_setup
 			die("COPY", err);
 	}
 	bench_desc_build(id, addrs, &s->desc);
+	if (bc->has_direct) {
+		struct bench_desc by_handle;
+		struct npu_op_desc *d = (struct npu_op_desc *)by_handle.bytes;
+
+		memset(addrs, 0, sizeof(addrs));
+		bench_desc_build(id, addrs, &by_handle);
+		for (i = 0; i < BENCH_MAX_TENSORS; i++)
+			d->tensors[i].bind = htole16(s->bos[i].handle);
+		memcpy(bc->desc_map, by_handle.bytes, BENCH_DESC_SIZE);
+	}
 }
 
 static void op_teardown(struct bench_card *bc, struct op_setup *s)
@@ -320,7 +427,7 @@ static void submit_ops(struct bench_card *bc, const struct op_setup *s,
 	t0 = test_now_ns();
 	err = test_submit(bc->card.fd, bc->stream.id, cmds, 1 + count, 0, &seq);
 	if (!err)
-		err = bench_wait(bc, seq);
+		err = bench_wait(bc, bc->stream.slot, seq);
 	t1 = test_now_ns();
 	*wall_ns = (double)(t1 - t0);
 	if (err) {
@@ -336,13 +443,45 @@ static void submit_ops(struct bench_card *bc, const struct op_setup *s,
 			       (int64_t)fence_timestamp(bc, bc->stream.slot));
 }
 
+/* One operator on the direct ring, timed as submit_ops() times one. */
+static void submit_direct(struct bench_card *bc, double *wall_ns, double *card_ns)
+{
+	struct drm_npu_direct_cmd cmds[3] = {
+		{ .op = DRM_NPU_DOP_TIMESTAMP, .dst_bind = bc->ts_slot },
+		{ .op = DRM_NPU_DOP_COMPUTE, .src_bind = bc->desc_bo.handle,
+		  .size = BENCH_DESC_SIZE },
+		{ .op = DRM_NPU_DOP_SLOT_WRITE, .dst_bind = bc->done_slot,
+		  .value = ++bc->done_seq },
+	};
+	int64_t t0, t1;
+	int err;
+
+	t0 = test_now_ns();
+	err = direct_push(bc, cmds, 3);
+	if (!err)
+		err = bench_wait(bc, bc->done_slot, bc->done_seq);
+	t1 = test_now_ns();
+	*wall_ns = (double)(t1 - t0);
+	if (err) {
+		fprintf(stderr, "op-bench: direct stream error %u\n",
+			bc->card.fence[bc->direct.slot].error);
+		die("direct COMPUTE", err);
+	}
+	*card_ns = (double)(fence_timestamp(bc, bc->done_slot) -
+			    fence_timestamp(bc, bc->ts_slot));
+	bc->to_card_ns = (double)((int64_t)fence_timestamp(bc, bc->ts_slot) -
+				  (t0 + bc->clock_offset));
+	bc->back_ns = (double)(t1 + bc->clock_offset -
+			       (int64_t)fence_timestamp(bc, bc->done_slot));
+}
+
 /*
  * Medians and minima of @n submissions of @count operators, per operator;
  * paired, each after a native run of the operator, whose median wall
  * time, minimum and median CPU time go to @native_ns.
  */
 static void measure(struct bench_card *bc, const struct op_setup *s, unsigned int count,
-		    unsigned int n, struct native *nat, enum bench_op_id id,
+		    bool direct, unsigned int n, struct native *nat, enum bench_op_id id,
 		    double wall_ns[2], double card_ns[2], double split_ns[2], double native_ns[3])
 {
 	double *wall = calloc(n, sizeof(*wall)), *card = calloc(n, sizeof(*card));
@@ -354,7 +493,10 @@ static void measure(struct bench_card *bc, const struct op_setup *s, unsigned in
 	for (unsigned int i = 0; i < n; i++) {
 		if (nat->paired)
 			ncpu[i] = native_ask(nat, id, &nwall[i]);
-		submit_ops(bc, s, count, &wall[i], &card[i]);
+		if (direct)
+			submit_direct(bc, &wall[i], &card[i]);
+		else
+			submit_ops(bc, s, count, &wall[i], &card[i]);
 		to[i] = bc->to_card_ns;
 		back[i] = bc->back_ns;
 	}
@@ -406,7 +548,7 @@ static void op_measure(struct bench_card *bc, const struct op_setup *s,
 	double wall[2], card[2], split[2], native[3];
 
 	submit_ops(bc, s, 1, &f->first_ns, &card[0]);
-	measure(bc, s, 1, cfg->runs, n, id, wall, card, split, native);
+	measure(bc, s, 1, false, cfg->runs, n, id, wall, card, split, native);
 	f->to_card_ns = split[0];
 	f->back_ns = split[1];
 	f->single_ns = wall[0];
@@ -418,10 +560,20 @@ static void op_measure(struct bench_card *bc, const struct op_setup *s,
 		n->min_ns[id] = native[1];
 		n->cpu_ns[id] = native[2];
 	}
-	measure(bc, s, cfg->batch, cfg->batch_runs, n, id, wall, card, split, native);
+	measure(bc, s, cfg->batch, false, cfg->batch_runs, n, id, wall, card, split, native);
 	f->batch_ns = wall[0];
 	f->batch_card_ns = card[0];
 	f->native_batch_ns = n->paired ? native[2] : n->cpu_ns[id];
+	if (bc->has_direct) {
+		/* the card's first look at this descriptor; its primitive is built */
+		submit_direct(bc, &wall[0], &card[0]);
+		measure(bc, s, 1, true, cfg->runs, n, id, wall, card, split, native);
+		f->direct_ns = wall[0];
+		f->direct_card_ns = card[0];
+		f->direct_to_card_ns = split[0];
+		f->direct_back_ns = split[1];
+		f->native_direct_ns = n->paired ? native[2] : n->cpu_ns[id];
+	}
 	f->idle_wake_ns = idle_wake_ns(f->card_ns, cfg->runs);
 }
 
@@ -550,7 +702,7 @@ struct row {
 	double card_ms, native_ms, ratio, gflops;
 };
 
-static struct row rows[2 * BENCH_NUM_OPS];
+static struct row rows[3 * BENCH_NUM_OPS];
 static unsigned int nrows;
 static char ref_name[32];
 
@@ -611,6 +763,15 @@ static void print_breakdown(const struct op_figures *f, const struct native *n)
 		       f[i].back_ns / 1e3, f[i].idle_wake_ns / 1e3,
 		       f[i].batch_ns / 1e3, n->ns[i] / 1e3, n->cpu_ns[i] / 1e3,
 		       f[i].single_min_ns / 1e3, n->min_ns[i] / 1e3);
+	for (unsigned int i = 0; i < BENCH_NUM_OPS && f[i].direct_ns > 0; i++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "%s, direct ring", bench_operators[i].key);
+		printf("%-30s %8.0f %8.0f %8.0f %8.0f %8.0f %8s %8s | %8.0f\n", name,
+		       f[i].direct_ns / 1e3, f[i].direct_card_ns / 1e3,
+		       (f[i].direct_ns - f[i].direct_card_ns) / 1e3, f[i].direct_to_card_ns / 1e3,
+		       f[i].direct_back_ns / 1e3, "", "", f[i].native_direct_ns / 1e3);
+	}
 	printf("(the rest: submit, doorbell, interrupt, wake-up; of it, to card: from the call "
 	       "to the card's TIMESTAMP, back: from the fence to the wait's return, both medians "
 	       "on the guest's clock; wake: the guest's own, after a nanosleep as long as the "
@@ -636,11 +797,14 @@ static void print_json(const struct bench_card *bc, const struct native *n,
 		       "\"min_ns\": %.0f, \"card_ns_per_run\": %.0f, \"card_min_ns\": %.0f, "
 		       "\"batch_ns_per_op\": %.0f, \"batch_card_ns_per_op\": %.0f, "
 		       "\"idle_wake_ns\": %.0f, \"native_ns\": %.0f, \"native_min_ns\": %.0f, "
-		       "\"native_cpu_ns\": %.0f}",
+		       "\"native_cpu_ns\": %.0f, \"direct_ns_per_run\": %.0f, "
+		       "\"direct_card_ns_per_run\": %.0f, \"direct_to_card_ns\": %.0f, "
+		       "\"direct_back_ns\": %.0f}",
 		       i ? ", " : "", bench_operators[i].key, f[i].first_ns, f[i].single_ns,
 		       f[i].single_min_ns, f[i].card_ns, f[i].card_min_ns, f[i].batch_ns,
 		       f[i].batch_card_ns, f[i].idle_wake_ns, n->ns[i], n->min_ns[i],
-		       n->cpu_ns[i]);
+		       n->cpu_ns[i], f[i].direct_ns, f[i].direct_card_ns, f[i].direct_to_card_ns,
+		       f[i].direct_back_ns);
 	printf("]}\n");
 }
 
@@ -710,6 +874,7 @@ int main(int argc, char **argv)
 	bool paired = false;
 	char label[48];
 
+	memset(figs, 0, sizeof(figs));
 	parse_args(argc, argv, &cfg, &native_path, &paired);
 	if (native_path)
 		native_load(native_path, &native);
@@ -728,6 +893,10 @@ int main(int argc, char **argv)
 		add_row(op->name, figs[i].single_ns, native.cpu_ns[i], op->flops);
 		snprintf(label, sizeof(label), "%s, x%u batch", op->key, cfg.batch);
 		add_row(label, figs[i].batch_ns, figs[i].native_batch_ns, op->flops);
+		if (bc.has_direct) {
+			snprintf(label, sizeof(label), "%s, direct ring", op->key);
+			add_row(label, figs[i].direct_ns, figs[i].native_direct_ns, op->flops);
+		}
 	}
 	print_breakdown(figs, &native);
 	card_close(&bc);

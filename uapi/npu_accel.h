@@ -307,10 +307,11 @@ enum drm_npu_op {
  *    NPU_OP_MAX_TENSORS tensors;
  *  - an operator the card does not run (DRM_NPU_PARAM_OPERATORS), or
  *    numbers of inputs and outputs the operator does not take;
- *  - a non-zero flag or reserved field, or a non-zero attribute the
- *    operator does not use: bytes past its member of the union, per-axis
- *    entries past the first input's rank, an activation's alpha or beta
- *    that its function does not take, MatMul's beta without c,
+ *  - a non-zero flag, reserved field or tensor bind (a direct ring's), or
+ *    a non-zero attribute the operator does not use: bytes past its
+ *    member of the union, per-axis entries past the first input's rank,
+ *    an activation's alpha or beta that its function does not take,
+ *    MatMul's beta without c,
  *    BATCHNORM's axis, a pad value unless CONSTANT, nearest for LINEAR
  *    resizing;
  *  - a tensor of a data type the card lacks (DRM_NPU_PARAM_DTYPES), of an
@@ -414,13 +415,24 @@ struct drm_npu_stream_kick {
  * head is how far the card got; free entries are ring_entries - (tail -
  * head).
  *
+ * COMPUTE (driver version 1.3) runs one operator: its descriptor (uapi/
+ * npu_operator.h) is size bytes at offset src, a multiple of
+ * NPU_OP_DESC_ALIGN, of buffer src_bind; each tensor names a device
+ * buffer's handle in bind and an offset in it in addr, and must lie
+ * wholly inside that buffer. The card reads the descriptor once, when
+ * the command runs, and checks all of it: the attributes and shapes as
+ * DRM_NPU_OP_COMPUTE's, what the tensors name as any direct command's.
+ * Closing a handle waits for the operator using it to end.
+ *
  * A command that names what it may not (a handle of another context or
- * none, a range outside the buffer, a slot past the area), an operator,
- * a non-zero flag, pad or unused field, or a size of 0 fails the stream
- * with DRM_NPU_ERR_REJECTED in its slot, as the card's errors do for any
- * stream. When a direct stream fails, the event slots (DRM_IOCTL_NPU_SLOT_ALLOC)
- * that its SLOT_WRITEs between head and tail were still to write get the
- * stream's error too, as a failed job's events do; no other slot does.
+ * none, a range outside the buffer, a host buffer as a tensor, a slot
+ * past the area), a non-zero flag, pad or unused field, or a size of 0
+ * fails the stream with DRM_NPU_ERR_REJECTED in its slot, as the card's
+ * errors do for any stream; an operator the card refuses or fails, with
+ * DRM_NPU_ERR_OP_UNSUPPORTED, _OP_PARAM or _OP_FAILED. When a direct
+ * stream fails, the event slots (DRM_IOCTL_NPU_SLOT_ALLOC) that its
+ * SLOT_WRITEs between head and tail were still to write get the stream's
+ * error too, as a failed job's events do; no other slot does.
  */
 enum drm_npu_direct_op {
 	DRM_NPU_DOP_NOP = 0,
@@ -429,6 +441,7 @@ enum drm_npu_direct_op {
 	DRM_NPU_DOP_SLOT_WRITE = 3,	/* slot dst_bind: value and the card's clock */
 	DRM_NPU_DOP_SLOT_WAIT = 4,	/* slot dst_bind, arg: enum drm_npu_wait_cond */
 	DRM_NPU_DOP_TIMESTAMP = 5,	/* slot dst_bind: the card's clock */
+	DRM_NPU_DOP_COMPUTE = 6,	/* descriptor: src_bind + src, size bytes */
 };
 
 struct drm_npu_direct_cmd {

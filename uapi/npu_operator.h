@@ -105,13 +105,17 @@ enum npu_tensor_format {
  * share an address: by increasing stride, each axis of more than one
  * element has a stride above the span of those before it.  A dimension of
  * 0 makes an empty tensor.
+ *
+ * On a direct ring (docs/hardware.md) a tensor names its buffer instead:
+ * bind is a DEVICE binding, addr an offset into it, and the extent must
+ * lie in that buffer.  Everywhere else bind is 0.
  */
 struct npu_tensor_desc {
 	__le64 addr;		/* device memory offset of element 0 */
 	__le16 dtype;		/* enum npu_dtype */
 	__le16 format;		/* enum npu_tensor_format */
 	__le16 ndims;		/* 0 (a scalar) .. NPU_TENSOR_MAX_DIMS */
-	__le16 rsvd;
+	__le16 bind;		/* direct rings: the buffer's binding; else 0 */
 	__le64 dims[NPU_TENSOR_MAX_DIMS];	/* unused entries 0 */
 	__le64 strides[NPU_TENSOR_MAX_DIMS];	/* unused entries 0 */
 };

@@ -205,8 +205,8 @@ static const char *tensor_layout(const struct npu_tensor_desc *t)
 
 	if (!acl_om_npu_dtype_size(le16toh(t->dtype)))
 		return "unknown data type";
-	if (t->rsvd)
-		return "a reserved field that is not 0";
+	if (t->bind)
+		return "a binding, which only a direct ring takes";
 	if (ndims > NPU_TENSOR_MAX_DIMS)
 		return "more than 8 dims";
 	if (format > NPU_FORMAT_LAST)

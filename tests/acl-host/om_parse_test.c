@@ -121,8 +121,8 @@ static const char *broken_promise(const struct acl_om *om, size_t file_size)
 
 			if (td->addr)
 				return "a tensor address left in the image";
-			if (td->rsvd)
-				return "a tensor's reserved field set";
+			if (td->bind)
+				return "a tensor with a binding";
 			for (unsigned int d = 0; d < NPU_TENSOR_MAX_DIMS; d++) {
 				if (d >= td->ndims && (td->dims[d] || td->strides[d]))
 					return "dims or strides past a tensor's rank";
@@ -393,7 +393,7 @@ static void blocked_past_input(void *f, size_t *size)
 static void op_kind(void *f, size_t *size) { (void)size; op_record(f, 1)->desc.kind = NPU_OPERATOR_LAST + 1; }
 static void op_flags(void *f, size_t *size) { (void)size; op_record(f, 0)->desc.flags = 1; }
 static void op_rsvd(void *f, size_t *size) { (void)size; op_record(f, 1)->desc.rsvd1 = 1; }
-static void tensor_rsvd(void *f, size_t *size) { (void)size; op_record(f, 0)->desc.tensors[1].rsvd = 1; }
+static void tensor_bind(void *f, size_t *size) { (void)size; op_record(f, 0)->desc.tensors[1].bind = 1; }
 static void tensor_dim_past_rank(void *f, size_t *size)
 {
 	(void)size;
@@ -478,7 +478,7 @@ static const struct hostile hostiles[] = {
 	{ "unknown operator kind", op_kind, "op 1 (add_relu): unknown operator kind 17" },
 	{ "descriptor flag", op_flags, "a flag or reserved field" },
 	{ "descriptor reserved field", op_rsvd, "a flag or reserved field" },
-	{ "tensor reserved field", tensor_rsvd, "tensor 1: a reserved field that is not 0" },
+	{ "tensor binding", tensor_bind, "tensor 1: a binding, which only a direct ring takes" },
 	{ "dim past the rank", tensor_dim_past_rank, "past its rank" },
 	{ "stride past the rank", tensor_stride_past_rank, "past its rank" },
 	{ "negative stride", tensor_stride_negative, "stride over INT64_MAX" },

@@ -129,8 +129,8 @@ TEST_F(card, identity_matches_registers)
 		if (!self->devs[i].bound)
 			continue;
 		ASSERT_EQ(0, test_pci_attr(bdf, "npu/version", buf, sizeof(buf)));
-		/* 2.0: the card computes; .1: shadows; .2: direct rings */
-		EXPECT_STREQ("2.2", buf);
+		/* 2.0: the card computes; .1: shadows; .2: direct rings; .3: their operators */
+		EXPECT_STREQ("2.3", buf);
 		rings = test_card_attr(bdf, "num_rings");
 		engines = test_card_attr(bdf, "num_copy_engines");
 		vectors = test_card_attr(bdf, "num_vectors");

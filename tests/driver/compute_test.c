@@ -482,7 +482,8 @@ TEST_F(compute, nonzero_reserved_fields_are_einval)
 	d->rsvd1 = 1ULL << 63;
 	EXPECT_EQ(-EINVAL, try(self));
 	reset_op(self);
-	tensor_of(&self->op, 1)->rsvd = 1;
+	/* a binding, which only a direct ring takes */
+	tensor_of(&self->op, 1)->bind = 1;
 	EXPECT_EQ(-EINVAL, try(self));
 	reset_op(self);
 	d->attrs.unary.fn.rsvd = 1;

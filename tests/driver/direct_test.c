@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
+#include "npu_operator.h"
 #include "npu_test_ioctl.h"
 
 /* A direct stream, its ring mapped. */
@@ -88,6 +89,75 @@ static struct drm_npu_direct_cmd dfence(uint32_t slot, uint64_t value)
 {
 	return (struct drm_npu_direct_cmd){ .op = DRM_NPU_DOP_SLOT_WRITE, .dst_bind = slot,
 					    .value = value };
+}
+
+static struct drm_npu_direct_cmd dcompute(uint32_t desc_bind, uint64_t offset, uint64_t size)
+{
+	return (struct drm_npu_direct_cmd){ .op = DRM_NPU_DOP_COMPUTE, .src_bind = desc_bind,
+					    .src = offset, .size = size };
+}
+
+/* An operator of up to three float32 tensors, each named by binding and offset. */
+struct dop {
+	struct npu_op_desc h;
+	struct npu_tensor_desc t[3];
+};
+
+static void dop_tensor(struct dop *op, unsigned int i, uint32_t bind, uint64_t offset,
+		       unsigned int ndims, const uint64_t *dims)
+{
+	struct npu_tensor_desc *t = &op->t[i];
+	uint64_t stride = 1;
+	int d;
+
+	memset(t, 0, sizeof(*t));
+	t->addr = htole64(offset);
+	t->bind = htole16(bind);
+	t->dtype = htole16(NPU_DTYPE_F32);
+	t->format = htole16(NPU_FORMAT_STRIDED);
+	t->ndims = htole16(ndims);
+	for (d = ndims - 1; d >= 0; d--) {
+		t->dims[d] = htole64(dims[d]);
+		t->strides[d] = htole64(stride);
+		stride *= dims[d];
+	}
+}
+
+/* y[2][3][8] = a[2][3][8] + b[1][3][1]: a broadcast, three buffers. */
+static size_t dop_add(struct dop *op, uint32_t a_bind, uint64_t a, uint32_t b_bind, uint64_t b,
+		      uint32_t y_bind, uint64_t y)
+{
+	static const uint64_t full[3] = { 2, 3, 8 }, per_row[3] = { 1, 3, 1 };
+
+	memset(op, 0, sizeof(*op));
+	op->h.kind = htole16(NPU_OPERATOR_BINARY);
+	op->h.num_inputs = 2;
+	op->h.num_outputs = 1;
+	op->h.attrs.binary.kind = htole32(NPU_BINARY_ADD);
+	dop_tensor(op, 0, a_bind, a, 3, full);
+	dop_tensor(op, 1, b_bind, b, 3, per_row);
+	dop_tensor(op, 2, y_bind, y, 3, full);
+	return sizeof(op->h) + 3 * sizeof(op->t[0]);
+}
+
+/* y[m][n] = a[m][k] b[k][n] */
+static size_t dop_matmul(struct dop *op, uint32_t a_bind, uint32_t b_bind, uint32_t y_bind,
+			 uint64_t m, uint64_t k, uint64_t n)
+{
+	const uint64_t ad[2] = { m, k }, bd[2] = { k, n }, yd[2] = { m, n };
+	float one = 1.0f;
+	uint32_t bits;
+
+	memcpy(&bits, &one, sizeof(bits));
+	memset(op, 0, sizeof(*op));
+	op->h.kind = htole16(NPU_OPERATOR_MATMUL);
+	op->h.num_inputs = 2;
+	op->h.num_outputs = 1;
+	op->h.attrs.matmul.alpha = htole32(bits);
+	dop_tensor(op, 0, a_bind, 0, 2, ad);
+	dop_tensor(op, 1, b_bind, 0, 2, bd);
+	dop_tensor(op, 2, y_bind, 0, 2, yd);
+	return sizeof(op->h) + 3 * sizeof(op->t[0]);
 }
 
 static void *host_map(int fd, const struct drm_npu_bo_create *bo)
@@ -237,7 +307,7 @@ TEST_F(direct, refused_commands_fail_only_the_stream)
 		{ "no such handle", dcopy(0, 0, 0, 0, 16) },
 		{ "handle past the bindings", dcopy(0, 0, 0, 0, 16) },
 		{ "slot past the area", dfence(1 << 20, 1) },
-		{ "an operator", { .op = 8 } },
+		{ "an unknown opcode", { .op = 8 } },
 		{ "a flag", { .op = DRM_NPU_DOP_NOP, .flags = 1 } },
 		{ "pad", { .op = DRM_NPU_DOP_NOP, .pad = { 0, 1 } } },
 		{ "size 0", dcopy(0, 0, 0, 0, 0) },
@@ -540,7 +610,7 @@ TEST_F(direct, random_commands_touch_nothing_else)
 			uint64_t room = sizes[b] < sizes[b2] ? sizes[b] : sizes[b2];
 
 			memset(c, 0, sizeof(*c));
-			c->op = rnd_next(&x) % 8 ? rnd_next(&x) % 6 : rnd_next(&x) % 16;
+			c->op = rnd_next(&x) % 8 ? rnd_next(&x) % 7 : rnd_next(&x) % 16;
 			c->dst_bind = rnd_next(&x) % 8 ? binds[b] : (uint32_t)rnd_pick(&x, 1024);
 			c->src_bind = rnd_next(&x) % 8 ? binds[b2] : (uint32_t)rnd_pick(&x, 1024);
 			c->size = rnd_pick(&x, room / 2);
@@ -559,6 +629,24 @@ TEST_F(direct, random_commands_touch_nothing_else)
 				c->arg = c->op == DRM_NPU_DOP_SLOT_WAIT ? DRM_NPU_WAIT_GEQ : 0;
 				c->value = c->op == DRM_NPU_DOP_SLOT_WAIT ? 0 :
 					   rnd_next(&x) & INT64_MAX;
+			} else if (c->op == DRM_NPU_DOP_COMPUTE) {
+				/* an add whose tensors are anywhere, theirs too */
+				struct dop op;
+				uint64_t at = 4096 * (uint64_t)(i + 1);
+				size_t size = dop_add(&op, binds[rnd_next(&x) % 4], 0,
+						      binds[rnd_next(&x) % 4], 0,
+						      binds[rnd_next(&x) % 4], 0);
+
+				for (int t = 0; t < 3; t++)
+					op.t[t].addr = htole64(rnd_pick(&x, sizes[b] - 192) & ~3ULL);
+				if (!(rnd_next(&x) % 4))
+					op.t[rnd_next(&x) % 3].dims[rnd_next(&x) % 3] =
+						htole64(rnd_pick(&x, 1ULL << 20));
+				memcpy(self->in + at, &op, size);
+				c->src_bind = rnd_next(&x) % 8 ? self->host_in.handle : c->src_bind;
+				c->src = rnd_next(&x) % 8 ? at : rnd_pick(&x, 256 << 10);
+				c->size = rnd_next(&x) % 8 ? size : rnd_pick(&x, size);
+				c->dst_bind = c->dst = c->arg = 0;
 			} else {
 				c->arg = rnd_next(&x) % 16 ? (uint32_t)(rnd_next(&x) & 0xff) :
 							    (uint32_t)rnd_next(&x);
@@ -597,6 +685,248 @@ TEST_F(direct, random_commands_touch_nothing_else)
 	}
 	munmap(theirs_map, 1 << 20);
 	test_card_close(&other);
+}
+
+/*
+ * Operators on a direct ring: the descriptor in a host buffer, then in a
+ * device buffer; tensors in three device buffers, by binding and offset;
+ * copies behind the operators see their results; the stream counts them.
+ */
+TEST_F(direct, operators_compute_on_bound_tensors)
+{
+	int fd = self->card.fd;
+	struct direct *d = &self->d;
+	struct drm_npu_bo_create a, b, y;
+	struct drm_npu_direct_cmd cmds[8];
+	float *in = (float *)self->in, *out = (float *)self->out;
+	uint32_t host = self->host_in.handle;
+	struct dop op;
+	size_t size;
+	int ring, i;
+
+	ASSERT_EQ(0, test_bo_create(fd, 4096, DRM_NPU_BO_DEVICE, &a));
+	ASSERT_EQ(0, test_bo_create(fd, 4096, DRM_NPU_BO_DEVICE, &b));
+	ASSERT_EQ(0, test_bo_create(fd, 4096, DRM_NPU_BO_DEVICE, &y));
+	ring = test_stream_ring(self->card.bdf, d->s.id);
+	ASSERT_GE(ring, 0);
+	for (i = 0; i < 48; i++)
+		in[i] = (float)i * 0.5f - 7.0f;
+	for (i = 0; i < 3; i++)
+		in[64 + i] = 100.0f * (float)(i + 1);
+	size = dop_add(&op, a.handle, 128, b.handle, 0, y.handle, 512);
+	memcpy(self->in + 1024, &op, size);
+	dop_add(&op, a.handle, 128, b.handle, 0, y.handle, 1024);
+	memcpy(self->in + 2048, &op, size);
+	memset(self->out, 0, 4096);
+
+	cmds[0] = dcopy(a.handle, 128, host, 0, 48 * sizeof(float));
+	cmds[1] = dcopy(b.handle, 0, host, 256, 3 * sizeof(float));
+	cmds[2] = dcompute(host, 1024, size);
+	cmds[3] = dcopy(self->dev.handle, 4096, host, 2048, size);
+	cmds[4] = dcompute(self->dev.handle, 4096, size);
+	cmds[5] = dcopy(self->host_out.handle, 0, y.handle, 512, 48 * sizeof(float));
+	cmds[6] = dcopy(self->host_out.handle, 1024, y.handle, 1024, 48 * sizeof(float));
+	cmds[7] = dfence(d->s.slot, 1);
+	ASSERT_EQ(0, direct_submit(fd, d, cmds, 8));
+	ASSERT_EQ(0, test_wait(fd, d->s.slot, 1, 20000));
+	for (i = 0; i < 48; i++) {
+		float want = in[i] + in[64 + (i / 8) % 3];
+
+		ASSERT_EQ(want, out[i]) TH_LOG("element %d", i);
+		ASSERT_EQ(want, out[256 + i]) TH_LOG("element %d, second run", i);
+	}
+	EXPECT_EQ(2, test_stream_attr(self->card.bdf, ring, "ops_done", NULL, 0));
+	EXPECT_LT(0, test_stream_attr(self->card.bdf, ring, "compute_ns", NULL, 0));
+}
+
+/*
+ * What a direct operator may not name stops only its stream, with the
+ * error of the kind of fault: a binding's for what the tensors and the
+ * descriptor name, the operator's for what it is.
+ */
+TEST_F(direct, refused_operators_fail_only_the_stream)
+{
+	int fd = self->card.fd;
+	uint32_t host = self->host_in.handle;
+	struct drm_npu_bo_create x, y;
+	struct drm_npu_stream_create plain;
+	struct dop op;
+	size_t size = dop_add(&op, 0, 0, 0, 0, 0, 0);
+	struct {
+		const char *name;
+		uint32_t error;
+	} cases[] = {
+		{ "a tensor past its buffer's end", DRM_NPU_ERR_REJECTED },
+		{ "a tensor's offset past its buffer", DRM_NPU_ERR_REJECTED },
+		{ "a tensor in a host buffer", DRM_NPU_ERR_REJECTED },
+		{ "a tensor with no buffer", DRM_NPU_ERR_REJECTED },
+		{ "a descriptor past its buffer", DRM_NPU_ERR_REJECTED },
+		{ "a descriptor not aligned", DRM_NPU_ERR_OP_PARAM },
+		{ "a descriptor of the wrong size", DRM_NPU_ERR_OP_PARAM },
+		{ "an unknown binary function", DRM_NPU_ERR_OP_UNSUPPORTED },
+		{ "shapes that do not broadcast", DRM_NPU_ERR_OP_PARAM },
+		{ "a destination offset", DRM_NPU_ERR_REJECTED },
+	};
+	unsigned int i;
+	int ret;
+
+	ASSERT_EQ(0, test_bo_create(fd, 4096, DRM_NPU_BO_DEVICE, &x));
+	ASSERT_EQ(0, test_bo_create(fd, 4096, DRM_NPU_BO_DEVICE, &y));
+	ASSERT_EQ(0, test_stream_create(fd, 0, 0, &plain));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct drm_npu_direct_cmd cmds[2];
+		struct direct d;
+
+		/* y's last 192 bytes hold the output; the inputs are in x */
+		dop_add(&op, x.handle, 0, x.handle, 1024, y.handle, 4096 - 192);
+		cmds[0] = dcompute(host, 0, size);
+		switch (i) {
+		case 0:
+			op.t[2].addr = htole64(4096 - 188);
+			break;
+		case 1:
+			op.t[0].addr = htole64(4100);
+			break;
+		case 2:
+			op.t[1].bind = htole16(self->host_out.handle);
+			break;
+		case 3:
+			op.t[1].bind = htole16(900);
+			break;
+		case 4:
+			cmds[0].src = (256 << 10) - 64;
+			break;
+		case 5:
+			cmds[0].src = 8;
+			break;
+		case 6:
+			cmds[0].size = size - sizeof(op.t[0]);
+			break;
+		case 7:
+			op.h.attrs.binary.kind = htole32(99);
+			break;
+		case 8:
+			op.t[1].dims[2] = htole64(4);
+			break;
+		case 9:
+			cmds[0].dst = 64;
+			break;
+		}
+		memcpy(self->in + (cmds[0].src % 64 ? 8 : 0), &op, size);
+		ASSERT_EQ(0, direct_open(fd, 16, &d));
+		cmds[1] = dfence(d.s.slot, 1);
+		ret = direct_submit(fd, &d, cmds, 2);
+		ASSERT_TRUE(ret == 0 || ret == -EIO) TH_LOG("%s: %d", cases[i].name, ret);
+		EXPECT_EQ(-EIO, test_wait(fd, d.s.slot, 1, 20000)) TH_LOG("%s", cases[i].name);
+		EXPECT_EQ(cases[i].error, self->card.fence[d.s.slot].error)
+			TH_LOG("%s", cases[i].name);
+		direct_close(&d);
+		EXPECT_EQ(0, test_stream_destroy(fd, d.s.id, 0));
+	}
+	/* the well-formed operator runs, and the others go on */
+	dop_add(&op, x.handle, 0, x.handle, 1024, y.handle, 4096 - 192);
+	memcpy(self->in, &op, size);
+	{
+		struct drm_npu_direct_cmd cmds[2] = { dcompute(host, 0, size),
+						      dfence(self->d.s.slot, 1) };
+
+		ASSERT_EQ(0, direct_submit(fd, &self->d, cmds, 2));
+		EXPECT_EQ(0, test_wait(fd, self->d.s.slot, 1, 20000));
+	}
+	EXPECT_EQ(0, test_run(&self->card, &plain, test_cmd_fill(self->dev.addr, 1, 64, 0)));
+}
+
+/*
+ * Closing a handle while a direct operator writes into the buffer waits
+ * for the operator: the memory a new buffer then gets is not written.
+ */
+TEST_F(direct, closing_a_handle_waits_for_its_operator)
+{
+	const uint64_t m = 2048, k = 2048, n = 2048;
+	int fd = self->card.fd;
+	struct direct *d = &self->d;
+	struct drm_npu_bo_create a, b, y, reused;
+	struct drm_npu_stream_create plain;
+	struct drm_npu_direct_cmd cmds[3];
+	struct drm_npu_cmd cp;
+	uint32_t *back = (uint32_t *)self->out;
+	struct dop op;
+	size_t size;
+	int64_t t0;
+	int i, ring;
+
+	ASSERT_EQ(0, test_bo_create(fd, m * k * 4, DRM_NPU_BO_DEVICE, &a));
+	ASSERT_EQ(0, test_bo_create(fd, k * n * 4, DRM_NPU_BO_DEVICE, &b));
+	ASSERT_EQ(0, test_bo_create(fd, m * n * 4, DRM_NPU_BO_DEVICE, &y));
+	ASSERT_EQ(0, test_stream_create(fd, 0, 0, &plain));
+	ring = test_stream_ring(self->card.bdf, d->s.id);
+	ASSERT_GE(ring, 0);
+	size = dop_matmul(&op, a.handle, b.handle, y.handle, m, k, n);
+	memcpy(self->in, &op, size);
+	cmds[0] = dfence(d->s.slot, 1);
+	cmds[1] = dcompute(self->host_in.handle, 0, size);
+	cmds[2] = dfence(d->s.slot, 2);
+	ASSERT_EQ(0, direct_submit(fd, d, cmds, 3));
+	/*
+	 * Under way once it has held an engine (the fence before it lands
+	 * sooner): a close before the lookup would leave the handle's number
+	 * free for the next buffer, which the operator would then rightly use.
+	 */
+	ASSERT_EQ(0, test_wait(fd, d->s.slot, 1, 20000));
+	t0 = test_now_ns();
+	while (test_stream_attr(self->card.bdf, ring, "compute_ns", NULL, 0) <= 0 &&
+	       test_now_ns() - t0 < 10000000000LL)
+		usleep(100);
+	/* some 17 GFLOP: still running */
+	if (__atomic_load_n(&self->card.fence[d->s.slot].value, __ATOMIC_ACQUIRE) != 1)
+		SKIP(return, "the operator ended before the close");
+	ASSERT_EQ(0, test_bo_close(fd, y.handle));
+	TH_LOG("closed: slot %llu, head %u",
+	       (unsigned long long)__atomic_load_n(&self->card.fence[d->s.slot].value,
+						   __ATOMIC_ACQUIRE),
+	       __atomic_load_n(&d->ctrl->head, __ATOMIC_ACQUIRE));
+	ASSERT_EQ(0, test_bo_create(fd, m * n * 4, DRM_NPU_BO_DEVICE, &reused));
+	TH_LOG("the output was at %#llx, the new buffer is at %#llx",
+	       (unsigned long long)y.addr, (unsigned long long)reused.addr);
+	ASSERT_EQ(0, test_run(&self->card, &plain, test_cmd_fill(reused.addr, 0x5a, m * n * 4, 0)));
+	EXPECT_EQ(0, test_wait(fd, d->s.slot, 2, 60000));
+	EXPECT_EQ(0, self->card.fence[d->s.slot].error);
+	/* its last 256 KiB, which an operator still running would write last */
+	cp = test_cmd_copy(0, reused.addr + m * n * 4 - (256 << 10), 256 << 10,
+			   DRM_NPU_CMD_DST_HOST);
+	cp.dst_handle = self->host_out.handle;
+	ASSERT_EQ(0, test_run(&self->card, &plain, cp));
+	for (i = 0; i < (256 << 10) / 4 && back[i] == 0x5a5a5a5au; i++)
+		;
+	EXPECT_EQ((256 << 10) / 4, i) TH_LOG("word %d is %#x", i, back[i]);
+}
+
+/* A FAIL_OP fault takes a direct operator as it does any. */
+TEST_F(direct, failed_operator_fails_the_stream)
+{
+	int fd = self->card.fd;
+	struct direct *d = &self->d;
+	struct drm_npu_bo_create x;
+	struct drm_npu_direct_cmd cmds[2];
+	char what[64];
+	struct dop op;
+	size_t size;
+	int ring;
+
+	if (!test_can_inject(self->card.bdf))
+		SKIP(return, "no fault injection (debugfs) on this machine");
+	ASSERT_EQ(0, test_bo_create(fd, 4096, DRM_NPU_BO_DEVICE, &x));
+	size = dop_add(&op, x.handle, 0, x.handle, 1024, x.handle, 2048);
+	memcpy(self->in, &op, size);
+	ring = test_stream_ring(self->card.bdf, d->s.id);
+	ASSERT_GE(ring, 0);
+	snprintf(what, sizeof(what), "fail_op %d", ring);
+	ASSERT_EQ(0, test_inject(self->card.bdf, what));
+	cmds[0] = dcompute(self->host_in.handle, 0, size);
+	cmds[1] = dfence(d->s.slot, 1);
+	EXPECT_EQ(0, direct_submit(fd, d, cmds, 2));
+	EXPECT_EQ(-EIO, test_wait(fd, d->s.slot, 1, 20000));
+	EXPECT_EQ(DRM_NPU_ERR_OP_FAILED, self->card.fence[d->s.slot].error);
 }
 
 /* A process killed while its direct ring copies gives everything back. */

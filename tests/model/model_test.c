@@ -3087,6 +3087,83 @@ TEST_F(direct, commands_through_bindings)
 }
 
 /*
+ * COMPUTE on a direct ring: the descriptor read across a scattered host
+ * buffer, its tensors by binding; a tensor that leaves its buffer, or
+ * names a host buffer or none, stops the ring with ACCESS and computes
+ * nothing; no binding is held after either.
+ */
+TEST_F(direct, operators_by_binding)
+{
+	struct client *c = &self->c;
+	struct direct_ring *d = &self->d;
+	const uint64_t at = 4 * KiB - 64;	/* across the first two pages */
+	uint64_t page[3], table, scratch, size;
+	struct npu_op_desc *desc;
+	float *x = (float *)client_dev_ptr(c, 1 * MiB);
+	float *y = (float *)client_dev_ptr(c, 2 * MiB + 64);
+	struct {
+		const char *name;
+		unsigned int tensor;
+		uint16_t bind;
+		uint64_t offset;
+		uint64_t src;
+		uint32_t err;
+	} cases[] = {
+		{ "past its buffer", 1, 1, 4 * KiB - 32, at, NPU_ERR_ACCESS },
+		{ "offset past its buffer", 0, 0, 64 * KiB + 4, at, NPU_ERR_ACCESS },
+		{ "in a host buffer", 0, 3, 0, at, NPU_ERR_ACCESS },
+		{ "an empty binding", 1, 5, 0, at, NPU_ERR_ACCESS },
+		{ "past the table", 1, DIRECT_BINDS, 0, at, NPU_ERR_ACCESS },
+		{ "descriptor not aligned", 1, 1, 64, at + 8, NPU_ERR_OP_PARAM },
+	};
+	unsigned int i, k;
+
+	table = direct_host_buffer(c, page);
+	direct_bind(d, 0, NPU_BIND_DEVICE, 1 * MiB, 64 * KiB, 0);
+	direct_bind(d, 1, NPU_BIND_DEVICE, 2 * MiB, 4 * KiB, 0);
+	direct_bind(d, 3, NPU_BIND_HOST, table, 12 * KiB, 3);
+	scratch = client_host_alloc(c, 4 * KiB, 64);
+	size = neg_op(c, scratch, 0, 64);
+	desc = (struct npu_op_desc *)client_gpa_ptr(c, scratch);
+	desc->tensors[0].bind = htole16(0);
+	desc->tensors[1].bind = htole16(1);
+
+	for (k = 0; k < 16; k++)
+		x[k] = (float)k + 0.5f;
+	memcpy(client_gpa_ptr(c, page[0]) + at, desc, 64);
+	memcpy(client_gpa_ptr(c, page[1]), (uint8_t *)desc + 64, size - 64);
+	ASSERT_TRUE(direct_start(c, d, 2));
+	ASSERT_TRUE(direct_run(c, d, dcmd(NPU_OP_COMPUTE, 0, 0, 3, at, size)));
+	for (k = 0; k < 16; k++)
+		ASSERT_EQ(-((float)k + 0.5f), y[k]) TH_LOG("element %u", k);
+	EXPECT_EQ(1, client_ring_rd64(c, 2, NPU_RING_OPS_DONE));
+	EXPECT_EQ(0, le64toh(d->kshadow->bind_epoch));
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct npu_op_desc *bad = (struct npu_op_desc *)client_gpa_ptr(c, page[2]);
+		struct npu_direct_cmd cmd = dcmd(NPU_OP_COMPUTE, 0, 0, 3, cases[i].src, size);
+
+		self->step = cases[i].name;
+		memcpy(bad, desc, size);
+		bad->tensors[cases[i].tensor].bind = htole16(cases[i].bind);
+		bad->tensors[cases[i].tensor].addr = htole64(cases[i].offset);
+		/* the third page is the buffer's last 4 KiB */
+		memmove((uint8_t *)bad + (cases[i].src - at), bad, size);
+		cmd.src = htole64(8 * KiB + (cases[i].src - at));
+		memset(y, 0, 64);
+		ASSERT_TRUE(direct_start(c, d, 1));
+		direct_push(c, d, &cmd);
+		client_ring_submit(c, &d->r);
+		ASSERT_TRUE(client_ring_wait_status(c, 1, NPU_RING_STOPPED, T_MS));
+		EXPECT_EQ(cases[i].err, client_ring_rd32(c, 1, NPU_RING_ERROR));
+		EXPECT_EQ(0, client_ring_rd32(c, 1, NPU_RING_HEAD));
+		EXPECT_EQ(0, client_ring_rd64(c, 1, NPU_RING_OPS_DONE));
+		EXPECT_EQ(0, le64toh(d->kshadow->bind_epoch));
+		EXPECT_EQ(0, client_word_rd((uint8_t *)y));
+	}
+}
+
+/*
  * Whatever names something outside the tables, or uses what a direct ring
  * may not, stops the ring with the error and moves nothing.
  */
@@ -3108,7 +3185,9 @@ TEST_F(direct, refuses_what_it_may_not_use)
 		{ "host table too short", dcmd(NPU_OP_COPY, 0, 0, 4, 8 * KiB, 8), NPU_ERR_ACCESS },
 		{ "device binding past memory", dcmd(NPU_OP_FILL, 6, 0, 0, 0, 8), NPU_ERR_ACCESS },
 		{ "slot past the array", dslot(NPU_OP_FENCE, DIRECT_SLOTS, 1, 0), NPU_ERR_ACCESS },
-		{ "operator", dcmd(NPU_OP_COMPUTE, 0, 0, 0, 0, 0), NPU_ERR_OPCODE },
+		{ "operator of no size", dcmd(NPU_OP_COMPUTE, 0, 0, 3, 0, 0), NPU_ERR_RESERVED },
+		{ "operator with a destination", dcmd(NPU_OP_COMPUTE, 0, 64, 3, 0, 128),
+		  NPU_ERR_RESERVED },
 		{ "unknown opcode", dcmd(99, 0, 0, 0, 0, 0), NPU_ERR_OPCODE },
 		{ "size 0", dcmd(NPU_OP_COPY, 0, 0, 3, 0, 0), NPU_ERR_RESERVED },
 		{ "src on a FILL", dcmd(NPU_OP_FILL, 0, 0, 3, 0, 8), NPU_ERR_RESERVED },

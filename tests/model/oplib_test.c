@@ -2367,7 +2367,7 @@ MUT(attr_tail_set, d->attrs.bytes[127] = 1)
 /* a tensor's fields */
 MUT(dtype_unknown, t[0].dtype = htole16(NPU_DTYPE_LAST + 1))
 MUT(format_unknown, t[0].format = htole16(NPU_FORMAT_LAST + 1))
-MUT(tensor_rsvd, t[1].rsvd = htole16(1))
+MUT(tensor_bind, t[1].bind = htole16(1))
 MUT(weights_format_on_x, t[0].format = htole16(NPU_FORMAT_OIHW16I16O);
     memset(t[0].strides, 0, sizeof(t[0].strides)))
 MUT(weights_format_grouped, t[0].dims[1] = htole64(6); t[0].strides[0] = htole64(6 * 64);
@@ -2530,7 +2530,7 @@ static const struct reject_case {
 	{ "OIHW16I16O for a convolution's x", B_CONV, weights_format_on_x, NPU_ERR_OPERATOR },
 	{ "OIHW16I16O weights of a grouped convolution", B_CONV, weights_format_grouped,
 	  NPU_ERR_OPERATOR },
-	{ "tensor rsvd", B_CONV, tensor_rsvd, NPU_ERR_RESERVED },
+	{ "tensor binding", B_CONV, tensor_bind, NPU_ERR_RESERVED },
 	{ "rank 9", B_UNARY, ndims_9, NPU_ERR_OP_PARAM },
 	{ "dim past the rank", B_BINARY, unused_dim, NPU_ERR_RESERVED },
 	{ "stride past the rank", B_BINARY, unused_stride, NPU_ERR_RESERVED },

@@ -172,10 +172,10 @@ static int compute_fetch(struct emu_card *card, uint16_t flags, uint64_t src,
 	return NPU_ERR_NONE;
 }
 
-int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
-		uint64_t size, const struct emu_compute_client *cl)
+/* A descriptor fetched and checked: the operator, unless a FAIL_OP fault stops it. */
+static int compute_run(struct emu_card *card, const void *desc, uint64_t size,
+		       const struct emu_compute_client *cl)
 {
-	uint8_t desc[OPLIB_DESC_MAX] __attribute__((aligned(NPU_OP_DESC_ALIGN)));
 	struct emu_compute_run run = { .card = card, .cl = cl };
 	struct oplib_hooks hooks = {
 		.engine_get = compute_engine_get,
@@ -184,22 +184,58 @@ int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
 		.abandoned = compute_abandoned,
 		.ctx = &run,
 	};
+	int err = NPU_ERR_NONE;
+
+	/* a well-formed operator that the fault makes the library fail */
+	if (cl->take_fail_op(cl->ctx))
+		err = NPU_ERR_OP_FAILED;
+	if (!err)
+		err = oplib_run(card->oplib, desc, size, emu_dma_dev_ptr(card, 0),
+				card->devmem_size, &hooks);
+	if (err == OPLIB_ABORTED)
+		return EMU_COMPUTE_ABORTED;
+	if (err)
+		emu_log("ring %u: operator failed, error %d", cl->ring->idx, err);
+	return err;
+}
+
+int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
+		uint64_t size, const struct emu_compute_client *cl)
+{
+	uint8_t desc[OPLIB_DESC_MAX] __attribute__((aligned(NPU_OP_DESC_ALIGN)));
 	int err;
 
 	err = compute_fetch(card, flags, src, size, desc);
 	if (!err)
 		err = oplib_check((struct npu_op_desc *)desc, size,
 				  card->devmem_size);
-	/* a well-formed operator that the fault makes the library fail */
-	if (!err && cl->take_fail_op(cl->ctx))
-		err = NPU_ERR_OP_FAILED;
+	if (err) {
+		emu_log("ring %u: operator refused, error %d", cl->ring->idx, err);
+		return err;
+	}
+	return compute_run(card, desc, size, cl);
+}
+
+/*
+ * On a direct ring: the descriptor and the tensors by binding, each
+ * tensor inside its buffer.  Between emu_direct_enter() and
+ * emu_direct_leave(), so that no buffer goes while the operator runs.
+ */
+int emu_compute_direct(struct emu_card *card, const struct emu_direct *dir,
+		       uint32_t bind, uint64_t offset, uint64_t size,
+		       const struct emu_compute_client *cl)
+{
+	uint8_t desc[OPLIB_DESC_MAX] __attribute__((aligned(NPU_OP_DESC_ALIGN)));
+	struct oplib_range within[NPU_OP_MAX_TENSORS];
+	int err;
+
+	err = emu_direct_op_desc(card, dir, bind, offset, size, desc, within);
 	if (!err)
-		err = oplib_run(card->oplib, (struct npu_op_desc *)desc, size,
-				emu_dma_dev_ptr(card, 0), card->devmem_size,
-				&hooks);
-	if (err == OPLIB_ABORTED)
-		return EMU_COMPUTE_ABORTED;
-	if (err)
-		emu_log("ring %u: operator failed, error %d", cl->ring->idx, err);
-	return err;
+		err = oplib_check_within((struct npu_op_desc *)desc, size,
+					 card->devmem_size, within);
+	if (err) {
+		emu_log("ring %u: operator refused, error %d", cl->ring->idx, err);
+		return err;
+	}
+	return compute_run(card, desc, size, cl);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "npu_model.h"
+#include "oplib.h"
 
 static bool direct_host_ok(struct emu_card *card, uint64_t gpa, uint64_t len,
 			   uint64_t align)
@@ -178,5 +179,53 @@ int emu_direct_slot(const struct emu_direct *dir, uint32_t slot,
 		return NPU_ERR_ACCESS;
 	*slot_gpa = dir->slot_base + (uint64_t)slot * sizeof(struct npu_slot);
 	*irq_gpa = dir->slot_irq_base + (uint64_t)slot * sizeof(uint32_t);
+	return NPU_ERR_NONE;
+}
+
+/*
+ * A direct COMPUTE's descriptor: @size bytes at @offset in binding @bind,
+ * copied once into @desc.  Each tensor then names a DEVICE binding and an
+ * offset in it; the copy gets the address instead, and @within the
+ * buffer, which the tensor's extent must not leave (oplib_check_within()).
+ * Between emu_direct_enter() and emu_direct_leave() only.
+ */
+int emu_direct_op_desc(struct emu_card *card, const struct emu_direct *dir,
+		       uint32_t bind, uint64_t offset, uint64_t size, void *desc,
+		       struct oplib_range *within)
+{
+	struct npu_op_desc *d = desc;
+	struct emu_dma_side side = { 0 };
+	uint8_t *to = desc;
+	uint32_t i, n;
+	int err;
+
+	if (offset % NPU_OP_DESC_ALIGN || size < sizeof(*d) || size > OPLIB_DESC_MAX)
+		return NPU_ERR_OP_PARAM;
+	err = emu_direct_side(card, dir, bind, offset, size, &side);
+	for (i = 0; !err && i < side.count; i++) {
+		memcpy(to, side.segs[i].ptr, side.segs[i].len);
+		to += side.segs[i].len;
+	}
+	emu_dma_side_free(&side);
+	if (err)
+		return err;
+
+	n = (size - sizeof(*d)) / sizeof(d->tensors[0]);
+	for (i = 0; i < n; i++) {
+		struct npu_tensor_desc *t = &d->tensors[i];
+		uint64_t at = le64toh(t->addr);
+		struct npu_binding b;
+
+		if (le16toh(t->bind) >= dir->bind_count)
+			return NPU_ERR_ACCESS;
+		direct_binding(card, dir, le16toh(t->bind), &b);
+		if (b.kind != NPU_BIND_DEVICE || !emu_dma_dev_ok(card, b.addr, b.size) ||
+		    at > b.size)
+			return NPU_ERR_ACCESS;
+		t->addr = htole64(b.addr + at);
+		t->bind = 0;
+		within[i].addr = b.addr;
+		within[i].size = b.size;
+	}
 	return NPU_ERR_NONE;
 }

@@ -381,6 +381,10 @@ int emu_direct_side(struct emu_card *card, const struct emu_direct *dir,
 		    struct emu_dma_side *side);
 int emu_direct_slot(const struct emu_direct *dir, uint32_t slot,
 		    uint64_t *slot_gpa, uint64_t *irq_gpa);
+struct oplib_range;
+int emu_direct_op_desc(struct emu_card *card, const struct emu_direct *dir,
+		       uint32_t bind, uint64_t offset, uint64_t size, void *desc,
+		       struct oplib_range *within);
 void emu_direct_enter(struct emu_card *card, const struct emu_direct *dir);
 void emu_direct_leave(const struct emu_direct *dir);
 
@@ -440,6 +444,9 @@ int emu_compute_init(struct emu_card *card);
 void emu_compute_destroy(struct emu_card *card);
 int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
 		uint64_t size, const struct emu_compute_client *cl);
+int emu_compute_direct(struct emu_card *card, const struct emu_direct *dir,
+		       uint32_t bind, uint64_t offset, uint64_t size,
+		       const struct emu_compute_client *cl);
 void emu_compute_tick(struct emu_card *card);
 void emu_compute_reset(struct emu_ring *r);
 

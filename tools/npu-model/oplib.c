@@ -77,7 +77,7 @@ static int tensor_decode(const struct npu_tensor_desc *raw,
 	t->ndims = le16toh(raw->ndims);
 	if (t->dtype > NPU_DTYPE_LAST || t->format > NPU_FORMAT_LAST)
 		return NPU_ERR_OPERATOR;
-	if (raw->rsvd)
+	if (raw->bind)
 		return NPU_ERR_RESERVED;
 	if (t->ndims > NPU_TENSOR_MAX_DIMS)
 		return NPU_ERR_OP_PARAM;
@@ -221,8 +221,12 @@ static bool tensor_overlaps(const struct oplib_tensor *t)
 	return false;
 }
 
-/* Aligned, in device memory, and not overlapping itself. */
-static int tensor_place(struct oplib_tensor *t, uint64_t devmem_size)
+/*
+ * Aligned, in device memory (and in @within, when the submitter's buffer
+ * is known), and not overlapping itself.
+ */
+static int tensor_place(struct oplib_tensor *t, uint64_t devmem_size,
+			const struct oplib_range *within)
 {
 	size_t esize = oplib_dtype_size(t->dtype);
 	uint64_t elems;
@@ -236,19 +240,22 @@ static int tensor_place(struct oplib_tensor *t, uint64_t devmem_size)
 		return NPU_ERR_DEV_ADDR;
 	if (t->addr > devmem_size || t->extent > devmem_size - t->addr)
 		return NPU_ERR_DEV_ADDR;
+	if (within && (t->addr < within->addr || t->addr - within->addr > within->size ||
+		       t->extent > within->size - (t->addr - within->addr)))
+		return NPU_ERR_ACCESS;
 	if (tensor_overlaps(t))
 		return NPU_ERR_OP_PARAM;
 	return NPU_ERR_NONE;
 }
 
 static int tensors_place(struct oplib_op *op, const struct oplib_family *fam,
-			 uint64_t devmem_size)
+			 uint64_t devmem_size, const struct oplib_range *within)
 {
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < op->num_tensors; i++) {
-		err = tensor_place(&op->t[i], devmem_size);
+		err = tensor_place(&op->t[i], devmem_size, within ? &within[i] : NULL);
 		if (err)
 			return err;
 	}
@@ -261,25 +268,31 @@ static int tensors_place(struct oplib_op *op, const struct oplib_family *fam,
 }
 
 static int op_prepare(const struct npu_op_desc *desc, size_t size,
-		      uint64_t devmem_size, struct oplib_op *op,
-		      const struct oplib_family **family)
+		      uint64_t devmem_size, const struct oplib_range *within,
+		      struct oplib_op *op, const struct oplib_family **family)
 {
 	int err = desc_decode(desc, size, op, family);
 
 	if (!err)
 		err = (*family)->check(op);
 	if (!err)
-		err = tensors_place(op, *family, devmem_size);
+		err = tensors_place(op, *family, devmem_size, within);
 	return err;
 }
 
 int oplib_check(const struct npu_op_desc *desc, size_t size,
 		uint64_t devmem_size)
 {
+	return oplib_check_within(desc, size, devmem_size, NULL);
+}
+
+int oplib_check_within(const struct npu_op_desc *desc, size_t size,
+		       uint64_t devmem_size, const struct oplib_range *within)
+{
 	const struct oplib_family *family;
 	struct oplib_op op;
 
-	return op_prepare(desc, size, devmem_size, &op, &family);
+	return op_prepare(desc, size, devmem_size, within, &op, &family);
 }
 
 /* The cache key: the descriptor with every tensor address zeroed. */
@@ -514,7 +527,7 @@ int oplib_run(struct oplib *lib, const struct npu_op_desc *desc, size_t size,
 	struct oplib_op op;
 	int err;
 
-	err = op_prepare(desc, size, devmem_size, &op, &family);
+	err = op_prepare(desc, size, devmem_size, NULL, &op, &family);
 	if (err || !oplib_out(&op)->nelems)
 		return err;
 

@@ -100,6 +100,19 @@ uint32_t oplib_dtypes(const struct oplib *lib);
 int oplib_check(const struct npu_op_desc *desc, size_t size,
 		uint64_t devmem_size);
 
+/* Bytes of device memory at @addr: where a tensor's buffer lies. */
+struct oplib_range {
+	uint64_t addr;
+	uint64_t size;
+};
+
+/*
+ * oplib_check(), and each tensor i wholly inside @within[i] as well
+ * (NPU_ERR_ACCESS if not): the buffers a direct ring's submitter named.
+ */
+int oplib_check_within(const struct npu_op_desc *desc, size_t size,
+		       uint64_t devmem_size, const struct oplib_range *within);
+
 /*
  * Check and run the operator.  Returns NPU_ERR_NONE, the ring error, or
  * OPLIB_ABORTED when a hook abandoned it (its output may then be partly

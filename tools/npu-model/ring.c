@@ -568,6 +568,7 @@ static const uint8_t direct_fields[] = {
 	[NPU_OP_FENCE]	   = F_DST_BIND | F_VALUE,
 	[NPU_OP_WAIT]	   = F_DST_BIND | F_ARG | F_VALUE,
 	[NPU_OP_TIMESTAMP] = F_DST_BIND,
+	[NPU_OP_COMPUTE]   = F_SRC_BIND | F_SRC | F_SIZE,
 };
 
 /* The submitter may rewrite the slot behind our back: copy it once. */
@@ -595,7 +596,7 @@ static int emu_dcmd_check_fields(const struct emu_dcmd *d)
 {
 	uint8_t fields;
 
-	if (d->opcode >= ARRAY_SIZE(direct_fields) || d->opcode == NPU_OP_COMPUTE)
+	if (d->opcode >= ARRAY_SIZE(direct_fields))
 		return NPU_ERR_OPCODE;
 	fields = direct_fields[d->opcode];
 	if (d->flags || d->rsvd[0] || d->rsvd[1] ||
@@ -640,6 +641,19 @@ static int emu_exec_direct_transfer(struct emu_ring_ctx *ctx, const struct emu_d
 	emu_dma_side_free(&src);
 	emu_dma_side_free(&dst);
 	return err;
+}
+
+/* COMPUTE: the tensors' buffers are held, as a transfer's, to the operator's end. */
+static int emu_exec_direct_compute(struct emu_ring_ctx *ctx, const struct emu_dcmd *d)
+{
+	struct emu_compute_client client = emu_ring_compute_client(ctx);
+	struct emu_ring *r = ctx->r;
+	int err;
+
+	emu_direct_enter(r->card, &r->dir);
+	err = emu_compute_direct(r->card, &r->dir, d->src_bind, d->src, d->size, &client);
+	emu_direct_leave(&r->dir);
+	return err == EMU_COMPUTE_ABORTED ? CMD_ABORTED : err;
 }
 
 /*
@@ -690,6 +704,8 @@ static int emu_exec_direct(struct emu_ring_ctx *ctx, const struct emu_dcmd *d,
 	case NPU_OP_COPY:
 	case NPU_OP_FILL:
 		return emu_exec_direct_transfer(ctx, d);
+	case NPU_OP_COMPUTE:
+		return emu_exec_direct_compute(ctx, d);
 	default:
 		return emu_exec_direct_slot(ctx, d, done);
 	}
