@@ -44,7 +44,9 @@
  * each submission, oplib-bench --serve runs the same operator once on the
  * host, asked on the virtio port BENCH_PORT_NAME, so that the native and
  * the card's figures come from the same seconds of the host's life
- * (bench_operators.h says why that matters).
+ * (bench_operators.h says why that matters); the ratio is then the median
+ * of each pair's, so that the host's speed, which swings between seconds,
+ * cancels out in the pair rather than in the medians.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -128,6 +130,8 @@ struct op_figures {
 	double direct_to_card_ns;
 	double direct_back_ns;
 	double native_direct_ns; /* paired: the native CPU time beside those */
+	/* paired: medians of native / card over the runs, single, batch, direct */
+	double ratio, batch_ratio, direct_ratio;
 };
 
 /* One operator on the card: its buffers, their inputs, its descriptor. */
@@ -482,7 +486,8 @@ static void submit_direct(struct bench_card *bc, double *wall_ns, double *card_n
  */
 static void measure(struct bench_card *bc, const struct op_setup *s, unsigned int count,
 		    bool direct, unsigned int n, struct native *nat, enum bench_op_id id,
-		    double wall_ns[2], double card_ns[2], double split_ns[2], double native_ns[3])
+		    double wall_ns[2], double card_ns[2], double split_ns[2], double native_ns[3],
+		    double *ratio)
 {
 	double *wall = calloc(n, sizeof(*wall)), *card = calloc(n, sizeof(*card));
 	double *nwall = calloc(n, sizeof(*nwall)), *ncpu = calloc(n, sizeof(*ncpu));
@@ -502,6 +507,10 @@ static void measure(struct bench_card *bc, const struct op_setup *s, unsigned in
 	}
 	split_ns[0] = median(to, n);
 	split_ns[1] = median(back, n);
+	/* paired: each run against the native run just before it, its host's speed */
+	for (unsigned int i = 0; i < n; i++)
+		to[i] = ncpu[i] * count / wall[i];
+	*ratio = nat->paired ? median(to, n) : 0;
 	free(to);
 	free(back);
 	wall_ns[0] = median(wall, n) / count;
@@ -548,7 +557,7 @@ static void op_measure(struct bench_card *bc, const struct op_setup *s,
 	double wall[2], card[2], split[2], native[3];
 
 	submit_ops(bc, s, 1, &f->first_ns, &card[0]);
-	measure(bc, s, 1, false, cfg->runs, n, id, wall, card, split, native);
+	measure(bc, s, 1, false, cfg->runs, n, id, wall, card, split, native, &f->ratio);
 	f->to_card_ns = split[0];
 	f->back_ns = split[1];
 	f->single_ns = wall[0];
@@ -560,14 +569,16 @@ static void op_measure(struct bench_card *bc, const struct op_setup *s,
 		n->min_ns[id] = native[1];
 		n->cpu_ns[id] = native[2];
 	}
-	measure(bc, s, cfg->batch, false, cfg->batch_runs, n, id, wall, card, split, native);
+	measure(bc, s, cfg->batch, false, cfg->batch_runs, n, id, wall, card, split, native,
+		&f->batch_ratio);
 	f->batch_ns = wall[0];
 	f->batch_card_ns = card[0];
 	f->native_batch_ns = n->paired ? native[2] : n->cpu_ns[id];
 	if (bc->has_direct) {
 		/* the card's first look at this descriptor; its primitive is built */
 		submit_direct(bc, &wall[0], &card[0]);
-		measure(bc, s, 1, true, cfg->runs, n, id, wall, card, split, native);
+		measure(bc, s, 1, true, cfg->runs, n, id, wall, card, split, native,
+			&f->direct_ratio);
 		f->direct_ns = wall[0];
 		f->direct_card_ns = card[0];
 		f->direct_to_card_ns = split[0];
@@ -706,14 +717,16 @@ static struct row rows[3 * BENCH_NUM_OPS];
 static unsigned int nrows;
 static char ref_name[32];
 
-static void add_row(const char *name, double card_ns, double native_ns, double flops)
+/* @ratio: the paired runs' median, else 0 for the medians' ratio */
+static void add_row(const char *name, double card_ns, double native_ns, double ratio,
+		    double flops)
 {
 	struct row *r = &rows[nrows++];
 
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->card_ms = card_ns / 1e6;
 	r->native_ms = native_ns / 1e6;
-	r->ratio = native_ns > 0 && card_ns > 0 ? native_ns / card_ns : 0;
+	r->ratio = ratio ?: native_ns > 0 && card_ns > 0 ? native_ns / card_ns : 0;
 	r->gflops = flops / card_ns;
 	printf("%-30s %12.3f %-5s | %-22s %12.3f %-5s | x%.2f | %8.2f GFLOP/s\n", r->name,
 	       r->card_ms, "ms", ref_name, r->native_ms, "ms", r->ratio, r->gflops);
@@ -730,7 +743,8 @@ static void print_header(const struct bench_card *bc, const struct native *n,
 		printf("op-bench: native: oplib-bench on the host, %u OpenMP thread%s per "
 		       "operator (the host's CPUs over %u engines); host load %.2f; %s\n",
 		       n->threads, n->threads == 1 ? "" : "s", n->engines, n->load,
-		       n->paired ? "paired: a native run before each submission" :
+		       n->paired ? "paired: a native run before each submission; ratio: the "
+				   "median of each run's native / card" :
 				    "measured before the guest booted");
 		if (n->engines != bc->engines)
 			printf("op-bench: WARNING: the card has %llu engines, oplib-bench "
@@ -890,12 +904,14 @@ int main(int argc, char **argv)
 		op_measure(&bc, &s, &cfg, &native, i, &figs[i]);
 		op_verify(&bc, i, &s);
 		op_teardown(&bc, &s);
-		add_row(op->name, figs[i].single_ns, native.cpu_ns[i], op->flops);
+		add_row(op->name, figs[i].single_ns, native.cpu_ns[i], figs[i].ratio, op->flops);
 		snprintf(label, sizeof(label), "%s, x%u batch", op->key, cfg.batch);
-		add_row(label, figs[i].batch_ns, figs[i].native_batch_ns, op->flops);
+		add_row(label, figs[i].batch_ns, figs[i].native_batch_ns, figs[i].batch_ratio,
+			op->flops);
 		if (bc.has_direct) {
 			snprintf(label, sizeof(label), "%s, direct ring", op->key);
-			add_row(label, figs[i].direct_ns, figs[i].native_direct_ns, op->flops);
+			add_row(label, figs[i].direct_ns, figs[i].native_direct_ns,
+				figs[i].direct_ratio, op->flops);
 		}
 	}
 	print_breakdown(figs, &native);
