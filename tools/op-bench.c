@@ -411,6 +411,21 @@ static void op_teardown(struct bench_card *bc, struct op_setup *s)
 }
 
 /*
+ * A run from @t0 to @t1 on the guest's clock, whose TIMESTAMP and fence
+ * (in @done_slot) the card stamped: the way there and back into @bc, and
+ * the card's own time returned.
+ */
+static double split_times(struct bench_card *bc, int64_t t0, int64_t t1, uint32_t done_slot)
+{
+	int64_t ts = (int64_t)fence_timestamp(bc, bc->ts_slot);
+	int64_t done = (int64_t)fence_timestamp(bc, done_slot);
+
+	bc->to_card_ns = (double)(ts - (t0 + bc->clock_offset));
+	bc->back_ns = (double)(t1 + bc->clock_offset - done);
+	return (double)(done - ts);
+}
+
+/*
  * One submission: a TIMESTAMP, then @count operators; the wall time from
  * submit to the fence and the card's own time, both in ns.
  */
@@ -439,12 +454,7 @@ static void submit_ops(struct bench_card *bc, const struct op_setup *s,
 			bc->card.fence[bc->stream.slot].error);
 		die("COMPUTE", err);
 	}
-	*card_ns = (double)(fence_timestamp(bc, bc->stream.slot) -
-			    fence_timestamp(bc, bc->ts_slot));
-	bc->to_card_ns = (double)((int64_t)fence_timestamp(bc, bc->ts_slot) -
-				  (t0 + bc->clock_offset));
-	bc->back_ns = (double)(t1 + bc->clock_offset -
-			       (int64_t)fence_timestamp(bc, bc->stream.slot));
+	*card_ns = split_times(bc, t0, t1, bc->stream.slot);
 }
 
 /* One operator on the direct ring, timed as submit_ops() times one. */
@@ -471,12 +481,7 @@ static void submit_direct(struct bench_card *bc, double *wall_ns, double *card_n
 			bc->card.fence[bc->direct.slot].error);
 		die("direct COMPUTE", err);
 	}
-	*card_ns = (double)(fence_timestamp(bc, bc->done_slot) -
-			    fence_timestamp(bc, bc->ts_slot));
-	bc->to_card_ns = (double)((int64_t)fence_timestamp(bc, bc->ts_slot) -
-				  (t0 + bc->clock_offset));
-	bc->back_ns = (double)(t1 + bc->clock_offset -
-			       (int64_t)fence_timestamp(bc, bc->done_slot));
+	*card_ns = split_times(bc, t0, t1, bc->done_slot);
 }
 
 /*

@@ -60,20 +60,7 @@ static const unsigned int dtype_bytes[] = {
 static uint64_t tensor_dense(struct npu_tensor_desc *t, uint64_t addr, uint16_t dtype,
 			     unsigned int ndims, const uint64_t *dims)
 {
-	uint64_t stride = 1;
-	int d;
-
-	memset(t, 0, sizeof(*t));
-	t->addr = addr;
-	t->dtype = dtype;
-	t->format = NPU_FORMAT_STRIDED;
-	t->ndims = ndims;
-	for (d = (int)ndims - 1; d >= 0; d--) {
-		t->dims[d] = dims[d];
-		t->strides[d] = stride;
-		stride *= dims[d];
-	}
-	return stride * dtype_bytes[dtype];
+	return test_tensor_dense(t, addr, dtype, ndims, dims) * dtype_bytes[dtype];
 }
 
 static struct drm_npu_cmd compute_cmd(struct op *op, uint64_t size)

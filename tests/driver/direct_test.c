@@ -12,7 +12,6 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "npu_operator.h"
 #include "npu_test_ioctl.h"
 
 /* A direct stream, its ring mapped. */
@@ -106,21 +105,8 @@ struct dop {
 static void dop_tensor(struct dop *op, unsigned int i, uint32_t bind, uint64_t offset,
 		       unsigned int ndims, const uint64_t *dims)
 {
-	struct npu_tensor_desc *t = &op->t[i];
-	uint64_t stride = 1;
-	int d;
-
-	memset(t, 0, sizeof(*t));
-	t->addr = htole64(offset);
-	t->bind = htole16(bind);
-	t->dtype = htole16(NPU_DTYPE_F32);
-	t->format = htole16(NPU_FORMAT_STRIDED);
-	t->ndims = htole16(ndims);
-	for (d = ndims - 1; d >= 0; d--) {
-		t->dims[d] = htole64(dims[d]);
-		t->strides[d] = htole64(stride);
-		stride *= dims[d];
-	}
+	test_tensor_dense(&op->t[i], offset, NPU_DTYPE_F32, ndims, dims);
+	op->t[i].bind = htole16(bind);
 }
 
 /* y[2][3][8] = a[2][3][8] + b[1][3][1]: a broadcast, three buffers. */

@@ -13,6 +13,7 @@
 #include <xf86drm.h>
 
 #include "npu_accel.h"
+#include "npu_operator.h"
 #include "npu_test_sysfs.h"
 
 /* One open card: its accel node and its fence area, mapped. */
@@ -205,6 +206,27 @@ static inline void test_fill_random(void *buf, size_t len, unsigned int seed)
 	}
 	for (i = len & ~3UL; i < len; i++)
 		((uint8_t *)buf)[i] = (uint8_t)(x >> (i & 3) * 8);
+}
+
+/* A dense row-major tensor of @dtype at @addr; returns its elements. */
+static inline uint64_t test_tensor_dense(struct npu_tensor_desc *t, uint64_t addr,
+					 uint16_t dtype, unsigned int ndims,
+					 const uint64_t *dims)
+{
+	uint64_t stride = 1;
+	int d;
+
+	memset(t, 0, sizeof(*t));
+	t->addr = htole64(addr);
+	t->dtype = htole16(dtype);
+	t->format = htole16(NPU_FORMAT_STRIDED);
+	t->ndims = htole16(ndims);
+	for (d = (int)ndims - 1; d >= 0; d--) {
+		t->dims[d] = htole64(dims[d]);
+		t->strides[d] = htole64(stride);
+		stride *= dims[d];
+	}
+	return stride;
 }
 
 #endif /* NPU_TEST_IOCTL_H */
