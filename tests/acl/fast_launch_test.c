@@ -213,6 +213,12 @@ TEST_F(fast, event_behind_a_failed_direct_copy)
 		SKIP(return, "no fault injection (debugfs) on this machine");
 	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
 	ASSERT_EQ(2, fast_stream_failing_dma(&s2, armed));
+	/*
+	 * The copy fails only after the record is queued behind it: a stream
+	 * already seen failed would take the record on a new ring instead.
+	 */
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, inject(0, "delay", armed[i], 100000));
 
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->pinned, N,
 						ACL_MEMCPY_HOST_TO_DEVICE, s2));
