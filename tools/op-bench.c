@@ -52,7 +52,6 @@
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -277,24 +276,6 @@ static void direct_open(struct bench_card *bc)
 		die("SLOT_ALLOC", err);
 }
 
-/* uapi/npu_accel.h's submission: commands, tail, a full barrier, then a kick if it sleeps. */
-static int direct_push(struct bench_card *bc, const struct drm_npu_direct_cmd *cmds,
-		       unsigned int n)
-{
-	struct drm_npu_stream_kick kick = { .stream = bc->direct.id };
-	uint32_t tail = bc->dctrl->tail;
-
-	while (DIRECT_ENTRIES - (tail - __atomic_load_n(&bc->dctrl->head, __ATOMIC_ACQUIRE)) < n)
-		sched_yield();
-	for (unsigned int i = 0; i < n; i++)
-		bc->dcmds[(tail + i) % DIRECT_ENTRIES] = cmds[i];
-	__atomic_store_n(&bc->dctrl->tail, tail + n, __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&bc->dctrl->fetching, __ATOMIC_ACQUIRE))
-		return 0;
-	return test_ioctl(bc->card.fd, DRM_IOCTL_NPU_STREAM_KICK, &kick);
-}
-
 static void card_open(struct bench_card *bc)
 {
 	uint64_t operators, dtypes;
@@ -471,7 +452,8 @@ static void submit_direct(struct bench_card *bc, double *wall_ns, double *card_n
 	int err;
 
 	t0 = test_now_ns();
-	err = direct_push(bc, cmds, 3);
+	err = test_direct_push(bc->card.fd, bc->direct.id, bc->dctrl, bc->dcmds, DIRECT_ENTRIES,
+			       cmds, 3);
 	if (!err)
 		err = bench_wait(bc, bc->done_slot, bc->done_seq);
 	t1 = test_now_ns();

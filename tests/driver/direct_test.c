@@ -21,7 +21,6 @@ struct direct {
 	struct drm_npu_direct_cmd *cmds;
 	uint32_t entries;
 	size_t size;
-	unsigned int kicks;
 };
 
 static int direct_open(int fd, uint32_t entries, struct direct *d)
@@ -56,24 +55,10 @@ static void direct_close(struct direct *d)
 		munmap(d->ctrl, d->size);
 }
 
-/* The uapi's submission: commands, tail, a full barrier, fetching. */
 static int direct_submit(int fd, struct direct *d, const struct drm_npu_direct_cmd *cmds,
 			 unsigned int n)
 {
-	uint32_t tail = d->ctrl->tail;
-	struct drm_npu_stream_kick kick = { .stream = d->s.id };
-	unsigned int i;
-
-	while (d->entries - (tail - __atomic_load_n(&d->ctrl->head, __ATOMIC_ACQUIRE)) < n)
-		usleep(10);
-	for (i = 0; i < n; i++)
-		d->cmds[(tail + i) & (d->entries - 1)] = cmds[i];
-	__atomic_store_n(&d->ctrl->tail, tail + n, __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&d->ctrl->fetching, __ATOMIC_ACQUIRE))
-		return 0;
-	d->kicks++;
-	return test_ioctl(fd, DRM_IOCTL_NPU_STREAM_KICK, &kick);
+	return test_direct_push(fd, d->s.id, d->ctrl, d->cmds, d->entries, cmds, n);
 }
 
 static struct drm_npu_direct_cmd dcopy(uint32_t dst_bind, uint64_t dst, uint32_t src_bind,

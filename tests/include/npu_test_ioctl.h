@@ -8,6 +8,7 @@
 #define NPU_TEST_IOCTL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <xf86drm.h>
@@ -227,6 +228,31 @@ static inline uint64_t test_tensor_dense(struct npu_tensor_desc *t, uint64_t add
 		stride *= dims[d];
 	}
 	return stride;
+}
+
+/*
+ * uapi/npu_accel.h's direct submission: @n commands at the tail of a
+ * mapped ring of @entries (a power of two) once there is room, the tail
+ * (a release store), a full barrier, then a kick only if the card does
+ * not watch the ring.
+ */
+static inline int test_direct_push(int fd, uint32_t stream, struct drm_npu_direct_ctrl *ctrl,
+				   struct drm_npu_direct_cmd *ring, uint32_t entries,
+				   const struct drm_npu_direct_cmd *cmds, unsigned int n)
+{
+	struct drm_npu_stream_kick kick = { .stream = stream };
+	uint32_t tail = ctrl->tail;
+	unsigned int i;
+
+	while (entries - (tail - __atomic_load_n(&ctrl->head, __ATOMIC_ACQUIRE)) < n)
+		sched_yield();
+	for (i = 0; i < n; i++)
+		ring[(tail + i) & (entries - 1)] = cmds[i];
+	__atomic_store_n(&ctrl->tail, tail + n, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ctrl->fetching, __ATOMIC_ACQUIRE))
+		return 0;
+	return test_ioctl(fd, DRM_IOCTL_NPU_STREAM_KICK, &kick);
 }
 
 #endif /* NPU_TEST_IOCTL_H */
