@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make            build the module, the card model, the library, the tools
+# make            build the module, the emulated card, the library, the tools
 #                 and the tests
-# make check      run every test: the model's and the guest runner's on the
+# make check      run every test: the card's and the guest runner's on the
 #                 host, then the driver's and the library's kselftest suites
 #                 in a guest with two emulated cards; ends "N passed, M failed"
 # make check-debug  the driver's and the library's guest suites on a debug
@@ -12,6 +12,8 @@
 # make run        the main job: an AscendCL program on two emulated cards,
 #                 then one reading a rendered line of text with PP-OCRv4
 #                 (fetched with npm pack, compiled by atc)
+# make card       the emulated card (card/), its operator library and the
+#                 host benchmarks of that library
 # make bench      oplib-bench and onnxruntime (mdl-bench's reference) on
 #                 the host, then op-bench, mdl-bench and acl-bench
 #                 (libacl/libacl.mk) in one guest sized for them
@@ -29,20 +31,17 @@ USER_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 -pthread
 DRM_CFLAGS	 = $(shell pkg-config --cflags libdrm)
 DRM_LIBS	 = $(shell pkg-config --libs libdrm)
 
-MODEL_SRCS	:= $(wildcard tools/npu-model/*.c)
-MODEL_HDRS	:= $(wildcard tools/npu-model/*.h) driver/npu_hw.h uapi/npu_operator.h
-# The card's operator library, which oplib_test and oplib-bench also run.
-OPLIB_SRCS	:= $(wildcard tools/npu-model/oplib*.c)
-OPLIB_HDRS	:= $(wildcard tools/npu-model/oplib*.h) driver/npu_hw.h uapi/npu_operator.h
-ONEDNN_LIBS	:= -ldnnl -lgomp -lm
-MODEL_TEST_SRCS	:= $(filter-out tests/model/oplib_test.c,$(wildcard tests/model/*.c))
+CARD_TEST_SRCS	:= tests/card/card_test.c tests/card/card_client.c
 OP_BENCH	:= $(BUILD)/tools/op-bench
 MDL_BENCH	:= $(BUILD)/tools/mdl-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
-.PHONY: all deps module model tests check check-debug debug-kernel run bench sparse checkpatch clean install
+.PHONY: all deps module card tests check check-debug debug-kernel run bench sparse checkpatch clean install
 
-all: module model tests $(OP_BENCH) $(MDL_BENCH)
+all: module card tests $(OP_BENCH) $(MDL_BENCH)
+
+# The emulated card and its operator library.
+include card/card.mk
 
 # The runtime library, its tests, examples and benchmarks.
 include libacl/libacl.mk
@@ -61,9 +60,9 @@ deps:
 module: deps
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
-model: $(BUILD)/npu-model $(BUILD)/npu-model-san $(BUILD)/oplib-bench $(BUILD)/mdl-bench-prof
+card: $(BUILD)/npu-card $(BUILD)/npu-card-san $(BUILD)/oplib-bench $(BUILD)/mdl-bench-prof
 
-tests: $(BUILD)/tests/model_test $(BUILD)/tests/oplib_test $(DRIVER_TESTS) \
+tests: $(BUILD)/tests/card_test $(BUILD)/tests/oplib_test $(DRIVER_TESTS) \
 	$(BUILD)/tests/uapi_layout.o
 
 # Fails the build when a uapi or hardware struct gains a hole or changes size.
@@ -71,30 +70,18 @@ $(BUILD)/tests/uapi_layout.o: tests/uapi_layout.c uapi/npu_accel.h uapi/npu_oper
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Wpadded -Iuapi -Idriver $(patsubst -I%,-isystem %,$(DRM_CFLAGS)) -c -o $@ $<
 
-$(BUILD)/npu-model: $(MODEL_SRCS) $(MODEL_HDRS) | deps
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -o $@ $(MODEL_SRCS) $(ONEDNN_LIBS)
-
-# The card again, built with AddressSanitizer and UndefinedBehaviorSanitizer,
-# for make check to run the model's tests against: a stray access stops the
-# card at the line that made it, not some runs later when it lands badly.
-$(BUILD)/npu-model-san: $(MODEL_SRCS) $(MODEL_HDRS) | deps
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -Idriver -Iuapi -o $@ $(MODEL_SRCS) $(ONEDNN_LIBS)
-
 # The operator library on host memory: the reference for the guest's op-bench.
-$(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_clock.h tools/bench_operators.h tools/bench_port.h $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
+$(BUILD)/oplib-bench: tools/oplib-bench.c tools/bench_clock.h tools/bench_operators.h tools/bench_port.h $(OPLIB) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
+	$(CC) $(USER_CFLAGS) $(OPLIB_CFLAGS) -o $@ $< $(OPLIB) $(OPLIB_LIBS)
 
 # A .om's operators one by one through the operator library on the host:
 # where a model's time goes on the card.
-$(BUILD)/mdl-bench-prof: tools/mdl-bench-prof.c tools/bench_clock.h $(OPLIB_SRCS) $(OPLIB_HDRS) libacl/src/model_parse.c \
+$(BUILD)/mdl-bench-prof: tools/mdl-bench-prof.c tools/bench_clock.h $(OPLIB) $(OPLIB_HDRS) libacl/src/model_parse.c \
 		libacl/src/model_parse.h compiler/om_format.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Idriver -Iuapi -Itools/npu-model -Ilibacl/src -Icompiler -I$(ACL_INC) \
-		$(DRM_CFLAGS) -o $@ $< libacl/src/model_parse.c libacl/src/dtype.c $(OPLIB_SRCS) $(ONEDNN_LIBS)
+	$(CC) $(USER_CFLAGS) $(OPLIB_CFLAGS) -Ilibacl/src -Icompiler -I$(ACL_INC) \
+		$(DRM_CFLAGS) -o $@ $< libacl/src/model_parse.c libacl/src/dtype.c $(OPLIB) $(OPLIB_LIBS)
 
 # The same operators on the card, from the guest, through the driver's uapi.
 $(OP_BENCH): tools/op-bench.c tools/bench_operators.h tools/bench_port.h $(wildcard tests/include/*.h) \
@@ -108,13 +95,13 @@ $(MDL_BENCH): tools/mdl-bench.c tools/bench_port.h $(ACL_HDRS) $(ACL_LIB) $(ACL_
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE) -lm
 
-$(BUILD)/tests/model_test: $(MODEL_TEST_SRCS) $(wildcard tests/model/*.h) driver/npu_hw.h uapi/npu_operator.h | deps
+$(BUILD)/tests/card_test: $(CARD_TEST_SRCS) tests/card/card_client.h driver/npu_hw.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -o $@ $(MODEL_TEST_SRCS)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -o $@ $(CARD_TEST_SRCS)
 
-$(BUILD)/tests/oplib_test: tests/model/oplib_test.c $(OPLIB_SRCS) $(OPLIB_HDRS) | deps
+$(BUILD)/tests/oplib_test: tests/card/oplib_test.c $(OPLIB) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -Itools/npu-model -o $@ $< $(OPLIB_SRCS) $(ONEDNN_LIBS)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) $(OPLIB_CFLAGS) -o $@ $< $(OPLIB) $(OPLIB_LIBS)
 
 $(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/include/*.h) driver/npu_hw.h uapi/npu_accel.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)

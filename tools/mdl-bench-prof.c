@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mdl-bench-prof: a .om's operators run natively on host memory through the
- * card's operator library (tools/npu-model/oplib*.c), one at a time, each
+ * card's operator library (card/oplib), one at a time, each
  * timed: where a model's time goes on the card, without the guest, the
  * driver or the rings.  The same descriptors and primitives as the card
  * model; device memory is one host buffer holding the weights, the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * oplib-bench: the card's operator library (tools/npu-model/oplib*.c) run
+ * oplib-bench: the card's operator library (card/oplib) run
  * natively on host memory, with the descriptors and oneDNN primitives the
  * card would use.  It is the reference the guest's op-bench is compared
  * with: what is left over there is the card's and the stack's own cost.

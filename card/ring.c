@@ -17,7 +17,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "npu_model.h"
+#include "emu_card.h"
 
 /* A command ended because the ring was reset (or we are quitting). */
 #define CMD_ABORTED		(-1)
@@ -874,7 +874,7 @@ static void emu_card_poller_put(struct emu_card *card)
 
 /*
  * The ring has commands again after an idle spell: the next watch lasts
- * long enough to have caught this one, within bounds (npu_model.h).
+ * long enough to have caught this one, within bounds (emu_card.h).
  */
 static void emu_ring_idle_ended(struct emu_ring *r)
 {
@@ -994,7 +994,7 @@ static void emu_ring_idle_wait(struct emu_ring *r)
 	ssize_t n;
 
 	if (r->mode == EMU_RING_MODE_ENABLED)
-		pfd[1].fd = r->card->to_model[vector];
+		pfd[1].fd = r->card->to_card[vector];
 	r->idle_waiting = true;
 	pthread_mutex_unlock(&r->lock);
 

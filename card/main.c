@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npu-model: options, start-up, the control doorbell loop and shutdown.
+ * npu-card: options, start-up, the control doorbell loop and shutdown.
  *
- *   npu-model --socket PATH --guest-ram FILE --ram-size BYTES [--lowmem BYTES]
+ *   npu-card --socket PATH --guest-ram FILE --ram-size BYTES [--lowmem BYTES]
  *             [--bar-size BYTES] [--rings N] [--vectors N]
  *             [--copy-engines N] [--compute-engines N] [--serial N]
  *             [--fetch-poll-us N] [--fetch-poll-max-us N] [--fenced-guest]
  *             [--trace FILE] [--verbose]
- *   npu-model [--vectors N] --print-vectors
+ *   npu-card [--vectors N] --print-vectors
  *
- * The model serves exactly one QEMU and exits (status 0) when it goes away
+ * The card serves exactly one QEMU and exits (status 0) when it goes away
  * or on SIGTERM/SIGINT.  --print-vectors prints the card's number of MSI-X
  * vectors and exits: QEMU's ivshmem device must be given as many.
  * --fetch-poll-us sets how long a ring with a shadow watches its tail
  * after its last command (0: it sleeps at once, as the race tests want);
  * --fetch-poll-max-us lets it watch up to that long when its last idle
- * spell was that short (npu_model.h; 0, the default: no longer).
+ * spell was that short (emu_card.h; 0, the default: no longer).
  * --fenced-guest says that the guest's barriers are real (KVM, a native
  * test client), so the heartbeat need not look again for stores that a
  * barrier-less guest left in the host's store buffer (emu_ring_recheck).
@@ -37,7 +37,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "npu_model.h"
+#include "emu_card.h"
 
 /* epoll tags beyond the vector numbers */
 #define EV_CONN		0xfffffffe
@@ -55,7 +55,7 @@ void emu_log(const char *fmt, ...)
 	if (!emu_verbose)
 		return;
 	va_start(ap, fmt);
-	fputs("npu-model: ", stderr);
+	fputs("npu-card: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -66,7 +66,7 @@ void emu_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("npu-model: ", stderr);
+	fputs("npu-card: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -75,13 +75,13 @@ void emu_err(const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: npu-model --socket PATH --guest-ram FILE --ram-size BYTES\n"
+		"usage: npu-card --socket PATH --guest-ram FILE --ram-size BYTES\n"
 		"                 [--lowmem BYTES] [--bar-size BYTES] [--rings N]\n"
 		"                 [--vectors N] [--copy-engines N]\n"
 		"                 [--compute-engines N] [--serial N]\n"
 		"                 [--fetch-poll-us N] [--fetch-poll-max-us N]\n"
 		"                 [--fenced-guest] [--trace FILE] [--verbose]\n"
-		"       npu-model [--vectors N] --print-vectors\n"
+		"       npu-card [--vectors N] --print-vectors\n"
 		"sizes take a K, M or G suffix; defaults: --bar-size 256M,\n"
 		"--rings 64, --vectors %u, --copy-engines 4, --compute-engines 2,\n"
 		"--lowmem min(ram, 2G), --fetch-poll-us %u\n",
@@ -267,13 +267,13 @@ static int parse_args(int argc, char **argv, struct emu_config *cfg)
  */
 /*
  * A fault in the card is a bug of the card: say where, into the log that
- * tools/vm-run prints when the model dies, then die as the fault would.
+ * tools/vm-run prints when the card dies, then die as the fault would.
  */
 static void crash_report(int sig)
 {
 	void *frames[64];
 	int n = backtrace(frames, 64);
-	static const char msg[] = "npu-model: fatal signal; backtrace:\n";
+	static const char msg[] = "npu-card: fatal signal; backtrace:\n";
 
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
 		_exit(128 + sig);
@@ -315,7 +315,7 @@ static int loop_setup(struct emu_card *card, int conn_fd, int sig_fd)
 	if (epfd < 0)
 		return -1;
 	/* the rings' vectors are the ring threads' own (emu_ring_idle_wait) */
-	if (epoll_add(epfd, card->to_model[0], 0) ||
+	if (epoll_add(epfd, card->to_card[0], 0) ||
 	    epoll_add(epfd, conn_fd, EV_CONN) ||
 	    epoll_add(epfd, sig_fd, EV_SIGNAL))
 		goto fail;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npu_model.h"
+#include "emu_card.h"
 #include "oplib.h"
 
 static bool direct_host_ok(struct emu_card *card, uint64_t gpa, uint64_t len,

@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A tiny stand-in for QEMU: starts npu-model, connects to it as the
+ * A tiny stand-in for QEMU: starts npu-card, connects to it as the
  * ivshmem client, maps BAR2 and guest RAM, and lets tests ring doorbells
  * and collect interrupts.  Functions return 0 / true on success so tests
  * can ASSERT on them.  Its names start with client_: it drives a ring the
  * way the driver does, but it is neither the driver (npu_) nor the card
  * (emu_).
  */
-#ifndef NPU_CLIENT_H
-#define NPU_CLIENT_H
+#ifndef CARD_CLIENT_H
+#define CARD_CLIENT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../../driver/npu_hw.h"
+#include "npu_hw.h"
 
 #define KiB			(1ULL << 10)
 #define MiB			(1ULL << 20)
@@ -33,12 +33,12 @@ struct client_opts {
 	uint64_t serial;
 	int fetch_poll_us;	/* --fetch-poll-us, unless negative */
 	bool fenced_guest;	/* --fenced-guest: no second looks */
-	bool stale_socket;	/* leave a dead socket where the model listens */
+	bool stale_socket;	/* leave a dead socket where the card listens */
 };
 
 struct client {
 	struct client_opts opts;
-	pid_t pid;			/* the model, 0 once reaped */
+	pid_t pid;			/* the card, 0 once reaped */
 	uint64_t spawn_us;		/* client_now_us() before it started */
 	int exit_status;		/* its wait() status once reaped */
 	char sock_path[128];
@@ -51,7 +51,7 @@ struct client {
 	uint8_t *bar;
 	uint64_t bar_size;
 	uint32_t vectors;
-	int to_model[CLIENT_MAX_VECTORS];	/* doorbells */
+	int to_card[CLIENT_MAX_VECTORS];	/* doorbells */
 	int to_guest[CLIENT_MAX_VECTORS];	/* interrupts */
 
 	uint64_t low_next, high_next;	/* guest RAM bump allocators */
@@ -60,16 +60,16 @@ struct client {
 /* Options every test uses unless it says otherwise. */
 void client_default_opts(struct client_opts *o);
 
-/* Create guest RAM, spawn the model and finish the handshake. */
+/* Create guest RAM, spawn the card and finish the handshake. */
 int client_start(struct client *c, const struct client_opts *o);
-/* Close the connection and reap the model (killing it after timeout_ms). */
+/* Close the connection and reap the card (killing it after timeout_ms). */
 int client_disconnect(struct client *c, int timeout_ms);
 /* Everything: disconnect if needed, unmap, unlink the RAM file. */
 void client_cleanup(struct client *c);
-/* Wait for the model to exit by itself; false on timeout. */
+/* Wait for the card to exit by itself; false on timeout. */
 bool client_reap(struct client *c, int timeout_ms);
-/* The model binary the tests run: $NPU_MODEL or build/npu-model. */
-const char *client_model_path(void);
+/* The card binary the tests run: $NPU_CARD or build/npu-card. */
+const char *client_card_path(void);
 
 /* Registers */
 uint32_t client_reg_rd32(struct client *c, uint32_t off);
@@ -178,4 +178,4 @@ void client_rnd_fill(uint64_t *state, void *buf, uint64_t len);
 
 uint64_t client_now_us(void);
 
-#endif /* NPU_CLIENT_H */
+#endif /* CARD_CLIENT_H */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of npu-model, without QEMU: the test plays QEMU (and the
- * driver), talks to the model over its ivshmem socket and checks the card
+ * Host tests of npu-card, without QEMU: the test plays QEMU (and the
+ * driver), talks to the card over its ivshmem socket and checks the card
  * against docs/hardware.md through registers, doorbells and interrupts.
  *
- * Every test starts its own model, so a test that breaks the card cannot
- * break the next one.  NPU_MODEL names the binary (default build/npu-model),
- * NPU_MODEL_VERBOSE=1 makes it log, NPU_TEST_SEED varies the random data.
+ * Every test starts its own card, so a test that breaks the card cannot
+ * break the next one.  NPU_CARD names the binary (default build/npu-card),
+ * NPU_CARD_VERBOSE=1 makes it log, NPU_TEST_SEED varies the random data.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,7 +29,7 @@
 #pragma GCC diagnostic ignored "-Wclobbered"
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
-#include "npu_client.h"
+#include "card_client.h"
 
 #define T_MS		2000	/* "should happen": generous, for slow hosts */
 #define QUIET_MS	30	/* "must not happen": how long we watch */
@@ -58,7 +58,7 @@ static bool reg_wait_above64(struct client *c, uint32_t off, uint64_t v,
 	return true;
 }
 
-static bool model_exited_cleanly(struct client *c)
+static bool card_exited_cleanly(struct client *c)
 {
 	return WIFEXITED(c->exit_status) && WEXITSTATUS(c->exit_status) == 0;
 }
@@ -83,7 +83,7 @@ FIXTURE_SETUP(npu)
 	ret = client_start(&self->c, &o);
 	if (ret)
 		client_cleanup(&self->c);
-	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_model_path());
+	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_card_path());
 }
 
 FIXTURE_TEARDOWN(npu)
@@ -96,7 +96,7 @@ FIXTURE_TEARDOWN(npu)
 	/* Every test also checks that the card goes away cleanly. */
 	EXPECT_EQ(0, client_disconnect(c, T_MS));
 	if (running)
-		EXPECT_TRUE(model_exited_cleanly(c));
+		EXPECT_TRUE(card_exited_cleanly(c));
 	EXPECT_TRUE(socket_gone(c));
 	client_cleanup(c);
 }
@@ -1687,7 +1687,7 @@ TEST_F(npu, exits_on_disconnect)
 
 	ASSERT_TRUE(client_ring_setup(c, &r, 0, 8, 1));
 	ASSERT_EQ(0, client_disconnect(c, T_MS));
-	ASSERT_TRUE(model_exited_cleanly(c));
+	ASSERT_TRUE(card_exited_cleanly(c));
 	ASSERT_TRUE(socket_gone(c));
 }
 
@@ -1705,14 +1705,14 @@ TEST_F(npu, exits_on_sigterm)
 	ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_WAITING, T_MS));
 	ASSERT_EQ(0, kill(c->pid, SIGTERM));
 	ASSERT_TRUE(client_reap(c, T_MS));
-	ASSERT_TRUE(model_exited_cleanly(c));
+	ASSERT_TRUE(card_exited_cleanly(c));
 	ASSERT_TRUE(socket_gone(c));
 }
 
-/* Run the model with argv and return its exit status (-1: no exit). */
-static int run_model(const char *const *args)
+/* Run the card with argv and return its exit status (-1: no exit). */
+static int run_card(const char *const *args)
 {
-	const char *argv[16] = { client_model_path() };
+	const char *argv[16] = { client_card_path() };
 	int status, i, fd;
 	pid_t pid;
 
@@ -1756,27 +1756,27 @@ TEST(bad_options_are_refused)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		ASSERT_EQ(2, run_model(cases[i])) TH_LOG("case %u", i);
+		ASSERT_EQ(2, run_card(cases[i])) TH_LOG("case %u", i);
 }
 
 TEST(guest_ram_too_small)
 {
 	char path[] = "/dev/shm/npu-test-small-XXXXXX";
-	const char *args[] = { "--socket", "/tmp/npu-model-test-never.sock",
+	const char *args[] = { "--socket", "/tmp/npu-card-test-never.sock",
 			       "--guest-ram", path, "--ram-size", "2M", NULL };
 	int fd = mkstemp(path);
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, 1 * MiB));
-	EXPECT_EQ(1, run_model(args));
+	EXPECT_EQ(1, run_card(args));
 	close(fd);
 	unlink(path);
 }
 
-/* Runs the model to completion and returns its exit status and its stdout. */
-static int run_model_stdout(const char *const *args, char *out, size_t len)
+/* Runs the card to completion and returns its exit status and its stdout. */
+static int run_card_stdout(const char *const *args, char *out, size_t len)
 {
-	const char *argv[16] = { client_model_path() };
+	const char *argv[16] = { client_card_path() };
 	int status, i, fd[2];
 	ssize_t n, got = 0;
 	pid_t pid;
@@ -1810,12 +1810,12 @@ TEST(print_vectors)
 	const char *const bad[] = { "--vectors", "1", "--print-vectors", NULL };
 	char out[64];
 
-	ASSERT_EQ(0, run_model_stdout(plain, out, sizeof(out)));
+	ASSERT_EQ(0, run_card_stdout(plain, out, sizeof(out)));
 	EXPECT_EQ(NPU_DEFAULT_NUM_VECTORS, strtoul(out, NULL, 10));
 	EXPECT_EQ('\n', out[strlen(out) - 1]);
-	ASSERT_EQ(0, run_model_stdout(given, out, sizeof(out)));
+	ASSERT_EQ(0, run_card_stdout(given, out, sizeof(out)));
 	EXPECT_STREQ("33\n", out);
-	EXPECT_EQ(2, run_model_stdout(bad, out, sizeof(out)));
+	EXPECT_EQ(2, run_card_stdout(bad, out, sizeof(out)));
 	EXPECT_STREQ("", out);
 }
 
@@ -1838,7 +1838,7 @@ FIXTURE_SETUP(one_engine)
 	ret = client_start(&self->c, &o);
 	if (ret)
 		client_cleanup(&self->c);
-	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_model_path());
+	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_card_path());
 }
 
 FIXTURE_TEARDOWN(one_engine)
@@ -1849,7 +1849,7 @@ FIXTURE_TEARDOWN(one_engine)
 	/* A card stuck on one of its rings would not exit now. */
 	EXPECT_EQ(0, client_disconnect(c, T_MS));
 	if (running)
-		EXPECT_TRUE(model_exited_cleanly(c));
+		EXPECT_TRUE(card_exited_cleanly(c));
 	EXPECT_TRUE(socket_gone(c));
 	client_cleanup(c);
 }
@@ -2100,7 +2100,7 @@ TEST_F(one_engine, exits_while_a_ring_waits_for_the_engine)
 
 	ASSERT_EQ(0, kill(c->pid, SIGTERM));
 	ASSERT_TRUE(client_reap(c, 1000));
-	ASSERT_TRUE(model_exited_cleanly(c));
+	ASSERT_TRUE(card_exited_cleanly(c));
 	ASSERT_LT(client_ring_rd32(c, 1, NPU_RING_HEAD), 8)
 		TH_LOG("the exit waited for the urgent ring's copies");
 }
@@ -2123,7 +2123,7 @@ TEST_F(one_engine, exits_with_a_hung_urgent_ring)
 
 	ASSERT_EQ(0, kill(c->pid, SIGTERM));
 	ASSERT_TRUE(client_reap(c, 1000));
-	ASSERT_TRUE(model_exited_cleanly(c));
+	ASSERT_TRUE(card_exited_cleanly(c));
 }
 
 /*
@@ -2156,7 +2156,7 @@ FIXTURE_SETUP(one_compute)
 	ret = client_start(c, &o);
 	if (ret)
 		client_cleanup(c);
-	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_model_path());
+	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_card_path());
 
 	self->long_op = client_host_alloc(c, 4096, 64);
 	d = client_op_init(c, self->long_op, NPU_OPERATOR_UNARY, 1);
@@ -2181,7 +2181,7 @@ FIXTURE_TEARDOWN(one_compute)
 	/* A card stuck on one of its rings would not exit now. */
 	EXPECT_EQ(0, client_disconnect(c, T_MS));
 	if (running)
-		EXPECT_TRUE(model_exited_cleanly(c));
+		EXPECT_TRUE(card_exited_cleanly(c));
 	EXPECT_TRUE(socket_gone(c));
 	client_cleanup(c);
 }
@@ -2379,7 +2379,7 @@ TEST_F(one_compute, exits_mid_operator)
 
 	ASSERT_EQ(0, kill(c->pid, SIGTERM));
 	ASSERT_TRUE(client_reap(c, 1000));
-	ASSERT_TRUE(model_exited_cleanly(c));
+	ASSERT_TRUE(card_exited_cleanly(c));
 }
 
 /* Many rings, and a stale socket from a crashed run is replaced. */
@@ -2400,7 +2400,7 @@ static void card_start(struct __test_metadata *_metadata, struct client *c,
 	ret = client_start(c, &o);
 	if (ret)
 		client_cleanup(c);
-	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_model_path());
+	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_card_path());
 }
 
 static void card_stop(struct __test_metadata *_metadata, struct client *c)
@@ -2409,7 +2409,7 @@ static void card_stop(struct __test_metadata *_metadata, struct client *c)
 
 	EXPECT_EQ(0, client_disconnect(c, T_MS));
 	if (running)
-		EXPECT_TRUE(model_exited_cleanly(c));
+		EXPECT_TRUE(card_exited_cleanly(c));
 	EXPECT_TRUE(socket_gone(c));
 	client_cleanup(c);
 }
@@ -2793,7 +2793,7 @@ TEST(max_rings_and_stale_socket)
 	ASSERT_TRUE(client_ring_run(&c, &r, &nop, T_MS));
 	ASSERT_EQ(1, client_irq_wait(&c, 32, T_MS));
 	EXPECT_EQ(0, client_disconnect(&c, T_MS));
-	EXPECT_TRUE(model_exited_cleanly(&c));
+	EXPECT_TRUE(card_exited_cleanly(&c));
 	client_cleanup(&c);
 }
 
@@ -2844,7 +2844,7 @@ TEST(shared_vector_doorbell)
 	ASSERT_TRUE(client_ring_wait_head(&c, &b, 3, T_MS));
 	ASSERT_EQ(1, client_ring_rd32(&c, a.idx, NPU_RING_HEAD));
 	EXPECT_EQ(0, client_disconnect(&c, T_MS));
-	EXPECT_TRUE(model_exited_cleanly(&c));
+	EXPECT_TRUE(card_exited_cleanly(&c));
 	client_cleanup(&c);
 }
 
@@ -3001,7 +3001,7 @@ FIXTURE_SETUP(direct)
 	ret = client_start(&self->c, &o);
 	if (ret)
 		client_cleanup(&self->c);
-	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_model_path());
+	ASSERT_EQ(0, ret) TH_LOG("cannot start %s", client_card_path());
 	direct_tables(&self->c, &self->d);
 }
 

@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "npu_model.h"
+#include "emu_card.h"
 #include "oplib.h"
 
 /* One COMPUTE being run: what the library's hooks need. */

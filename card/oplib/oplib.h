@@ -7,7 +7,7 @@
  *
  * The library knows nothing of rings or of the card: it is given a
  * descriptor already copied out of host memory, the device memory and a few
- * hooks, so the card model and a host benchmark run the same code.  It
+ * hooks, so the card and a host benchmark run the same code.  It
  * trusts nothing in the descriptor: every field is checked before a tensor
  * is touched, and no byte outside the tensors is read or written.
  *
@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../driver/npu_hw.h"
+#include "npu_hw.h"
 
 #define OPLIB_VERSION_MAJOR	1
 #define OPLIB_VERSION_MINOR	1

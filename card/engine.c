@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "npu_model.h"
+#include "emu_card.h"
 
 void emu_engines_init(struct emu_engines *e, uint32_t count)
 {

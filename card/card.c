@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "npu_model.h"
+#include "emu_card.h"
 #include "oplib.h"
 
 /* The card's clock: what TIMESTAMP, FENCE_TIME and CLOCK_NS show. */
@@ -70,18 +70,18 @@ static int emu_card_make_eventfds(struct emu_card *card)
 {
 	uint32_t n = card->cfg.num_vectors, v;
 
-	card->to_model = malloc(n * sizeof(int));
+	card->to_card = malloc(n * sizeof(int));
 	card->to_guest = malloc(n * sizeof(int));
-	if (!card->to_model || !card->to_guest)
+	if (!card->to_card || !card->to_guest)
 		return -1;
 	for (v = 0; v < n; v++) {
-		card->to_model[v] = -1;
+		card->to_card[v] = -1;
 		card->to_guest[v] = -1;
 	}
 	for (v = 0; v < n; v++) {
-		card->to_model[v] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		card->to_card[v] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		card->to_guest[v] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (card->to_model[v] < 0 || card->to_guest[v] < 0) {
+		if (card->to_card[v] < 0 || card->to_guest[v] < 0) {
 			emu_err("cannot create eventfds: %m");
 			return -1;
 		}
@@ -201,13 +201,13 @@ void emu_card_destroy(struct emu_card *card)
 			emu_ring_destroy(&card->rings[i]);
 		free(card->rings);
 	}
-	for (i = 0; card->to_model && i < card->cfg.num_vectors; i++) {
-		if (card->to_model[i] >= 0)
-			close(card->to_model[i]);
+	for (i = 0; card->to_card && i < card->cfg.num_vectors; i++) {
+		if (card->to_card[i] >= 0)
+			close(card->to_card[i]);
 		if (card->to_guest[i] >= 0)
 			close(card->to_guest[i]);
 	}
-	free(card->to_model);
+	free(card->to_card);
 	free(card->to_guest);
 	emu_compute_destroy(card);
 	emu_dma_destroy(card);
@@ -343,7 +343,7 @@ bool emu_card_take_doorbell(struct emu_card *card, uint32_t vector)
 {
 	uint64_t count;
 
-	return read(card->to_model[vector], &count, sizeof(count)) ==
+	return read(card->to_card[vector], &count, sizeof(count)) ==
 	       sizeof(count);
 }
 

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "npu_model.h"
+#include "emu_card.h"
 
 int emu_dma_init(struct emu_card *card)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of the card's operator library (tools/npu-model/oplib*.c),
+ * Host tests of the card's operator library (tools/npu-card/oplib*.c),
  * without a card: descriptors are built here, run on a block of host
  * memory that stands in for device memory, and every output is compared
  * with a plain loop written here (in double precision, from the inputs as
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* As in model_test.c: the harness is not -Wextra clean. */
+/* As in card_test.c: the harness is not -Wextra clean. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wclobbered"
 #pragma GCC diagnostic ignored "-Wsign-compare"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * npu-model: the device model of the NPU card.
+ * npu-card: the emulated NPU card, a host process QEMU attaches.
  *
  * The card is an ivshmem-doorbell device.  QEMU connects to our unix socket
  * as ivshmem peer 0; we play the server and peer 1.  BAR2 is a memfd we hand
@@ -13,12 +13,12 @@
  * operators too, on OpenMP threads of their own), and one thread drives the
  * heartbeat.
  *
- * The model's names start with emu_ (EMU_ for constants): the driver owns
- * npu_, and the model's card and rings are not the driver's struct
+ * The card's names start with emu_ (EMU_ for constants): the driver owns
+ * npu_, and the card's state and rings are not the driver's struct
  * npu_device and struct npu_ring.
  */
-#ifndef NPU_MODEL_H
-#define NPU_MODEL_H
+#ifndef EMU_CARD_H
+#define EMU_CARD_H
 
 #include <endian.h>
 #include <pthread.h>
@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../../driver/npu_hw.h"
+#include "npu_hw.h"
 
 #define KiB			(1ULL << 10)
 #define MiB			(1ULL << 20)
@@ -201,7 +201,7 @@ struct emu_card {
 	int ram_fd;
 	uint8_t *ram;		/* guest RAM, file offset 0 = lowmem GPA 0 */
 
-	int *to_model;		/* per vector: the guest rings us */
+	int *to_card;		/* per vector: the guest rings us */
 	int *to_guest;		/* per vector: we raise MSI-X vectors */
 
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at start: CLOCK_NS 0 */
@@ -474,4 +474,4 @@ int emu_ivshmem_listen(const char *path);
 int emu_ivshmem_accept(int listen_fd, int sig_fd);
 int emu_ivshmem_handshake(int conn_fd, struct emu_card *card);
 
-#endif /* NPU_MODEL_H */
+#endif /* EMU_CARD_H */

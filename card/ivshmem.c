@@ -16,7 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "npu_model.h"
+#include "emu_card.h"
 
 #define IVSHMEM_PROTOCOL_VERSION	0
 
@@ -127,7 +127,7 @@ int emu_ivshmem_handshake(int conn_fd, struct emu_card *card)
 	    emu_ivshmem_send(conn_fd, -1, card->shm_fd))
 		return -1;
 	for (v = 0; v < n; v++)
-		if (emu_ivshmem_send(conn_fd, EMU_PEER_ID, card->to_model[v]))
+		if (emu_ivshmem_send(conn_fd, EMU_PEER_ID, card->to_card[v]))
 			return -1;
 	for (v = 0; v < n; v++)
 		if (emu_ivshmem_send(conn_fd, EMU_CLIENT_ID,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The QEMU side of the card, for host tests: see npu_client.h.
+ * The QEMU side of the card, for host tests: see card_client.h.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "npu_client.h"
+#include "card_client.h"
 
 uint64_t client_now_us(void)
 {
@@ -46,28 +46,28 @@ void client_default_opts(struct client_opts *o)
 	};
 }
 
-const char *client_model_path(void)
+const char *client_card_path(void)
 {
 	static char path[PATH_MAX];
-	const char *env = getenv("NPU_MODEL");
+	const char *env = getenv("NPU_CARD");
 	char *slash;
 	ssize_t n;
 
 	if (env && *env)
 		return env;
-	if (access("build/npu-model", X_OK) == 0)
-		return "build/npu-model";
-	/* build/tests/model_test -> build/npu-model */
+	if (access("build/npu-card", X_OK) == 0)
+		return "build/npu-card";
+	/* build/tests/card_test -> build/npu-card */
 	n = readlink("/proc/self/exe", path, sizeof(path) - 32);
 	if (n > 0) {
 		path[n] = '\0';
 		slash = strrchr(path, '/');
 		if (slash) {
-			strcpy(slash, "/../npu-model");
+			strcpy(slash, "/../npu-card");
 			return path;
 		}
 	}
-	return "build/npu-model";
+	return "build/npu-card";
 }
 
 /* Tells apart the cards one test process starts. */
@@ -92,7 +92,7 @@ static int make_guest_ram(struct client *c)
 	return 0;
 }
 
-static void spawn_model(struct client *c, pid_t parent)
+static void spawn_card(struct client *c, pid_t parent)
 {
 	char ram[32], low[32], bar[32], rings[16], vecs[16], eng[16], ser[32];
 	char ops[16], poll_us[16];
@@ -108,7 +108,7 @@ static void spawn_model(struct client *c, pid_t parent)
 	snprintf(ops, sizeof(ops), "%u", c->opts.compute_engines);
 	snprintf(ser, sizeof(ser), "%#llx", (unsigned long long)c->opts.serial);
 
-	argv[n++] = client_model_path();
+	argv[n++] = client_card_path();
 	argv[n++] = "--socket";		argv[n++] = c->sock_path;
 	argv[n++] = "--guest-ram";	argv[n++] = c->ram_path;
 	argv[n++] = "--ram-size";	argv[n++] = ram;
@@ -125,7 +125,7 @@ static void spawn_model(struct client *c, pid_t parent)
 	}
 	if (c->opts.fenced_guest)
 		argv[n++] = "--fenced-guest";
-	if (getenv("NPU_MODEL_VERBOSE"))
+	if (getenv("NPU_CARD_VERBOSE"))
 		argv[n++] = "--verbose";
 	argv[n] = NULL;
 
@@ -145,8 +145,8 @@ static void spawn_model(struct client *c, pid_t parent)
 	_exit(127);
 }
 
-/* The model needs a moment to create its socket. */
-static int connect_model(struct client *c, int timeout_ms)
+/* The card needs a moment to create its socket. */
+static int connect_card(struct client *c, int timeout_ms)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	uint64_t deadline = client_now_us() + timeout_ms * 1000ULL;
@@ -229,7 +229,7 @@ static int handshake(struct client *c)
 	    expect_msg(c, -1, true, &c->shm_fd))
 		return -1;
 	for (v = 0; v < c->vectors; v++)
-		if (expect_msg(c, 1, true, &c->to_model[v]))
+		if (expect_msg(c, 1, true, &c->to_card[v]))
 			return -1;
 	for (v = 0; v < c->vectors; v++)
 		if (expect_msg(c, 0, true, &c->to_guest[v]))
@@ -247,7 +247,7 @@ static int handshake(struct client *c)
 	return 0;
 }
 
-/* What a crashed model leaves behind: a socket file nobody listens on. */
+/* What a crashed card leaves behind: a socket file nobody listens on. */
 static int make_stale_socket(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -273,7 +273,7 @@ int client_start(struct client *c, const struct client_opts *o)
 	c->shm_fd = -1;
 	c->vectors = o->vectors;
 	for (v = 0; v < CLIENT_MAX_VECTORS; v++) {
-		c->to_model[v] = -1;
+		c->to_card[v] = -1;
 		c->to_guest[v] = -1;
 	}
 	c->low_next = 1 * MiB;
@@ -283,7 +283,7 @@ int client_start(struct client *c, const struct client_opts *o)
 	seq++;
 
 	snprintf(c->sock_path, sizeof(c->sock_path),
-		 "/tmp/npu-model-test-%d-%u-%08x.sock", getpid(), seq,
+		 "/tmp/npu-card-test-%d-%u-%08x.sock", getpid(), seq,
 		 (unsigned int)(client_now_us() * 2654435761u));
 	if (make_guest_ram(c))
 		return -1;
@@ -296,9 +296,9 @@ int client_start(struct client *c, const struct client_opts *o)
 	if (c->pid < 0)
 		return -1;
 	if (c->pid == 0)
-		spawn_model(c, parent);
+		spawn_card(c, parent);
 
-	c->conn = connect_model(c, 10000);
+	c->conn = connect_card(c, 10000);
 	if (c->conn < 0)
 		return -1;
 	if (handshake(c))
@@ -357,7 +357,7 @@ void client_cleanup(struct client *c)
 
 	client_disconnect(c, 2000);
 	for (v = 0; v < CLIENT_MAX_VECTORS; v++) {
-		close_fd(&c->to_model[v]);
+		close_fd(&c->to_card[v]);
 		close_fd(&c->to_guest[v]);
 	}
 	if (c->bar)
@@ -372,7 +372,7 @@ void client_cleanup(struct client *c)
 		unlink(c->ram_path);
 	c->ram_path[0] = '\0';
 	if (c->sock_path[0])
-		unlink(c->sock_path);	/* only if the model left it */
+		unlink(c->sock_path);	/* only if the card left it */
 }
 
 /* Registers: the guest's uncached MMIO is shared memory here. */
@@ -445,7 +445,7 @@ void client_doorbell(struct client *c, uint32_t vector)
 {
 	uint64_t one = 1;
 
-	if (write(c->to_model[vector], &one, sizeof(one)) != sizeof(one))
+	if (write(c->to_card[vector], &one, sizeof(one)) != sizeof(one))
 		abort();
 }
 

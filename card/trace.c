@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "npu_model.h"
+#include "emu_card.h"
 
 #define EMU_TRACE_MAX	(1u << 20)
 
