@@ -44,7 +44,7 @@ struct npu_stream_dir;
  *	under npu_device.rings_lock, under which debugfs reads it; the owner,
  *	its only writer, reads it without the lock
  * @cmds_dma: bus address of @cmds
- * @tail: next free slot counter, what the card last got in @shadow; written
+ * @tail: next free entry counter, what the card last got in @shadow; written
  *	by the owner (a stream, under its submit_lock), read locklessly by
  *	submitters waiting for space and by debugfs
  * @shadow: the ring's entry of the shadow array the card latched at ENABLE:
@@ -332,7 +332,7 @@ enum npu_stream_state {
  *	@lock, read locklessly
  * @bytes: bytes moved by retired jobs
  * @busy_since: when the stream last went from idle to busy; under @lock
- * @space_wq: woken when ring slots are freed or the stream fails
+ * @space_wq: woken when ring entries are freed or the stream fails
  * @retire_work: retires completed jobs and notices ring errors; queued at
  *	once by the ring's interrupt, and NPU_RETIRE_LAZY_MS after a
  *	submission and again while jobs remain, so that completed work is let

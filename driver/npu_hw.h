@@ -3,7 +3,7 @@
  * Register and command interface of the NPU card.
  *
  * This header is the card's published programming interface.  The kernel
- * driver and the card's device model both include it, so it uses only the
+ * driver and the emulated card (card/) both include it, so it uses only the
  * fixed-width types of <linux/types.h>.  docs/hardware.md explains the
  * protocol in prose; this file is the authoritative table.
  *
@@ -67,10 +67,10 @@
 #define NPU_ID_OP_DESC_MAX		0x094	/* u32: largest operator descriptor, bytes */
 
 /*
- * MSI-X vectors of the emulated card unless npu-model is given --vectors.
- * The model, its host test client and QEMU's ivshmem device must agree on
+ * MSI-X vectors of the emulated card unless npu-card is given --vectors.
+ * The card, its host test client and QEMU's ivshmem device must agree on
  * it; this header is what the first two share, and tools/vm-run asks the
- * model (npu-model --print-vectors).  A driver must not use it: it reads
+ * card (npu-card --print-vectors).  A driver must not use it: it reads
  * NPU_ID_NUM_VECTORS, which is what a card really has.
  */
 #define NPU_DEFAULT_NUM_VECTORS		65	/* control + one per default ring */

@@ -443,7 +443,7 @@ void npu_rings_reclaim(struct npu_device *ndev)
  * npu_ring_push - append commands to a ring, ringing its doorbell if need be
  * @ring: a started ring
  * @cmds: commands
- * @count: number of @cmds; the caller made sure that many slots are free
+ * @count: number of @cmds; the caller made sure that many entries are free
  *
  * The card reads the tail from the ring's shadow while it says it fetches,
  * so only a card that has gone to sleep costs a doorbell.

@@ -13,7 +13,7 @@
  * --input the first input is read from a file (else seeded values), with
  * --ref the first output is compared with a file of float32.
  *
- * With --shm device memory is shared memory, as the card model maps it.
+ * With --shm device memory is shared memory, as the card maps it.
  *
  *   mdl-bench-prof [--runs N] [--threads N] [--input F] [--ref F] [--shm] MODEL.om
  */
@@ -137,7 +137,7 @@ static int model_place(struct model *m, const uint8_t *file, bool shm)
 	}
 	m->devmem_size = at + REGION_ALIGN;
 	if (shm) {
-		/* shared memory, as the card model maps its device memory */
+		/* shared memory, as the card maps its device memory */
 		int fd = memfd_create("mdl-bench-prof", MFD_CLOEXEC);
 
 		if (fd < 0 || ftruncate(fd, m->devmem_size))

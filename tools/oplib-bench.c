@@ -11,7 +11,7 @@
  * process's CPU time over the threads (the wall time on a host with
  * nothing else to run, whatever its load).  By default an operator gets
  * the OpenMP threads one engine of a card with --engines engines gets, as
- * the card model gives them.  Prints a table, then the figures as JSON,
+ * the card gives them.  Prints a table, then the figures as JSON,
  * which --json also writes to a file for op-bench.
  *
  * With --serve PATH it runs each operator once to build its primitives,

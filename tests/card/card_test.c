@@ -2948,7 +2948,7 @@ static struct npu_direct_cmd dslot(uint16_t op, uint32_t slot, uint64_t value,
 static void direct_push(struct client *c, struct direct_ring *d,
 			const struct npu_direct_cmd *cmd)
 {
-	_Static_assert(sizeof(*cmd) == sizeof(struct npu_cmd), "one ring slot");
+	_Static_assert(sizeof(*cmd) == sizeof(struct npu_cmd), "one ring entry");
 	client_ring_push(c, &d->r, (const struct npu_cmd *)cmd);
 }
 

@@ -108,7 +108,7 @@ vm_run --no-driver -- sh -c 'echo c > /proc/sysrq-trigger' >/dev/null 2>"$tmp/er
 check "a guest kernel panic fails the run" 125 "$?"
 grep -q 'Kernel panic' "$tmp/err"
 check "the failure shows the panic" 0 "$?"
-check "a panicked guest leaves no model, QEMU or shared memory" 0/0 \
+check "a panicked guest leaves no card, QEMU or shared memory" 0/0 \
 	"$(leftovers "$(tail -n 1 "$tmp/pids")")"
 
 # devmem_size is BAR2, rounded up to a power of two, less 64 KiB of registers.
@@ -148,5 +148,5 @@ vm_run --no-driver --host-socket 'npu.test' -- true >/dev/null 2>&1
 check "--host-socket without =PATH is a usage error" 2 "$?"
 
 # shellcheck disable=SC2046 # one pid per word
-check "no model, QEMU or shared memory left" 0/0 "$(leftovers $(cat "$tmp/pids"))"
+check "no card, QEMU or shared memory left" 0/0 "$(leftovers $(cat "$tmp/pids"))"
 exit $failed
