@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 10, emit: the .om file of compiler/om_format.h and docs/om-format.md.
+ * Emit: the .om file of compiler/om_format.h and docs/om-format.md.
  * The header, the inputs' and outputs' descriptions, one record per card
  * operator (those the loader runs once first: the weights the card packs),
  * the weights, and the names.  Before it returns, every tensor

@@ -181,6 +181,7 @@ int pass_import_desc(struct ir_graph *g, const struct npucc_desc *desc);
 int import_sort_nodes(struct ir_graph *g);
 int pass_input_shape(struct ir_graph *g);
 int pass_infer(struct ir_graph *g);
+int pass_legalize(struct ir_graph *g);
 int pass_bn_fold(struct ir_graph *g);
 int pass_fuse(struct ir_graph *g);
 int pass_output_type(struct ir_graph *g);

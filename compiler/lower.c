@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 9, lowering: each node left in the graph becomes the card operator
+ * Lowering: each node left in the graph becomes the card operator
  * that computes it, with its attributes in the card's terms.  ONNX's
  * conventions that the card does not share are resolved here: 1-D
  * convolutions and pools run as 2-D ones of height 1, vectors in MatMul

@@ -46,8 +46,8 @@ static int check_options(struct ir_graph *g)
 /* The graph passes after the import, to layout. */
 static int build_imported(struct ir_graph *g)
 {
-	if (pass_input_shape(g) || pass_infer(g) || pass_bn_fold(g) || pass_fuse(g) ||
-	    pass_output_type(g))
+	if (pass_input_shape(g) || pass_infer(g) || pass_legalize(g) || pass_bn_fold(g) ||
+	    pass_fuse(g) || pass_output_type(g))
 		return -1;
 	ir_remove_dead(g);
 	return pass_layout(g);
