@@ -187,8 +187,10 @@ int pass_fuse(struct ir_graph *g);
 int pass_output_type(struct ir_graph *g);
 int pass_layout(struct ir_graph *g);
 int pass_memplan(struct ir_graph *g, uint64_t *workspace, uint64_t *weights);
-int pass_emit(struct ir_graph *g, uint64_t workspace, uint64_t weights,
-	      void **om, size_t *om_size, int *num_ops);
+struct lo_program;
+int pass_lower(struct ir_graph *g, struct lo_program *prog);
+int pass_emit(struct ir_graph *g, const struct lo_program *prog, uint64_t workspace,
+	      uint64_t weights, void **om, size_t *om_size);
 
 /* npucc.c: import to layout, for tests that look at the IR. */
 int npucc_build_graph(struct ir_graph *g, const void *onnx, size_t size);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ir.h"
+#include "lower.h"
 #include "om_format.h"
 
 const char *npucc_error_name(int error)
@@ -93,6 +93,7 @@ static int compile(const void *onnx, size_t size, const struct npucc_desc *desc,
 {
 	struct ir_graph *g = ir_graph_new(opts);
 	uint64_t workspace = 0, weights = 0;
+	struct lo_program prog = { 0 };
 	int built;
 
 	memset(res, 0, sizeof(*res));
@@ -102,8 +103,9 @@ static int compile(const void *onnx, size_t size, const struct npucc_desc *desc,
 		return res->error;
 	}
 	built = desc ? build_desc(g, desc) : npucc_build_graph(g, onnx, size);
-	if (!built && !pass_memplan(g, &workspace, &weights) &&
-	    !pass_emit(g, workspace, weights, &res->om, &res->om_size, &res->stats.num_ops)) {
+	if (!built && !pass_memplan(g, &workspace, &weights) && !pass_lower(g, &prog) &&
+	    !pass_emit(g, &prog, workspace, weights, &res->om, &res->om_size)) {
+		res->stats.num_ops = prog.num_ops;
 		res->stats.workspace_size = workspace;
 		res->stats.weights_size = weights;
 		res->stats.activations_size = activations(g);
@@ -119,6 +121,7 @@ static int compile(const void *onnx, size_t size, const struct npucc_desc *desc,
 		snprintf(res->message, sizeof(res->message), "%s", g->err[0] ? g->err : "failed");
 		ir_log(g, NPUCC_LOG_ERROR, "%s", res->message);
 	}
+	free(prog.ops);
 	ir_graph_free(g);
 	return res->error;
 }
