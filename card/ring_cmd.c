@@ -11,12 +11,12 @@
 
 #include "ring_internal.h"
 
-struct emu_op_desc {
+struct emu_opcode_rule {
 	uint16_t flags;		/* NPU_CMD_* the opcode accepts */
 	uint8_t fields;		/* F_* the opcode reads */
 };
 
-static const struct emu_op_desc op_table[] = {
+static const struct emu_opcode_rule opcode_rules[] = {
 	[NPU_OP_NOP]	   = { NPU_CMD_IRQ, 0 },
 	[NPU_OP_COPY]	   = { NPU_CMD_IRQ | NPU_CMD_SRC_HOST | NPU_CMD_DST_HOST |
 			       NPU_CMD_SRC_SGL | NPU_CMD_DST_SGL,
@@ -55,17 +55,17 @@ void emu_ring_fetch(struct emu_ring *r, struct emu_cmd *c)
 /* Opcode, flags and the fields the opcode does not use. */
 static int emu_cmd_check_fields(const struct emu_cmd *c)
 {
-	const struct emu_op_desc *op;
+	const struct emu_opcode_rule *rule;
 	uint8_t fields;
 
-	if (c->opcode >= ARRAY_SIZE(op_table))
+	if (c->opcode >= ARRAY_SIZE(opcode_rules))
 		return NPU_ERR_OPCODE;
-	op = &op_table[c->opcode];
+	rule = &opcode_rules[c->opcode];
 
-	if (c->flags & ~op->flags)
+	if (c->flags & ~rule->flags)
 		return NPU_ERR_RESERVED;
 	/* a FENCE's src is the word that asks for its interrupt */
-	fields = op->fields | (c->flags & NPU_CMD_IRQ_IF ? F_SRC : 0);
+	fields = rule->fields | (c->flags & NPU_CMD_IRQ_IF ? F_SRC : 0);
 	if ((c->arg && !(fields & F_ARG)) ||
 	    (c->dst && !(fields & F_DST)) ||
 	    (c->src && !(fields & F_SRC)) ||
