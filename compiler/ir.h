@@ -177,7 +177,7 @@ void ir_log(struct ir_graph *g, int level, const char *fmt, ...)
 
 /* The passes, in the order npucc.c runs them. */
 int pass_import(struct ir_graph *g, const void *buf, size_t len);
-int pass_import_desc(struct ir_graph *g, const struct npucc_desc *desc);
+int pass_import_spec(struct ir_graph *g, const struct npucc_spec *spec);
 int import_sort_nodes(struct ir_graph *g);
 int pass_input_shape(struct ir_graph *g);
 int pass_infer(struct ir_graph *g);

@@ -61,9 +61,9 @@ int npucc_build_graph(struct ir_graph *g, const void *onnx, size_t size)
 	return build_imported(g);
 }
 
-static int build_desc(struct ir_graph *g, const struct npucc_desc *desc)
+static int build_spec(struct ir_graph *g, const struct npucc_spec *spec)
 {
-	if (check_options(g) || pass_import_desc(g, desc))
+	if (check_options(g) || pass_import_spec(g, spec))
 		return -1;
 	return build_imported(g);
 }
@@ -87,8 +87,8 @@ static uint64_t activations(const struct ir_graph *g)
 	return sum;
 }
 
-/* Either an ONNX model (@onnx, @size) or a description (@desc). */
-static int compile(const void *onnx, size_t size, const struct npucc_desc *desc,
+/* Either an ONNX model (@onnx, @size) or a graph spec (@spec). */
+static int compile(const void *onnx, size_t size, const struct npucc_spec *spec,
 		   const struct npucc_options *opts, struct npucc_result *res)
 {
 	struct ir_graph *g = ir_graph_new(opts);
@@ -102,7 +102,7 @@ static int compile(const void *onnx, size_t size, const struct npucc_desc *desc,
 		snprintf(res->message, sizeof(res->message), "out of memory");
 		return res->error;
 	}
-	built = desc ? build_desc(g, desc) : npucc_build_graph(g, onnx, size);
+	built = spec ? build_spec(g, spec) : npucc_build_graph(g, onnx, size);
 	if (!built && !pass_memplan(g, &workspace, &weights) && !pass_lower(g, &prog) &&
 	    !pass_emit(g, &prog, workspace, weights, &res->om, &res->om_size)) {
 		res->stats.num_ops = prog.num_ops;
@@ -132,16 +132,16 @@ int npucc_compile(const void *onnx, size_t size, const struct npucc_options *opt
 	return compile(onnx, size, NULL, opts, res);
 }
 
-int npucc_compile_desc(const struct npucc_desc *desc, const struct npucc_options *opts,
+int npucc_compile_spec(const struct npucc_spec *spec, const struct npucc_options *opts,
 		       struct npucc_result *res)
 {
-	if (!desc) {
+	if (!spec) {
 		memset(res, 0, sizeof(*res));
 		res->error = NPUCC_E_INVALID_MODEL;
-		snprintf(res->message, sizeof(res->message), "no graph description");
+		snprintf(res->message, sizeof(res->message), "no graph spec");
 		return res->error;
 	}
-	return compile(NULL, 0, desc, opts, res);
+	return compile(NULL, 0, spec, opts, res);
 }
 
 int npucc_compile_file(const char *path, const struct npucc_options *opts,
