@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The ring engine: one thread per ring fetches commands from guest RAM and
- * executes them in order.
- *
- * The card trusts nothing in a command: it is copied out of guest memory
- * once, every field is checked against the opcode table below, every range
- * is resolved, and only then does a byte move.  Any violation stops the
- * ring with an error code and leaves HEAD on the command.
+ * executes them in order (ring_cmd.c, ring_dcmd.c), completes them, and
+ * between spells of work watches its tail or sleeps until a doorbell.
+ * Here too: the ring's enable, reset and faults.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,59 +14,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "emu_card.h"
-
-/* A command ended because the ring was reset (or we are quitting). */
-#define CMD_ABORTED		(-1)
-
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-
-/* Command fields an opcode may use; every other field must be zero. */
-#define F_ARG			0x01
-#define F_DST			0x02
-#define F_SRC			0x04
-#define F_SIZE			0x08
-#define F_VALUE			0x10
-
-struct emu_op_desc {
-	uint16_t flags;		/* NPU_CMD_* the opcode accepts */
-	uint8_t fields;		/* F_* the opcode reads */
-};
-
-static const struct emu_op_desc op_table[] = {
-	[NPU_OP_NOP]	   = { NPU_CMD_IRQ, 0 },
-	[NPU_OP_COPY]	   = { NPU_CMD_IRQ | NPU_CMD_SRC_HOST | NPU_CMD_DST_HOST |
-			       NPU_CMD_SRC_SGL | NPU_CMD_DST_SGL,
-			       F_DST | F_SRC | F_SIZE },
-	[NPU_OP_FILL]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST | NPU_CMD_DST_SGL,
-			       F_ARG | F_DST | F_SIZE },
-	[NPU_OP_FENCE]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST | NPU_CMD_FENCE_TIME |
-			       NPU_CMD_IRQ_IF, F_DST | F_VALUE },
-	[NPU_OP_WAIT]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST,
-			       F_ARG | F_DST | F_VALUE },
-	[NPU_OP_TIMESTAMP] = { NPU_CMD_IRQ | NPU_CMD_DST_HOST, F_DST },
-	[NPU_OP_COMPUTE]   = { NPU_CMD_IRQ | NPU_CMD_SRC_HOST, F_SRC | F_SIZE },
-};
-
-/* struct npu_cmd in host byte order. */
-struct emu_cmd {
-	uint16_t opcode;
-	uint16_t flags;
-	uint32_t arg;
-	uint64_t dst;
-	uint64_t src;
-	uint64_t size;
-	uint64_t value;
-	uint32_t src_sg_count;
-	uint32_t dst_sg_count;
-	uint64_t rsvd[2];
-};
-
-/* What a running command needs to know about its ring. */
-struct emu_ring_ctx {
-	struct emu_ring *r;
-	uint64_t gen;		/* the ring's generation when this run began */
-};
+#include "ring_internal.h"
 
 /* Caller holds r->lock. */
 static bool emu_ring_current(struct emu_ring_ctx *ctx)
@@ -104,7 +49,7 @@ static void emu_ring_wake(struct emu_ring *r)
  * Every place a ring can pause goes through here: a hung ring or operator
  * or a dead card blocks, a reset (gen change) or shutdown makes us give up.
  */
-static bool emu_ring_checkpoint(struct emu_ring_ctx *ctx)
+bool emu_ring_checkpoint(struct emu_ring_ctx *ctx)
 {
 	struct emu_ring *r = ctx->r;
 	bool ok;
@@ -147,7 +92,7 @@ static void emu_ring_dma_moved(void *arg, uint64_t bytes)
 	emu_ring_write64(r, NPU_RING_BYTES_DONE, r->bytes_done);
 }
 
-static struct emu_dma_client emu_ring_dma_client(struct emu_ring_ctx *ctx)
+struct emu_dma_client emu_ring_dma_client(struct emu_ring_ctx *ctx)
 {
 	return (struct emu_dma_client) {
 		.go_on = emu_ring_dma_go_on,
@@ -202,7 +147,7 @@ static bool emu_ring_take_fail_op(void *arg)
 	return fail;
 }
 
-static struct emu_compute_client emu_ring_compute_client(struct emu_ring_ctx *ctx)
+struct emu_compute_client emu_ring_compute_client(struct emu_ring_ctx *ctx)
 {
 	return (struct emu_compute_client) {
 		.go_on = emu_ring_dma_go_on,
@@ -230,7 +175,7 @@ static bool emu_ring_sleep_us(struct emu_ring_ctx *ctx, uint32_t us)
 	return ok;
 }
 
-static void emu_ring_set_status(struct emu_ring *r, enum npu_ring_state state)
+void emu_ring_set_status(struct emu_ring *r, enum npu_ring_state state)
 {
 	emu_ring_write32(r, NPU_RING_STATUS, state);
 }
@@ -253,7 +198,7 @@ void emu_ring_raise_irq(struct emu_ring *r)
 }
 
 /* One-shot FAIL_DMA fault: consumed by the transfer that hits it. */
-static bool emu_ring_take_fail_dma(struct emu_ring *r)
+bool emu_ring_take_fail_dma(struct emu_ring *r)
 {
 	bool fail;
 
@@ -274,196 +219,12 @@ static uint32_t emu_ring_delay_us(struct emu_ring *r)
 	return us;
 }
 
-/* The driver may rewrite the slot behind our back: copy it once. */
-static void emu_ring_fetch(struct emu_ring *r, struct emu_cmd *c)
-{
-	uint64_t gpa = r->base + (uint64_t)(r->head & (r->size - 1)) *
-		       sizeof(struct npu_cmd);
-	struct npu_cmd raw;
-
-	memcpy(&raw, emu_dma_host_ptr(r->card, gpa), sizeof(raw));
-	c->opcode = le16toh(raw.opcode);
-	c->flags = le16toh(raw.flags);
-	c->arg = le32toh(raw.arg);
-	c->dst = le64toh(raw.dst);
-	c->src = le64toh(raw.src);
-	c->size = le64toh(raw.size);
-	c->value = le64toh(raw.value);
-	c->src_sg_count = le32toh(raw.src_sg_count);
-	c->dst_sg_count = le32toh(raw.dst_sg_count);
-	c->rsvd[0] = le64toh(raw.rsvd[0]);
-	c->rsvd[1] = le64toh(raw.rsvd[1]);
-}
-
-/* Opcode, flags and the fields the opcode does not use. */
-static int emu_cmd_check_fields(const struct emu_cmd *c)
-{
-	const struct emu_op_desc *op;
-	uint8_t fields;
-
-	if (c->opcode >= ARRAY_SIZE(op_table))
-		return NPU_ERR_OPCODE;
-	op = &op_table[c->opcode];
-
-	if (c->flags & ~op->flags)
-		return NPU_ERR_RESERVED;
-	/* a FENCE's src is the word that asks for its interrupt */
-	fields = op->fields | (c->flags & NPU_CMD_IRQ_IF ? F_SRC : 0);
-	if ((c->arg && !(fields & F_ARG)) ||
-	    (c->dst && !(fields & F_DST)) ||
-	    (c->src && !(fields & F_SRC)) ||
-	    (c->size && !(fields & F_SIZE)) ||
-	    (c->value && !(fields & F_VALUE)))
-		return NPU_ERR_RESERVED;
-	if ((c->src_sg_count && !(c->flags & NPU_CMD_SRC_SGL)) ||
-	    (c->dst_sg_count && !(c->flags & NPU_CMD_DST_SGL)))
-		return NPU_ERR_RESERVED;
-	if (c->rsvd[0] || c->rsvd[1])
-		return NPU_ERR_RESERVED;
-
-	/* arg carries a byte for FILL and a condition for WAIT */
-	if (c->opcode == NPU_OP_FILL && c->arg > 0xff)
-		return NPU_ERR_RESERVED;
-	if (c->opcode == NPU_OP_WAIT && c->arg > NPU_WAIT_NOR)
-		return NPU_ERR_RESERVED;
-	return NPU_ERR_NONE;
-}
-
-/* One side of a COPY or FILL: an SGL table, a host range or a device range. */
-static int copy_side(struct emu_card *card, struct emu_dma_side *side,
-		     uint64_t addr, uint64_t size, bool sgl, bool host,
-		     uint32_t sg_count)
-{
-	if (sgl)
-		return emu_dma_side_sgl(card, side, addr, sg_count, size);
-	return emu_dma_side_contig(card, side, addr, host, size);
-}
-
-static int emu_exec_copy(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
-{
-	struct emu_dma_client client = emu_ring_dma_client(ctx);
-	struct emu_card *card = ctx->r->card;
-	struct emu_dma_side src = { 0 }, dst = { 0 };
-	int err;
-
-	err = copy_side(card, &src, c->src, c->size,
-			c->flags & NPU_CMD_SRC_SGL,
-			c->flags & (NPU_CMD_SRC_HOST | NPU_CMD_SRC_SGL),
-			c->src_sg_count);
-	if (!err)
-		err = copy_side(card, &dst, c->dst, c->size,
-				c->flags & NPU_CMD_DST_SGL,
-				c->flags & (NPU_CMD_DST_HOST | NPU_CMD_DST_SGL),
-				c->dst_sg_count);
-	if (!err && emu_ring_take_fail_dma(ctx->r))
-		err = NPU_ERR_DMA;
-	if (!err && !emu_dma_copy(card, &dst, &src, c->size, &client))
-		err = CMD_ABORTED;
-
-	emu_dma_side_free(&src);
-	emu_dma_side_free(&dst);
-	return err;
-}
-
-static int emu_exec_fill(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
-{
-	struct emu_dma_client client = emu_ring_dma_client(ctx);
-	struct emu_card *card = ctx->r->card;
-	struct emu_dma_side dst = { 0 };
-	int err;
-
-	err = copy_side(card, &dst, c->dst, c->size,
-			c->flags & NPU_CMD_DST_SGL,
-			c->flags & (NPU_CMD_DST_HOST | NPU_CMD_DST_SGL),
-			c->dst_sg_count);
-	if (!err && emu_ring_take_fail_dma(ctx->r))
-		err = NPU_ERR_DMA;
-	if (!err && !emu_dma_fill(card, &dst, c->arg, c->size, &client))
-		err = CMD_ABORTED;
-
-	emu_dma_side_free(&dst);
-	return err;
-}
-
-static void word_store(uint64_t *word, uint64_t v)
-{
-	__atomic_store_n(word, htole64(v), __ATOMIC_RELEASE);
-}
-
-static uint64_t word_load(uint64_t *word)
-{
-	return le64toh(__atomic_load_n(word, __ATOMIC_ACQUIRE));
-}
-
-/* The host u32 whose value says whether an IRQ_IF command interrupts. */
-static int emu_irq_if_check(struct emu_card *card, const struct emu_cmd *c)
-{
-	if (!(c->flags & NPU_CMD_IRQ_IF))
-		return NPU_ERR_NONE;
-	if (c->src & 3)
-		return NPU_ERR_ALIGN;
-	if (!emu_dma_host_ok(card, c->src, sizeof(uint32_t)))
-		return NPU_ERR_HOST_ADDR;
-	return NPU_ERR_NONE;
-}
-
-static int emu_exec_fence(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
-{
-	struct emu_card *card = ctx->r->card;
-	bool with_time = c->flags & NPU_CMD_FENCE_TIME;
-	uint64_t *word;
-	int err;
-
-	err = emu_irq_if_check(card, c);
-	if (err)
-		return err;
-	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST,
-			   with_time ? 16 : 8, &word);
-	if (err)
-		return err;
-	/* The time first: whoever sees the value may read the time. */
-	if (with_time)
-		word_store(word + 1, emu_card_clock_ns(card));
-	word_store(word, c->value);
-	emu_trace(ctx->r->idx, EMU_TRACE_FENCE, c->value);
-	emu_card_fence_written(card);
-	return NPU_ERR_NONE;
-}
-
-static int emu_exec_timestamp(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
-{
-	struct emu_card *card = ctx->r->card;
-	uint64_t *word;
-	int err;
-
-	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
-	if (err)
-		return err;
-	word_store(word, emu_card_clock_ns(card));
-	return NPU_ERR_NONE;
-}
-
-static bool wait_cond_met(uint32_t cond, uint64_t word, uint64_t value)
-{
-	switch (cond) {
-	case NPU_WAIT_GEQ:
-		return (int64_t)(word - value) >= 0;
-	case NPU_WAIT_EQ:
-		return word == value;
-	case NPU_WAIT_AND:
-		return (word & value) != 0;
-	case NPU_WAIT_NOR:
-		return ~(word | value) != 0;
-	}
-	return false;
-}
-
 /*
  * Sleep until a fence is written anywhere on the card, the poll period
  * passes or the ring is reset.  seq is the fence count the caller saw
  * before it last looked at the word, so a fence in between is not missed.
  */
-static void emu_ring_wait_for_fence(struct emu_ring_ctx *ctx, uint64_t seq)
+void emu_ring_wait_for_fence(struct emu_ring_ctx *ctx, uint64_t seq)
 {
 	struct emu_ring *r = ctx->r;
 	struct timespec ts = emu_ns_to_timespec(emu_monotonic_ns() +
@@ -476,239 +237,6 @@ static void emu_ring_wait_for_fence(struct emu_ring_ctx *ctx, uint64_t seq)
 		pthread_cond_timedwait(&r->wake, &r->lock, &ts);
 	r->waiting = false;
 	pthread_mutex_unlock(&r->lock);
-}
-
-static int emu_exec_wait(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
-{
-	struct emu_card *card = ctx->r->card;
-	bool waiting = false;
-	uint64_t *word;
-	int err;
-
-	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
-	if (err)
-		return err;
-
-	for (;;) {
-		uint64_t seq = __atomic_load_n(&card->fence_seq,
-					       __ATOMIC_ACQUIRE);
-
-		if (wait_cond_met(c->arg, word_load(word), c->value))
-			break;
-		if (!waiting) {
-			emu_ring_set_status(ctx->r, NPU_RING_WAITING);
-			waiting = true;
-		}
-		emu_ring_wait_for_fence(ctx, seq);
-		if (!emu_ring_checkpoint(ctx))
-			return CMD_ABORTED;
-	}
-	if (waiting)
-		emu_ring_set_status(ctx->r, NPU_RING_RUNNING);
-	return NPU_ERR_NONE;
-}
-
-static int emu_exec_compute(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
-{
-	struct emu_compute_client client = emu_ring_compute_client(ctx);
-	int err;
-
-	err = emu_compute(ctx->r->card, c->flags, c->src, c->size, &client);
-	return err == EMU_COMPUTE_ABORTED ? CMD_ABORTED : err;
-}
-
-static int emu_exec_cmd(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
-{
-	int err = emu_cmd_check_fields(c);
-
-	if (err)
-		return err;
-
-	switch (c->opcode) {
-	case NPU_OP_NOP:
-		return NPU_ERR_NONE;
-	case NPU_OP_COPY:
-		return emu_exec_copy(ctx, c);
-	case NPU_OP_FILL:
-		return emu_exec_fill(ctx, c);
-	case NPU_OP_FENCE:
-		return emu_exec_fence(ctx, c);
-	case NPU_OP_WAIT:
-		return emu_exec_wait(ctx, c);
-	case NPU_OP_TIMESTAMP:
-		return emu_exec_timestamp(ctx, c);
-	case NPU_OP_COMPUTE:
-		return emu_exec_compute(ctx, c);
-	}
-	return NPU_ERR_OPCODE;
-}
-
-/* struct npu_direct_cmd in host byte order. */
-struct emu_dcmd {
-	uint16_t opcode;
-	uint16_t flags;
-	uint32_t arg;
-	uint32_t dst_bind;
-	uint32_t src_bind;
-	uint64_t dst;
-	uint64_t src;
-	uint64_t size;
-	uint64_t value;
-	uint64_t rsvd[2];
-};
-
-/* Fields of a direct command an opcode may use, beyond the F_* ones. */
-#define F_DST_BIND		0x20
-#define F_SRC_BIND		0x40
-
-static const uint8_t direct_fields[] = {
-	[NPU_OP_NOP]	   = 0,
-	[NPU_OP_COPY]	   = F_DST_BIND | F_SRC_BIND | F_DST | F_SRC | F_SIZE,
-	[NPU_OP_FILL]	   = F_DST_BIND | F_ARG | F_DST | F_SIZE,
-	[NPU_OP_FENCE]	   = F_DST_BIND | F_VALUE,
-	[NPU_OP_WAIT]	   = F_DST_BIND | F_ARG | F_VALUE,
-	[NPU_OP_TIMESTAMP] = F_DST_BIND,
-	[NPU_OP_COMPUTE]   = F_SRC_BIND | F_SRC | F_SIZE,
-};
-
-/* The submitter may rewrite the slot behind our back: copy it once. */
-static void emu_ring_fetch_direct(struct emu_ring *r, struct emu_dcmd *d)
-{
-	uint64_t gpa = r->base + (uint64_t)(r->head & (r->size - 1)) *
-		       sizeof(struct npu_direct_cmd);
-	struct npu_direct_cmd raw;
-
-	memcpy(&raw, emu_dma_host_ptr(r->card, gpa), sizeof(raw));
-	d->opcode = le16toh(raw.opcode);
-	d->flags = le16toh(raw.flags);
-	d->arg = le32toh(raw.arg);
-	d->dst_bind = le32toh(raw.dst_bind);
-	d->src_bind = le32toh(raw.src_bind);
-	d->dst = le64toh(raw.dst);
-	d->src = le64toh(raw.src);
-	d->size = le64toh(raw.size);
-	d->value = le64toh(raw.value);
-	d->rsvd[0] = le64toh(raw.rsvd[0]);
-	d->rsvd[1] = le64toh(raw.rsvd[1]);
-}
-
-static int emu_dcmd_check_fields(const struct emu_dcmd *d)
-{
-	uint8_t fields;
-
-	if (d->opcode >= ARRAY_SIZE(direct_fields))
-		return NPU_ERR_OPCODE;
-	fields = direct_fields[d->opcode];
-	if (d->flags || d->rsvd[0] || d->rsvd[1] ||
-	    (d->arg && !(fields & F_ARG)) ||
-	    (d->dst_bind && !(fields & F_DST_BIND)) ||
-	    (d->src_bind && !(fields & F_SRC_BIND)) ||
-	    (d->dst && !(fields & F_DST)) ||
-	    (d->src && !(fields & F_SRC)) ||
-	    (d->size && !(fields & F_SIZE)) ||
-	    (d->value && !(fields & F_VALUE)))
-		return NPU_ERR_RESERVED;
-	if ((fields & F_SIZE) && !d->size)
-		return NPU_ERR_RESERVED;
-	if (d->opcode == NPU_OP_FILL && d->arg > 0xff)
-		return NPU_ERR_RESERVED;
-	if (d->opcode == NPU_OP_WAIT && d->arg > NPU_WAIT_NOR)
-		return NPU_ERR_RESERVED;
-	return NPU_ERR_NONE;
-}
-
-/* COPY and FILL: the bindings are held from the lookup to the last byte. */
-static int emu_exec_direct_transfer(struct emu_ring_ctx *ctx, const struct emu_dcmd *d)
-{
-	struct emu_dma_client client = emu_ring_dma_client(ctx);
-	struct emu_ring *r = ctx->r;
-	struct emu_card *card = r->card;
-	struct emu_dma_side src = { 0 }, dst = { 0 };
-	bool copy = d->opcode == NPU_OP_COPY;
-	int err;
-
-	emu_direct_enter(card, &r->dir);
-	err = emu_direct_side(card, &r->dir, d->dst_bind, d->dst, d->size, &dst);
-	if (!err && copy)
-		err = emu_direct_side(card, &r->dir, d->src_bind, d->src, d->size, &src);
-	if (!err && emu_ring_take_fail_dma(r))
-		err = NPU_ERR_DMA;
-	if (!err && !(copy ? emu_dma_copy(card, &dst, &src, d->size, &client) :
-		      emu_dma_fill(card, &dst, d->arg, d->size, &client)))
-		err = CMD_ABORTED;
-	emu_direct_leave(&r->dir);
-
-	emu_dma_side_free(&src);
-	emu_dma_side_free(&dst);
-	return err;
-}
-
-/* COMPUTE: the tensors' buffers are held, as a transfer's, to the operator's end. */
-static int emu_exec_direct_compute(struct emu_ring_ctx *ctx, const struct emu_dcmd *d)
-{
-	struct emu_compute_client client = emu_ring_compute_client(ctx);
-	struct emu_ring *r = ctx->r;
-	int err;
-
-	emu_direct_enter(r->card, &r->dir);
-	err = emu_compute_direct(r->card, &r->dir, d->src_bind, d->src, d->size, &client);
-	emu_direct_leave(&r->dir);
-	return err == EMU_COMPUTE_ABORTED ? CMD_ABORTED : err;
-}
-
-/*
- * FENCE, WAIT and TIMESTAMP on a slot, run as the privileged commands
- * would on its address.  *done gets what completion needs: a FENCE
- * interrupts as an IRQ_IF on the slot's word.
- */
-static int emu_exec_direct_slot(struct emu_ring_ctx *ctx, const struct emu_dcmd *d,
-				struct emu_cmd *done)
-{
-	uint64_t slot_gpa, irq_gpa;
-	int err;
-
-	err = emu_direct_slot(&ctx->r->dir, d->dst_bind, &slot_gpa, &irq_gpa);
-	if (err)
-		return err;
-	done->flags = NPU_CMD_DST_HOST;
-	done->dst = slot_gpa;
-	done->value = d->value;
-	done->arg = d->arg;
-	switch (d->opcode) {
-	case NPU_OP_FENCE:
-		done->flags |= NPU_CMD_FENCE_TIME | NPU_CMD_IRQ_IF;
-		done->src = irq_gpa;
-		return emu_exec_fence(ctx, done);
-	case NPU_OP_WAIT:
-		return emu_exec_wait(ctx, done);
-	default:
-		done->dst += offsetof(struct npu_slot, timestamp);
-		return emu_exec_timestamp(ctx, done);
-	}
-}
-
-/* A direct command; *done is what its completion goes by. */
-static int emu_exec_direct(struct emu_ring_ctx *ctx, const struct emu_dcmd *d,
-			   struct emu_cmd *done)
-{
-	int err = emu_dcmd_check_fields(d);
-
-	memset(done, 0, sizeof(*done));
-	done->opcode = d->opcode;
-	if (err)
-		return err;
-
-	switch (d->opcode) {
-	case NPU_OP_NOP:
-		return NPU_ERR_NONE;
-	case NPU_OP_COPY:
-	case NPU_OP_FILL:
-		return emu_exec_direct_transfer(ctx, d);
-	case NPU_OP_COMPUTE:
-		return emu_exec_direct_compute(ctx, d);
-	default:
-		return emu_exec_direct_slot(ctx, d, done);
-	}
 }
 
 /*

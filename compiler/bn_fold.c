@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 5, batch norm folding: an inference BatchNormalization whose input
+ * Batch norm folding: an inference BatchNormalization whose input
  * is a convolution's output, used by nothing else, becomes part of the
  * convolution.  With f = scale / sqrt(var + epsilon) per output channel,
  * the weights become w * f and the bias (b - mean) * f + B.  New constants

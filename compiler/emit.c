@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 10, emit: the .om file of compiler/om_format.h and docs/om-format.md.
+ * Emit: the .om file of compiler/om_format.h and docs/om-format.md.
  * The header, the inputs' and outputs' descriptions, one record per card
  * operator (those the loader runs once first: the weights the card packs),
  * the weights, and the names.  Before it returns, every tensor
@@ -169,35 +169,15 @@ static int write_record(struct ir_graph *g, const struct lo_op *op, uint8_t *p,
 	return 0;
 }
 
-/* The operators run at load first, then those of every execution. */
-static int lower_all(struct ir_graph *g, struct lo_op **ops, int *num_load, int *num_ops,
-		     uint64_t *program)
+/* The bytes of the program's records, those run at load included. */
+static uint64_t program_size(const struct lo_program *prog)
 {
-	int i, pass, n = 0, ret;
+	uint64_t size = 0;
+	int i;
 
-	*ops = calloc((size_t)g->num_nodes + 1, sizeof(**ops));
-	if (!*ops)
-		return ir_error(g, NPUCC_E_NOMEM, "out of memory");
-	*program = 0;
-	*num_load = 0;
-	ir_count_uses(g);
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < g->num_nodes; i++) {
-			if (g->nodes[i]->at_load != !pass)
-				continue;
-			ret = lower_node(g, g->nodes[i], &(*ops)[n]);
-			if (ret < 0)
-				return -1;
-			if (ret > 0)
-				continue;
-			*program += record_size(&(*ops)[n]);
-			n++;
-		}
-		if (!pass)
-			*num_load = n;
-	}
-	*num_ops = n - *num_load;
-	return 0;
+	for (i = 0; i < prog->num_load + prog->num_ops; i++)
+		size += record_size(&prog->ops[i]);
+	return size;
 }
 
 /*
@@ -301,20 +281,15 @@ static int build(struct ir_graph *g, const struct lo_op *ops, int num_load, int 
 	return 0;
 }
 
-int pass_emit(struct ir_graph *g, uint64_t workspace, uint64_t weights,
-	      void **om, size_t *om_size, int *num_ops)
+int pass_emit(struct ir_graph *g, const struct lo_program *prog, uint64_t workspace,
+	      uint64_t weights, void **om, size_t *om_size)
 {
 	struct strtab st = { 0 };
-	struct lo_op *ops = NULL;
-	uint64_t program = 0;
 	uint8_t *file = NULL;
-	int num_load = 0, ret;
+	int ret;
 
-	ret = lower_all(g, &ops, &num_load, num_ops, &program);
-	if (!ret)
-		ret = build(g, ops, num_load, *num_ops, program, workspace, weights, &st, &file,
-			    om_size);
-	free(ops);
+	ret = build(g, prog->ops, prog->num_load, prog->num_ops, program_size(prog), workspace,
+		    weights, &st, &file, om_size);
 	free(st.buf);
 	*om = file;
 	return ret;

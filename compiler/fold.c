@@ -15,9 +15,40 @@
 #include "ir.h"
 #include "ops.h"
 
-bool fold_needs_data(const struct ir_node *n)
+/* Shape and Size fold from the input's shape alone. */
+static bool fold_needs_data(const struct ir_node *n)
 {
 	return strcmp(n->op, "Shape") && strcmp(n->op, "Size");
+}
+
+static bool foldable(const struct ir_node *n, const struct op_def *def)
+{
+	int k;
+
+	if (!def->fold)
+		return false;
+	if (!fold_needs_data(n))
+		return true;
+	for (k = 0; k < n->num_in; k++)
+		if (n->in[k] && !n->in[k]->data)
+			return false;
+	return true;
+}
+
+int fold_node(struct ir_graph *g, struct ir_node *n, const struct op_def *def)
+{
+	int k;
+
+	if (!foldable(n, def))
+		return 0;
+	if (def->fold(g, n))
+		return -1;
+	ir_log(g, NPUCC_LOG_DEBUG, "folded %s '%s'", n->op, n->name);
+	for (k = 0; k < n->num_out; k++)
+		if (n->out[k])
+			n->out[k]->producer = NULL;
+	n->dead = true;
+	return 0;
 }
 
 static int alloc_outputs(struct ir_graph *g, struct ir_node *n)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 6, activation fusion: an elementwise activation whose input is the
+ * Activation fusion: an elementwise activation whose input is the
  * output of a convolution, matrix product, binary op or normalization,
  * used by nothing else, becomes that node's fused activation (the card's
  * npu_activation), saving an operator and a trip through memory.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 1, import: an ONNX ModelProto (decoded by the protobuf-c code that
+ * Import: an ONNX ModelProto (decoded by the protobuf-c code that
  * the build generates from onnx.proto) becomes the IR.  Nothing in the
  * file is trusted: every count, size, name and type is checked, and the
  * nodes are put in an order where each input is defined before its use.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 2, input shapes: --input_shape ("name:n,c,h,w;name2:...", as the
+ * Input shapes: --input_shape ("name:n,c,h,w;name2:...", as the
  * vendor's atc takes it) fixes the dims a model leaves dynamic.  A given
  * shape must agree with every dim the model fixes itself; afterwards every
  * graph input has a complete static shape, or compilation stops here.

@@ -177,17 +177,20 @@ void ir_log(struct ir_graph *g, int level, const char *fmt, ...)
 
 /* The passes, in the order npucc.c runs them. */
 int pass_import(struct ir_graph *g, const void *buf, size_t len);
-int pass_import_desc(struct ir_graph *g, const struct npucc_desc *desc);
+int pass_import_spec(struct ir_graph *g, const struct npucc_spec *spec);
 int import_sort_nodes(struct ir_graph *g);
 int pass_input_shape(struct ir_graph *g);
 int pass_infer(struct ir_graph *g);
+int pass_legalize(struct ir_graph *g);
 int pass_bn_fold(struct ir_graph *g);
 int pass_fuse(struct ir_graph *g);
 int pass_output_type(struct ir_graph *g);
 int pass_layout(struct ir_graph *g);
 int pass_memplan(struct ir_graph *g, uint64_t *workspace, uint64_t *weights);
-int pass_emit(struct ir_graph *g, uint64_t workspace, uint64_t weights,
-	      void **om, size_t *om_size, int *num_ops);
+struct lo_program;
+int pass_lower(struct ir_graph *g, struct lo_program *prog);
+int pass_emit(struct ir_graph *g, const struct lo_program *prog, uint64_t workspace,
+	      uint64_t weights, void **om, size_t *om_size);
 
 /* npucc.c: import to layout, for tests that look at the IR. */
 int npucc_build_graph(struct ir_graph *g, const void *onnx, size_t size);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 7, layout: the card runs convolutions fastest on oneDNN's blocked
+ * Layout: the card runs convolutions fastest on oneDNN's blocked
  * nChw16c layout (NPU_FORMAT_NCHW16C), and a tensor that changes layout
  * between two operators costs a reorder of the whole activation each way.
  * So activations stay blocked along whole chains of operators that take

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 9, lowering: each node left in the graph becomes the card operator
+ * Lowering: each node left in the graph becomes the card operator
  * that computes it, with its attributes in the card's terms.  ONNX's
  * conventions that the card does not share are resolved here: 1-D
  * convolutions and pools run as 2-D ones of height 1, vectors in MatMul
@@ -9,6 +9,7 @@
  * keepdims see their output with its 1s.
  */
 #include <endian.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
@@ -569,7 +570,8 @@ static int check_types(struct ir_graph *g, const struct ir_node *n, const struct
 	return 0;
 }
 
-int lower_node(struct ir_graph *g, const struct ir_node *n, struct lo_op *op)
+/* 0: @op is filled; 1: the node is a view and needs no operator. */
+static int lower_node(struct ir_graph *g, const struct ir_node *n, struct lo_op *op)
 {
 	static int (*const fns[])(struct ir_graph *, const struct ir_node *, struct lo_op *) = {
 		[NPU_OPERATOR_CONV2D] = lower_conv,
@@ -601,4 +603,31 @@ int lower_node(struct ir_graph *g, const struct ir_node *n, struct lo_op *op)
 	    fns[kind](g, n, op))
 		return -1;
 	return check_types(g, n, op);
+}
+
+/* The operators run at load first, then those of every execution. */
+int pass_lower(struct ir_graph *g, struct lo_program *prog)
+{
+	int i, round, n = 0, ret;
+
+	memset(prog, 0, sizeof(*prog));
+	prog->ops = calloc((size_t)g->num_nodes + 1, sizeof(*prog->ops));
+	if (!prog->ops)
+		return ir_error(g, NPUCC_E_NOMEM, "out of memory");
+	ir_count_uses(g);
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < g->num_nodes; i++) {
+			if (g->nodes[i]->at_load != !round)
+				continue;
+			ret = lower_node(g, g->nodes[i], &prog->ops[n]);
+			if (ret < 0)
+				return -1;
+			if (!ret)
+				n++;
+		}
+		if (!round)
+			prog->num_load = n;
+	}
+	prog->num_ops = n - prog->num_load;
+	return 0;
 }

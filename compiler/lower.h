@@ -25,8 +25,12 @@ struct lo_op {
 	struct lo_tensor t[NPU_OP_MAX_TENSORS];
 };
 
-/* 0: @op is filled; 1: the node is a view and needs no operator. */
-int lower_node(struct ir_graph *g, const struct ir_node *n, struct lo_op *op);
+/* The lowering pass's result, for emit: the loader's operators first. */
+struct lo_program {
+	struct lo_op *ops;
+	int num_load;		/* ops run once, at load */
+	int num_ops;		/* ops run at every execution, after those */
+};
 
 int npu_dtype_of(int ir_dtype);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 8, memory planning: where each tensor's bytes live.
+ * Memory planning: where each tensor's bytes live.
  *
  * - Constants the card reads go to the weights region, each once, and so
  *   do the weights the card packs at load (room for any layout it picks).

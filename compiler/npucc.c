@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ir.h"
+#include "lower.h"
 #include "om_format.h"
 
 const char *npucc_error_name(int error)
@@ -46,8 +46,8 @@ static int check_options(struct ir_graph *g)
 /* The graph passes after the import, to layout. */
 static int build_imported(struct ir_graph *g)
 {
-	if (pass_input_shape(g) || pass_infer(g) || pass_bn_fold(g) || pass_fuse(g) ||
-	    pass_output_type(g))
+	if (pass_input_shape(g) || pass_infer(g) || pass_legalize(g) || pass_bn_fold(g) ||
+	    pass_fuse(g) || pass_output_type(g))
 		return -1;
 	ir_remove_dead(g);
 	return pass_layout(g);
@@ -61,9 +61,9 @@ int npucc_build_graph(struct ir_graph *g, const void *onnx, size_t size)
 	return build_imported(g);
 }
 
-static int build_desc(struct ir_graph *g, const struct npucc_desc *desc)
+static int build_spec(struct ir_graph *g, const struct npucc_spec *spec)
 {
-	if (check_options(g) || pass_import_desc(g, desc))
+	if (check_options(g) || pass_import_spec(g, spec))
 		return -1;
 	return build_imported(g);
 }
@@ -87,12 +87,13 @@ static uint64_t activations(const struct ir_graph *g)
 	return sum;
 }
 
-/* Either an ONNX model (@onnx, @size) or a description (@desc). */
-static int compile(const void *onnx, size_t size, const struct npucc_desc *desc,
+/* Either an ONNX model (@onnx, @size) or a graph spec (@spec). */
+static int compile(const void *onnx, size_t size, const struct npucc_spec *spec,
 		   const struct npucc_options *opts, struct npucc_result *res)
 {
 	struct ir_graph *g = ir_graph_new(opts);
 	uint64_t workspace = 0, weights = 0;
+	struct lo_program prog = { 0 };
 	int built;
 
 	memset(res, 0, sizeof(*res));
@@ -101,9 +102,10 @@ static int compile(const void *onnx, size_t size, const struct npucc_desc *desc,
 		snprintf(res->message, sizeof(res->message), "out of memory");
 		return res->error;
 	}
-	built = desc ? build_desc(g, desc) : npucc_build_graph(g, onnx, size);
-	if (!built && !pass_memplan(g, &workspace, &weights) &&
-	    !pass_emit(g, workspace, weights, &res->om, &res->om_size, &res->stats.num_ops)) {
+	built = spec ? build_spec(g, spec) : npucc_build_graph(g, onnx, size);
+	if (!built && !pass_memplan(g, &workspace, &weights) && !pass_lower(g, &prog) &&
+	    !pass_emit(g, &prog, workspace, weights, &res->om, &res->om_size)) {
+		res->stats.num_ops = prog.num_ops;
 		res->stats.workspace_size = workspace;
 		res->stats.weights_size = weights;
 		res->stats.activations_size = activations(g);
@@ -119,6 +121,7 @@ static int compile(const void *onnx, size_t size, const struct npucc_desc *desc,
 		snprintf(res->message, sizeof(res->message), "%s", g->err[0] ? g->err : "failed");
 		ir_log(g, NPUCC_LOG_ERROR, "%s", res->message);
 	}
+	free(prog.ops);
 	ir_graph_free(g);
 	return res->error;
 }
@@ -129,16 +132,16 @@ int npucc_compile(const void *onnx, size_t size, const struct npucc_options *opt
 	return compile(onnx, size, NULL, opts, res);
 }
 
-int npucc_compile_desc(const struct npucc_desc *desc, const struct npucc_options *opts,
+int npucc_compile_spec(const struct npucc_spec *spec, const struct npucc_options *opts,
 		       struct npucc_result *res)
 {
-	if (!desc) {
+	if (!spec) {
 		memset(res, 0, sizeof(*res));
 		res->error = NPUCC_E_INVALID_MODEL;
-		snprintf(res->message, sizeof(res->message), "no graph description");
+		snprintf(res->message, sizeof(res->message), "no graph spec");
 		return res->error;
 	}
-	return compile(NULL, 0, desc, opts, res);
+	return compile(NULL, 0, spec, opts, res);
 }
 
 int npucc_compile_file(const char *path, const struct npucc_options *opts,

@@ -77,7 +77,7 @@ int npucc_compile_file(const char *path, const struct npucc_options *opts,
 		       struct npucc_result *result);
 
 /*
- * A graph given as a description instead of ONNX bytes, for libge_runner:
+ * A graph given as a spec instead of ONNX bytes, for libge_runner:
  * the same IR and the same passes as npucc_compile.  Op types, attribute
  * names and data types are ONNX's (opset @opset); values are named, and a
  * node's inputs name graph inputs, constants or earlier nodes' outputs.
@@ -90,7 +90,7 @@ enum npucc_attr_type {
 	NPUCC_ATTR_INTS = 7,
 };
 
-struct npucc_desc_attr {
+struct npucc_spec_attr {
 	const char *name;
 	int type;			/* enum npucc_attr_type */
 	float f;
@@ -101,7 +101,7 @@ struct npucc_desc_attr {
 	const int64_t *ints;
 };
 
-struct npucc_desc_tensor {
+struct npucc_spec_tensor {
 	const char *name;
 	int dtype;			/* ONNX TensorProto.DataType */
 	int rank;
@@ -110,26 +110,26 @@ struct npucc_desc_tensor {
 	size_t size;			/* bytes at data */
 };
 
-struct npucc_desc_node {
+struct npucc_spec_node {
 	const char *name;
 	const char *op;
 	int num_in, num_out;
 	const char *const *in;		/* NULL or "": an optional input left out */
 	const char *const *out;
 	int num_attrs;
-	const struct npucc_desc_attr *attrs;
+	const struct npucc_spec_attr *attrs;
 };
 
-struct npucc_desc {
+struct npucc_spec {
 	int opset;
 	int num_inputs, num_consts, num_nodes, num_outputs;
-	const struct npucc_desc_tensor *inputs;	/* in the model's input order */
-	const struct npucc_desc_tensor *consts;
-	const struct npucc_desc_node *nodes;
+	const struct npucc_spec_tensor *inputs;	/* in the model's input order */
+	const struct npucc_spec_tensor *consts;
+	const struct npucc_spec_node *nodes;
 	const char *const *outputs;		/* value names, in output order */
 };
 
-int npucc_compile_desc(const struct npucc_desc *desc, const struct npucc_options *opts,
+int npucc_compile_spec(const struct npucc_spec *desc, const struct npucc_options *opts,
 		       struct npucc_result *result);
 
 void npucc_result_free(struct npucc_result *result);

@@ -83,7 +83,7 @@ int fold_range(struct ir_graph *g, struct ir_node *n);
 int fold_expand(struct ir_graph *g, struct ir_node *n);
 int fold_reduce(struct ir_graph *g, struct ir_node *n);
 
-/* Shape and Size fold from the input's shape alone. */
-bool fold_needs_data(const struct ir_node *n);
+/* Folds @n after its shape function if its inputs allow: @n is then dead. */
+int fold_node(struct ir_graph *g, struct ir_node *n, const struct op_def *def);
 
 #endif /* NPUCC_OPS_H */

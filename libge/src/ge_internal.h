@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libge_runner's insides: what an Operator, a Graph and a Session hold,
- * and the lowering of a graph into libnpucc's description.
+ * and the translation of a graph into ONNX operators, as libnpucc's graph
+ * spec (to_onnx.cc).
  */
 #ifndef NPU_GE_INTERNAL_H
 #define NPU_GE_INTERNAL_H
@@ -84,9 +85,10 @@ GE_FUNC_VISIBILITY void SetErrorMsg(const std::string &msg);
 std::string ErrorMsg();
 
 /*
- * The .om of a graph: lowered into libnpucc's description and compiled,
- * or, for a parsed model, compiled from its ONNX bytes.  @shapes gives
- * the inputs' shapes and types where BuildGraph was given tensors.
+ * The .om of a graph: translated into ONNX operators in libnpucc's graph
+ * spec and compiled, or, for a parsed model, compiled from its ONNX bytes.
+ * @shapes gives the inputs' shapes and types where BuildGraph was given
+ * tensors.
  */
 Status CompileGraphToOm(const GraphImpl &g, const std::vector<TensorDesc> &shapes,
 			const std::map<std::string, std::string> &options,

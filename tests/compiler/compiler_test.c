@@ -874,8 +874,8 @@ TEST(unsupported_operator_is_named)
 	ob_free(&b);
 }
 
-/* x [2,3] -> Conv-free chain: Mul by w, Relu, Softmax(axis 1): the same as ONNX and as a description. */
-TEST(description_compiles_as_the_same_onnx)
+/* x [2,3] -> Conv-free chain: Mul by w, Relu, Softmax(axis 1): the same as ONNX and as a graph spec. */
+TEST(graph_spec_compiles_as_the_same_onnx)
 {
 	static const int64_t dx[] = { 2, 3 }, dw[] = { 3 };
 	static const float w[] = { 0.5f, -2.0f, 1.5f };
@@ -883,22 +883,22 @@ TEST(description_compiles_as_the_same_onnx)
 	static const char *const relu_in[] = { "m" }, *const relu_out[] = { "r" };
 	static const char *const sm_in[] = { "r" }, *const sm_out[] = { "y" };
 	static const char *const outputs[] = { "y" };
-	struct npucc_desc_attr axis = { .name = "axis", .type = NPUCC_ATTR_INT, .i = 1 };
-	struct npucc_desc_tensor input = { .name = "x", .dtype = 1, .rank = 2, .dims = dx };
-	struct npucc_desc_tensor weight = { .name = "w", .dtype = 1, .rank = 1, .dims = dw,
+	struct npucc_spec_attr axis = { .name = "axis", .type = NPUCC_ATTR_INT, .i = 1 };
+	struct npucc_spec_tensor input = { .name = "x", .dtype = 1, .rank = 2, .dims = dx };
+	struct npucc_spec_tensor weight = { .name = "w", .dtype = 1, .rank = 1, .dims = dw,
 					    .data = w, .size = sizeof(w) };
-	struct npucc_desc_node nodes[] = {
+	struct npucc_spec_node nodes[] = {
 		{ .name = "mul", .op = "Mul", .num_in = 2, .num_out = 1, .in = mul_in, .out = mul_out },
 		{ .name = "relu", .op = "Relu", .num_in = 1, .num_out = 1, .in = relu_in, .out = relu_out },
 		{ .name = "sm", .op = "Softmax", .num_in = 1, .num_out = 1, .in = sm_in, .out = sm_out,
 		  .num_attrs = 1, .attrs = &axis },
 	};
-	struct npucc_desc desc = {
+	struct npucc_spec spec = {
 		.opset = 13, .num_inputs = 1, .num_consts = 1, .num_nodes = 3, .num_outputs = 1,
 		.inputs = &input, .consts = &weight, .nodes = nodes, .outputs = outputs,
 	};
 	struct npucc_options opts = { .log_level = NPUCC_LOG_NULL };
-	struct npucc_result from_onnx, from_desc;
+	struct npucc_result from_onnx, from_spec;
 	struct onnx_builder b;
 	Onnx__NodeProto *sm;
 
@@ -911,13 +911,13 @@ TEST(description_compiles_as_the_same_onnx)
 	ob_attr_i(&b, sm, "axis", 1);
 	ob_output(&b, "y");
 	ASSERT_EQ(NPUCC_OK, compile(&b, NULL, &from_onnx)) TH_LOG("%s", from_onnx.message);
-	ASSERT_EQ(NPUCC_OK, npucc_compile_desc(&desc, &opts, &from_desc)) TH_LOG("%s", from_desc.message);
-	EXPECT_EQ(NULL, om_check(from_desc.om, from_desc.om_size));
-	ASSERT_EQ(from_onnx.om_size, from_desc.om_size);
-	EXPECT_EQ(0, memcmp(from_onnx.om, from_desc.om, from_desc.om_size));
-	EXPECT_EQ(from_onnx.stats.num_ops, from_desc.stats.num_ops);
+	ASSERT_EQ(NPUCC_OK, npucc_compile_spec(&spec, &opts, &from_spec)) TH_LOG("%s", from_spec.message);
+	EXPECT_EQ(NULL, om_check(from_spec.om, from_spec.om_size));
+	ASSERT_EQ(from_onnx.om_size, from_spec.om_size);
+	EXPECT_EQ(0, memcmp(from_onnx.om, from_spec.om, from_spec.om_size));
+	EXPECT_EQ(from_onnx.stats.num_ops, from_spec.stats.num_ops);
 	npucc_result_free(&from_onnx);
-	npucc_result_free(&from_desc);
+	npucc_result_free(&from_spec);
 	ob_free(&b);
 
 	/* An input no value defines, a constant of the wrong size, an op the card has not. */
@@ -925,20 +925,20 @@ TEST(description_compiles_as_the_same_onnx)
 		static const char *const bad_in[] = { "nowhere" };
 
 		nodes[1].in = bad_in;
-		EXPECT_EQ(NPUCC_E_INVALID_MODEL, npucc_compile_desc(&desc, &opts, &from_desc));
-		EXPECT_NE(NULL, strstr(from_desc.message, "'relu'")) TH_LOG("%s", from_desc.message);
-		EXPECT_NE(NULL, strstr(from_desc.message, "nowhere")) TH_LOG("%s", from_desc.message);
-		EXPECT_EQ(NULL, from_desc.om);
+		EXPECT_EQ(NPUCC_E_INVALID_MODEL, npucc_compile_spec(&spec, &opts, &from_spec));
+		EXPECT_NE(NULL, strstr(from_spec.message, "'relu'")) TH_LOG("%s", from_spec.message);
+		EXPECT_NE(NULL, strstr(from_spec.message, "nowhere")) TH_LOG("%s", from_spec.message);
+		EXPECT_EQ(NULL, from_spec.om);
 		nodes[1].in = relu_in;
 	}
 	weight.size = 8;
-	EXPECT_EQ(NPUCC_E_INVALID_MODEL, npucc_compile_desc(&desc, &opts, &from_desc));
-	EXPECT_NE(NULL, strstr(from_desc.message, "'w'")) TH_LOG("%s", from_desc.message);
+	EXPECT_EQ(NPUCC_E_INVALID_MODEL, npucc_compile_spec(&spec, &opts, &from_spec));
+	EXPECT_NE(NULL, strstr(from_spec.message, "'w'")) TH_LOG("%s", from_spec.message);
 	weight.size = sizeof(w);
 	nodes[1].op = "NonZero";
-	EXPECT_EQ(NPUCC_E_UNSUPPORTED_OP, npucc_compile_desc(&desc, &opts, &from_desc));
-	EXPECT_NE(NULL, strstr(from_desc.message, "relu")) TH_LOG("%s", from_desc.message);
-	EXPECT_EQ(NPUCC_E_INVALID_MODEL, npucc_compile_desc(NULL, &opts, &from_desc));
+	EXPECT_EQ(NPUCC_E_UNSUPPORTED_OP, npucc_compile_spec(&spec, &opts, &from_spec));
+	EXPECT_NE(NULL, strstr(from_spec.message, "relu")) TH_LOG("%s", from_spec.message);
+	EXPECT_EQ(NPUCC_E_INVALID_MODEL, npucc_compile_spec(NULL, &opts, &from_spec));
 }
 
 TEST(unsupported_attributes_are_named)

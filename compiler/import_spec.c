@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Pass 1 for a graph that comes as a description (npucc_compile_desc,
+ * Import for a graph that comes as a graph spec (npucc_compile_spec,
  * which libge_runner calls) instead of ONNX bytes: the same IR as
  * import.c makes, checked the same way, so every later pass is shared.
  */
@@ -9,9 +9,9 @@
 
 #include "ir.h"
 
-#define DESC_MAX_IO	64
+#define SPEC_MAX_IO	64
 
-static struct ir_value *desc_value(struct ir_graph *g, const struct npucc_desc_tensor *t,
+static struct ir_value *spec_value(struct ir_graph *g, const struct npucc_spec_tensor *t,
 				   const char *what)
 {
 	struct ir_value *v;
@@ -60,8 +60,8 @@ static struct ir_value *desc_value(struct ir_graph *g, const struct npucc_desc_t
 	return v;
 }
 
-static int desc_attr(struct ir_graph *g, struct ir_node *n, struct ir_attr *a,
-		     const struct npucc_desc_attr *p)
+static int spec_attr(struct ir_graph *g, struct ir_node *n, struct ir_attr *a,
+		     const struct npucc_spec_attr *p)
 {
 	if (!p->name || !*p->name)
 		return ir_node_error(g, n, NPUCC_E_INVALID_MODEL, "an attribute has no name");
@@ -105,7 +105,7 @@ static int desc_attr(struct ir_graph *g, struct ir_node *n, struct ir_attr *a,
 	return a->name ? 0 : -1;
 }
 
-static int desc_node(struct ir_graph *g, const struct npucc_desc_node *p)
+static int spec_node(struct ir_graph *g, const struct npucc_spec_node *p)
 {
 	struct ir_node *n;
 	int i;
@@ -122,7 +122,7 @@ static int desc_node(struct ir_graph *g, const struct npucc_desc_node *p)
 	if (!n->attrs)
 		return -1;
 	for (i = 0; i < p->num_attrs; i++) {
-		if (desc_attr(g, n, &n->attrs[n->num_attrs], &p->attrs[i]))
+		if (spec_attr(g, n, &n->attrs[n->num_attrs], &p->attrs[i]))
 			return -1;
 		n->num_attrs++;
 	}
@@ -152,14 +152,14 @@ static int desc_node(struct ir_graph *g, const struct npucc_desc_node *p)
 	return 0;
 }
 
-static int desc_outputs(struct ir_graph *g, const struct npucc_desc *desc)
+static int spec_outputs(struct ir_graph *g, const struct npucc_spec *spec)
 {
 	int i;
 
-	if (desc->num_outputs < 1)
+	if (spec->num_outputs < 1)
 		return ir_error(g, NPUCC_E_INVALID_MODEL, "the graph has no output");
-	for (i = 0; i < desc->num_outputs; i++) {
-		const char *name = desc->outputs[i] ? desc->outputs[i] : "";
+	for (i = 0; i < spec->num_outputs; i++) {
+		const char *name = spec->outputs[i] ? spec->outputs[i] : "";
 		struct ir_value *v = ir_value_find(g, name);
 
 		if (!v)
@@ -174,40 +174,40 @@ static int desc_outputs(struct ir_graph *g, const struct npucc_desc *desc)
 	return 0;
 }
 
-int pass_import_desc(struct ir_graph *g, const struct npucc_desc *desc)
+int pass_import_spec(struct ir_graph *g, const struct npucc_spec *spec)
 {
 	int i;
 
-	g->opset = desc->opset;
-	if (desc->opset < 6 || desc->opset > 17)
-		return ir_error(g, NPUCC_E_UNSUPPORTED_OP, "opset %d is not supported", desc->opset);
-	if (desc->num_inputs < 0 || desc->num_inputs > DESC_MAX_IO ||
-	    desc->num_outputs > DESC_MAX_IO || desc->num_consts < 0 || desc->num_nodes < 0)
+	g->opset = spec->opset;
+	if (spec->opset < 6 || spec->opset > 17)
+		return ir_error(g, NPUCC_E_UNSUPPORTED_OP, "opset %d is not supported", spec->opset);
+	if (spec->num_inputs < 0 || spec->num_inputs > SPEC_MAX_IO ||
+	    spec->num_outputs > SPEC_MAX_IO || spec->num_consts < 0 || spec->num_nodes < 0)
 		return ir_error(g, NPUCC_E_LIMIT, "more than %d graph inputs or outputs",
-				DESC_MAX_IO);
-	g->inputs = ir_alloc(g, sizeof(*g->inputs) * DESC_MAX_IO);
-	g->outputs = ir_alloc(g, sizeof(*g->outputs) * DESC_MAX_IO);
+				SPEC_MAX_IO);
+	g->inputs = ir_alloc(g, sizeof(*g->inputs) * SPEC_MAX_IO);
+	g->outputs = ir_alloc(g, sizeof(*g->outputs) * SPEC_MAX_IO);
 	if (!g->inputs || !g->outputs)
 		return -1;
-	for (i = 0; i < desc->num_consts; i++) {
-		if (!desc->consts[i].data)
+	for (i = 0; i < spec->num_consts; i++) {
+		if (!spec->consts[i].data)
 			return ir_error(g, NPUCC_E_INVALID_MODEL, "constant '%s' has no data",
-					desc->consts[i].name ? desc->consts[i].name : "");
-		if (!desc_value(g, &desc->consts[i], "constant"))
+					spec->consts[i].name ? spec->consts[i].name : "");
+		if (!spec_value(g, &spec->consts[i], "constant"))
 			return -1;
 	}
-	for (i = 0; i < desc->num_inputs; i++) {
-		struct ir_value *v = desc_value(g, &desc->inputs[i], "input");
+	for (i = 0; i < spec->num_inputs; i++) {
+		struct ir_value *v = spec_value(g, &spec->inputs[i], "input");
 
 		if (!v)
 			return -1;
 		v->input_index = g->num_inputs;
 		g->inputs[g->num_inputs++] = v;
 	}
-	for (i = 0; i < desc->num_nodes; i++)
-		if (desc_node(g, &desc->nodes[i]))
+	for (i = 0; i < spec->num_nodes; i++)
+		if (spec_node(g, &spec->nodes[i]))
 			return -1;
 	if (import_sort_nodes(g))
 		return -1;
-	return desc_outputs(g, desc);
+	return spec_outputs(g, spec);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * A ge::Graph into libnpucc: each builder's operator becomes the ONNX
- * operator (opset 13) with the same meaning, in libnpucc's graph
- * description, and npucc_compile_desc compiles it as atc compiles ONNX.
+ * operator (opset 13) with the same meaning, in libnpucc's graph spec,
+ * and npucc_compile_spec compiles it as atc compiles ONNX.
  * Attribute conventions differ (NCHW strides in 4 dims, pads top, bottom,
  * left, right; constant inputs for axes and shapes): they are converted
  * here, and what the card cannot run is refused naming the node.
@@ -39,7 +39,7 @@ int OnnxDataType(DataType dt)
 namespace {
 const int kOpset = 13;
 
-struct LAttr {
+struct OnnxAttr {
 	std::string name;
 	int type = NPUCC_ATTR_INT;
 	float f = 0;
@@ -49,13 +49,13 @@ struct LAttr {
 	std::vector<float> floats;
 };
 
-struct LNode {
+struct OnnxNode {
 	std::string name, op;
 	std::vector<std::string> in, out;
-	std::vector<LAttr> attrs;
+	std::vector<OnnxAttr> attrs;
 };
 
-struct LValue {
+struct OnnxValue {
 	std::string name;
 	int dtype = 1;
 	std::vector<int64_t> dims;
@@ -63,9 +63,9 @@ struct LValue {
 	int64_t index = 0;	/* a Data's index */
 };
 
-LAttr attr_i(const char *name, int64_t v)
+OnnxAttr attr_i(const char *name, int64_t v)
 {
-	LAttr a;
+	OnnxAttr a;
 
 	a.name = name;
 	a.type = NPUCC_ATTR_INT;
@@ -73,9 +73,9 @@ LAttr attr_i(const char *name, int64_t v)
 	return a;
 }
 
-LAttr attr_f(const char *name, float v)
+OnnxAttr attr_f(const char *name, float v)
 {
-	LAttr a;
+	OnnxAttr a;
 
 	a.name = name;
 	a.type = NPUCC_ATTR_FLOAT;
@@ -83,9 +83,9 @@ LAttr attr_f(const char *name, float v)
 	return a;
 }
 
-LAttr attr_s(const char *name, const std::string &v)
+OnnxAttr attr_s(const char *name, const std::string &v)
 {
-	LAttr a;
+	OnnxAttr a;
 
 	a.name = name;
 	a.type = NPUCC_ATTR_STRING;
@@ -93,9 +93,9 @@ LAttr attr_s(const char *name, const std::string &v)
 	return a;
 }
 
-LAttr attr_ints(const char *name, const std::vector<int64_t> &v)
+OnnxAttr attr_ints(const char *name, const std::vector<int64_t> &v)
 {
-	LAttr a;
+	OnnxAttr a;
 
 	a.name = name;
 	a.type = NPUCC_ATTR_INTS;
@@ -103,15 +103,15 @@ LAttr attr_ints(const char *name, const std::vector<int64_t> &v)
 	return a;
 }
 
-class Lowering {
+class GraphToOnnx {
  public:
-	Lowering(const GraphImpl &g, const std::vector<TensorDesc> &shapes) : g_(g), shapes_(shapes) {}
+	GraphToOnnx(const GraphImpl &g, const std::vector<TensorDesc> &shapes) : g_(g), shapes_(shapes) {}
 	int Run();
 	const std::string &Error() const { return err_; }
-	void Describe(npucc_desc &d);
+	void MakeSpec(npucc_spec &spec);
 
  private:
-	typedef int (Lowering::*Rule)(const OperatorImpl &op);
+	typedef int (GraphToOnnx::*Rule)(const OperatorImpl &op);
 	static const std::map<std::string, Rule> &Rules();
 
 	int Fail(const OperatorImpl &op, const std::string &msg);
@@ -128,11 +128,11 @@ class Lowering {
 	std::string ConstInts(const OperatorImpl &op, const char *hint, const std::vector<int64_t> &v);
 	std::string ConstFloat(const OperatorImpl &op, const char *hint, float v);
 	void Emit(const OperatorImpl &op, const std::string &onnx_op, std::vector<std::string> in,
-		  std::vector<LAttr> attrs = {}, const std::string &suffix = "",
+		  std::vector<OnnxAttr> attrs = {}, const std::string &suffix = "",
 		  const std::string &out = "");
 	int Nchw(const OperatorImpl &op);
 	int Window(const OperatorImpl &op, const char *name, std::vector<int64_t> &hw);
-	int Pads(const OperatorImpl &op, std::vector<LAttr> &attrs);
+	int Pads(const OperatorImpl &op, std::vector<OnnxAttr> &attrs);
 
 	int Data(const OperatorImpl &op);
 	int Const(const OperatorImpl &op);
@@ -163,94 +163,94 @@ class Lowering {
 	const std::vector<TensorDesc> &shapes_;
 	std::map<const OperatorImpl *, std::vector<std::string>> values_;
 	std::set<const OperatorImpl *> visiting_;
-	std::vector<LValue> inputs_, consts_;
-	std::vector<LNode> nodes_;
+	std::vector<OnnxValue> inputs_, consts_;
+	std::vector<OnnxNode> nodes_;
 	std::vector<std::string> outputs_;
 	std::string err_;
 	unsigned long serial_ = 0;
 
-	/* What the description points into. */
-	std::vector<npucc_desc_tensor> d_inputs_, d_consts_;
-	std::vector<npucc_desc_node> d_nodes_;
-	std::deque<std::vector<const char *>> d_names_;
-	std::deque<std::vector<npucc_desc_attr>> d_attrs_;
-	std::vector<const char *> d_outputs_;
+	/* What the spec points into. */
+	std::vector<npucc_spec_tensor> spec_inputs_, spec_consts_;
+	std::vector<npucc_spec_node> spec_nodes_;
+	std::deque<std::vector<const char *>> spec_names_;
+	std::deque<std::vector<npucc_spec_attr>> spec_attrs_;
+	std::vector<const char *> spec_outputs_;
 };
 
-const std::map<std::string, Lowering::Rule> &Lowering::Rules()
+const std::map<std::string, GraphToOnnx::Rule> &GraphToOnnx::Rules()
 {
 	static const std::map<std::string, Rule> rules = {
-		{"Data", &Lowering::Data},
-		{"Const", &Lowering::Const},
-		{"Conv2D", &Lowering::Conv2D},
-		{"MatMul", &Lowering::MatMul},
-		{"MatMulV2", &Lowering::MatMul},
-		{"BatchMatMul", &Lowering::BatchMatMul},
-		{"BatchMatMulV2", &Lowering::BatchMatMul},
-		{"BiasAdd", &Lowering::BiasAdd},
-		{"Add", &Lowering::Binary},
-		{"AddV2", &Lowering::Binary},
-		{"Sub", &Lowering::Binary},
-		{"Mul", &Lowering::Binary},
-		{"Div", &Lowering::Binary},
-		{"RealDiv", &Lowering::Binary},
-		{"Maximum", &Lowering::Binary},
-		{"Minimum", &Lowering::Binary},
-		{"Pow", &Lowering::Binary},
-		{"Relu", &Lowering::Unary},
-		{"Sigmoid", &Lowering::Unary},
-		{"Tanh", &Lowering::Unary},
-		{"Sqrt", &Lowering::Unary},
-		{"Abs", &Lowering::Unary},
-		{"Neg", &Lowering::Unary},
-		{"Erf", &Lowering::Unary},
-		{"Softplus", &Lowering::Unary},
-		{"Reciprocal", &Lowering::Unary},
-		{"Identity", &Lowering::Unary},
-		{"Relu6", &Lowering::Relu6},
-		{"Exp", &Lowering::ExpLog},
-		{"Log", &Lowering::ExpLog},
-		{"Elu", &Lowering::Elu},
-		{"LeakyRelu", &Lowering::LeakyRelu},
-		{"HardSigmoid", &Lowering::HardSigmoid},
-		{"SoftmaxV2", &Lowering::Softmax},
-		{"Softmax", &Lowering::Softmax},
-		{"LogSoftmaxV2", &Lowering::Softmax},
-		{"MaxPool", &Lowering::Pool},
-		{"AvgPool", &Lowering::Pool},
-		{"MaxPoolV3", &Lowering::PoolV2},
-		{"AvgPoolV2", &Lowering::PoolV2},
-		{"GlobalAveragePool", &Lowering::GlobalPool},
-		{"ReduceMean", &Lowering::Reduce},
-		{"ReduceSum", &Lowering::Reduce},
-		{"ReduceMax", &Lowering::Reduce},
-		{"ReduceMin", &Lowering::Reduce},
-		{"ReduceMeanD", &Lowering::Reduce},
-		{"ReduceSumD", &Lowering::Reduce},
-		{"ReduceMaxD", &Lowering::Reduce},
-		{"ReduceMinD", &Lowering::Reduce},
-		{"Reshape", &Lowering::Reshape},
-		{"Flatten", &Lowering::Flatten},
-		{"Squeeze", &Lowering::Squeeze},
-		{"Unsqueeze", &Lowering::Squeeze},
-		{"Concat", &Lowering::Concat},
-		{"ConcatV2", &Lowering::Concat},
-		{"ConcatD", &Lowering::Concat},
-		{"Transpose", &Lowering::Transpose},
-		{"TransposeD", &Lowering::Transpose},
-		{"Cast", &Lowering::Cast},
+		{"Data", &GraphToOnnx::Data},
+		{"Const", &GraphToOnnx::Const},
+		{"Conv2D", &GraphToOnnx::Conv2D},
+		{"MatMul", &GraphToOnnx::MatMul},
+		{"MatMulV2", &GraphToOnnx::MatMul},
+		{"BatchMatMul", &GraphToOnnx::BatchMatMul},
+		{"BatchMatMulV2", &GraphToOnnx::BatchMatMul},
+		{"BiasAdd", &GraphToOnnx::BiasAdd},
+		{"Add", &GraphToOnnx::Binary},
+		{"AddV2", &GraphToOnnx::Binary},
+		{"Sub", &GraphToOnnx::Binary},
+		{"Mul", &GraphToOnnx::Binary},
+		{"Div", &GraphToOnnx::Binary},
+		{"RealDiv", &GraphToOnnx::Binary},
+		{"Maximum", &GraphToOnnx::Binary},
+		{"Minimum", &GraphToOnnx::Binary},
+		{"Pow", &GraphToOnnx::Binary},
+		{"Relu", &GraphToOnnx::Unary},
+		{"Sigmoid", &GraphToOnnx::Unary},
+		{"Tanh", &GraphToOnnx::Unary},
+		{"Sqrt", &GraphToOnnx::Unary},
+		{"Abs", &GraphToOnnx::Unary},
+		{"Neg", &GraphToOnnx::Unary},
+		{"Erf", &GraphToOnnx::Unary},
+		{"Softplus", &GraphToOnnx::Unary},
+		{"Reciprocal", &GraphToOnnx::Unary},
+		{"Identity", &GraphToOnnx::Unary},
+		{"Relu6", &GraphToOnnx::Relu6},
+		{"Exp", &GraphToOnnx::ExpLog},
+		{"Log", &GraphToOnnx::ExpLog},
+		{"Elu", &GraphToOnnx::Elu},
+		{"LeakyRelu", &GraphToOnnx::LeakyRelu},
+		{"HardSigmoid", &GraphToOnnx::HardSigmoid},
+		{"SoftmaxV2", &GraphToOnnx::Softmax},
+		{"Softmax", &GraphToOnnx::Softmax},
+		{"LogSoftmaxV2", &GraphToOnnx::Softmax},
+		{"MaxPool", &GraphToOnnx::Pool},
+		{"AvgPool", &GraphToOnnx::Pool},
+		{"MaxPoolV3", &GraphToOnnx::PoolV2},
+		{"AvgPoolV2", &GraphToOnnx::PoolV2},
+		{"GlobalAveragePool", &GraphToOnnx::GlobalPool},
+		{"ReduceMean", &GraphToOnnx::Reduce},
+		{"ReduceSum", &GraphToOnnx::Reduce},
+		{"ReduceMax", &GraphToOnnx::Reduce},
+		{"ReduceMin", &GraphToOnnx::Reduce},
+		{"ReduceMeanD", &GraphToOnnx::Reduce},
+		{"ReduceSumD", &GraphToOnnx::Reduce},
+		{"ReduceMaxD", &GraphToOnnx::Reduce},
+		{"ReduceMinD", &GraphToOnnx::Reduce},
+		{"Reshape", &GraphToOnnx::Reshape},
+		{"Flatten", &GraphToOnnx::Flatten},
+		{"Squeeze", &GraphToOnnx::Squeeze},
+		{"Unsqueeze", &GraphToOnnx::Squeeze},
+		{"Concat", &GraphToOnnx::Concat},
+		{"ConcatV2", &GraphToOnnx::Concat},
+		{"ConcatD", &GraphToOnnx::Concat},
+		{"Transpose", &GraphToOnnx::Transpose},
+		{"TransposeD", &GraphToOnnx::Transpose},
+		{"Cast", &GraphToOnnx::Cast},
 	};
 	return rules;
 }
 
-int Lowering::Fail(const OperatorImpl &op, const std::string &msg)
+int GraphToOnnx::Fail(const OperatorImpl &op, const std::string &msg)
 {
 	if (err_.empty())
 		err_ = "node '" + op.name + "' (" + op.type + "): " + msg;
 	return -1;
 }
 
-int Lowering::Visit(const std::shared_ptr<OperatorImpl> &sp)
+int GraphToOnnx::Visit(const std::shared_ptr<OperatorImpl> &sp)
 {
 	const OperatorImpl &op = *sp;
 
@@ -281,7 +281,7 @@ int Lowering::Visit(const std::shared_ptr<OperatorImpl> &sp)
 	return (this->*rule->second)(op);
 }
 
-int Lowering::In(const OperatorImpl &op, const char *slot, std::string &value, bool optional)
+int GraphToOnnx::In(const OperatorImpl &op, const char *slot, std::string &value, bool optional)
 {
 	const InputSlot *s = op.input(slot);
 	int idx;
@@ -303,7 +303,7 @@ int Lowering::In(const OperatorImpl &op, const char *slot, std::string &value, b
 	return 0;
 }
 
-const Tensor *Lowering::ConstIn(const OperatorImpl &op, const char *slot)
+const Tensor *GraphToOnnx::ConstIn(const OperatorImpl &op, const char *slot)
 {
 	const InputSlot *s = op.input(slot);
 	const AttrValue *v;
@@ -314,7 +314,7 @@ const Tensor *Lowering::ConstIn(const OperatorImpl &op, const char *slot)
 	return v && v->kind == AttrValue::TENSOR ? &v->t : nullptr;
 }
 
-int Lowering::IntsIn(const OperatorImpl &op, const char *slot, std::vector<int64_t> &v)
+int GraphToOnnx::IntsIn(const OperatorImpl &op, const char *slot, std::vector<int64_t> &v)
 {
 	const Tensor *t = ConstIn(op, slot);
 	DataType dt;
@@ -338,7 +338,7 @@ int Lowering::IntsIn(const OperatorImpl &op, const char *slot, std::vector<int64
 	return 0;
 }
 
-int Lowering::Ints(const OperatorImpl &op, const char *name, std::vector<int64_t> &v)
+int GraphToOnnx::Ints(const OperatorImpl &op, const char *name, std::vector<int64_t> &v)
 {
 	const AttrValue *a = op.attr(name);
 
@@ -348,7 +348,7 @@ int Lowering::Ints(const OperatorImpl &op, const char *name, std::vector<int64_t
 	return 0;
 }
 
-int64_t Lowering::Int(const OperatorImpl &op, const char *name, int64_t dflt)
+int64_t GraphToOnnx::Int(const OperatorImpl &op, const char *name, int64_t dflt)
 {
 	const AttrValue *a = op.attr(name);
 
@@ -359,31 +359,31 @@ int64_t Lowering::Int(const OperatorImpl &op, const char *name, int64_t dflt)
 	return dflt;
 }
 
-float Lowering::Float(const OperatorImpl &op, const char *name, float dflt)
+float GraphToOnnx::Float(const OperatorImpl &op, const char *name, float dflt)
 {
 	const AttrValue *a = op.attr(name);
 
 	return a && a->kind == AttrValue::FLOAT ? a->f : dflt;
 }
 
-bool Lowering::Bool(const OperatorImpl &op, const char *name, bool dflt)
+bool GraphToOnnx::Bool(const OperatorImpl &op, const char *name, bool dflt)
 {
 	const AttrValue *a = op.attr(name);
 
 	return a && a->kind == AttrValue::BOOL ? a->b : dflt;
 }
 
-std::string Lowering::Str(const OperatorImpl &op, const char *name, const char *dflt)
+std::string GraphToOnnx::Str(const OperatorImpl &op, const char *name, const char *dflt)
 {
 	const AttrValue *a = op.attr(name);
 
 	return a && a->kind == AttrValue::STRING ? a->s : dflt;
 }
 
-std::string Lowering::ConstInts(const OperatorImpl &op, const char *hint,
-				const std::vector<int64_t> &v)
+std::string GraphToOnnx::ConstInts(const OperatorImpl &op, const char *hint,
+				   const std::vector<int64_t> &v)
 {
-	LValue c;
+	OnnxValue c;
 
 	c.name = op.name + "/" + hint + "_" + std::to_string(++serial_);
 	c.dtype = 7;
@@ -395,9 +395,9 @@ std::string Lowering::ConstInts(const OperatorImpl &op, const char *hint,
 	return c.name;
 }
 
-std::string Lowering::ConstFloat(const OperatorImpl &op, const char *hint, float v)
+std::string GraphToOnnx::ConstFloat(const OperatorImpl &op, const char *hint, float v)
 {
-	LValue c;
+	OnnxValue c;
 
 	c.name = op.name + "/" + hint + "_" + std::to_string(++serial_);
 	c.dtype = 1;
@@ -408,10 +408,11 @@ std::string Lowering::ConstFloat(const OperatorImpl &op, const char *hint, float
 }
 
 /* One ONNX node; its output is the operator's first output unless @out is given. */
-void Lowering::Emit(const OperatorImpl &op, const std::string &onnx_op, std::vector<std::string> in,
-		    std::vector<LAttr> attrs, const std::string &suffix, const std::string &out)
+void GraphToOnnx::Emit(const OperatorImpl &op, const std::string &onnx_op,
+		       std::vector<std::string> in, std::vector<OnnxAttr> attrs,
+		       const std::string &suffix, const std::string &out)
 {
-	LNode n;
+	OnnxNode n;
 
 	n.name = suffix.empty() ? op.name : op.name + "/" + suffix;
 	n.op = onnx_op;
@@ -421,7 +422,7 @@ void Lowering::Emit(const OperatorImpl &op, const std::string &onnx_op, std::vec
 	nodes_.push_back(std::move(n));
 }
 
-int Lowering::Nchw(const OperatorImpl &op)
+int GraphToOnnx::Nchw(const OperatorImpl &op)
 {
 	std::string fmt = Str(op, "data_format", "NCHW");
 
@@ -432,7 +433,7 @@ int Lowering::Nchw(const OperatorImpl &op)
 }
 
 /* A 4-entry NCHW list (strides, ksize, dilations) to its H and W. */
-int Lowering::Window(const OperatorImpl &op, const char *name, std::vector<int64_t> &hw)
+int GraphToOnnx::Window(const OperatorImpl &op, const char *name, std::vector<int64_t> &hw)
 {
 	std::vector<int64_t> v;
 
@@ -446,7 +447,7 @@ int Lowering::Window(const OperatorImpl &op, const char *name, std::vector<int64
 }
 
 /* pads: top, bottom, left, right to ONNX's begins then ends. */
-int Lowering::Pads(const OperatorImpl &op, std::vector<LAttr> &attrs)
+int GraphToOnnx::Pads(const OperatorImpl &op, std::vector<OnnxAttr> &attrs)
 {
 	std::vector<int64_t> p;
 
@@ -458,9 +459,9 @@ int Lowering::Pads(const OperatorImpl &op, std::vector<LAttr> &attrs)
 	return 0;
 }
 
-int Lowering::Data(const OperatorImpl &op)
+int GraphToOnnx::Data(const OperatorImpl &op)
 {
-	LValue v;
+	OnnxValue v;
 	int64_t index = Int(op, "index", 0);
 	TensorDesc d;
 
@@ -488,10 +489,10 @@ int Lowering::Data(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Const(const OperatorImpl &op)
+int GraphToOnnx::Const(const OperatorImpl &op)
 {
 	const AttrValue *a = op.attr("value");
-	LValue c;
+	OnnxValue c;
 
 	if (!a || a->kind != AttrValue::TENSOR)
 		return Fail(op, "attribute 'value' is not set");
@@ -507,11 +508,11 @@ int Lowering::Const(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Conv2D(const OperatorImpl &op)
+int GraphToOnnx::Conv2D(const OperatorImpl &op)
 {
 	std::string x, w, b, off;
 	std::vector<int64_t> strides, dil;
-	std::vector<LAttr> attrs;
+	std::vector<OnnxAttr> attrs;
 
 	if (Nchw(op) || In(op, "x", x) || In(op, "filter", w) || In(op, "bias", b, true) ||
 	    In(op, "offset_w", off, true) || Window(op, "strides", strides) ||
@@ -529,7 +530,7 @@ int Lowering::Conv2D(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::MatMul(const OperatorImpl &op)
+int GraphToOnnx::MatMul(const OperatorImpl &op)
 {
 	std::string a, b, bias, off;
 
@@ -546,7 +547,7 @@ int Lowering::MatMul(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::BatchMatMul(const OperatorImpl &op)
+int GraphToOnnx::BatchMatMul(const OperatorImpl &op)
 {
 	std::string a, b, bias, off;
 
@@ -568,7 +569,7 @@ int Lowering::BatchMatMul(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::BiasAdd(const OperatorImpl &op)
+int GraphToOnnx::BiasAdd(const OperatorImpl &op)
 {
 	std::string x, bias;
 
@@ -586,7 +587,7 @@ int Lowering::BiasAdd(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Binary(const OperatorImpl &op)
+int GraphToOnnx::Binary(const OperatorImpl &op)
 {
 	static const std::map<std::string, std::string> onnx = {
 		{"Add", "Add"}, {"AddV2", "Add"}, {"Sub", "Sub"}, {"Mul", "Mul"},
@@ -601,7 +602,7 @@ int Lowering::Binary(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Unary(const OperatorImpl &op)
+int GraphToOnnx::Unary(const OperatorImpl &op)
 {
 	std::string x;
 
@@ -611,7 +612,7 @@ int Lowering::Unary(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Relu6(const OperatorImpl &op)
+int GraphToOnnx::Relu6(const OperatorImpl &op)
 {
 	std::string x;
 
@@ -621,7 +622,7 @@ int Lowering::Relu6(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::ExpLog(const OperatorImpl &op)
+int GraphToOnnx::ExpLog(const OperatorImpl &op)
 {
 	std::string x;
 
@@ -634,7 +635,7 @@ int Lowering::ExpLog(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Elu(const OperatorImpl &op)
+int GraphToOnnx::Elu(const OperatorImpl &op)
 {
 	std::string x;
 
@@ -644,7 +645,7 @@ int Lowering::Elu(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::LeakyRelu(const OperatorImpl &op)
+int GraphToOnnx::LeakyRelu(const OperatorImpl &op)
 {
 	std::string x;
 
@@ -654,7 +655,7 @@ int Lowering::LeakyRelu(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::HardSigmoid(const OperatorImpl &op)
+int GraphToOnnx::HardSigmoid(const OperatorImpl &op)
 {
 	std::string x;
 
@@ -665,7 +666,7 @@ int Lowering::HardSigmoid(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Softmax(const OperatorImpl &op)
+int GraphToOnnx::Softmax(const OperatorImpl &op)
 {
 	bool log = op.type == "LogSoftmaxV2";
 	std::string x;
@@ -680,12 +681,12 @@ int Lowering::Softmax(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Pool(const OperatorImpl &op)
+int GraphToOnnx::Pool(const OperatorImpl &op)
 {
 	bool max = op.type == "MaxPool";
 	std::string x, padding = Str(op, "padding", "");
 	std::vector<int64_t> k, s;
-	std::vector<LAttr> attrs;
+	std::vector<OnnxAttr> attrs;
 
 	if (Nchw(op) || In(op, "x", x) || Window(op, "ksize", k) || Window(op, "strides", s))
 		return -1;
@@ -701,12 +702,12 @@ int Lowering::Pool(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::PoolV2(const OperatorImpl &op)
+int GraphToOnnx::PoolV2(const OperatorImpl &op)
 {
 	bool max = op.type == "MaxPoolV3";
 	std::string x, mode = Str(op, "padding_mode", "CALCULATED");
 	std::vector<int64_t> k, s;
-	std::vector<LAttr> attrs;
+	std::vector<OnnxAttr> attrs;
 
 	if (Nchw(op) || In(op, "x", x))
 		return -1;
@@ -737,7 +738,7 @@ int Lowering::PoolV2(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::GlobalPool(const OperatorImpl &op)
+int GraphToOnnx::GlobalPool(const OperatorImpl &op)
 {
 	std::string x;
 
@@ -747,7 +748,7 @@ int Lowering::GlobalPool(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Reduce(const OperatorImpl &op)
+int GraphToOnnx::Reduce(const OperatorImpl &op)
 {
 	bool attr_form = op.type.back() == 'D';
 	std::string onnx = attr_form ? op.type.substr(0, op.type.size() - 1) : op.type;
@@ -765,7 +766,7 @@ int Lowering::Reduce(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Reshape(const OperatorImpl &op)
+int GraphToOnnx::Reshape(const OperatorImpl &op)
 {
 	std::string x;
 	std::vector<int64_t> shape;
@@ -778,7 +779,7 @@ int Lowering::Reshape(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Flatten(const OperatorImpl &op)
+int GraphToOnnx::Flatten(const OperatorImpl &op)
 {
 	std::string x;
 
@@ -788,7 +789,7 @@ int Lowering::Flatten(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Squeeze(const OperatorImpl &op)
+int GraphToOnnx::Squeeze(const OperatorImpl &op)
 {
 	bool sq = op.type == "Squeeze";
 	std::string x;
@@ -805,7 +806,7 @@ int Lowering::Squeeze(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Concat(const OperatorImpl &op)
+int GraphToOnnx::Concat(const OperatorImpl &op)
 {
 	std::vector<std::string> in;
 	int64_t axis;
@@ -837,7 +838,7 @@ int Lowering::Concat(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Transpose(const OperatorImpl &op)
+int GraphToOnnx::Transpose(const OperatorImpl &op)
 {
 	std::string x;
 	std::vector<int64_t> perm;
@@ -849,7 +850,7 @@ int Lowering::Transpose(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Cast(const OperatorImpl &op)
+int GraphToOnnx::Cast(const OperatorImpl &op)
 {
 	std::string x;
 	int to = OnnxDataType((DataType)Int(op, "dst_type", DT_UNDEFINED));
@@ -863,7 +864,7 @@ int Lowering::Cast(const OperatorImpl &op)
 	return 0;
 }
 
-int Lowering::Run()
+int GraphToOnnx::Run()
 {
 	if (g_.outputs.empty()) {
 		err_ = "graph '" + g_.name + "' has no outputs: call SetOutputs";
@@ -886,7 +887,7 @@ int Lowering::Run()
 		outputs_.push_back(vals[idx]);
 	}
 	std::stable_sort(inputs_.begin(), inputs_.end(),
-			 [](const LValue &a, const LValue &b) { return a.index < b.index; });
+			 [](const OnnxValue &a, const OnnxValue &b) { return a.index < b.index; });
 	for (size_t i = 0; i < inputs_.size(); i++)
 		if (inputs_[i].index != (int64_t)i) {
 			err_ = "Data '" + inputs_[i].name + "' has index " +
@@ -897,10 +898,10 @@ int Lowering::Run()
 	return 0;
 }
 
-/* Without data: Describe gives constants theirs. */
-static npucc_desc_tensor tensor_of(const LValue &v)
+/* Without data: MakeSpec gives constants theirs. */
+static npucc_spec_tensor tensor_of(const OnnxValue &v)
 {
-	npucc_desc_tensor t = {};
+	npucc_spec_tensor t = {};
 
 	t.name = v.name.c_str();
 	t.dtype = v.dtype;
@@ -910,28 +911,28 @@ static npucc_desc_tensor tensor_of(const LValue &v)
 	return t;
 }
 
-void Lowering::Describe(npucc_desc &d)
+void GraphToOnnx::MakeSpec(npucc_spec &spec)
 {
 	for (auto &v : inputs_)
-		d_inputs_.push_back(tensor_of(v));
+		spec_inputs_.push_back(tensor_of(v));
 	for (auto &v : consts_) {
-		npucc_desc_tensor t = tensor_of(v);
+		npucc_spec_tensor t = tensor_of(v);
 		static const uint8_t empty = 0;
 
 		t.data = v.data.empty() ? &empty : v.data.data();
-		d_consts_.push_back(t);
+		spec_consts_.push_back(t);
 	}
 	for (auto &n : nodes_) {
-		npucc_desc_node dn = {};
+		npucc_spec_node dn = {};
 		std::vector<const char *> in, out;
-		std::vector<npucc_desc_attr> attrs;
+		std::vector<npucc_spec_attr> attrs;
 
 		for (auto &s : n.in)
 			in.push_back(s.c_str());
 		for (auto &s : n.out)
 			out.push_back(s.c_str());
 		for (auto &a : n.attrs) {
-			npucc_desc_attr da = {};
+			npucc_spec_attr da = {};
 
 			da.name = a.name.c_str();
 			da.type = a.type;
@@ -943,31 +944,31 @@ void Lowering::Describe(npucc_desc &d)
 			da.floats = a.floats.data();
 			attrs.push_back(da);
 		}
-		d_names_.push_back(in);
-		dn.in = d_names_.back().data();
-		d_names_.push_back(out);
-		dn.out = d_names_.back().data();
-		d_attrs_.push_back(attrs);
-		dn.attrs = d_attrs_.back().data();
+		spec_names_.push_back(in);
+		dn.in = spec_names_.back().data();
+		spec_names_.push_back(out);
+		dn.out = spec_names_.back().data();
+		spec_attrs_.push_back(attrs);
+		dn.attrs = spec_attrs_.back().data();
 		dn.name = n.name.c_str();
 		dn.op = n.op.c_str();
 		dn.num_in = (int)n.in.size();
 		dn.num_out = (int)n.out.size();
 		dn.num_attrs = (int)n.attrs.size();
-		d_nodes_.push_back(dn);
+		spec_nodes_.push_back(dn);
 	}
 	for (auto &s : outputs_)
-		d_outputs_.push_back(s.c_str());
-	d = {};
-	d.opset = kOpset;
-	d.num_inputs = (int)d_inputs_.size();
-	d.num_consts = (int)d_consts_.size();
-	d.num_nodes = (int)d_nodes_.size();
-	d.num_outputs = (int)d_outputs_.size();
-	d.inputs = d_inputs_.data();
-	d.consts = d_consts_.data();
-	d.nodes = d_nodes_.data();
-	d.outputs = d_outputs_.data();
+		spec_outputs_.push_back(s.c_str());
+	spec = {};
+	spec.opset = kOpset;
+	spec.num_inputs = (int)spec_inputs_.size();
+	spec.num_consts = (int)spec_consts_.size();
+	spec.num_nodes = (int)spec_nodes_.size();
+	spec.num_outputs = (int)spec_outputs_.size();
+	spec.inputs = spec_inputs_.data();
+	spec.consts = spec_consts_.data();
+	spec.nodes = spec_nodes_.data();
+	spec.outputs = spec_outputs_.data();
 }
 
 const char *option(const std::map<std::string, std::string> &o, const char *key)
@@ -992,15 +993,15 @@ Status CompileGraphToOm(const GraphImpl &g, const std::vector<TensorDesc> &shape
 	if (!g.onnx.empty()) {
 		npucc_compile(g.onnx.data(), g.onnx.size(), &opts, &res);
 	} else {
-		Lowering l(g, shapes);
-		npucc_desc d;
+		GraphToOnnx to_onnx(g, shapes);
+		npucc_spec spec;
 
-		if (l.Run()) {
-			error = l.Error();
+		if (to_onnx.Run()) {
+			error = to_onnx.Error();
 			return GE_GRAPH_PREPARE_FAILED;
 		}
-		l.Describe(d);
-		npucc_compile_desc(&d, &opts, &res);
+		to_onnx.MakeSpec(spec);
+		npucc_compile_spec(&spec, &opts, &res);
 	}
 	if (res.error) {
 		error = std::string(npucc_error_name(res.error)) + ": " + res.message;
