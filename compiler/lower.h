@@ -28,6 +28,4 @@ struct lo_op {
 /* 0: @op is filled; 1: the node is a view and needs no operator. */
 int lower_node(struct ir_graph *g, const struct ir_node *n, struct lo_op *op);
 
-int npu_dtype_of(int ir_dtype);
-
 #endif /* NPUCC_LOWER_H */
