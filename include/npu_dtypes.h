@@ -15,8 +15,9 @@
  *   size  bytes per element; 1 for the types of less than a byte, as the
  *	   vendor's aclDataTypeSize counts them; 0 for strings
  *   acl   aclDataType
- *   onnx  TensorProto.DataType, NPU_DT_NONE for the types ONNX has not,
- *	   or has only since float8 (opset 19), which no part reads
+ *   onnx  TensorProto.DataType; NPU_DT_NONE for the types ONNX has not,
+ *	   and for those it added from float8 on (IR version 9), which no
+ *	   part of the stack reads
  *   ge	   ge::DataType, NPU_DT_NONE for the types libge's enum has not
  *   card  enum npu_dtype, NPU_DT_NONE for the types the card has not
  *
@@ -72,7 +73,10 @@
 
 #define NPU_DTYPES(X) NPU_DTYPES_GE(X) NPU_DTYPES_ACL_ONLY(X)
 
-/* The ONNX numbers by name, for the parts that keep ONNX's numbering. */
+/*
+ * The ONNX numbers by name, for the parts that keep ONNX's numbering;
+ * NPU_DT_NONE for the types without one.
+ */
 #define NPU_DT_ONNX_ENUM(id, name, size, acl, onnx, ge, card) NPU_ONNX_##id = (onnx),
 enum npu_onnx_dtype {
 	NPU_ONNX_UNDEFINED = NPU_DT_ONNX_UNDEFINED,
@@ -98,9 +102,10 @@ static const struct npu_dtype_info npu_dtype_infos[] = { NPU_DTYPES(NPU_DT_INFO)
 #endif
 
 /*
- * The card's sizes are the uapi's; the graph engine converts aclDataType
- * to ge::DataType by value (libge/src/session.cc), as the vendor's share
- * their numbers.
+ * The card's sizes are the uapi's (the conditional keeps NPU_DTYPE_SIZE's
+ * shift from going negative on the rows without a card type); the graph
+ * engine converts aclDataType to ge::DataType by value
+ * (libge/src/session.cc), as the vendor's share their numbers.
  */
 #define NPU_DT_CHECK(id, name, size, acl, onnx, ge, card)			\
 	NPU_DT_STATIC_ASSERT((card) == NPU_DT_NONE ||				\
