@@ -28,6 +28,9 @@ KDIR		 = /lib/modules/$(KREL)/build
 KSFT		:= $(BUILD)/ksrc/linux-source-6.12/tools/testing/selftests
 CC		:= gcc
 USER_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -std=gnu11 -pthread
+# The data type table (include/npu_dtypes.h) and the uapi it refers to.
+DTYPES_HDRS	:= include/npu_dtypes.h uapi/npu_operator.h
+DTYPES_CFLAGS	:= -Iinclude -Iuapi
 DRM_CFLAGS	 = $(shell pkg-config --cflags libdrm)
 DRM_LIBS	 = $(shell pkg-config --libs libdrm)
 

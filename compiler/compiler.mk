@@ -11,11 +11,11 @@
 ONNX_PROTO	:= /usr/include/onnx/onnx.proto
 NPUCC_GEN	:= $(BUILD)/compiler/gen
 NPUCC_SRCS	:= $(wildcard compiler/*.c)
-NPUCC_HDRS	:= $(wildcard compiler/*.h) uapi/npu_operator.h $(NPUCC_GEN)/onnx.pb-c.h
+NPUCC_HDRS	:= $(wildcard compiler/*.h) $(DTYPES_HDRS) $(NPUCC_GEN)/onnx.pb-c.h
 NPUCC_OBJS	:= $(patsubst compiler/%.c,$(BUILD)/compiler/%.o,$(NPUCC_SRCS)) \
 		   $(BUILD)/compiler/onnx.pb-c.o
 NPUCC_LIB	:= $(BUILD)/lib/libnpucc.a
-NPUCC_CFLAGS	:= -fPIC -Icompiler -Iuapi -I$(NPUCC_GEN)
+NPUCC_CFLAGS	:= -fPIC -Icompiler $(DTYPES_CFLAGS) -I$(NPUCC_GEN)
 NPUCC_LIBS	:= -lprotobuf-c -lm
 ATC		:= $(BUILD)/atc
 
@@ -66,7 +66,7 @@ $(ONNX_MODELS): tests/onnx/make_models.py | deps
 $(NPUCC_TEST): tests/compiler/compiler_test.c $(wildcard tests/compiler/*.h) $(NPUCC_HDRS) \
 		$(NPUCC_LIB) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Icompiler -Iuapi -I$(NPUCC_GEN) -Itests/compiler \
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Icompiler $(DTYPES_CFLAGS) -I$(NPUCC_GEN) -Itests/compiler \
 		-o $@ $< $(NPUCC_LIB) $(NPUCC_LIBS)
 
 # ONNX end to end: the card's results against onnxruntime's, and ONNX's

@@ -45,27 +45,6 @@ static int64_t str_add(struct strtab *s, const char *str)
 	return (int64_t)off;
 }
 
-/* aclDataType of acl/acl_base.h. */
-static int acl_dtype(int dtype)
-{
-	switch (dtype) {
-	case IR_FLOAT: return 0;
-	case IR_FLOAT16: return 1;
-	case IR_INT8: return 2;
-	case IR_INT32: return 3;
-	case IR_UINT8: return 4;
-	case IR_INT16: return 6;
-	case IR_UINT16: return 7;
-	case IR_UINT32: return 8;
-	case IR_INT64: return 9;
-	case IR_UINT64: return 10;
-	case IR_DOUBLE: return 11;
-	case IR_BOOL: return 12;
-	case IR_BFLOAT16: return 27;
-	default: return -1;
-	}
-}
-
 static void io_desc(struct ir_graph *g, struct om_io_desc *d, const struct ir_value *v,
 		    uint32_t name, bool is_input)
 {
@@ -76,7 +55,7 @@ static void io_desc(struct ir_graph *g, struct om_io_desc *d, const struct ir_va
 
 	ir_nbytes(g, v, &bytes);
 	d->name = htole32(name);
-	d->data_type = htole32((uint32_t)acl_dtype(v->dtype));
+	d->data_type = htole32((uint32_t)npu_dtype_onnx_to_acl(v->dtype));
 	d->format = htole32(nchw ? 0 : 2);	/* ACL_FORMAT_NCHW, ACL_FORMAT_ND */
 	d->num_dims = htole32((uint32_t)v->rank);
 	for (i = 0; i < v->rank; i++)
@@ -116,7 +95,7 @@ static int fill_tensor(struct ir_graph *g, const struct lo_op *op, int i,
 				     "internal: tensor '%s' has no memory", v->name);
 	*region = (uint8_t)v->region;
 	t->addr = htole64(v->offset);
-	t->dtype = htole16((uint16_t)npu_dtype_of(v->dtype));
+	t->dtype = htole16((uint16_t)npu_dtype_onnx_to_card(v->dtype));
 	t->format = htole16((uint16_t)root->format);
 	t->ndims = htole16((uint16_t)lt->ndims);
 	for (d = lt->ndims - 1; d >= 0; d--) {

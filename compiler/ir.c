@@ -321,36 +321,21 @@ void ir_replace_uses(struct ir_graph *g, struct ir_value *from, struct ir_value 
 				g->nodes[i]->in[k] = to;
 }
 
+/* 0 for the types libnpucc holds no tensors of: strings, and complex numbers. */
 size_t ir_dtype_size(int dtype)
 {
-	switch (dtype) {
-	case IR_FLOAT: case IR_INT32: case IR_UINT32:
-		return 4;
-	case IR_UINT8: case IR_INT8: case IR_BOOL:
-		return 1;
-	case IR_UINT16: case IR_INT16: case IR_FLOAT16: case IR_BFLOAT16:
-		return 2;
-	case IR_INT64: case IR_DOUBLE: case IR_UINT64:
-		return 8;
-	default:
+	if (dtype == IR_COMPLEX64 || dtype == IR_COMPLEX128)
 		return 0;
-	}
+	return npu_dtype_onnx_size(dtype);
 }
 
 const char *ir_dtype_name(int dtype)
 {
-	static const char *const names[] = {
-		[IR_UNDEFINED] = "undefined", [IR_FLOAT] = "float", [IR_UINT8] = "uint8",
-		[IR_INT8] = "int8", [IR_UINT16] = "uint16", [IR_INT16] = "int16",
-		[IR_INT32] = "int32", [IR_INT64] = "int64", [IR_STRING] = "string",
-		[IR_BOOL] = "bool", [IR_FLOAT16] = "float16", [IR_DOUBLE] = "double",
-		[IR_UINT32] = "uint32", [IR_UINT64] = "uint64", [14] = "complex64",
-		[15] = "complex128", [IR_BFLOAT16] = "bfloat16",
-	};
+	const struct npu_dtype_info *t = npu_dtype_by_onnx(dtype);
 
-	if (dtype >= 0 && dtype < (int)(sizeof(names) / sizeof(names[0])) && names[dtype])
-		return names[dtype];
-	return "unknown";
+	if (dtype == IR_UNDEFINED)
+		return "undefined";
+	return t ? t->name : "unknown";
 }
 
 bool ir_dtype_is_float(int dtype)

@@ -17,27 +17,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "npu_dtypes.h"
 #include "npucc.h"
 
 #define IR_MAX_DIMS	8
 
-/* ONNX TensorProto.DataType numbers. */
+/* ONNX TensorProto.DataType numbers, under ONNX's names. */
 enum ir_dtype {
-	IR_UNDEFINED = 0,
-	IR_FLOAT = 1,
-	IR_UINT8 = 2,
-	IR_INT8 = 3,
-	IR_UINT16 = 4,
-	IR_INT16 = 5,
-	IR_INT32 = 6,
-	IR_INT64 = 7,
-	IR_STRING = 8,
-	IR_BOOL = 9,
-	IR_FLOAT16 = 10,
-	IR_DOUBLE = 11,
-	IR_UINT32 = 12,
-	IR_UINT64 = 13,
-	IR_BFLOAT16 = 16,
+	IR_UNDEFINED = NPU_ONNX_UNDEFINED,
+	IR_FLOAT = NPU_ONNX_FLOAT,
+	IR_UINT8 = NPU_ONNX_UINT8,
+	IR_INT8 = NPU_ONNX_INT8,
+	IR_UINT16 = NPU_ONNX_UINT16,
+	IR_INT16 = NPU_ONNX_INT16,
+	IR_INT32 = NPU_ONNX_INT32,
+	IR_INT64 = NPU_ONNX_INT64,
+	IR_STRING = NPU_ONNX_STRING,
+	IR_BOOL = NPU_ONNX_BOOL,
+	IR_FLOAT16 = NPU_ONNX_FLOAT16,
+	IR_DOUBLE = NPU_ONNX_DOUBLE,
+	IR_UINT32 = NPU_ONNX_UINT32,
+	IR_UINT64 = NPU_ONNX_UINT64,
+	IR_COMPLEX64 = NPU_ONNX_COMPLEX64,
+	IR_COMPLEX128 = NPU_ONNX_COMPLEX128,
+	IR_BFLOAT16 = NPU_ONNX_BF16,
 };
 
 /* Where a value's bytes live once memory is planned (enum om_region). */

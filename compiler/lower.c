@@ -41,19 +41,6 @@ static void set_act(struct npu_activation *a, const struct ir_act *act)
 	a->beta = takes_beta ? f32_bits(act->beta) : 0;
 }
 
-int npu_dtype_of(int ir_dtype)
-{
-	switch (ir_dtype) {
-	case IR_FLOAT: return NPU_DTYPE_F32;
-	case IR_BFLOAT16: return NPU_DTYPE_BF16;
-	case IR_FLOAT16: return NPU_DTYPE_F16;
-	case IR_INT32: return NPU_DTYPE_S32;
-	case IR_INT8: return NPU_DTYPE_S8;
-	case IR_UINT8: return NPU_DTYPE_U8;
-	default: return -1;
-	}
-}
-
 /* Appends a view of @v with @rank dims; NULL dims: the value's own. */
 static int add_view(struct ir_graph *g, const struct ir_node *n, struct lo_op *op,
 		    struct ir_value *v, int rank, const int64_t *dims)
@@ -63,7 +50,7 @@ static int add_view(struct ir_graph *g, const struct ir_node *n, struct lo_op *o
 
 	if (i >= NPU_OP_MAX_TENSORS)
 		return ir_node_error(g, n, NPUCC_E_LIMIT, "more than %d tensors", NPU_OP_MAX_TENSORS);
-	if (npu_dtype_of(v->dtype) < 0)
+	if (npu_dtype_onnx_to_card(v->dtype) == NPU_DT_NONE)
 		return ir_node_error(g, n, NPUCC_E_UNSUPPORTED_DTYPE,
 				     "tensor '%s' has data type %s, which the card does not have",
 				     v->name, ir_dtype_name(v->dtype));

@@ -32,6 +32,4 @@ struct lo_program {
 	int num_ops;		/* ops run at every execution, after those */
 };
 
-int npu_dtype_of(int ir_dtype);
-
 #endif /* NPUCC_LOWER_H */

@@ -174,15 +174,6 @@ static const u8 npu_act_params[NPU_UNARY_LAST + 1] = {
 	[NPU_UNARY_ELU] = NPU_ACT_ALPHA,
 };
 
-static const u8 npu_dtype_size[NPU_DTYPE_LAST + 1] = {
-	[NPU_DTYPE_F32] = 4,
-	[NPU_DTYPE_BF16] = 2,
-	[NPU_DTYPE_F16] = 2,
-	[NPU_DTYPE_S32] = 4,
-	[NPU_DTYPE_S8] = 1,
-	[NPU_DTYPE_U8] = 1,
-};
-
 static void npu_op_desc_pool_release(struct drm_device *drm, void *pool)
 {
 	dma_pool_destroy(pool);
@@ -549,7 +540,7 @@ static int npu_tensor_extent(struct npu_device *ndev, const struct npu_tensor_de
 	}
 	if (ret)
 		return ret;
-	if (check_mul_overflow(elements, (u64)npu_dtype_size[dtype], extent))
+	if (check_mul_overflow(elements, (u64)NPU_DTYPE_SIZE(dtype), extent))
 		return -EINVAL;
 	return 0;
 }

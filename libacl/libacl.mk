@@ -45,9 +45,9 @@ acl: acl-lib $(ACL_TESTS) $(ACL_HOST_TESTS) $(ACL_EXAMPLES) $(ACL_BENCH) $(ACL_C
 acl-lib: $(ACL_LIB) $(ACL_LINKS) $(ACL_PC)
 
 $(BUILD)/libacl/%.o: libacl/src/%.c $(ACL_SRC_HDRS) $(ACL_HDRS) uapi/npu_accel.h \
-		     uapi/npu_operator.h compiler/om_format.h | deps
+		     $(DTYPES_HDRS) compiler/om_format.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -I$(ACL_INC) -Iuapi -Icompiler $(DRM_CFLAGS) \
+	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -I$(ACL_INC) $(DTYPES_CFLAGS) -Icompiler $(DRM_CFLAGS) \
 		$(ACL_JSON_CFLAGS) -c -o $@ $<
 
 $(ACL_LIB): $(ACL_OBJS)
@@ -81,10 +81,10 @@ $(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(wildcard tests/include/*.
 ACL_PARSER_SRCS	:= libacl/src/model_parse.c libacl/src/dtype.c
 
 $(BUILD)/tests/acl-host/%: tests/acl-host/%.c $(ACL_PARSER_SRCS) $(ACL_SRC_HDRS) $(ACL_HDRS) \
-			  $(wildcard tests/include/*.h) compiler/om_format.h uapi/npu_operator.h | deps
+			  $(wildcard tests/include/*.h) compiler/om_format.h $(DTYPES_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-isystem $(KSFT) -Itests/include -I$(ACL_INC) -Ilibacl/src -Iuapi -Icompiler \
+		-isystem $(KSFT) -Itests/include -I$(ACL_INC) -Ilibacl/src $(DTYPES_CFLAGS) -Icompiler \
 		$(DRM_CFLAGS) -o $@ $< $(ACL_PARSER_SRCS)
 
 $(BUILD)/examples/%: examples/%.c examples/check.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)

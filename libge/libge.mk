@@ -33,9 +33,11 @@ ge: ge-lib $(GE_TESTS) $(GE_EXAMPLES)
 
 ge-lib: $(GE_LIB) $(GE_LINKS) $(GE_PARSER_LIB) $(GE_PARSER_LINK) $(GE_PCS)
 
-$(BUILD)/libge/%.o: libge/src/%.cc libge/src/ge_internal.h $(GE_HDRS) compiler/npucc.h $(ACL_HDRS) | deps
+$(BUILD)/libge/%.o: libge/src/%.cc libge/src/ge_internal.h $(GE_HDRS) compiler/npucc.h $(ACL_HDRS) \
+		    $(DTYPES_HDRS) | deps
 	@mkdir -p $(@D)
-	$(CXX) $(GE_CXXFLAGS) -fPIC -fvisibility=hidden -I$(GE_INC) -I$(ACL_INC) -Icompiler -c -o $@ $<
+	$(CXX) $(GE_CXXFLAGS) -fPIC -fvisibility=hidden -I$(GE_INC) -I$(ACL_INC) -Icompiler $(DTYPES_CFLAGS) \
+		-c -o $@ $<
 
 # libnpucc goes inside, its symbols kept private.
 $(GE_LIB): $(GE_OBJS) $(NPUCC_LIB) $(ACL_LIB) $(ACL_LINKS)

@@ -57,6 +57,19 @@ enum npu_dtype {
 
 #define NPU_DTYPE_LAST			NPU_DTYPE_U8
 
+/*
+ * Bytes per element of enum npu_dtype t, for t up to NPU_DTYPE_LAST: four
+ * bits per type, so that the sizes are constants a C compiler can check
+ * and the kernel, the card and userspace read them from one place.
+ */
+#define NPU_DTYPE_SIZES		((4ULL << (4 * NPU_DTYPE_F32)) |	\
+				 (2ULL << (4 * NPU_DTYPE_BF16)) |	\
+				 (2ULL << (4 * NPU_DTYPE_F16)) |	\
+				 (4ULL << (4 * NPU_DTYPE_S32)) |	\
+				 (1ULL << (4 * NPU_DTYPE_S8)) |		\
+				 (1ULL << (4 * NPU_DTYPE_U8)))
+#define NPU_DTYPE_SIZE(t)	((unsigned int)((NPU_DTYPE_SIZES >> (4 * (t))) & 0xf))
+
 enum npu_tensor_format {
 	/* any rank; element i sits at sum(index[d] * strides[d]) elements */
 	NPU_FORMAT_STRIDED = 0,

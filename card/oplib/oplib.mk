@@ -5,8 +5,8 @@
 # sanitized card.
 
 OPLIB_SRCS	:= $(wildcard card/oplib/*.c)
-OPLIB_HDRS	:= $(wildcard card/oplib/*.h) driver/npu_hw.h uapi/npu_operator.h
-OPLIB_CFLAGS	:= -Icard/oplib -Idriver -Iuapi
+OPLIB_HDRS	:= $(wildcard card/oplib/*.h) driver/npu_hw.h $(DTYPES_HDRS)
+OPLIB_CFLAGS	:= -Icard/oplib -Idriver $(DTYPES_CFLAGS)
 OPLIB_LIBS	:= -ldnnl -lgomp -lm
 OPLIB		:= $(BUILD)/card/liboplib.a
 OPLIB_SAN	:= $(BUILD)/card/liboplib-san.a

@@ -9,22 +9,12 @@
  */
 #include <stdlib.h>
 
+#include "npu_dtypes.h"
 #include "oplib_impl.h"
 
 size_t oplib_dtype_size(unsigned int dtype)
 {
-	switch (dtype) {
-	case NPU_DTYPE_F32:
-	case NPU_DTYPE_S32:
-		return 4;
-	case NPU_DTYPE_BF16:
-	case NPU_DTYPE_F16:
-		return 2;
-	case NPU_DTYPE_S8:
-	case NPU_DTYPE_U8:
-		return 1;
-	}
-	return 0;
+	return npu_dtype_card_size(dtype);
 }
 
 dnnl_data_type_t oplib_dnnl_dtype(unsigned int dtype)

@@ -5,44 +5,15 @@
  * else of the library.
  */
 #include "acl_internal.h"
+#include "npu_dtypes.h"
+
+/* The table's numbers are the ones applications compile against. */
+#define ACL_NUMBER_IS(id, name, size, acl, onnx, ge, card) \
+	_Static_assert(ACL_##id == (acl), "aclDataType of " #id);
+NPU_DTYPES(ACL_NUMBER_IS)
+_Static_assert(ACL_DT_UNDEFINED == NPU_DT_ACL_UNDEFINED, "aclDataType of no type");
 
 ACL_EXPORT size_t aclDataTypeSize(aclDataType dataType)
 {
-	switch (dataType) {
-	case ACL_BOOL:
-	case ACL_INT8:
-	case ACL_UINT8:
-	case ACL_HIFLOAT8:
-	case ACL_FLOAT8_E5M2:
-	case ACL_FLOAT8_E4M3FN:
-	case ACL_FLOAT8_E8M0:
-	case ACL_FLOAT6_E3M2:
-	case ACL_FLOAT6_E2M3:
-	case ACL_FLOAT4_E2M1:
-	case ACL_FLOAT4_E1M2:
-	case ACL_HIFLOAT4:
-	case ACL_HIFLOAT4_SCALE:
-	case ACL_INT4:
-	case ACL_UINT1:
-		return 1;
-	case ACL_FLOAT16:
-	case ACL_BF16:
-	case ACL_INT16:
-	case ACL_UINT16:
-		return 2;
-	case ACL_FLOAT:
-	case ACL_INT32:
-	case ACL_UINT32:
-	case ACL_COMPLEX32:
-		return 4;
-	case ACL_INT64:
-	case ACL_UINT64:
-	case ACL_DOUBLE:
-	case ACL_COMPLEX64:
-		return 8;
-	case ACL_COMPLEX128:
-		return 16;
-	default:
-		return 0;
-	}
+	return npu_dtype_acl_size(dataType);
 }

@@ -14,6 +14,7 @@
 
 #include "acl/acl_base_rt.h"
 #include "model_parse.h"
+#include "npu_dtypes.h"
 
 struct parse {
 	const uint8_t *file;
@@ -34,23 +35,6 @@ static int refuse(struct parse *p, const char *fmt, ...)
 	vsnprintf(p->why, p->why_len, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-size_t acl_om_npu_dtype_size(uint32_t t)
-{
-	switch (t) {
-	case NPU_DTYPE_F32:
-	case NPU_DTYPE_S32:
-		return 4;
-	case NPU_DTYPE_BF16:
-	case NPU_DTYPE_F16:
-		return 2;
-	case NPU_DTYPE_S8:
-	case NPU_DTYPE_U8:
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 uint64_t acl_om_region_size(const struct acl_om *om, unsigned int r)
@@ -203,7 +187,7 @@ static const char *tensor_layout(const struct npu_tensor_desc *t)
 	uint16_t ndims = le16toh(t->ndims), format = le16toh(t->format);
 	uint64_t count = 1;
 
-	if (!acl_om_npu_dtype_size(le16toh(t->dtype)))
+	if (!npu_dtype_card_size(le16toh(t->dtype)))
 		return "unknown data type";
 	if (t->bind)
 		return "a binding, which only a direct ring takes";
@@ -233,7 +217,7 @@ static const char *tensor_layout(const struct npu_tensor_desc *t)
 static const char *tensor_extent(const struct npu_tensor_desc *t, uint64_t *extent)
 {
 	uint16_t ndims = le16toh(t->ndims);
-	size_t esize = acl_om_npu_dtype_size(le16toh(t->dtype));
+	size_t esize = npu_dtype_card_size(le16toh(t->dtype));
 	uint64_t n = 0, dims[NPU_TENSOR_MAX_DIMS];
 
 	*extent = 0;

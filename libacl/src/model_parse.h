@@ -69,7 +69,4 @@ void acl_om_free(struct acl_om *om);
 /* Bytes of the region r of om, 0 if it has none. */
 uint64_t acl_om_region_size(const struct acl_om *om, unsigned int r);
 
-/* The element size of enum npu_dtype t, 0 if unknown. */
-size_t acl_om_npu_dtype_size(uint32_t t);
-
 #endif /* LIBASCENDCL_MODEL_PARSE_H */

@@ -17,6 +17,7 @@
 #include "graph/graph.h"
 #include "graph/operator.h"
 #include "graph/tensor.h"
+#include "npu_dtypes.h"
 
 namespace ge {
 struct AttrValue {

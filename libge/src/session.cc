@@ -280,7 +280,7 @@ static TensorDesc output_desc(aclmdlDesc *desc, size_t i)
 	(void)aclmdlGetOutputDims(desc, i, &dims);
 	for (size_t d = 0; d < dims.dimCount; d++)
 		shape.push_back(dims.dims[d]);
-	/* aclDataType and ge::DataType share their values. */
+	/* aclDataType and ge::DataType share their values (include/npu_dtypes.h). */
 	return TensorDesc(Shape(shape), FORMAT_ND, (DataType)aclmdlGetOutputDataType(desc, i));
 }
 

@@ -16,24 +16,12 @@
 #include "npucc.h"
 
 namespace ge {
+/* ONNX's number of @dt; 0 for strings, whose elements have no one size. */
 int OnnxDataType(DataType dt)
 {
-	switch (dt) {
-	case DT_FLOAT: return 1;
-	case DT_UINT8: return 2;
-	case DT_INT8: return 3;
-	case DT_UINT16: return 4;
-	case DT_INT16: return 5;
-	case DT_INT32: return 6;
-	case DT_INT64: return 7;
-	case DT_BOOL: return 9;
-	case DT_FLOAT16: return 10;
-	case DT_DOUBLE: return 11;
-	case DT_UINT32: return 12;
-	case DT_UINT64: return 13;
-	case DT_BF16: return 16;
-	default: return 0;
-	}
+	if (!npu_dtype_ge_size(dt))
+		return NPU_ONNX_UNDEFINED;
+	return npu_dtype_ge_to_onnx(dt);
 }
 
 namespace {
@@ -57,7 +45,7 @@ struct OnnxNode {
 
 struct OnnxValue {
 	std::string name;
-	int dtype = 1;
+	int dtype = NPU_ONNX_FLOAT;
 	std::vector<int64_t> dims;
 	std::vector<uint8_t> data;
 	int64_t index = 0;	/* a Data's index */
@@ -386,7 +374,7 @@ std::string GraphToOnnx::ConstInts(const OperatorImpl &op, const char *hint,
 	OnnxValue c;
 
 	c.name = op.name + "/" + hint + "_" + std::to_string(++serial_);
-	c.dtype = 7;
+	c.dtype = NPU_ONNX_INT64;
 	c.dims = {(int64_t)v.size()};
 	c.data.resize(v.size() * 8);
 	if (!v.empty())
@@ -400,7 +388,7 @@ std::string GraphToOnnx::ConstFloat(const OperatorImpl &op, const char *hint, fl
 	OnnxValue c;
 
 	c.name = op.name + "/" + hint + "_" + std::to_string(++serial_);
-	c.dtype = 1;
+	c.dtype = NPU_ONNX_FLOAT;
 	c.data.resize(4);
 	std::memcpy(c.data.data(), &v, 4);
 	consts_.push_back(c);

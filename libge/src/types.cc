@@ -6,20 +6,17 @@
 #include "ge_internal.h"
 
 namespace ge {
+/* The table's numbers are the ones applications compile against. */
+#define GE_NUMBER_IS(id, name, size, acl, onnx, ge, card) \
+	static_assert(DT_##id == (ge), "ge::DataType of " #id);
+NPU_DTYPES_GE(GE_NUMBER_IS)
+static_assert(DT_UNDEFINED == NPU_DT_GE_UNDEFINED, "ge::DataType of no type");
+
 int GetSizeByDataType(DataType data_type)
 {
-	switch (data_type) {
-	case DT_FLOAT: case DT_INT32: case DT_UINT32:
-		return 4;
-	case DT_FLOAT16: case DT_INT16: case DT_UINT16: case DT_BF16:
-		return 2;
-	case DT_INT8: case DT_UINT8: case DT_BOOL:
-		return 1;
-	case DT_INT64: case DT_UINT64: case DT_DOUBLE:
-		return 8;
-	default:
-		return -1;
-	}
+	size_t size = npu_dtype_ge_size(data_type);
+
+	return size ? (int)size : -1;
 }
 
 /* AscendString */
