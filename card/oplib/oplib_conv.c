@@ -599,17 +599,11 @@ static int conv_transpose2d_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_conv2d_family = {
-	.min_inputs = 2,
-	.max_inputs = 4,
-	.attr_size = sizeof(struct npu_attr_conv),
 	.check = conv2d_check,
 	.plan = conv2d_plan,
 };
 
 const struct oplib_family oplib_conv_transpose2d_family = {
-	.min_inputs = 2,
-	.max_inputs = 3,
-	.attr_size = sizeof(struct npu_attr_conv),
 	.check = conv_transpose2d_check,
 	.plan = conv_transpose2d_plan,
 };
@@ -769,9 +763,6 @@ static int pack_conv2d_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_pack_conv2d_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = sizeof(struct npu_attr_pack_conv),
 	.check = pack_conv2d_check,
 	.plan = pack_conv2d_plan,
 };

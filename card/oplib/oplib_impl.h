@@ -164,12 +164,11 @@ struct oplib {
 	struct oplib_cache cache;
 };
 
-/* One family of operators: its tensors, checks and plan. */
+/*
+ * One family of operators: its checks and plan.  How many inputs it takes
+ * and which attributes are the operator table's (uapi/npu_operator.h).
+ */
 struct oplib_family {
-	uint8_t min_inputs;
-	uint8_t max_inputs;
-	/* bytes of npu_op_attrs it uses; the rest must be 0 */
-	uint8_t attr_size;
 	/* an empty input is fine even when the output is not */
 	bool empty_inputs_ok;
 	int (*check)(const struct oplib_op *op);
@@ -177,23 +176,14 @@ struct oplib_family {
 		    struct oplib_plan *plan);
 };
 
-extern const struct oplib_family oplib_conv2d_family;
-extern const struct oplib_family oplib_conv_transpose2d_family;
-extern const struct oplib_family oplib_matmul_family;
-extern const struct oplib_family oplib_pool2d_family;
-extern const struct oplib_family oplib_unary_family;
-extern const struct oplib_family oplib_binary_family;
-extern const struct oplib_family oplib_batchnorm_family;
-extern const struct oplib_family oplib_layernorm_family;
-extern const struct oplib_family oplib_softmax_family;
-extern const struct oplib_family oplib_reduce_family;
-extern const struct oplib_family oplib_concat_family;
-extern const struct oplib_family oplib_transpose_family;
-extern const struct oplib_family oplib_resize_family;
-extern const struct oplib_family oplib_pad_family;
-extern const struct oplib_family oplib_slice_family;
-extern const struct oplib_family oplib_cast_family;
-extern const struct oplib_family oplib_pack_conv2d_family;
+/*
+ * Each operator of the table is run by oplib_<name>_family: one the
+ * library lacks is an undefined reference wherever the library is linked.
+ */
+#define NPU_OPERATOR(NAME, number, min, max, attrs, rsvd, act, name) \
+	extern const struct oplib_family oplib_##name##_family;
+NPU_OPERATOR_TABLE
+#undef NPU_OPERATOR
 
 /* Little-endian attribute fields. */
 static inline uint32_t oplib_u32(__le32 v)
