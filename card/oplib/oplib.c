@@ -454,7 +454,7 @@ static int step_execute(struct oplib *lib, const struct oplib_op *op,
 	int err = NPU_ERR_NONE;
 
 	if (step->check)
-		return step->check(step, bufs);
+		return step->check(op, step, bufs);
 	if (!step->prim) {
 		if (step->loop(op, step, bufs, hooks))
 			return NPU_ERR_NONE;

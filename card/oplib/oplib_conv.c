@@ -414,11 +414,13 @@ static uint64_t pack_header_check(const struct pack_header *hd)
 }
 
 /* CONV2D: the header must say the bytes were packed for this very kernel. */
-static int pack_header_verify(const struct oplib_step *step,
+static int pack_header_verify(const struct oplib_op *op,
+			      const struct oplib_step *step,
 			      uint8_t *const *bufs)
 {
 	struct pack_header hd;
 
+	(void)op;
 	memcpy(&hd, bufs[step->in], sizeof(hd));
 	if (hd.magic != PACK_MAGIC || hd.version != PACK_VERSION ||
 	    hd.key != step->key || hd.size != step->size ||
@@ -428,11 +430,13 @@ static int pack_header_verify(const struct oplib_step *step,
 }
 
 /* PACK_CONV2D: the header, or with key 0 none (before the weights move). */
-static int pack_header_write(const struct oplib_step *step,
+static int pack_header_write(const struct oplib_op *op,
+			     const struct oplib_step *step,
 			     uint8_t *const *bufs)
 {
 	struct pack_header hd = { 0 };
 
+	(void)op;
 	if (step->key) {
 		hd.magic = PACK_MAGIC;
 		hd.version = PACK_VERSION;

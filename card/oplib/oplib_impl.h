@@ -89,6 +89,15 @@ typedef bool (*oplib_loop_fn)(const struct oplib_op *op,
 			      uint8_t *const *bufs,
 			      const struct oplib_hooks *hooks);
 
+/*
+ * A step that checks the bytes of tensor @step->in, with the operator's
+ * shapes at hand, before anything is computed: NPU_ERR_NONE to go on, or
+ * the ring error.
+ */
+typedef int (*oplib_check_fn)(const struct oplib_op *op,
+			      const struct oplib_step *step,
+			      uint8_t *const *bufs);
+
 struct oplib_step {
 	dnnl_primitive_t prim;	/* or NULL, and then loop */
 	oplib_loop_fn loop;
@@ -101,11 +110,8 @@ struct oplib_step {
 	unsigned int in;
 	unsigned int out;
 	struct oplib_act act;
-	/*
-	 * or a check of the bytes of tensor @in, before anything is computed:
-	 * NPU_ERR_NONE to go on, or the ring error
-	 */
-	int (*check)(const struct oplib_step *step, uint8_t *const *bufs);
+	/* or a check of the bytes of tensor @in */
+	oplib_check_fn check;
 	/* what a check or a writer of a packed tensor's header wants there */
 	uint64_t key;
 	uint64_t size;
@@ -233,8 +239,7 @@ int oplib_plan_primitive(struct oplib_plan *plan, dnnl_primitive_desc_t pd,
 			 const unsigned int *views);
 int oplib_plan_reorder(struct oplib *lib, struct oplib_plan *plan,
 		       unsigned int src, unsigned int dst);
-int oplib_plan_check(struct oplib_plan *plan,
-		     int (*check)(const struct oplib_step *, uint8_t *const *),
+int oplib_plan_check(struct oplib_plan *plan, oplib_check_fn check,
 		     unsigned int tensor, uint64_t key, uint64_t size);
 int oplib_plan_loop(struct oplib_plan *plan, oplib_loop_fn loop,
 		    unsigned int in, unsigned int out,
