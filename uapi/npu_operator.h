@@ -319,6 +319,19 @@ struct npu_attr_pack_conv {
 #define NPU_PACK_CONV_BIAS		0x0001	/* the CONV2D has b */
 #define NPU_PACK_CONV_SUMMAND		0x0002	/* and s */
 
+/*
+ * y = x indexed along @axis by ind (S32), as ONNX's Gather: y's dims are
+ * x's with that axis replaced by ind's dims, so y's rank is x's less 1
+ * plus ind's.  An index into an axis of n elements lies in [-n, n), a
+ * negative one counting from the end.  The card reads the indices only
+ * when it runs the operator, and checks every one before it writes y: one
+ * outside stops the ring with NPU_ERR_OP_PARAM, y untouched.
+ */
+struct npu_attr_gather {
+	__le32 axis;
+	__le32 rsvd;
+};
+
 union npu_op_attrs {
 	struct npu_attr_conv conv;
 	struct npu_attr_matmul matmul;
@@ -334,6 +347,7 @@ union npu_op_attrs {
 	struct npu_attr_pad pad;
 	struct npu_attr_slice slice;
 	struct npu_attr_pack_conv pack_conv;
+	struct npu_attr_gather gather;
 	__u8 bytes[128];	/* the union's size; unused bytes 0 */
 };
 
@@ -406,7 +420,9 @@ union npu_op_attrs {
 	NPU_OPERATOR(CAST, 15, 1, 1, none, none, none, cast) \
 	/* in: w; out: p (PACKED) */ \
 	NPU_OPERATOR(PACK_CONV2D, 16, 1, 1, attr(pack_conv), attr(pack_conv.conv.rsvd), \
-		     attr(pack_conv.conv.act), pack_conv2d))
+		     attr(pack_conv.conv.act), pack_conv2d) \
+	/* in: x, ind (S32); out: y */ \
+	NPU_OPERATOR(GATHER, 17, 2, 2, attr(gather), attr(gather.rsvd), none, gather))
 
 /* The rows as one macro argument, which checkpatch takes for an expression. */
 #define __NPU_OPERATOR_ROWS(...)	__VA_ARGS__
