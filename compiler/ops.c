@@ -272,22 +272,18 @@ int op_unary_kind(const struct ir_node *n, struct ir_act *act)
 	return 0;
 }
 
-/* Which inputs become tensors of the card operator (the others, such as a
- * Reshape's shape or a Slice's starts, are folded into its attributes). */
+/*
+ * Which inputs become tensors of the card operator: all of them for one
+ * that takes several, else the first (the others, such as a Reshape's
+ * shape or a Slice's starts, are folded into its attributes).
+ */
 unsigned op_tensor_inputs(const struct ir_node *n)
 {
+#define NPU_OPERATOR(NAME, number, min, max, ...) [NPU_OPERATOR_##NAME] = (max),
+	static const unsigned char max_inputs[] = { NPU_OPERATOR_TABLE };
+#undef NPU_OPERATOR
 	unsigned all = n->num_in >= 32 ? ~0u : (1u << n->num_in) - 1;
+	int kind = op_lower_kind(n);
 
-	switch (op_lower_kind(n)) {
-	case NPU_OPERATOR_CONV2D:
-	case NPU_OPERATOR_CONV_TRANSPOSE2D:
-	case NPU_OPERATOR_MATMUL:
-	case NPU_OPERATOR_BINARY:
-	case NPU_OPERATOR_BATCHNORM:
-	case NPU_OPERATOR_LAYERNORM:
-	case NPU_OPERATOR_CONCAT:
-		return all;
-	default:
-		return 1;
-	}
+	return kind >= 0 && kind <= NPU_OPERATOR_LAST && max_inputs[kind] > 1 ? all : 1;
 }

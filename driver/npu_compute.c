@@ -25,13 +25,17 @@
 /* An attribute field the operator does not have. */
 #define NPU_ATTR_NONE		0xff
 
+/* The operator table's attribute columns: attr(member), or none. */
+#define NPU_ATTR_OFFSET_attr(member)	NPU_ATTR_OFFSET(member)
+#define NPU_ATTR_OFFSET_none		NPU_ATTR_NONE
+#define NPU_ATTR_SIZE_attr(member)	sizeof_field(union npu_op_attrs, member)
+#define NPU_ATTR_SIZE_none		0
+
 /*
- * What the driver checks of an operator's descriptor: how many inputs it
- * takes (it has one output), how much of the attribute union it uses, the
- * offsets there of its __le32 reserved field and of its activation, and
- * its per-axis arrays: @axes_arrays consecutive arrays of
- * NPU_TENSOR_MAX_DIMS entries of @axes_entry bytes, whose entries past the
- * rank of the first input are unused.
+ * What the driver checks of an operator's descriptor, as the operator
+ * table gives it: how many inputs it takes (it has one output), how much of
+ * the attribute union it uses, and the offsets there of its __le32 reserved
+ * field and of its activation.
  */
 struct npu_op_rule {
 	u8 min_inputs;
@@ -39,125 +43,61 @@ struct npu_op_rule {
 	u8 attr_size;
 	u8 rsvd_offset;
 	u8 act_offset;
-	u8 axes_offset;
-	u8 axes_entry;
-	u8 axes_arrays;
 };
+
+/*
+ * A row's operator.  Its enumerator counts the rows before it, so the
+ * build fails unless each row's ABI number is its place in the table:
+ * numbers from 0, none twice and none left out, every one with a rule.
+ */
+#define NPU_OP_KIND(NAME, number) \
+	(NPU_OPERATOR_##NAME + BUILD_BUG_ON_ZERO(NPU_OPERATOR_##NAME != (number)))
+
+#define NPU_OPERATOR(NAME, number, min, max, attrs, rsvd, act, ...) \
+	[NPU_OP_KIND(NAME, number)] = { \
+		.min_inputs = (min), .max_inputs = (max), \
+		.attr_size = NPU_ATTR_SIZE_##attrs, \
+		.rsvd_offset = NPU_ATTR_OFFSET_##rsvd, \
+		.act_offset = NPU_ATTR_OFFSET_##act, \
+	},
 
 static const struct npu_op_rule npu_op_rules[NPU_OPERATOR_LAST + 1] = {
-	[NPU_OPERATOR_CONV2D] = {
-		.min_inputs = 2, .max_inputs = 4,
-		.attr_size = sizeof(struct npu_attr_conv),
-		.rsvd_offset = NPU_ATTR_OFFSET(conv.rsvd),
-		.act_offset = NPU_ATTR_OFFSET(conv.act),
-	},
-	[NPU_OPERATOR_CONV_TRANSPOSE2D] = {
-		.min_inputs = 2, .max_inputs = 3,
-		.attr_size = sizeof(struct npu_attr_conv),
-		.rsvd_offset = NPU_ATTR_OFFSET(conv.rsvd),
-		.act_offset = NPU_ATTR_OFFSET(conv.act),
-	},
-	[NPU_OPERATOR_MATMUL] = {
-		.min_inputs = 2, .max_inputs = 3,
-		.attr_size = sizeof(struct npu_attr_matmul),
-		.rsvd_offset = NPU_ATTR_NONE,
-		.act_offset = NPU_ATTR_OFFSET(matmul.act),
-	},
-	[NPU_OPERATOR_POOL2D] = {
-		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_pool),
-		.rsvd_offset = NPU_ATTR_OFFSET(pool.rsvd),
-		.act_offset = NPU_ATTR_NONE,
-	},
-	[NPU_OPERATOR_UNARY] = {
-		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_unary),
-		.rsvd_offset = NPU_ATTR_NONE,
-		.act_offset = NPU_ATTR_OFFSET(unary.fn),
-	},
-	[NPU_OPERATOR_BINARY] = {
-		.min_inputs = 2, .max_inputs = 2,
-		.attr_size = sizeof(struct npu_attr_binary),
-		.rsvd_offset = NPU_ATTR_OFFSET(binary.rsvd),
-		.act_offset = NPU_ATTR_OFFSET(binary.act),
-	},
-	[NPU_OPERATOR_BATCHNORM] = {
-		.min_inputs = 5, .max_inputs = 5,
-		.attr_size = sizeof(struct npu_attr_norm),
-		.rsvd_offset = NPU_ATTR_NONE,
-		.act_offset = NPU_ATTR_OFFSET(norm.act),
-	},
-	[NPU_OPERATOR_LAYERNORM] = {
-		.min_inputs = 2, .max_inputs = 3,
-		.attr_size = sizeof(struct npu_attr_norm),
-		.rsvd_offset = NPU_ATTR_NONE,
-		.act_offset = NPU_ATTR_OFFSET(norm.act),
-	},
-	[NPU_OPERATOR_SOFTMAX] = {
-		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_softmax),
-		.rsvd_offset = NPU_ATTR_NONE,
-		.act_offset = NPU_ATTR_NONE,
-	},
-	[NPU_OPERATOR_REDUCE] = {
-		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_reduce),
-		.rsvd_offset = NPU_ATTR_NONE,
-		.act_offset = NPU_ATTR_NONE,
-	},
-	[NPU_OPERATOR_CONCAT] = {
-		.min_inputs = 1, .max_inputs = NPU_OP_MAX_TENSORS - 1,
-		.attr_size = sizeof(struct npu_attr_concat),
-		.rsvd_offset = NPU_ATTR_OFFSET(concat.rsvd),
-		.act_offset = NPU_ATTR_NONE,
-	},
+	NPU_OPERATOR_TABLE
+};
+
+#undef NPU_OPERATOR
+
+/*
+ * An operator's per-axis arrays: @arrays consecutive arrays at @offset of
+ * the attribute union, of NPU_TENSOR_MAX_DIMS entries of @entry bytes,
+ * whose entries past the rank of the first input are unused.
+ */
+struct npu_op_axes {
+	u8 offset;
+	u8 entry;
+	u8 arrays;
+};
+
+static const struct npu_op_axes npu_op_axes[NPU_OPERATOR_LAST + 1] = {
 	[NPU_OPERATOR_TRANSPOSE] = {
-		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_transpose),
-		.rsvd_offset = NPU_ATTR_NONE,
-		.act_offset = NPU_ATTR_NONE,
-		.axes_offset = NPU_ATTR_OFFSET(transpose.perm),
-		.axes_entry = sizeof(__le32), .axes_arrays = 1,
+		.offset = NPU_ATTR_OFFSET(transpose.perm),
+		.entry = sizeof(__le32), .arrays = 1,
 	},
 	[NPU_OPERATOR_RESIZE] = {
-		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_resize),
-		.rsvd_offset = NPU_ATTR_OFFSET(resize.rsvd),
-		.act_offset = NPU_ATTR_NONE,
-		.axes_offset = NPU_ATTR_OFFSET(resize.scales),
-		.axes_entry = sizeof(__le32), .axes_arrays = 1,
+		.offset = NPU_ATTR_OFFSET(resize.scales),
+		.entry = sizeof(__le32), .arrays = 1,
 	},
 	[NPU_OPERATOR_PAD] = {
-		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_pad),
-		.rsvd_offset = NPU_ATTR_NONE,
-		.act_offset = NPU_ATTR_NONE,
-		.axes_offset = NPU_ATTR_OFFSET(pad.begin),
-		.axes_entry = sizeof(__le32), .axes_arrays = 2,
+		.offset = NPU_ATTR_OFFSET(pad.begin),
+		.entry = sizeof(__le32), .arrays = 2,
 	},
 	[NPU_OPERATOR_SLICE] = {
-		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_slice),
-		.rsvd_offset = NPU_ATTR_NONE,
-		.act_offset = NPU_ATTR_NONE,
-		.axes_offset = NPU_ATTR_OFFSET(slice.starts),
-		.axes_entry = sizeof(__le64), .axes_arrays = 2,
-	},
-	[NPU_OPERATOR_CAST] = {
-		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = 0,
-		.rsvd_offset = NPU_ATTR_NONE,
-		.act_offset = NPU_ATTR_NONE,
-	},
-	[NPU_OPERATOR_PACK_CONV2D] = {
-		.min_inputs = 1, .max_inputs = 1,
-		.attr_size = sizeof(struct npu_attr_pack_conv),
-		.rsvd_offset = NPU_ATTR_OFFSET(pack_conv.conv.rsvd),
-		.act_offset = NPU_ATTR_OFFSET(pack_conv.conv.act),
+		.offset = NPU_ATTR_OFFSET(slice.starts),
+		.entry = sizeof(__le64), .arrays = 2,
 	},
 };
 
-/* The rules read pads' and slices' two arrays as one run. */
+/* The axes read pads' and slices' two arrays as one run. */
 static_assert(offsetofend(struct npu_attr_pad, begin) ==
 	      offsetof(struct npu_attr_pad, end));
 static_assert(offsetofend(struct npu_attr_slice, starts) ==
@@ -372,9 +312,11 @@ static int npu_check_unused(u16 kind, const struct npu_op_desc *desc)
 }
 
 /* The attribute bytes the operator does not use are 0. */
-static int npu_check_attrs(const struct npu_op_rule *rule,
-			   const union npu_op_attrs *attrs, unsigned int rank)
+static int npu_check_attrs(u16 kind, const union npu_op_attrs *attrs,
+			   unsigned int rank)
 {
+	const struct npu_op_rule *rule = &npu_op_rules[kind];
+	const struct npu_op_axes *axes = &npu_op_axes[kind];
 	const u8 *bytes = attrs->bytes;
 	unsigned int i, unused;
 	__le32 rsvd;
@@ -387,12 +329,12 @@ static int npu_check_attrs(const struct npu_op_rule *rule,
 		if (rsvd)
 			return -EINVAL;
 	}
-	unused = (NPU_TENSOR_MAX_DIMS - rank) * rule->axes_entry;
-	for (i = 0; i < rule->axes_arrays; i++) {
-		const u8 *array = bytes + rule->axes_offset +
-				  i * NPU_TENSOR_MAX_DIMS * rule->axes_entry;
+	unused = (NPU_TENSOR_MAX_DIMS - rank) * axes->entry;
+	for (i = 0; i < axes->arrays; i++) {
+		const u8 *array = bytes + axes->offset +
+				  i * NPU_TENSOR_MAX_DIMS * axes->entry;
 
-		if (!npu_bytes_zero(array + rank * rule->axes_entry, unused))
+		if (!npu_bytes_zero(array + rank * axes->entry, unused))
 			return -EINVAL;
 	}
 	if (rule->act_offset != NPU_ATTR_NONE) {
@@ -571,7 +513,7 @@ static int npu_check_desc(struct npu_device *ndev, const struct npu_op_desc *des
 		if (ret)
 			return ret;
 	}
-	ret = npu_check_attrs(rule, &desc->attrs, le16_to_cpu(desc->tensors[0].ndims));
+	ret = npu_check_attrs(kind, &desc->attrs, le16_to_cpu(desc->tensors[0].ndims));
 	return ret ?: npu_check_unused(kind, desc);
 }
 

@@ -32,11 +32,12 @@
 
 #define REGION_ALIGN	4096
 
+#define NPU_OPERATOR(NAME, number, min, max, attrs, rsvd, act, name) \
+	[NPU_OPERATOR_##NAME] = #name,
 static const char *const kind_names[NPU_OPERATOR_LAST + 1] = {
-	"conv", "deconv", "matmul", "pool", "unary", "binary", "batchnorm",
-	"layernorm", "softmax", "reduce", "concat", "transpose", "resize",
-	"pad", "slice", "cast",
+	NPU_OPERATOR_TABLE
 };
+#undef NPU_OPERATOR
 
 struct prof_op {
 	uint64_t *ns;		/* one per timed run */

@@ -16,36 +16,6 @@
 extern "C" {
 #endif
 
-/*
- * Operators: the card's NPU_OP_COMPUTE runs one operator of the card's operator
- * library.  The command's src is the host bus address of an npu_op_desc,
- * 64-byte aligned, with NPU_CMD_SRC_HOST set; size is the descriptor's
- * length, sizeof(struct npu_op_desc) plus one npu_tensor_desc per input
- * and output.  The card reads the whole descriptor before it touches a
- * tensor, so a descriptor the card has fetched is not read again.
- */
-enum npu_operator {
-	NPU_OPERATOR_CONV2D = 0,	/* in: x, w, [b, [s]]; out: y; attrs.conv */
-	NPU_OPERATOR_CONV_TRANSPOSE2D = 1, /* in: x, w, [b]; out: y; attrs.conv */
-	NPU_OPERATOR_MATMUL = 2,	/* in: a, b, [c]; out: y; attrs.matmul */
-	NPU_OPERATOR_POOL2D = 3,	/* in: x; out: y; attrs.pool */
-	NPU_OPERATOR_UNARY = 4,		/* in: x; out: y; attrs.unary */
-	NPU_OPERATOR_BINARY = 5,	/* in: a, b; out: y; attrs.binary */
-	NPU_OPERATOR_BATCHNORM = 6,	/* in: x, scale, bias, mean, var; out: y; attrs.norm */
-	NPU_OPERATOR_LAYERNORM = 7,	/* in: x, scale, [bias]; out: y; attrs.norm */
-	NPU_OPERATOR_SOFTMAX = 8,	/* in: x; out: y; attrs.softmax */
-	NPU_OPERATOR_REDUCE = 9,	/* in: x; out: y; attrs.reduce */
-	NPU_OPERATOR_CONCAT = 10,	/* in: x0 .. xn-1; out: y; attrs.concat */
-	NPU_OPERATOR_TRANSPOSE = 11,	/* in: x; out: y; attrs.transpose */
-	NPU_OPERATOR_RESIZE = 12,	/* in: x; out: y; attrs.resize */
-	NPU_OPERATOR_PAD = 13,		/* in: x; out: y; attrs.pad */
-	NPU_OPERATOR_SLICE = 14,	/* in: x; out: y; attrs.slice */
-	NPU_OPERATOR_CAST = 15,		/* in: x; out: y (another dtype); no attrs */
-	NPU_OPERATOR_PACK_CONV2D = 16,	/* in: w; out: p (PACKED); attrs.pack_conv */
-};
-
-#define NPU_OPERATOR_LAST		NPU_OPERATOR_PACK_CONV2D
-
 enum npu_dtype {
 	NPU_DTYPE_F32 = 0,
 	NPU_DTYPE_BF16 = 1,
@@ -362,6 +332,19 @@ struct npu_attr_pack_conv {
 #define NPU_PACK_CONV_BIAS		0x0001	/* the CONV2D has b */
 #define NPU_PACK_CONV_SUMMAND		0x0002	/* and s */
 
+/*
+ * y = x indexed along @axis by ind (S32), as ONNX's Gather: y's dims are
+ * x's with that axis replaced by ind's dims, so y's rank is x's less 1
+ * plus ind's.  An index into an axis of n elements lies in [-n, n), a
+ * negative one counting from the end.  The card reads the indices only
+ * when it runs the operator, and checks every one before it writes y: one
+ * outside stops the ring with NPU_ERR_OP_PARAM, y untouched.
+ */
+struct npu_attr_gather {
+	__le32 axis;
+	__le32 rsvd;
+};
+
 union npu_op_attrs {
 	struct npu_attr_conv conv;
 	struct npu_attr_matmul matmul;
@@ -377,8 +360,95 @@ union npu_op_attrs {
 	struct npu_attr_pad pad;
 	struct npu_attr_slice slice;
 	struct npu_attr_pack_conv pack_conv;
+	struct npu_attr_gather gather;
 	__u8 bytes[128];	/* the union's size; unused bytes 0 */
 };
+
+/*
+ * Operators: the card's NPU_OP_COMPUTE runs one operator of the card's operator
+ * library.  The command's src is the host bus address of an npu_op_desc,
+ * 64-byte aligned, with NPU_CMD_SRC_HOST set; size is the descriptor's
+ * length, sizeof(struct npu_op_desc) plus one npu_tensor_desc per input
+ * and output.  The card reads the whole descriptor before it touches a
+ * tensor, so a descriptor the card has fetched is not read again.
+ *
+ * The operators are listed here once, a row each, and what the driver
+ * checks of a descriptor and the card's dispatch derive from this list, as
+ * enum npu_operator does.  A row is
+ *
+ *	NPU_OPERATOR(NAME, number, min_inputs, max_inputs, attrs, rsvd, act, name)
+ *
+ * NAME		the enumerator is NPU_OPERATOR_<NAME>
+ * number	its value, and the operator's bit of the card's
+ *		NPU_ID_OPERATORS: ABI, so it never changes.  Rows are in order
+ *		of number, from 0 without holes; the driver's build checks that
+ *		each number is its enumerator's value.
+ * min_inputs, max_inputs
+ *		how many inputs the operator takes; it has one output
+ * attrs	attr(its member of union npu_op_attrs), or none; every
+ *		attribute byte past that member is 0
+ * rsvd		attr(a __le32 reserved field in union npu_op_attrs), which is
+ *		0, or none
+ * act		attr(its struct npu_activation in union npu_op_attrs), or none
+ * name		NAME in lower case: the card's implementation is named after it
+ *
+ * The comment above a row names the operator's tensors.  To use the table,
+ * define NPU_OPERATOR() to what a row becomes, expand NPU_OPERATOR_TABLE
+ * and undefine NPU_OPERATOR.
+ */
+#define NPU_OPERATOR_TABLE __NPU_OPERATOR_ROWS( \
+	/* in: x, w, [b, [s]]; out: y */ \
+	NPU_OPERATOR(CONV2D, 0, 2, 4, attr(conv), attr(conv.rsvd), attr(conv.act), conv2d) \
+	/* in: x, w, [b]; out: y */ \
+	NPU_OPERATOR(CONV_TRANSPOSE2D, 1, 2, 3, attr(conv), attr(conv.rsvd), attr(conv.act), \
+		     conv_transpose2d) \
+	/* in: a, b, [c]; out: y */ \
+	NPU_OPERATOR(MATMUL, 2, 2, 3, attr(matmul), none, attr(matmul.act), matmul) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(POOL2D, 3, 1, 1, attr(pool), attr(pool.rsvd), none, pool2d) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(UNARY, 4, 1, 1, attr(unary), none, attr(unary.fn), unary) \
+	/* in: a, b; out: y */ \
+	NPU_OPERATOR(BINARY, 5, 2, 2, attr(binary), attr(binary.rsvd), attr(binary.act), binary) \
+	/* in: x, scale, bias, mean, var; out: y */ \
+	NPU_OPERATOR(BATCHNORM, 6, 5, 5, attr(norm), none, attr(norm.act), batchnorm) \
+	/* in: x, scale, [bias]; out: y */ \
+	NPU_OPERATOR(LAYERNORM, 7, 2, 3, attr(norm), none, attr(norm.act), layernorm) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(SOFTMAX, 8, 1, 1, attr(softmax), none, none, softmax) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(REDUCE, 9, 1, 1, attr(reduce), none, none, reduce) \
+	/* in: x0 .. xn-1; out: y */ \
+	NPU_OPERATOR(CONCAT, 10, 1, NPU_OP_MAX_TENSORS - 1, attr(concat), attr(concat.rsvd), none, \
+		     concat) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(TRANSPOSE, 11, 1, 1, attr(transpose), none, none, transpose) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(RESIZE, 12, 1, 1, attr(resize), attr(resize.rsvd), none, resize) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(PAD, 13, 1, 1, attr(pad), none, none, pad) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(SLICE, 14, 1, 1, attr(slice), none, none, slice) \
+	/* in: x; out: y (another dtype) */ \
+	NPU_OPERATOR(CAST, 15, 1, 1, none, none, none, cast) \
+	/* in: w; out: p (PACKED) */ \
+	NPU_OPERATOR(PACK_CONV2D, 16, 1, 1, attr(pack_conv), attr(pack_conv.conv.rsvd), \
+		     attr(pack_conv.conv.act), pack_conv2d) \
+	/* in: x, ind (S32); out: y */ \
+	NPU_OPERATOR(GATHER, 17, 2, 2, attr(gather), attr(gather.rsvd), none, gather))
+
+/* The rows as one macro argument, which checkpatch takes for an expression. */
+#define __NPU_OPERATOR_ROWS(...)	__VA_ARGS__
+
+#define NPU_OPERATOR(NAME, ...)		NPU_OPERATOR_##NAME,
+enum npu_operator {
+	NPU_OPERATOR_TABLE
+	__NPU_OPERATOR_END
+};
+
+#undef NPU_OPERATOR
+
+#define NPU_OPERATOR_LAST		(__NPU_OPERATOR_END - 1)
 
 struct npu_op_desc {
 	__le16 kind;		/* enum npu_operator */

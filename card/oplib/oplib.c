@@ -17,25 +17,31 @@
 
 #include "oplib_impl.h"
 
-static const struct oplib_family *const families[NPU_OPERATOR_LAST + 1] = {
-	[NPU_OPERATOR_CONV2D]		= &oplib_conv2d_family,
-	[NPU_OPERATOR_CONV_TRANSPOSE2D]	= &oplib_conv_transpose2d_family,
-	[NPU_OPERATOR_MATMUL]		= &oplib_matmul_family,
-	[NPU_OPERATOR_POOL2D]		= &oplib_pool2d_family,
-	[NPU_OPERATOR_UNARY]		= &oplib_unary_family,
-	[NPU_OPERATOR_BINARY]		= &oplib_binary_family,
-	[NPU_OPERATOR_BATCHNORM]	= &oplib_batchnorm_family,
-	[NPU_OPERATOR_LAYERNORM]	= &oplib_layernorm_family,
-	[NPU_OPERATOR_SOFTMAX]		= &oplib_softmax_family,
-	[NPU_OPERATOR_REDUCE]		= &oplib_reduce_family,
-	[NPU_OPERATOR_CONCAT]		= &oplib_concat_family,
-	[NPU_OPERATOR_TRANSPOSE]	= &oplib_transpose_family,
-	[NPU_OPERATOR_RESIZE]		= &oplib_resize_family,
-	[NPU_OPERATOR_PAD]		= &oplib_pad_family,
-	[NPU_OPERATOR_SLICE]		= &oplib_slice_family,
-	[NPU_OPERATOR_CAST]		= &oplib_cast_family,
-	[NPU_OPERATOR_PACK_CONV2D]	= &oplib_pack_conv2d_family,
+/* What the table says of an operator, and the family that runs it. */
+struct oplib_kind {
+	uint8_t min_inputs;
+	uint8_t max_inputs;
+	/* bytes of npu_op_attrs it uses; the rest must be 0 */
+	uint8_t attr_size;
+	const struct oplib_family *family;
 };
+
+/* The operator table's attribute column: attr(member), or none. */
+#define OPLIB_ATTR_SIZE_attr(member)	sizeof(((union npu_op_attrs *)NULL)->member)
+#define OPLIB_ATTR_SIZE_none		0
+
+#define NPU_OPERATOR(NAME, number, min, max, attrs, rsvd, act, name) \
+	[NPU_OPERATOR_##NAME] = { \
+		.min_inputs = (min), .max_inputs = (max), \
+		.attr_size = OPLIB_ATTR_SIZE_##attrs, \
+		.family = &oplib_##name##_family, \
+	},
+
+static const struct oplib_kind kinds[NPU_OPERATOR_LAST + 1] = {
+	NPU_OPERATOR_TABLE
+};
+
+#undef NPU_OPERATOR
 
 /* Families whose checks meet a tensor they cannot take in NCHW16C. */
 int oplib_strided_only(const struct oplib_tensor *t)
@@ -108,7 +114,7 @@ static int tensor_decode(const struct npu_tensor_desc *raw,
 static int desc_decode(const struct npu_op_desc *desc, size_t size,
 		       struct oplib_op *op, const struct oplib_family **family)
 {
-	const struct oplib_family *fam;
+	const struct oplib_kind *k;
 	unsigned int i;
 	int err;
 
@@ -125,11 +131,11 @@ static int desc_decode(const struct npu_op_desc *desc, size_t size,
 	if (size != sizeof(*desc) +
 		    op->num_tensors * sizeof(struct npu_tensor_desc))
 		return NPU_ERR_OP_PARAM;
-	fam = families[op->kind];
-	if (op->num_inputs < fam->min_inputs ||
-	    op->num_inputs > fam->max_inputs || op->num_outputs != 1)
+	k = &kinds[op->kind];
+	if (op->num_inputs < k->min_inputs ||
+	    op->num_inputs > k->max_inputs || op->num_outputs != 1)
 		return NPU_ERR_OP_PARAM;
-	if (!oplib_zero(&desc->attrs, fam->attr_size, sizeof(desc->attrs)))
+	if (!oplib_zero(&desc->attrs, k->attr_size, sizeof(desc->attrs)))
 		return NPU_ERR_RESERVED;
 	op->attrs = &desc->attrs;
 	for (i = 0; i < op->num_tensors; i++) {
@@ -146,7 +152,7 @@ static int desc_decode(const struct npu_op_desc *desc, size_t size,
 		      op->kind != NPU_OPERATOR_PACK_CONV2D) || i != 1))
 			return NPU_ERR_OPERATOR;
 	}
-	*family = fam;
+	*family = k->family;
 	return NPU_ERR_NONE;
 }
 
@@ -448,7 +454,7 @@ static int step_execute(struct oplib *lib, const struct oplib_op *op,
 	int err = NPU_ERR_NONE;
 
 	if (step->check)
-		return step->check(step, bufs);
+		return step->check(op, step, bufs);
 	if (!step->prim) {
 		if (step->loop(op, step, bufs, hooks))
 			return NPU_ERR_NONE;

@@ -161,9 +161,6 @@ static int binary_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_binary_family = {
-	.min_inputs = 2,
-	.max_inputs = 2,
-	.attr_size = sizeof(struct npu_attr_binary),
 	.check = binary_check,
 	.plan = binary_plan,
 };

@@ -414,11 +414,13 @@ static uint64_t pack_header_check(const struct pack_header *hd)
 }
 
 /* CONV2D: the header must say the bytes were packed for this very kernel. */
-static int pack_header_verify(const struct oplib_step *step,
+static int pack_header_verify(const struct oplib_op *op,
+			      const struct oplib_step *step,
 			      uint8_t *const *bufs)
 {
 	struct pack_header hd;
 
+	(void)op;
 	memcpy(&hd, bufs[step->in], sizeof(hd));
 	if (hd.magic != PACK_MAGIC || hd.version != PACK_VERSION ||
 	    hd.key != step->key || hd.size != step->size ||
@@ -428,11 +430,13 @@ static int pack_header_verify(const struct oplib_step *step,
 }
 
 /* PACK_CONV2D: the header, or with key 0 none (before the weights move). */
-static int pack_header_write(const struct oplib_step *step,
+static int pack_header_write(const struct oplib_op *op,
+			     const struct oplib_step *step,
 			     uint8_t *const *bufs)
 {
 	struct pack_header hd = { 0 };
 
+	(void)op;
 	if (step->key) {
 		hd.magic = PACK_MAGIC;
 		hd.version = PACK_VERSION;
@@ -599,17 +603,11 @@ static int conv_transpose2d_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_conv2d_family = {
-	.min_inputs = 2,
-	.max_inputs = 4,
-	.attr_size = sizeof(struct npu_attr_conv),
 	.check = conv2d_check,
 	.plan = conv2d_plan,
 };
 
 const struct oplib_family oplib_conv_transpose2d_family = {
-	.min_inputs = 2,
-	.max_inputs = 3,
-	.attr_size = sizeof(struct npu_attr_conv),
 	.check = conv_transpose2d_check,
 	.plan = conv_transpose2d_plan,
 };
@@ -769,9 +767,6 @@ static int pack_conv2d_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_pack_conv2d_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = sizeof(struct npu_attr_pack_conv),
 	.check = pack_conv2d_check,
 	.plan = pack_conv2d_plan,
 };

@@ -321,9 +321,6 @@ static int unary_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_unary_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = sizeof(struct npu_attr_unary),
 	.check = unary_check,
 	.plan = unary_plan,
 };

@@ -89,6 +89,15 @@ typedef bool (*oplib_loop_fn)(const struct oplib_op *op,
 			      uint8_t *const *bufs,
 			      const struct oplib_hooks *hooks);
 
+/*
+ * A step that checks the bytes of tensor @step->in, with the operator's
+ * shapes at hand, before anything is computed: NPU_ERR_NONE to go on, or
+ * the ring error.
+ */
+typedef int (*oplib_check_fn)(const struct oplib_op *op,
+			      const struct oplib_step *step,
+			      uint8_t *const *bufs);
+
 struct oplib_step {
 	dnnl_primitive_t prim;	/* or NULL, and then loop */
 	oplib_loop_fn loop;
@@ -101,11 +110,8 @@ struct oplib_step {
 	unsigned int in;
 	unsigned int out;
 	struct oplib_act act;
-	/*
-	 * or a check of the bytes of tensor @in, before anything is computed:
-	 * NPU_ERR_NONE to go on, or the ring error
-	 */
-	int (*check)(const struct oplib_step *step, uint8_t *const *bufs);
+	/* or a check of the bytes of tensor @in */
+	oplib_check_fn check;
 	/* what a check or a writer of a packed tensor's header wants there */
 	uint64_t key;
 	uint64_t size;
@@ -164,12 +170,11 @@ struct oplib {
 	struct oplib_cache cache;
 };
 
-/* One family of operators: its tensors, checks and plan. */
+/*
+ * One family of operators: its checks and plan.  How many inputs it takes
+ * and which attributes are the operator table's (uapi/npu_operator.h).
+ */
 struct oplib_family {
-	uint8_t min_inputs;
-	uint8_t max_inputs;
-	/* bytes of npu_op_attrs it uses; the rest must be 0 */
-	uint8_t attr_size;
 	/* an empty input is fine even when the output is not */
 	bool empty_inputs_ok;
 	int (*check)(const struct oplib_op *op);
@@ -177,23 +182,14 @@ struct oplib_family {
 		    struct oplib_plan *plan);
 };
 
-extern const struct oplib_family oplib_conv2d_family;
-extern const struct oplib_family oplib_conv_transpose2d_family;
-extern const struct oplib_family oplib_matmul_family;
-extern const struct oplib_family oplib_pool2d_family;
-extern const struct oplib_family oplib_unary_family;
-extern const struct oplib_family oplib_binary_family;
-extern const struct oplib_family oplib_batchnorm_family;
-extern const struct oplib_family oplib_layernorm_family;
-extern const struct oplib_family oplib_softmax_family;
-extern const struct oplib_family oplib_reduce_family;
-extern const struct oplib_family oplib_concat_family;
-extern const struct oplib_family oplib_transpose_family;
-extern const struct oplib_family oplib_resize_family;
-extern const struct oplib_family oplib_pad_family;
-extern const struct oplib_family oplib_slice_family;
-extern const struct oplib_family oplib_cast_family;
-extern const struct oplib_family oplib_pack_conv2d_family;
+/*
+ * Each operator of the table is run by oplib_<name>_family: one the
+ * library lacks is an undefined reference wherever the library is linked.
+ */
+#define NPU_OPERATOR(NAME, number, min, max, attrs, rsvd, act, name) \
+	extern const struct oplib_family oplib_##name##_family;
+NPU_OPERATOR_TABLE
+#undef NPU_OPERATOR
 
 /* Little-endian attribute fields. */
 static inline uint32_t oplib_u32(__le32 v)
@@ -243,8 +239,7 @@ int oplib_plan_primitive(struct oplib_plan *plan, dnnl_primitive_desc_t pd,
 			 const unsigned int *views);
 int oplib_plan_reorder(struct oplib *lib, struct oplib_plan *plan,
 		       unsigned int src, unsigned int dst);
-int oplib_plan_check(struct oplib_plan *plan,
-		     int (*check)(const struct oplib_step *, uint8_t *const *),
+int oplib_plan_check(struct oplib_plan *plan, oplib_check_fn check,
 		     unsigned int tensor, uint64_t key, uint64_t size);
 int oplib_plan_loop(struct oplib_plan *plan, oplib_loop_fn loop,
 		    unsigned int in, unsigned int out,

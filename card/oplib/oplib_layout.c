@@ -294,34 +294,22 @@ static int slice_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_concat_family = {
-	.min_inputs = 1,
-	.max_inputs = NPU_OP_MAX_TENSORS - 1,
-	.attr_size = sizeof(struct npu_attr_concat),
 	.empty_inputs_ok = true,
 	.check = concat_check,
 	.plan = concat_plan,
 };
 
 const struct oplib_family oplib_transpose_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = sizeof(struct npu_attr_transpose),
 	.check = transpose_check,
 	.plan = transpose_plan,
 };
 
 const struct oplib_family oplib_slice_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = sizeof(struct npu_attr_slice),
 	.check = slice_check,
 	.plan = slice_plan,
 };
 
 const struct oplib_family oplib_cast_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = 0,
 	.check = cast_check,
 	.plan = cast_plan,
 };

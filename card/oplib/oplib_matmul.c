@@ -267,9 +267,6 @@ static int matmul_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_matmul_family = {
-	.min_inputs = 2,
-	.max_inputs = 3,
-	.attr_size = sizeof(struct npu_attr_matmul),
 	.check = matmul_check,
 	.plan = matmul_plan,
 };

@@ -279,25 +279,16 @@ static int softmax_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_batchnorm_family = {
-	.min_inputs = 5,
-	.max_inputs = 5,
-	.attr_size = sizeof(struct npu_attr_norm),
 	.check = batchnorm_check,
 	.plan = batchnorm_plan,
 };
 
 const struct oplib_family oplib_layernorm_family = {
-	.min_inputs = 2,
-	.max_inputs = 3,
-	.attr_size = sizeof(struct npu_attr_norm),
 	.check = layernorm_check,
 	.plan = layernorm_plan,
 };
 
 const struct oplib_family oplib_softmax_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = sizeof(struct npu_attr_softmax),
 	.check = softmax_check,
 	.plan = softmax_plan,
 };

@@ -138,9 +138,6 @@ static int pad_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_pad_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = sizeof(struct npu_attr_pad),
 	.empty_inputs_ok = true,
 	.check = pad_check,
 	.plan = pad_plan,

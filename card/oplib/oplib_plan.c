@@ -267,9 +267,8 @@ int oplib_plan_reorder(struct oplib *lib, struct oplib_plan *plan,
 	return oplib_plan_primitive(plan, pd, 2, args, views);
 }
 
-/* A step that checks (or writes) the bytes of a tensor: a packed header. */
-int oplib_plan_check(struct oplib_plan *plan,
-		     int (*check)(const struct oplib_step *, uint8_t *const *),
+/* A step that checks (or writes) the bytes of a tensor, as a packed header. */
+int oplib_plan_check(struct oplib_plan *plan, oplib_check_fn check,
 		     unsigned int tensor, uint64_t key, uint64_t size)
 {
 	struct oplib_step *step = plan_step(plan);

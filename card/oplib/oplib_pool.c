@@ -151,9 +151,6 @@ static int pool2d_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_pool2d_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = sizeof(struct npu_attr_pool),
 	.check = pool2d_check,
 	.plan = pool2d_plan,
 };

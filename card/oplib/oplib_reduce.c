@@ -59,9 +59,6 @@ static int reduce_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_reduce_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = sizeof(struct npu_attr_reduce),
 	.check = reduce_check,
 	.plan = reduce_plan,
 };

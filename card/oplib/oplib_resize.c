@@ -260,9 +260,6 @@ static int resize_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_resize_family = {
-	.min_inputs = 1,
-	.max_inputs = 1,
-	.attr_size = sizeof(struct npu_attr_resize),
 	.check = resize_check,
 	.plan = resize_plan,
 };

@@ -2146,6 +2146,152 @@ TEST_F(oplib, slice)
 	}
 }
 
+/* y's element idx: x's, the gathered axis indexed by ind at idx's axes. */
+static double gather_ref(const struct tt *x, const struct tt *ind,
+			 const struct tt *y, unsigned int axis, const int64_t *idx)
+{
+	int64_t from[NPU_TENSOR_MAX_DIMS], i;
+	unsigned int d;
+
+	for (d = 0; d < axis; d++)
+		from[d] = idx[d];
+	i = (int64_t)ind->v[ravel(idx + axis, ind->dims, ind->ndims)];
+	from[axis] = i < 0 ? i + x->dims[axis] : i;
+	for (d = axis + 1; d < x->ndims; d++)
+		from[d] = idx[d - 1 + ind->ndims];
+	(void)y;
+	return x->v[ravel(from, x->dims, x->ndims)];
+}
+
+/* Rows, columns and middle axes, by indices of any rank, negative ones too. */
+TEST_F(oplib, gather)
+{
+	static const struct {
+		const char *what;
+		unsigned int dtype, rank, axis, irank;
+		int64_t dims[4], idims[2];
+		int32_t ind[6];
+	} cases[] = {
+		{ "rows", NPU_DTYPE_F32, 2, 0, 1, { 5, 3 }, { 4 }, { 4, 0, -1, 2 } },
+		{ "columns, one repeated", NPU_DTYPE_F32, 2, 1, 1, { 3, 6 }, { 3 }, { 5, 5, -6 } },
+		{ "a middle axis by a matrix", NPU_DTYPE_F32, 3, 1, 2, { 2, 4, 3 }, { 2, 3 },
+		  { 3, -4, 0, 1, -1, 2 } },
+		{ "one element by a scalar", NPU_DTYPE_F32, 1, 0, 0, { 7 }, { 0 }, { -2 } },
+		{ "the last axis by a scalar", NPU_DTYPE_F32, 3, 2, 0, { 2, 3, 4 }, { 0 }, { 3 } },
+		{ "bf16", NPU_DTYPE_BF16, 2, 0, 1, { 4, 2 }, { 3 }, { 1, 1, -4 } },
+		{ "f16", NPU_DTYPE_F16, 2, 1, 1, { 2, 5 }, { 2 }, { 4, -5 } },
+		{ "s8", NPU_DTYPE_S8, 1, 0, 1, { 6 }, { 2 }, { -6, 5 } },
+		{ "s32", NPU_DTYPE_S32, 2, 0, 2, { 3, 2 }, { 2, 2 }, { 2, 0, -3, 1 } },
+	};
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned int r = cases[i].rank, ir = cases[i].irank;
+		unsigned int axis = cases[i].axis, yr = r - 1 + ir;
+		int64_t yd[NPU_TENSOR_MAX_DIMS], idx[NPU_TENSOR_MAX_DIMS];
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		for (d = 0; d < axis; d++)
+			yd[d] = cases[i].dims[d];
+		for (d = 0; d < ir; d++)
+			yd[axis + d] = cases[i].idims[d];
+		for (d = axis + 1; d < r; d++)
+			yd[d - 1 + ir] = cases[i].dims[d];
+		in[0] = T(self, cases[i].dtype, r, cases[i].dims);
+		in[1] = T(self, NPU_DTYPE_S32, ir, cases[i].idims);
+		y = T(self, cases[i].dtype, yr, yd);
+		tt_fill(self, in[0], -100, 100);
+		for (e = 0; e < in[1]->n; e++)
+			in[1]->v[e] = cases[i].ind[e];
+		tt_put(self, in[1]);
+		desc_init(&o, NPU_OPERATOR_GATHER, in, 2, y);
+		D(&o)->attrs.gather.axis = htole32(axis);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, yd, yr, idx);
+			want[e] = gather_ref(in[0], in[1], y, axis, idx);
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
+/* x and y strided with gaps, the indices too: only y's elements change. */
+TEST_F(oplib, gather_strided)
+{
+	static const int64_t xd[3] = { 3, 4, 2 }, xs[3] = { 40, 8, 3 };
+	static const int64_t id[1] = { 3 }, is[1] = { 5 };
+	static const int64_t yd[3] = { 3, 3, 2 }, ys[3] = { 1, 9, 4 };
+	static const int32_t ind[3] = { -1, 0, 2 };
+	int64_t idx[NPU_TENSOR_MAX_DIMS];
+	struct tt *in[2], *y;
+	struct desc o;
+	double *want;
+	uint64_t e;
+
+	in[0] = tt_alloc(self, NPU_DTYPE_F32, NPU_FORMAT_STRIDED, 3, xd, xs);
+	in[1] = tt_alloc(self, NPU_DTYPE_S32, NPU_FORMAT_STRIDED, 1, id, is);
+	y = tt_alloc(self, NPU_DTYPE_F32, NPU_FORMAT_STRIDED, 3, yd, ys);
+	tt_fill(self, in[0], -1, 1);
+	for (e = 0; e < 3; e++)
+		in[1]->v[e] = ind[e];
+	tt_put(self, in[1]);
+	desc_init(&o, NPU_OPERATOR_GATHER, in, 2, y);
+	D(&o)->attrs.gather.axis = htole32(1);
+	want = want_alloc(y);
+	for (e = 0; e < y->n; e++) {
+		unravel(e, yd, 3, idx);
+		want[e] = gather_ref(in[0], in[1], y, 1, idx);
+	}
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+	free(want);
+}
+
+/*
+ * An index outside [-n, n) fails the operator when it runs, after the
+ * descriptor's checks passed, and y is not written: not even the elements
+ * that valid indices before it name.
+ */
+TEST_F(oplib, gather_index_out_of_range)
+{
+	static const int32_t bad[] = { 5, -6, INT32_MAX, INT32_MIN };
+	static const int64_t xd[2] = { 5, 3 }, id[1] = { 4 }, yd[2] = { 4, 3 };
+	struct tt *in[2], *y;
+	struct desc o;
+	unsigned int i;
+	uint64_t e;
+
+	in[0] = T(self, NPU_DTYPE_F32, 2, xd);
+	in[1] = T(self, NPU_DTYPE_S32, 1, id);
+	y = T(self, NPU_DTYPE_F32, 2, yd);
+	tt_fill(self, in[0], -1, 1);
+	tt_fill(self, y, 5, 6);
+	desc_init(&o, NPU_OPERATOR_GATHER, in, 2, y);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		self->step = "an index out of range";
+		for (e = 0; e < 3; e++)
+			in[1]->v[e] = e;
+		in[1]->v[3] = bad[i];
+		tt_put(self, in[1]);
+		ASSERT_EQ(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+		ASSERT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("index %d", bad[i]);
+		ASSERT_EQ(0, self->stray) TH_LOG("index %d: y written", bad[i]);
+		EXPECT_EXACT(y, y->v);
+	}
+	/* and in range at both ends, it runs */
+	in[1]->v[3] = -5;
+	in[1]->v[0] = 4;
+	tt_put(self, in[1]);
+	RUN_OK(&o);
+}
+
 /* Every conversion, rounding to nearest even and saturating. */
 TEST_F(oplib, cast)
 {
@@ -2208,7 +2354,7 @@ TEST_F(oplib, cast_layouts)
 
 enum base { B_CONV, B_MATMUL, B_POOL, B_UNARY, B_BINARY, B_BATCHNORM,
 	    B_LAYERNORM, B_SOFTMAX, B_REDUCE, B_CONCAT, B_TRANSPOSE, B_RESIZE,
-	    B_PAD, B_SLICE, B_CAST, B_COUNT };
+	    B_PAD, B_SLICE, B_CAST, B_GATHER, B_COUNT };
 
 /* A valid descriptor of each operator, for the mutations to break. */
 static void base_build(FIXTURE_DATA(oplib) *self, enum base b, struct desc *o)
@@ -2329,6 +2475,11 @@ static void base_build(FIXTURE_DATA(oplib) *self, enum base b, struct desc *o)
 		in[0] = T(self, 0, 2, d3x4);
 		desc_init(o, NPU_OPERATOR_CAST, in, 1,
 			  T(self, NPU_DTYPE_BF16, 2, d3x4));
+		break;
+	case B_GATHER:
+		in[0] = T(self, 0, 2, d3x4);
+		in[1] = T(self, NPU_DTYPE_S32, 1, (int64_t[]){ 2 });
+		desc_init(o, NPU_OPERATOR_GATHER, in, 2, T(self, 0, 2, (int64_t[]){ 2, 4 }));
 		break;
 	case B_COUNT:
 		break;
@@ -2506,6 +2657,17 @@ MUT(sl_blocked, t[0].format = htole16(NPU_FORMAT_NCHW16C);
     t[0].dims[2] = t[0].dims[3] = L64(1))
 MUT(cast_dims, Y.dims[1] = L64(3))
 MUT(cast_attr, d->attrs.bytes[0] = 1)
+/* gather */
+MUT(ga_one_input, d->num_inputs = 1; t[1] = t[2]; *size -= sizeof(*t))
+MUT(ga_three_inputs, d->num_inputs = 3; t[3] = t[2]; t[2] = t[1]; *size += sizeof(*t))
+MUT(ga_axis_past_rank, d->attrs.gather.axis = L32(2))
+MUT(ga_rsvd, d->attrs.gather.rsvd = L32(1))
+MUT(ga_attr_tail, d->attrs.bytes[sizeof(struct npu_attr_gather)] = 1)
+MUT(ga_indices_f32, t[1].dtype = htole16(NPU_DTYPE_F32))
+MUT(ga_y_dtype, Y.dtype = htole16(NPU_DTYPE_BF16))
+MUT(ga_y_dims, Y.dims[0] = L64(3))
+MUT(ga_y_rank, Y.ndims = htole16(3); Y.dims[2] = L64(1); Y.strides[2] = L64(1))
+MUT(ga_indices_s8, t[1].dtype = htole16(NPU_DTYPE_S8))
 
 static const struct reject_case {
 	const char *what;
@@ -2640,6 +2802,16 @@ static const struct reject_case {
 	{ "slice of NCHW16C", B_SLICE, sl_blocked, NPU_ERR_OPERATOR },
 	{ "cast dims", B_CAST, cast_dims, NPU_ERR_OP_PARAM },
 	{ "cast with attributes", B_CAST, cast_attr, NPU_ERR_RESERVED },
+	{ "gather of one input", B_GATHER, ga_one_input, NPU_ERR_OP_PARAM },
+	{ "gather of three inputs", B_GATHER, ga_three_inputs, NPU_ERR_OP_PARAM },
+	{ "gather along an axis past the rank", B_GATHER, ga_axis_past_rank, NPU_ERR_OP_PARAM },
+	{ "gather rsvd", B_GATHER, ga_rsvd, NPU_ERR_RESERVED },
+	{ "gather attribute bytes past its struct", B_GATHER, ga_attr_tail, NPU_ERR_RESERVED },
+	{ "gather by f32 indices", B_GATHER, ga_indices_f32, NPU_ERR_OPERATOR },
+	{ "gather into another dtype", B_GATHER, ga_y_dtype, NPU_ERR_OPERATOR },
+	{ "gather y dims", B_GATHER, ga_y_dims, NPU_ERR_OP_PARAM },
+	{ "gather y rank", B_GATHER, ga_y_rank, NPU_ERR_OP_PARAM },
+	{ "gather by s8 indices", B_GATHER, ga_indices_s8, NPU_ERR_OPERATOR },
 };
 
 /*

@@ -602,4 +602,24 @@ static inline void ref_slice(const struct ref_tensor *x, const struct ref_tensor
 	} while (ref_next(idx, yt->dims, yt->ndims));
 }
 
+/* y = x indexed along the axis by ind, negative indices from the end. */
+static inline void ref_gather(const struct ref_tensor *x, const struct ref_tensor *ind,
+			      const struct ref_tensor *yt, const struct npu_attr_gather *at,
+			      double *y)
+{
+	uint64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, xi[NPU_TENSOR_MAX_DIMS], i = 0;
+	unsigned int d, axis = at->axis;
+	int64_t k;
+
+	do {
+		for (d = 0; d < axis; d++)
+			xi[d] = idx[d];
+		k = (int64_t)ref_at(ind, idx + axis);
+		xi[axis] = k < 0 ? k + (int64_t)x->dims[axis] : k;
+		for (d = axis + 1; d < x->ndims; d++)
+			xi[d] = idx[d - 1 + ind->ndims];
+		y[i++] = ref_at(x, xi);
+	} while (ref_next(idx, yt->dims, yt->ndims));
+}
+
 #endif /* COMPUTE_REF_H */

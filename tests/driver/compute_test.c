@@ -514,6 +514,8 @@ TEST_F(compute, reserved_attributes_of_each_operator_are_einval)
 		{ NPU_OPERATOR_CAST, 1, 0 },
 		{ NPU_OPERATOR_SOFTMAX, 1, sizeof(struct npu_attr_softmax) },
 		{ NPU_OPERATOR_REDUCE, 1, sizeof(struct npu_attr_reduce) + 4 },
+		{ NPU_OPERATOR_GATHER, 2, offsetof(struct npu_attr_gather, rsvd) },
+		{ NPU_OPERATOR_GATHER, 2, sizeof(struct npu_attr_gather) },
 	};
 	static const uint64_t dims[] = { 8, 32 };
 	unsigned int i, t;
@@ -633,6 +635,7 @@ TEST_F(compute, wrong_sizes_and_counts_are_einval)
 		{ NPU_OPERATOR_BATCHNORM, 4, 1 }, { NPU_OPERATOR_LAYERNORM, 1, 1 },
 		{ NPU_OPERATOR_CONCAT, 0, 1 }, { NPU_OPERATOR_CONCAT, 15, 2 },
 		{ NPU_OPERATOR_CAST, 1, 2 },
+		{ NPU_OPERATOR_GATHER, 1, 1 }, { NPU_OPERATOR_GATHER, 3, 1 },
 	};
 	uint64_t size;
 	unsigned int i, t;
@@ -1847,6 +1850,57 @@ TEST_F(result, what_only_the_card_checks_fails_the_stream)
 	tensor_of(&self->op, 1)->dims[1] = 32;
 	EXPECT_EQ(0, run_on_new_stream(self, &error));
 	EXPECT_EQ(0, error);
+}
+
+/* The output's image on the card is still what upload() wrote there. */
+static bool output_unchanged(struct _test_data_result *self)
+{
+	const struct ref_tensor *y = &self->t[self->nt - 1];
+	uint64_t bytes = y->elems * dtype_bytes[y->dtype], seq;
+	uint8_t *want = malloc(bytes + 1), *got = malloc(bytes + 1);
+	struct drm_npu_cmd back = test_cmd_copy((uintptr_t)got, self->addr[self->nt - 1], bytes,
+						DRM_NPU_CMD_DST_USER);
+	bool same = false;
+
+	pack(y, want);
+	if (!test_submit(self->card.fd, self->stream.id, &back, 1, 0, &seq) &&
+	    !test_wait(self->card.fd, self->stream.slot, seq, 60000))
+		same = !memcmp(want, got, bytes);
+	free(want);
+	free(got);
+	return same;
+}
+
+/*
+ * GATHER: a middle axis by a matrix of indices, negative ones too; an index
+ * outside the axis fails the stream with OP_PARAM, its output untouched.
+ */
+TEST_F(result, gather_and_an_index_out_of_range)
+{
+	static const int32_t ind[] = { 2, -1, 0, 1, -3, 2 };
+	struct ref_tensor *x, *i, *y;
+	struct npu_op_desc *d;
+	uint32_t error;
+	unsigned int k;
+
+	NEED_OPERATOR(NPU_OPERATOR_GATHER);
+	x = tensor(self, NPU_DTYPE_F32, NPU_FORMAT_STRIDED, 3, DIMS(4, 3, 5), DIMS(20, 6, 1));
+	i = tensor(self, NPU_DTYPE_S32, NPU_FORMAT_STRIDED, 2, DIMS(2, 3), NULL);
+	for (k = 0; k < 6; k++)
+		i->val[k] = ind[k];
+	y = DENSE(4, 2, 3, 5);
+	d = build(self, NPU_OPERATOR_GATHER);
+	d->attrs.gather.axis = 1;
+	ref_gather(x, i, y, &d->attrs.gather, self->want);
+	EXPECT_EQ(0, run_and_check(self, 0, 0));
+
+	/* 3 is past an axis of 3; the stream fails before y is written. */
+	i->val[4] = 3;
+	ASSERT_EQ(0, upload(self));
+	EXPECT_EQ(-EIO, run_on_new_stream(self, &error));
+	EXPECT_EQ(DRM_NPU_ERR_OP_PARAM, error);
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &self->stream));
+	EXPECT_TRUE(output_unchanged(self));
 }
 
 static int inject_fault(struct _test_data_result *self, const char *kind)

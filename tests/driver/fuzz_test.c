@@ -309,6 +309,9 @@ static bool plausible_compute(struct fuzzer *f, struct drm_npu_cmd *c)
 	static const uint16_t kinds[] = {
 		NPU_OPERATOR_UNARY, NPU_OPERATOR_BINARY, NPU_OPERATOR_CAST, NPU_OPERATOR_MATMUL,
 	};
+#define NPU_OPERATOR(NAME, number, min, ...)	[NPU_OPERATOR_##NAME] = (min),
+	static const uint8_t min_inputs[] = { NPU_OPERATOR_TABLE };
+#undef NPU_OPERATOR
 	struct npu_op_desc *d = cmd_desc(f, c);
 	uint16_t kind = kinds[below(f, sizeof(kinds) / sizeof(kinds[0]))];
 	uint16_t to = below(f, NPU_DTYPE_LAST + 1);
@@ -320,7 +323,7 @@ static bool plausible_compute(struct fuzzer *f, struct drm_npu_cmd *c)
 		return false;
 	memset(d, 0, DESC_BYTES);
 	d->kind = kind;
-	d->num_inputs = kind == NPU_OPERATOR_UNARY || kind == NPU_OPERATOR_CAST ? 1 : 2;
+	d->num_inputs = min_inputs[kind];
 	d->num_outputs = 1;
 	room = place_tensors(f, d->tensors, d->num_inputs + 1) / 4;
 	if (!room)
