@@ -5,7 +5,8 @@
  *
  * Layering: drv.c is the only file that issues ioctls; device.c owns the
  * per-card state (one DRM file = one kernel context per card, shared by
- * every ACL context on that card); stream.c owns submission and waiting.
+ * every ACL context on that card); stream_ring.c and direct_ring.c own
+ * submission, stream_wait.c waiting and stream_fail.c failure handling.
  *
  * Locking (outer to inner): init_lock > device->lock > device->list_lock >
  * event->lock > stream->lock > cb_lock > host/device range map locks.
@@ -264,7 +265,7 @@ struct acl_context *acl_context_create(struct acl_device *dev, bool is_default,
 				       aclError *err);
 void acl_context_destroy(struct acl_context *ctx, bool wait);
 
-/* ---- streams (stream.c) ------------------------------------------------ */
+/* ---- streams (stream.c, stream_ring.c, stream_wait.c, stream_fail.c) --- */
 /*
  * One kernel stream; replaced when a failed stream is recovered (or
  * aborted). The replaced one is kept, marked gone, until the stream is
@@ -354,6 +355,32 @@ aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms);
 /* Waits for a slot of dev to reach value; spins briefly first. */
 aclError acl_wait_slot(struct acl_device *dev, uint32_t slot, uint64_t value,
 		       int32_t timeout_ms, aclError timeout_code);
+/* What s has been given so far, and whether a ticket's work is done (*err if not). */
+struct acl_ticket acl_stream_last_ticket(struct acl_stream *s);
+bool acl_ticket_done(struct acl_stream *s, const struct acl_ticket *t, uint32_t *err);
+
+/* Kernel streams (stream_ring.c): k's slot as k left it, even once k is gone. */
+void acl_kstream_state(struct acl_device *d, struct acl_kstream *k, uint64_t *value,
+		       uint32_t *err);
+uint32_t acl_kstream_err(struct acl_device *d, struct acl_kstream *k);
+aclError acl_kstream_new(struct acl_stream *s, struct acl_kstream **out);
+void acl_kstream_retire(struct acl_device *d, struct acl_kstream *k);
+
+/* Failure handling (stream_fail.c), s->lock held: the error to report. */
+aclError acl_stream_failed_locked(struct acl_stream *s, struct acl_kstream *k);
+bool acl_stream_failed_before_locked(struct acl_stream *s, struct acl_kstream *k,
+				     aclError *code);
+
+/* The direct-ring producer (direct_ring.c). */
+bool acl_direct_ring_to_spare(struct acl_device *d);
+struct acl_kstream *acl_direct_new(struct acl_stream *s);
+void acl_direct_unmap(struct acl_kstream *k);
+bool acl_direct_reclaim(struct acl_device *d);
+bool acl_direct_eligible(struct acl_device *d, const struct drm_npu_cmd *cmds, size_t count);
+bool acl_direct_submit_locked(struct acl_stream *s, struct acl_kstream *k,
+			      const struct drm_npu_cmd *cmds, size_t count, uint64_t *seq);
+int acl_direct_order_locked(struct acl_stream *s, struct acl_kstream *kk);
+uint32_t acl_direct_rings_held(struct acl_device *d);
 
 static inline bool acl_seq_reached(uint64_t have, uint64_t want)
 {
