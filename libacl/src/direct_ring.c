@@ -105,12 +105,12 @@ bool acl_direct_reclaim(struct acl_device *d)
 	struct acl_list *pos;
 	bool done = false;
 
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	for (pos = d->streams.next; pos != &d->streams && !done; pos = pos->next) {
 		struct acl_stream *t = acl_container_of(pos, struct acl_stream, link);
 		struct acl_kstream *k, *kk;
 
-		if (t->dying || pthread_mutex_trylock(&t->lock))
+		if (t->dying || !acl_mutex_trylock(&t->lock))
 			continue;
 		k = atomic_load(&t->dst);
 		kk = atomic_load(&t->kst);
@@ -125,9 +125,9 @@ bool acl_direct_reclaim(struct acl_device *d)
 			kk->older = k;
 			done = true;
 		}
-		pthread_mutex_unlock(&t->lock);
+		acl_mutex_unlock(&t->lock);
 	}
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	return done;
 }
 
@@ -220,6 +220,7 @@ bool acl_direct_submit_locked(struct acl_stream *s, struct acl_kstream *k,
 	uint32_t tail = dir->tail, mask = dir->entries - 1, head;
 	size_t i;
 
+	ACL_ASSERT_HELD(&s->lock);
 	if (count + 1 > dir->entries / 2)
 		return false;
 	if (atomic_load(&s->last) != k &&
@@ -257,6 +258,7 @@ int acl_direct_order_locked(struct acl_stream *s, struct acl_kstream *kk)
 	struct drm_npu_cmd wait = { .op = DRM_NPU_OP_SLOT_WAIT };
 	uint64_t seq;
 
+	ACL_ASSERT_HELD(&s->lock);
 	if (k == kk || !k->dir)
 		return 0;
 	wait.slot = k->slot;
@@ -276,7 +278,7 @@ void acl_direct_quiesce(struct acl_device *d)
 	pending = calloc(d->num_rings ? d->num_rings : 1, sizeof(*pending));
 	if (!pending)
 		return;	/* a free behind queued direct work then fails that stream */
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	for (pos = d->streams.next; pos != &d->streams && n < d->num_rings; pos = pos->next) {
 		struct acl_stream *s = acl_container_of(pos, struct acl_stream, link);
 		struct acl_kstream *k = atomic_load(&s->dst);
@@ -285,7 +287,7 @@ void acl_direct_quiesce(struct acl_device *d)
 		    !acl_slot_err(d, k->slot))
 			pending[n++] = (struct pending){ k->slot, atomic_load(&k->submitted) };
 	}
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	/* bounded: a slot may change hands if its stream goes meanwhile */
 	for (i = 0; i < n; i++)
 		acl_wait_slot(d, pending[i].slot, pending[i].seq, 10000, ACL_SUCCESS);
@@ -298,12 +300,12 @@ uint32_t acl_direct_rings_held(struct acl_device *d)
 	struct acl_list *pos;
 	uint32_t n = 0;
 
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	for (pos = d->streams.next; pos != &d->streams; pos = pos->next) {
 		struct acl_stream *t = acl_container_of(pos, struct acl_stream, link);
 
 		n += !t->dying && atomic_load(&t->dst);
 	}
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	return n;
 }

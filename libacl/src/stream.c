@@ -24,7 +24,7 @@ struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 	s->priority = priority;
 	s->flags = flags;
 	s->failure_mode = ACL_CONTINUE_ON_FAILURE;
-	pthread_mutex_init(&s->lock, NULL);
+	acl_mutex_init(&s->lock);
 	acl_list_init(&s->link);
 	*err = acl_kstream_new(s, &k);
 	while (*err == ACL_ERROR_RT_NO_STREAM_RESOURCE && acl_direct_reclaim(d))
@@ -39,9 +39,9 @@ struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 		s->direct_tried = true;
 		atomic_store(&s->dst, acl_direct_new(s));
 	}
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	acl_list_add(&d->streams, &s->link);
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	return s;
 }
 
@@ -51,10 +51,10 @@ static bool claim(struct acl_stream *s)
 	struct acl_device *d = s->dev;
 	bool mine;
 
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	mine = !s->dying;
 	s->dying = true;
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	return mine;
 }
 
@@ -69,10 +69,10 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 	if (wait)
 		acl_stream_drain(s);
 	acl_cb_stream_gone(s);
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	acl_list_del(&s->link);
-	pthread_mutex_unlock(&d->list_lock);
-	pthread_mutex_lock(&s->lock);
+	acl_mutex_unlock(&d->list_lock);
+	acl_mutex_lock(&s->lock);
 	k = atomic_load(&s->dst);
 	if (k) {
 		if (d->fd >= 0)
@@ -91,7 +91,7 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 		free(k);
 	}
 	atomic_store(&s->kst, NULL);
-	pthread_mutex_unlock(&s->lock);
+	acl_mutex_unlock(&s->lock);
 	acl_obj_free(s);
 	return ACL_SUCCESS;
 }
@@ -288,9 +288,9 @@ ACL_EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
 	s = acl_stream_resolve(stream, &err);
 	if (!s)
 		return err;
-	pthread_mutex_lock(&s->lock);
+	acl_mutex_lock(&s->lock);
 	s->failure_mode = mode;
-	pthread_mutex_unlock(&s->lock);
+	acl_mutex_unlock(&s->lock);
 	return ACL_SUCCESS;
 }
 
@@ -306,7 +306,7 @@ ACL_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
 	s = acl_stream_resolve(stream, &err);
 	if (!s)
 		return err;
-	pthread_mutex_lock(&s->lock);
+	acl_mutex_lock(&s->lock);
 	k = atomic_load(&s->kst);
 	err = acl_kstream_new(s, &nk);
 	if (!err) {
@@ -326,6 +326,6 @@ ACL_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
 		atomic_store(&s->pending_err, 0);
 		acl_cb_stream_failed(s);
 	}
-	pthread_mutex_unlock(&s->lock);
+	acl_mutex_unlock(&s->lock);
 	return err;
 }

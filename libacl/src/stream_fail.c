@@ -17,6 +17,7 @@ static aclError direct_failed_locked(struct acl_stream *s, struct acl_kstream *k
 {
 	struct acl_kstream *nk;
 
+	ACL_ASSERT_HELD(&s->lock);
 	if (atomic_load(&s->dst) != k || s->sticky_err)
 		return code;
 	if (s->failure_mode == ACL_STOP_ON_FAILURE || e == DRM_NPU_ERR_DEAD) {
@@ -48,6 +49,7 @@ aclError acl_stream_failed_locked(struct acl_stream *s, struct acl_kstream *k)
 	uint64_t v;
 	uint32_t e;
 
+	ACL_ASSERT_HELD(&s->lock);
 	acl_kstream_state(d, k, &v, &e);
 	code = e ? acl_slot_error(d, e) : ACL_ERROR_RT_INTERNAL_ERROR;
 	if (k->dir)
@@ -80,6 +82,7 @@ aclError acl_stream_failed_locked(struct acl_stream *s, struct acl_kstream *k)
  */
 bool acl_stream_failed_before_locked(struct acl_stream *s, struct acl_kstream *k, aclError *code)
 {
+	ACL_ASSERT_HELD(&s->lock);
 	*code = acl_stream_failed_locked(s, k);
 	if (s->sticky_err)
 		return true;

@@ -80,10 +80,10 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 	aclError code;
 	int ret;
 
-	pthread_mutex_lock(&s->lock);
+	acl_mutex_lock(&s->lock);
 	if (s->sticky_err) {
 		code = s->sticky_err;
-		pthread_mutex_unlock(&s->lock);
+		acl_mutex_unlock(&s->lock);
 		return ACL_FAIL(code, "stream %u has failed and accepts no work (%s)",
 				s->obj.index, acl_slot_error_text(acl_kstream_err(d, atomic_load(&s->kst))));
 	}
@@ -102,7 +102,7 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 		dk = atomic_load(&s->dst);
 	}
 	if (dk && direct_ok && acl_direct_submit_locked(s, dk, cmds, count, &seq)) {
-		pthread_mutex_unlock(&s->lock);
+		acl_mutex_unlock(&s->lock);
 		if (done)
 			*done = (struct acl_ticket){ dk, seq };
 		return ACL_SUCCESS;
@@ -127,7 +127,7 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 		atomic_store(&s->last, k);
 		off += n;
 	}
-	pthread_mutex_unlock(&s->lock);
+	acl_mutex_unlock(&s->lock);
 	if (ret)
 		return ACL_DRV_FAIL(d, ret, "submitting to stream %u", s->obj.index);
 	if (done)
@@ -135,7 +135,7 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 	return ACL_SUCCESS;
 
 out_failed:
-	pthread_mutex_unlock(&s->lock);
+	acl_mutex_unlock(&s->lock);
 	return ACL_FAIL(code, "stream %u failed: %s", s->obj.index,
 			acl_slot_error_text(acl_kstream_err(d, k)));
 }

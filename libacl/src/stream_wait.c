@@ -138,9 +138,9 @@ aclError acl_stream_wait(struct acl_stream *s, const struct acl_ticket *t, int32
 	e = acl_kstream_err(s->dev, k);
 	if (!e && code != ACL_ERROR_RT_LOST_HEARTBEAT)
 		return ACL_FAIL(code, "waiting for stream %u failed", s->obj.index);
-	pthread_mutex_lock(&s->lock);
+	acl_mutex_lock(&s->lock);
 	failed = acl_stream_failed_locked(s, k);
-	pthread_mutex_unlock(&s->lock);
+	acl_mutex_unlock(&s->lock);
 	if (code == ACL_ERROR_RT_LOST_HEARTBEAT)
 		return ACL_FAIL(code, "device %d is lost: %s", s->dev->id,
 				acl_slot_error_text(DRM_NPU_ERR_DEAD));
