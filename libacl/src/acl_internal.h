@@ -641,7 +641,8 @@ bool acl_cb_release_unserved(struct acl_stream *s);
 void acl_cb_shutdown(void);
 
 /* ---- init (init.c) ----------------------------------------------------- */
-extern int32_t acl_default_device;	/* from aclInit's config, -1 if none */
+/* From aclInit's config, -1 if none; read without the lock for the common -1. */
+extern _Atomic int32_t acl_default_device;
 extern bool acl_default_taken;		/* its reference is held */
 extern struct acl_mutex acl_init_lock;
 

@@ -234,12 +234,17 @@ static aclError launch(struct acl_stream *s, void (*fn)(void *), void *arg, bool
 		else
 			st->head = cb;
 		st->tail = cb;
+		/*
+		 * Done with st before the callback can run: it may destroy
+		 * the stream, and st with it (acl_cb_stream_gone).
+		 */
+		acl_mutex_unlock(&st->launch_lock);
 		pthread_cond_broadcast(&cb_cond);
 		acl_mutex_unlock(&cb_lock);
 	} else {
+		acl_mutex_unlock(&st->launch_lock);
 		free(cb);
 	}
-	acl_mutex_unlock(&st->launch_lock);
 	return err;
 }
 

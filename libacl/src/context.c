@@ -24,7 +24,7 @@ static struct acl_context *default_device_ctx(void)
 	struct acl_device *d;
 	bool closing;
 
-	if (acl_default_device < 0)
+	if (atomic_load_explicit(&acl_default_device, memory_order_relaxed) < 0)
 		return NULL;	/* the common case, without the lock */
 	do {
 		closing = false;

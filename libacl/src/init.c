@@ -29,7 +29,7 @@
 #include "acl_internal.h"
 
 struct acl_mutex acl_init_lock = ACL_MUTEX_INITIALIZER;
-int32_t acl_default_device = -1;
+_Atomic int32_t acl_default_device = -1;
 bool acl_default_taken;
 static uint64_t init_refs;
 static bool finalizing;
