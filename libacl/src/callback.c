@@ -141,6 +141,7 @@ static struct acl_cb *take_ready(struct acl_cbstate *st, enum cb_kind kind)
 	struct acl_device *d = st->s->dev;
 	struct acl_cb *cb = st->head;
 
+	ACL_ASSERT_HELD(&cb_lock);
 	if (st->busy || !cb || cb->kind != kind)
 		return NULL;
 	if (!acl_seq_reached(acl_slot_value(d, st->reached_slot), cb->seq)) {
@@ -272,6 +273,7 @@ void acl_cb_stream_failed(struct acl_stream *s)
  */
 static bool served_by_another(const struct acl_cbstate *st, enum cb_kind kind, pthread_t me)
 {
+	ACL_ASSERT_HELD(&cb_lock);
 	if (kind == CB_REPORT)
 		return st->subscribed && !pthread_equal(st->thread, me);
 	return worker_running && !pthread_equal(worker, me);

@@ -407,6 +407,7 @@ ACL_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t t
 /* Whether a reset after the last record has taken effect (ev->lock held). */
 static bool reset_reached(struct acl_event *ev, uint64_t st)
 {
+	ACL_ASSERT_HELD(&ev->lock);
 	return ev->reset_at && !acl_seq_reached(ACL_EV_VALUE(st), ev->reset_at) &&
 	       acl_seq_reached(acl_slot_value(ev->dev, ACL_EV_SLOT(st)), ev->reset_at);
 }

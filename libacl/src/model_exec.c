@@ -117,6 +117,7 @@ static aclError take_spare_work(struct exec *x)
 	aclError err;
 	int ret;
 
+	ACL_ASSERT_HELD(&m->work_lock);
 	if (!m->work_done) {
 		err = aclrtCreateEvent(&m->work_done);
 		if (err)
