@@ -125,6 +125,13 @@ $(BUILD)/tests/acl-host/%: tests/acl-host/%.c $(ACL_PARSER_SRCS) $(ACL_SRC_HDRS)
 		-isystem $(KSFT) -Itests/include -I$(ACL_INC) -Ilibacl/src -Iuapi -Icompiler \
 		$(DRM_CFLAGS) -o $@ $< $(ACL_PARSER_SRCS)
 
+# The lock checks alone (lock.c and acl_internal.h's locks); tools/check runs it on the host.
+$(BUILD)/tests/acl-host/lock_check_test: tests/acl-host/lock_check_test.c libacl/src/lock.c \
+					  $(ACL_SRC_HDRS) $(ACL_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -I$(ACL_INC) -Ilibacl/src -Iuapi $(DRM_CFLAGS) \
+		-o $@ $< libacl/src/lock.c
+
 $(BUILD)/examples/%: examples/%.c examples/check.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE)
