@@ -7,6 +7,8 @@
 #   make acl-check       the C++ and pkg-config checks (on the host)
 #   make acl-test        the tests/acl suites in a guest with two cards
 #   make acl-run         examples/acl_demo in a guest
+#   make acl-tsan        the library and the tests/acl suites under ThreadSanitizer,
+#                        in build/tsan (tools/check runs those suites too)
 #   make install         headers, libraries and ascendcl.pc under
 #                        $(DESTDIR)$(PREFIX) (PREFIX defaults to /usr/local)
 
@@ -36,24 +38,32 @@ ACL_BENCH	:= $(BUILD)/tools/acl-bench
 ACL_CXX_CHECK	:= $(BUILD)/tests/acl-extra/cxx_check
 ACL_PC_CHECK	:= $(BUILD)/tests/acl-extra/pkgconfig_check
 
-.PHONY: acl acl-lib acl-check acl-test acl-run acl-install
+.PHONY: acl acl-lib acl-tsan acl-check acl-test acl-run acl-install
 
 all: acl
 
-acl: acl-lib $(ACL_TESTS) $(ACL_HOST_TESTS) $(ACL_EXAMPLES) $(ACL_BENCH) $(ACL_CXX_CHECK) $(ACL_PC_CHECK)
+acl: acl-lib acl-tsan $(ACL_TESTS) $(ACL_HOST_TESTS) $(ACL_EXAMPLES) $(ACL_BENCH) $(ACL_CXX_CHECK) \
+     $(ACL_PC_CHECK)
 
 acl-lib: $(ACL_LIB) $(ACL_LINKS) $(ACL_PC)
 
-$(BUILD)/libacl/%.o: libacl/src/%.c $(ACL_SRC_HDRS) $(ACL_HDRS) uapi/npu_accel.h \
-		     $(DTYPES_HDRS) compiler/om_format.h | deps
+ACL_OBJ_DEPS	:= $(ACL_SRC_HDRS) $(ACL_HDRS) uapi/npu_accel.h $(DTYPES_HDRS) \
+		   compiler/om_format.h
+ACL_OBJ_CFLAGS	 = -fPIC -fvisibility=hidden -I$(ACL_INC) $(DTYPES_CFLAGS) -Icompiler $(DRM_CFLAGS) \
+		   $(ACL_JSON_CFLAGS)
+ACL_LIB_LDFLAGS	 = -shared -Wl,-soname,libascendcl.so.$(ACL_SOVER) -Wl,-z,defs
+ACL_LIB_LIBS	 = $(DRM_LIBS) $(ACL_JSON_LIBS) -lm
+ACL_TEST_CFLAGS	 = -isystem $(KSFT) -Itests/include -Idriver -Iuapi -Icompiler $(DRM_CFLAGS)
+ACL_TEST_DEPS	 = $(ACL_TEST_HDRS) $(wildcard tests/include/*.h) driver/npu_hw.h \
+		   compiler/om_format.h uapi/npu_operator.h $(ACL_HDRS)
+
+$(BUILD)/libacl/%.o: libacl/src/%.c $(ACL_OBJ_DEPS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -I$(ACL_INC) $(DTYPES_CFLAGS) -Icompiler $(DRM_CFLAGS) \
-		$(ACL_JSON_CFLAGS) -c -o $@ $<
+	$(CC) $(USER_CFLAGS) $(ACL_OBJ_CFLAGS) -c -o $@ $<
 
 $(ACL_LIB): $(ACL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -shared -Wl,-soname,libascendcl.so.$(ACL_SOVER) -Wl,-z,defs \
-		-o $@ $(ACL_OBJS) $(DRM_LIBS) $(ACL_JSON_LIBS) -lm
+	$(CC) $(USER_CFLAGS) $(ACL_LIB_LDFLAGS) -o $@ $(ACL_OBJS) $(ACL_LIB_LIBS)
 
 $(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER): $(ACL_LIB)
 	ln -sf libascendcl.so.$(ACL_VERSION) $@
@@ -71,11 +81,39 @@ $(ACL_PC): libacl/ascendcl.pc.in libacl/libacl.mk
 	sed -e 's|@PREFIX@|$(abspath .)|' -e 's|@LIBDIR@|$(abspath $(ACL_LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(abspath $(ACL_INC))|' -e 's|@VERSION@|$(ACL_VERSION)|' $< >$@
 
-$(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_HDRS) $(wildcard tests/include/*.h) driver/npu_hw.h \
-		     compiler/om_format.h uapi/npu_operator.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS) | deps
+$(BUILD)/tests/acl/%: tests/acl/%.c $(ACL_TEST_DEPS) $(ACL_LIB) $(ACL_LINKS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi -Icompiler $(DRM_CFLAGS) -o $@ $< \
-		$(ACL_USE)
+	$(CC) $(USER_CFLAGS) $(ACL_TEST_CFLAGS) -o $@ $< $(ACL_USE)
+
+# The library and its guest suites again under ThreadSanitizer, each suite
+# linked to this library: tools/check runs them after the others. -Wno-tsan:
+# TSan does not model atomic_thread_fence, and the one fence of the library
+# (direct_ring.c) orders its stores against the card, which TSan cannot see.
+ACL_TSAN	:= $(BUILD)/tsan
+ACL_TSAN_CFLAGS	:= $(USER_CFLAGS) -fsanitize=thread -Wno-tsan
+ACL_TSAN_LIBDIR	:= $(ACL_TSAN)/lib
+ACL_TSAN_LIB	:= $(ACL_TSAN_LIBDIR)/libascendcl.so.$(ACL_VERSION)
+ACL_TSAN_LINKS	:= $(ACL_TSAN_LIBDIR)/libascendcl.so.$(ACL_SOVER) $(ACL_TSAN_LIBDIR)/libascendcl.so
+ACL_TSAN_OBJS	:= $(patsubst libacl/src/%.c,$(ACL_TSAN)/libacl/%.o,$(ACL_SRCS))
+ACL_TSAN_TESTS	:= $(patsubst tests/acl/%.c,$(ACL_TSAN)/tests/acl/%,$(wildcard tests/acl/*.c))
+
+acl-tsan: $(ACL_TSAN_TESTS)
+
+$(ACL_TSAN)/libacl/%.o: libacl/src/%.c $(ACL_OBJ_DEPS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(ACL_TSAN_CFLAGS) $(ACL_OBJ_CFLAGS) -c -o $@ $<
+
+$(ACL_TSAN_LIB): $(ACL_TSAN_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ACL_TSAN_CFLAGS) $(ACL_LIB_LDFLAGS) -o $@ $(ACL_TSAN_OBJS) $(ACL_LIB_LIBS)
+
+$(ACL_TSAN_LINKS): $(ACL_TSAN_LIB)
+	ln -sf libascendcl.so.$(ACL_VERSION) $@
+
+$(ACL_TSAN)/tests/acl/%: tests/acl/%.c $(ACL_TEST_DEPS) $(ACL_TSAN_LIB) $(ACL_TSAN_LINKS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(ACL_TSAN_CFLAGS) $(ACL_TEST_CFLAGS) -o $@ $< -I$(ACL_INC) -L$(ACL_TSAN_LIBDIR) \
+		-lascendcl -Wl,-rpath,$(abspath $(ACL_TSAN_LIBDIR))
 
 # The model loader's parser alone, under ASan and UBSan; tools/check runs it on the host.
 ACL_PARSER_SRCS	:= libacl/src/model_parse.c libacl/src/dtype.c
@@ -86,6 +124,13 @@ $(BUILD)/tests/acl-host/%: tests/acl-host/%.c $(ACL_PARSER_SRCS) $(ACL_SRC_HDRS)
 	$(CC) $(USER_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-isystem $(KSFT) -Itests/include -I$(ACL_INC) -Ilibacl/src $(DTYPES_CFLAGS) -Icompiler \
 		$(DRM_CFLAGS) -o $@ $< $(ACL_PARSER_SRCS)
+
+# The lock checks alone (lock.c and acl_internal.h's locks); tools/check runs it on the host.
+$(BUILD)/tests/acl-host/lock_check_test: tests/acl-host/lock_check_test.c libacl/src/lock.c \
+					  $(ACL_SRC_HDRS) $(ACL_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -I$(ACL_INC) -Ilibacl/src -Iuapi $(DRM_CFLAGS) \
+		-o $@ $< libacl/src/lock.c
 
 $(BUILD)/examples/%: examples/%.c examples/check.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)

@@ -5,14 +5,43 @@
  *
  * Layering: drv.c is the only file that issues ioctls; device.c owns the
  * per-card state (one DRM file = one kernel context per card, shared by
- * every ACL context on that card); stream.c owns submission and waiting.
+ * every ACL context on that card); stream_ring.c and direct_ring.c own
+ * submission, stream_wait.c waiting and stream_fail.c failure handling.
  *
- * Locking (outer to inner): init_lock > device->lock > device->list_lock >
- * event->lock > stream->lock > cb_lock > host/device range map locks.
+ * Locks, outer to inner: a thread that holds a lock takes only locks of a
+ * higher rank. Every lock, with what it protects:
+ *
+ *   1  acl_init_lock (init.c)        aclInit's reference count, finalizing,
+ *                                    the default device and its reference
+ *   2  enum_lock (device.c)          enumerating acl_devices[]
+ *   3  device->lock                  a card's file: opening it, refs, closing
+ *   4  model->work_lock (model.h)    a model's shared workspace, until its
+ *                                    execution is submitted (the calls it
+ *                                    makes meanwhile find their context set)
+ *   5  copy_pool->lock (memcpy.c)    a device's internal streams, their users
+ *   6  device->list_lock             the lists of contexts, streams, events;
+ *                                    a stream's dying
+ *   7  cbstate->launch_lock          a stream's callback numbers, in the
+ *      (callback.c)                  order of their submission
+ *   8  event->lock                   an event's slot, counter, last stream
+ *   9  stream->lock                  submission and recovery: a stream's
+ *                                    rings, direct ring, failure state
+ *  10  cb_lock (callback.c)          callback queues and states, the worker
+ *  11  device->slot_lock             the event slots whose free is deferred
+ *  12  models_lock (model.c)         the table of loaded models, their refs
+ *  13  acl_hostmap.lock (rwlock)     the host memory map (memory.c)
+ *  14  device->devmem.lock (rwlock)  the device's allocations
+ *  15  tables[]->lock (handle.c)     a handle table's slots and free list
+ *  16  log_lock (log.c)              whole lines in the log file
+ *
+ * Each is a struct acl_mutex or acl_rwlock (below), which knows its holder:
+ * a helper named *_locked, or documented as called with a lock held,
+ * asserts that it is.
+ *
  * device->lock covers the reference count and opening the card; list_lock
  * only the lists of contexts, streams and events. The submit path takes
- * only the stream's own lock (plus a read lock on the host range map when
- * a host pointer has to be classified).
+ * only the stream's own lock (plus a read lock on the device memory map
+ * when a direct ring names a buffer).
  *
  * Teardowns (aclrtDestroyStream/Context, aclrtResetDevice, aclFinalize)
  * wait for streams and for running callbacks, and a callback may call the
@@ -46,6 +75,131 @@ static inline bool acl_is_dev_ptr(const void *p)
 {
 	return (uintptr_t)p >= ACL_DEV_ADDR_BASE;
 }
+
+/* ---- locks (lock.c) ---------------------------------------------------- */
+/*
+ * Locks that know who holds them, so that a helper which must be called
+ * with a lock held (the *_locked ones) can check that it is: a relaxed
+ * store on lock and unlock, cheap enough to stay on in every build. A
+ * mutex records its holder; a rwlock its writer and how many readers it
+ * has, which tells that some thread reads, not which one.
+ */
+struct acl_mutex {
+	pthread_mutex_t m;
+	_Atomic(pthread_t) owner;	/* 0 while unlocked */
+};
+
+struct acl_rwlock {
+	pthread_rwlock_t l;
+	_Atomic(pthread_t) writer;	/* 0 unless write-locked */
+	atomic_int readers;
+};
+
+#define ACL_MUTEX_INITIALIZER	{ .m = PTHREAD_MUTEX_INITIALIZER }
+#define ACL_RWLOCK_INITIALIZER	{ .l = PTHREAD_RWLOCK_INITIALIZER }
+
+/* Reports a helper called without its lock, and aborts. */
+void acl_lock_not_held(const char *func, const char *lock) __attribute__((noreturn, cold));
+
+static inline void acl_mutex_init(struct acl_mutex *l)
+{
+	pthread_mutex_init(&l->m, NULL);
+	atomic_init(&l->owner, 0);
+}
+
+static inline void acl_mutex_destroy(struct acl_mutex *l)
+{
+	pthread_mutex_destroy(&l->m);
+}
+
+static inline void acl_mutex_lock(struct acl_mutex *l)
+{
+	pthread_mutex_lock(&l->m);
+	atomic_store_explicit(&l->owner, pthread_self(), memory_order_relaxed);
+}
+
+/* True if it took the lock. */
+static inline bool acl_mutex_trylock(struct acl_mutex *l)
+{
+	if (pthread_mutex_trylock(&l->m))
+		return false;
+	atomic_store_explicit(&l->owner, pthread_self(), memory_order_relaxed);
+	return true;
+}
+
+static inline void acl_mutex_unlock(struct acl_mutex *l)
+{
+	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
+	pthread_mutex_unlock(&l->m);
+}
+
+/* Only the holder can see itself here: others never read their own id. */
+static inline bool acl_mutex_held(struct acl_mutex *l)
+{
+	return pthread_equal(atomic_load_explicit(&l->owner, memory_order_relaxed),
+			     pthread_self());
+}
+
+static inline void acl_cond_wait(pthread_cond_t *c, struct acl_mutex *l)
+{
+	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
+	pthread_cond_wait(c, &l->m);
+	atomic_store_explicit(&l->owner, pthread_self(), memory_order_relaxed);
+}
+
+static inline void acl_cond_timedwait(pthread_cond_t *c, struct acl_mutex *l,
+				      const struct timespec *deadline)
+{
+	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
+	pthread_cond_timedwait(c, &l->m, deadline);
+	atomic_store_explicit(&l->owner, pthread_self(), memory_order_relaxed);
+}
+
+static inline void acl_rwlock_init(struct acl_rwlock *l)
+{
+	pthread_rwlock_init(&l->l, NULL);
+	atomic_init(&l->writer, 0);
+	atomic_init(&l->readers, 0);
+}
+
+static inline void acl_rwlock_destroy(struct acl_rwlock *l)
+{
+	pthread_rwlock_destroy(&l->l);
+}
+
+static inline void acl_rwlock_rdlock(struct acl_rwlock *l)
+{
+	pthread_rwlock_rdlock(&l->l);
+	atomic_fetch_add_explicit(&l->readers, 1, memory_order_relaxed);
+}
+
+static inline void acl_rwlock_wrlock(struct acl_rwlock *l)
+{
+	pthread_rwlock_wrlock(&l->l);
+	atomic_store_explicit(&l->writer, pthread_self(), memory_order_relaxed);
+}
+
+static inline void acl_rwlock_unlock(struct acl_rwlock *l)
+{
+	if (pthread_equal(atomic_load_explicit(&l->writer, memory_order_relaxed), pthread_self()))
+		atomic_store_explicit(&l->writer, 0, memory_order_relaxed);
+	else
+		atomic_fetch_sub_explicit(&l->readers, 1, memory_order_relaxed);
+	pthread_rwlock_unlock(&l->l);
+}
+
+/* Write-locked by this thread, or read-locked by some thread. */
+static inline bool acl_rwlock_held(struct acl_rwlock *l)
+{
+	return atomic_load_explicit(&l->readers, memory_order_relaxed) > 0 ||
+	       pthread_equal(atomic_load_explicit(&l->writer, memory_order_relaxed),
+			     pthread_self());
+}
+
+#define ACL_ASSERT_HELD(l) \
+	do { if (!acl_mutex_held(l)) acl_lock_not_held(__func__, #l); } while (0)
+#define ACL_ASSERT_RWLOCK_HELD(l) \
+	do { if (!acl_rwlock_held(l)) acl_lock_not_held(__func__, #l); } while (0)
 
 /* ---- intrusive list ---------------------------------------------------- */
 struct acl_list {
@@ -108,7 +262,7 @@ struct acl_range {
 };
 
 struct acl_rmap {
-	pthread_rwlock_t lock;
+	struct acl_rwlock lock;
 	struct acl_range *v;
 	size_t n, cap;
 };
@@ -191,9 +345,9 @@ struct acl_device {
 	char bdf[32];			/* PCI address */
 	unsigned minor;
 
-	pthread_mutex_t lock;		/* open, refs, closing */
+	struct acl_mutex lock;		/* open, refs, closing */
 	pthread_cond_t closed;		/* closing went false */
-	pthread_mutex_t list_lock;	/* contexts, streams, events */
+	struct acl_mutex list_lock;	/* contexts, streams, events */
 	int refs;			/* aclrtSetDevice + explicit contexts */
 	bool closing;			/* refs went to 0: being closed, unlocked */
 	int fd;				/* -1 while closed */
@@ -214,7 +368,7 @@ struct acl_device {
 	struct acl_list events;		/* every live event */
 
 	struct acl_rmap devmem;		/* device allocations */
-	pthread_mutex_t slot_lock;	/* deferred slot frees */
+	struct acl_mutex slot_lock;	/* deferred slot frees */
 	struct acl_deferred_slot *deferred;
 
 	atomic_bool dead;		/* the card stopped its heartbeat */
@@ -264,7 +418,7 @@ struct acl_context *acl_context_create(struct acl_device *dev, bool is_default,
 				       aclError *err);
 void acl_context_destroy(struct acl_context *ctx, bool wait);
 
-/* ---- streams (stream.c) ------------------------------------------------ */
+/* ---- streams (stream.c, stream_ring.c, stream_wait.c, stream_fail.c) --- */
 /*
  * One kernel stream; replaced when a failed stream is recovered (or
  * aborted). The replaced one is kept, marked gone, until the stream is
@@ -299,7 +453,7 @@ struct acl_stream {
 	struct acl_obj obj;
 	struct acl_device *dev;
 	struct acl_context *ctx;	/* NULL for an internal stream (copy pool) */
-	pthread_mutex_t lock;		/* submission and recovery */
+	struct acl_mutex lock;		/* submission and recovery */
 	struct acl_kstream *_Atomic kst;
 	/*
 	 * ACL_STREAM_FAST_LAUNCH: a direct kernel stream for copies and
@@ -354,6 +508,32 @@ aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms);
 /* Waits for a slot of dev to reach value; spins briefly first. */
 aclError acl_wait_slot(struct acl_device *dev, uint32_t slot, uint64_t value,
 		       int32_t timeout_ms, aclError timeout_code);
+/* What s has been given so far, and whether a ticket's work is done (*err if not). */
+struct acl_ticket acl_stream_last_ticket(struct acl_stream *s);
+bool acl_ticket_done(struct acl_stream *s, const struct acl_ticket *t, uint32_t *err);
+
+/* Kernel streams (stream_ring.c): k's slot as k left it, even once k is gone. */
+void acl_kstream_state(struct acl_device *d, struct acl_kstream *k, uint64_t *value,
+		       uint32_t *err);
+uint32_t acl_kstream_err(struct acl_device *d, struct acl_kstream *k);
+aclError acl_kstream_new(struct acl_stream *s, struct acl_kstream **out);
+void acl_kstream_retire(struct acl_device *d, struct acl_kstream *k);
+
+/* Failure handling (stream_fail.c), s->lock held: the error to report. */
+aclError acl_stream_failed_locked(struct acl_stream *s, struct acl_kstream *k);
+bool acl_stream_failed_before_locked(struct acl_stream *s, struct acl_kstream *k,
+				     aclError *code);
+
+/* The direct-ring producer (direct_ring.c). */
+bool acl_direct_ring_to_spare(struct acl_device *d);
+struct acl_kstream *acl_direct_new(struct acl_stream *s);
+void acl_direct_unmap(struct acl_kstream *k);
+bool acl_direct_reclaim(struct acl_device *d);
+bool acl_direct_eligible(struct acl_device *d, const struct drm_npu_cmd *cmds, size_t count);
+bool acl_direct_submit_locked(struct acl_stream *s, struct acl_kstream *k,
+			      const struct drm_npu_cmd *cmds, size_t count, uint64_t *seq);
+int acl_direct_order_locked(struct acl_stream *s, struct acl_kstream *kk);
+uint32_t acl_direct_rings_held(struct acl_device *d);
 
 static inline bool acl_seq_reached(uint64_t have, uint64_t want)
 {
@@ -374,7 +554,7 @@ static inline uint32_t acl_slot_err(struct acl_device *dev, uint32_t slot)
 struct acl_event {
 	struct acl_obj obj;
 	struct acl_device *dev;
-	pthread_mutex_t lock;
+	struct acl_mutex lock;
 	uint32_t flags;
 	bool ex;			/* made by aclrtCreateEventExWithFlag */
 	bool has_slot;
@@ -461,8 +641,9 @@ bool acl_cb_release_unserved(struct acl_stream *s);
 void acl_cb_shutdown(void);
 
 /* ---- init (init.c) ----------------------------------------------------- */
-extern int32_t acl_default_device;	/* from aclInit's config, -1 if none */
+/* From aclInit's config, -1 if none; read without the lock for the common -1. */
+extern _Atomic int32_t acl_default_device;
 extern bool acl_default_taken;		/* its reference is held */
-extern pthread_mutex_t acl_init_lock;
+extern struct acl_mutex acl_init_lock;
 
 #endif /* LIBASCENDCL_INTERNAL_H */

@@ -42,7 +42,7 @@ struct acl_cb {
 
 struct acl_cbstate {
 	struct acl_stream *s;
-	pthread_mutex_t launch_lock;	/* orders seq assignment with submission */
+	struct acl_mutex launch_lock;	/* orders seq assignment with submission */
 	uint32_t reached_slot, done_slot;
 	uint64_t launched;		/* last seq handed out */
 	struct acl_cb *head, *tail;
@@ -55,7 +55,7 @@ struct acl_cbstate {
 	struct acl_list link;		/* in cb_all */
 };
 
-static pthread_mutex_t cb_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct acl_mutex cb_lock = ACL_MUTEX_INITIALIZER;
 static pthread_cond_t cb_cond;
 static pthread_once_t cb_once = PTHREAD_ONCE_INIT;
 static struct acl_list cb_all = { &cb_all, &cb_all };
@@ -85,7 +85,7 @@ static void cond_wait_until(int64_t deadline_ns)
 {
 	struct timespec ts = { deadline_ns / 1000000000, deadline_ns % 1000000000 };
 
-	pthread_cond_timedwait(&cb_cond, &cb_lock, &ts);
+	acl_cond_timedwait(&cb_cond, &cb_lock, &ts);
 }
 
 static void drop_queue(struct acl_cbstate *st)
@@ -106,6 +106,7 @@ static struct acl_cbstate *cb_get(struct acl_stream *s, aclError *err)
 	struct acl_cbstate *st = s->cb;
 	int ret;
 
+	ACL_ASSERT_HELD(&cb_lock);
 	if (st)
 		return st;
 	st = calloc(1, sizeof(*st));
@@ -124,7 +125,7 @@ static struct acl_cbstate *cb_get(struct acl_stream *s, aclError *err)
 		*err = ACL_DRV_FAIL(d, ret, "taking fence slots for callbacks");
 		return NULL;
 	}
-	pthread_mutex_init(&st->launch_lock, NULL);
+	acl_mutex_init(&st->launch_lock);
 	st->s = s;
 	acl_list_add(&cb_all, &st->link);
 	s->cb = st;
@@ -140,6 +141,7 @@ static struct acl_cb *take_ready(struct acl_cbstate *st, enum cb_kind kind)
 	struct acl_device *d = st->s->dev;
 	struct acl_cb *cb = st->head;
 
+	ACL_ASSERT_HELD(&cb_lock);
 	if (st->busy || !cb || cb->kind != kind)
 		return NULL;
 	if (!acl_seq_reached(acl_slot_value(d, st->reached_slot), cb->seq)) {
@@ -168,11 +170,11 @@ static void run_cb(struct acl_cbstate *st, struct acl_cb *cb)
 {
 	struct acl_device *d = st->s->dev;
 
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 	tls_running++;
 	cb->fn(cb->arg);
 	tls_running--;
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 	if (st->orphan) {
 		free(st);
 	} else {
@@ -198,19 +200,19 @@ static aclError launch(struct acl_stream *s, void (*fn)(void *), void *arg, bool
 	cb = calloc(1, sizeof(*cb));
 	if (!cb)
 		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of host memory");
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 	st = cb_get(s, &err);
 	if (st && kind == CB_REPORT && !st->subscribed)
 		err = ACL_FAIL(ACL_ERROR_RT_STREAM_NO_CB_REG,
 			       "no thread is subscribed to stream %u (aclrtSubscribeReport)",
 			       s->obj.index);
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 	if (err) {
 		free(cb);
 		return err;
 	}
 
-	pthread_mutex_lock(&st->launch_lock);
+	acl_mutex_lock(&st->launch_lock);
 	seq = st->launched + 1;
 	memset(cmds, 0, sizeof(cmds));
 	cmds[n].op = DRM_NPU_OP_SLOT_WRITE;
@@ -226,19 +228,24 @@ static aclError launch(struct acl_stream *s, void (*fn)(void *), void *arg, bool
 	*cb = (struct acl_cb){ .seq = seq, .fn = fn, .arg = arg, .block = block, .kind = kind };
 	err = acl_stream_submit_kernel(s, cmds, (size_t)n, NULL);
 	if (!err) {
-		pthread_mutex_lock(&cb_lock);
+		acl_mutex_lock(&cb_lock);
 		st->launched = seq;
 		if (st->tail)
 			st->tail->next = cb;
 		else
 			st->head = cb;
 		st->tail = cb;
+		/*
+		 * Done with st before the callback can run: it may destroy
+		 * the stream, and st with it (acl_cb_stream_gone).
+		 */
+		acl_mutex_unlock(&st->launch_lock);
 		pthread_cond_broadcast(&cb_cond);
-		pthread_mutex_unlock(&cb_lock);
+		acl_mutex_unlock(&cb_lock);
 	} else {
+		acl_mutex_unlock(&st->launch_lock);
 		free(cb);
 	}
-	pthread_mutex_unlock(&st->launch_lock);
 	return err;
 }
 
@@ -251,12 +258,13 @@ static aclError launch(struct acl_stream *s, void (*fn)(void *), void *arg, bool
  */
 void acl_cb_stream_failed(struct acl_stream *s)
 {
-	pthread_mutex_lock(&cb_lock);
+	ACL_ASSERT_HELD(&s->lock);
+	acl_mutex_lock(&cb_lock);
 	if (s->cb) {
 		drop_queue(s->cb);
 		pthread_cond_broadcast(&cb_cond);
 	}
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 }
 
 /*
@@ -265,6 +273,7 @@ void acl_cb_stream_failed(struct acl_stream *s)
  */
 static bool served_by_another(const struct acl_cbstate *st, enum cb_kind kind, pthread_t me)
 {
+	ACL_ASSERT_HELD(&cb_lock);
 	if (kind == CB_REPORT)
 		return st->subscribed && !pthread_equal(st->thread, me);
 	return worker_running && !pthread_equal(worker, me);
@@ -284,7 +293,7 @@ bool acl_cb_release_unserved(struct acl_stream *s)
 	uint64_t upto = 0;
 	uint32_t slot = 0;
 
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 	st = s->cb;
 	if (st && st->busy && st->cur->block && pthread_equal(st->runner, me)) {
 		upto = st->cur->seq;
@@ -296,7 +305,7 @@ bool acl_cb_release_unserved(struct acl_stream *s)
 		drop_queue(st);
 		released = true;
 	}
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 	if (released)
 		ACL_LOGW("stream %u destroyed with callbacks nobody else serves: dropped",
 			 s->obj.index);
@@ -315,12 +324,12 @@ void acl_cb_stream_gone(struct acl_stream *s)
 	struct acl_cbstate *st;
 	bool mine;
 
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 	st = s->cb;
 	if (st) {
 		mine = st->busy && pthread_equal(st->runner, pthread_self());
 		while (st->busy && !mine)
-			pthread_cond_wait(&cb_cond, &cb_lock);
+			acl_cond_wait(&cb_cond, &cb_lock);
 		drop_queue(st);
 		acl_list_del(&st->link);
 		if (d->fd >= 0) {
@@ -329,14 +338,14 @@ void acl_cb_stream_gone(struct acl_stream *s)
 			drv_slot_free(d->fd, st->reached_slot);
 			drv_slot_free(d->fd, st->done_slot);
 		}
-		pthread_mutex_destroy(&st->launch_lock);
+		acl_mutex_destroy(&st->launch_lock);
 		st->orphan = mine;
 		if (!mine)
 			free(st);
 		s->cb = NULL;
 		pthread_cond_broadcast(&cb_cond);
 	}
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 }
 
 /* ---- aclrtLaunchCallback and friends ------------------------------------ */
@@ -352,12 +361,12 @@ ACL_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 	s = acl_stream_resolve(stream, &err);
 	if (!s)
 		return err;
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 	for (pos = cb_all.next; pos != &cb_all; pos = pos->next) {
 		struct acl_cbstate *o = acl_container_of(pos, struct acl_cbstate, link);
 
 		if (o->subscribed && (uint64_t)o->thread == threadId && o->s->dev != s->dev) {
-			pthread_mutex_unlock(&cb_lock);
+			acl_mutex_unlock(&cb_lock);
 			return ACL_FAIL(ACL_ERROR_RT_THREAD_SUBSCRIBE,
 					"thread %llu already serves streams of device %d",
 					(unsigned long long)threadId, o->s->dev->id);
@@ -372,7 +381,7 @@ ACL_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 		st->thread = (pthread_t)threadId;
 		pthread_cond_broadcast(&cb_cond);
 	}
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 	return err;
 }
 
@@ -385,7 +394,7 @@ ACL_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream
 	s = acl_stream_resolve(stream, &err);
 	if (!s)
 		return err;
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 	st = s->cb;
 	if (!st || !st->subscribed || (uint64_t)st->thread != threadId)
 		err = ACL_FAIL(ACL_ERROR_STREAM_NOT_SUBSCRIBE,
@@ -395,7 +404,7 @@ ACL_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream
 		st->subscribed = false;
 		pthread_cond_broadcast(&cb_cond);
 	}
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 	return err;
 }
 
@@ -475,14 +484,14 @@ static void wait_for_callbacks(const struct cb_scan *sc, int64_t deadline)
 	d = sc->pending->s->dev;
 	slot = sc->pending->reached_slot;
 	seq = sc->pending->head->seq;
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 	if (drv_wait(d->fd, slot, seq, until) == -EIO) {
 		/* The stream failed: the next pass drops its callbacks. */
 		struct timespec ts = { 0, 1000000 };
 
 		nanosleep(&ts, NULL);
 	}
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 }
 
 /* Runs every callback that is due, waiting up to timeout for the first. */
@@ -496,7 +505,7 @@ ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "timeout %d is invalid (-1 or > 0)", timeout);
 	pthread_once(&cb_once, cb_init_once);
 	deadline = timeout < 0 ? INT64_MAX : acl_now_ns() + (int64_t)timeout * 1000000;
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 	for (;;) {
 		if (serve_one(CB_REPORT, &sc)) {
 			did = true;
@@ -505,17 +514,17 @@ ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
 		if (did)
 			break;
 		if (!sc.nserved) {
-			pthread_mutex_unlock(&cb_lock);
+			acl_mutex_unlock(&cb_lock);
 			return ACL_FAIL(ACL_ERROR_RT_THREAD_SUBSCRIBE,
 					"the calling thread is not subscribed to any stream");
 		}
 		if (acl_now_ns() >= deadline) {
-			pthread_mutex_unlock(&cb_lock);
+			acl_mutex_unlock(&cb_lock);
 			return ACL_FAIL(ACL_ERROR_RT_REPORT_TIMEOUT, "no callback within %d ms", timeout);
 		}
 		wait_for_callbacks(&sc, deadline);
 	}
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 	return ACL_SUCCESS;
 }
 
@@ -526,12 +535,12 @@ static void *worker_main(void *unused)
 	struct cb_scan sc;
 
 	(void)unused;
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 	/* Until stopped, or replaced after it stopped itself (aclFinalize in a host function). */
 	while (worker_running && pthread_equal(worker, pthread_self()))
 		if (!serve_one(CB_HOSTFUNC, &sc))
 			wait_for_callbacks(&sc, INT64_MAX);
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 	return NULL;
 }
 
@@ -545,15 +554,15 @@ ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, vo
 	if (!s)
 		return err;
 	pthread_once(&cb_once, cb_init_once);
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 	if (!worker_running) {
 		if (pthread_create(&worker, NULL, worker_main, NULL)) {
-			pthread_mutex_unlock(&cb_lock);
+			acl_mutex_unlock(&cb_lock);
 			return ACL_FAIL(ACL_ERROR_RT_INTERNAL_ERROR, "cannot start the host-function thread");
 		}
 		worker_running = true;
 	}
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 	/* Host functions block the stream until they return. */
 	return launch(s, fn, args, true, CB_HOSTFUNC);
 }
@@ -569,13 +578,13 @@ void acl_cb_shutdown(void)
 	bool join, self;
 
 	pthread_once(&cb_once, cb_init_once);
-	pthread_mutex_lock(&cb_lock);
+	acl_mutex_lock(&cb_lock);
 	self = worker_running && pthread_equal(worker, me);
 	join = worker_running && !self;
 	w = worker;
 	worker_running = false;
 	pthread_cond_broadcast(&cb_cond);
-	pthread_mutex_unlock(&cb_lock);
+	acl_mutex_unlock(&cb_lock);
 	if (join)
 		pthread_join(w, NULL);
 	if (self)

@@ -24,11 +24,11 @@ static struct acl_context *default_device_ctx(void)
 	struct acl_device *d;
 	bool closing;
 
-	if (acl_default_device < 0)
+	if (atomic_load_explicit(&acl_default_device, memory_order_relaxed) < 0)
 		return NULL;	/* the common case, without the lock */
 	do {
 		closing = false;
-		pthread_mutex_lock(&acl_init_lock);
+		acl_mutex_lock(&acl_init_lock);
 		d = acl_default_device >= 0 ? acl_device_get(acl_default_device) : NULL;
 		if (d && !acl_default_taken) {
 			aclError err = acl_device_acquire(d, false);
@@ -36,14 +36,14 @@ static struct acl_context *default_device_ctx(void)
 			acl_default_taken = !err;
 			closing = err == ACL_ERROR_RT_DEVICE_TASK_ABORT;
 		}
-		pthread_mutex_unlock(&acl_init_lock);
+		acl_mutex_unlock(&acl_init_lock);
 	} while (closing && acl_device_wait_closed(d));
 	if (!d || closing)
 		return NULL;
-	pthread_mutex_lock(&d->lock);
+	acl_mutex_lock(&d->lock);
 	if (d->default_ctx && !d->closing)
 		acl_set_current_ctx(d->default_ctx);
-	pthread_mutex_unlock(&d->lock);
+	acl_mutex_unlock(&d->lock);
 	return tls_ctx;
 }
 
@@ -104,9 +104,9 @@ struct acl_context *acl_context_create(struct acl_device *d, bool is_default, ac
 		return NULL;
 	}
 	c->default_stream->is_default = true;
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	acl_list_add(&d->contexts, &c->link);
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	return c;
 }
 
@@ -117,14 +117,14 @@ static struct acl_stream *next_stream(struct acl_context *c)
 	struct acl_stream *found = NULL;
 	struct acl_list *pos;
 
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	for (pos = d->streams.next; pos != &d->streams && !found; pos = pos->next) {
 		struct acl_stream *s = acl_container_of(pos, struct acl_stream, link);
 
 		if (s->ctx == c && s != c->default_stream && !s->dying)
 			found = s;
 	}
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	return found;
 }
 
@@ -143,9 +143,9 @@ void acl_context_destroy(struct acl_context *c, bool wait)
 	if (c->default_stream)
 		acl_stream_free(c->default_stream, wait);
 	c->default_stream = NULL;
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	acl_list_del(&c->link);
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	if (tls_ctx == c)
 		tls_ctx = NULL;
 	acl_obj_free(c);

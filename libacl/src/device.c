@@ -28,7 +28,7 @@
 
 struct acl_device acl_devices[ACL_MAX_DEVICES];
 int acl_ndevices = -1;		/* -1: not enumerated yet */
-static pthread_mutex_t enum_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct acl_mutex enum_lock = ACL_MUTEX_INITIALIZER;
 
 static int cmp_minor(const void *a, const void *b)
 {
@@ -59,10 +59,10 @@ static void read_bdf(struct acl_device *d)
 
 static void device_init_struct(struct acl_device *d)
 {
-	pthread_mutex_init(&d->lock, NULL);
+	acl_mutex_init(&d->lock);
 	pthread_cond_init(&d->closed, NULL);
-	pthread_mutex_init(&d->list_lock, NULL);
-	pthread_mutex_init(&d->slot_lock, NULL);
+	acl_mutex_init(&d->list_lock);
+	acl_mutex_init(&d->slot_lock);
 	acl_list_init(&d->contexts);
 	acl_list_init(&d->streams);
 	acl_list_init(&d->events);
@@ -77,7 +77,7 @@ void acl_enumerate_devices(bool rescan)
 	DIR *dir;
 	int n = 0, i;
 
-	pthread_mutex_lock(&enum_lock);
+	acl_mutex_lock(&enum_lock);
 	if (acl_ndevices >= 0 && !rescan)
 		goto out;
 	/* Devices in use keep their slot; a rescan happens with none open. */
@@ -120,7 +120,7 @@ void acl_enumerate_devices(bool rescan)
 	acl_ndevices = n;
 	ACL_LOGI("%d npu device(s) found", n);
 out:
-	pthread_mutex_unlock(&enum_lock);
+	acl_mutex_unlock(&enum_lock);
 }
 
 struct acl_device *acl_device_get(int32_t id)
@@ -137,13 +137,13 @@ static struct acl_context *next_context(struct acl_device *d)
 	struct acl_context *c = NULL;
 	struct acl_list *pos;
 
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	for (pos = d->contexts.next; pos != &d->contexts && !c; pos = pos->next) {
 		c = acl_container_of(pos, struct acl_context, link);
 		if (c == d->default_ctx)
 			c = NULL;
 	}
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	return c;
 }
 
@@ -153,11 +153,11 @@ static struct acl_stream *next_stream(struct acl_device *d)
 	struct acl_stream *s = NULL;
 	struct acl_list *pos;
 
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	for (pos = d->streams.next; pos != &d->streams && !s; pos = pos->next)
 		if (!acl_container_of(pos, struct acl_stream, link)->dying)
 			s = acl_container_of(pos, struct acl_stream, link);
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	return s;
 }
 
@@ -183,22 +183,22 @@ static void device_teardown(struct acl_device *d, bool wait)
 	/* Streams that outlived their context. */
 	while ((s = next_stream(d)))
 		acl_stream_free(s, wait);
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	while (d->events.next != &d->events)
 		acl_event_free(acl_container_of(d->events.next, struct acl_event, link));
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 
 	acl_hostmem_drop(d);
 	acl_model_drop_device(d);
 	acl_devmem_drop_device(d);
-	pthread_mutex_lock(&d->slot_lock);
+	acl_mutex_lock(&d->slot_lock);
 	while (d->deferred) {
 		struct acl_deferred_slot *ds = d->deferred;
 
 		d->deferred = ds->next;
 		free(ds);
 	}
-	pthread_mutex_unlock(&d->slot_lock);
+	acl_mutex_unlock(&d->slot_lock);
 	if (d->fence)
 		munmap((void *)d->fence, d->fence_size);
 	d->fence = NULL;
@@ -215,6 +215,7 @@ static aclError device_open_locked(struct acl_device *d)
 	void *map;
 	int fd, ret;
 
+	ACL_ASSERT_HELD(&d->lock);
 	fd = drv_open(d->path);
 	if (fd < 0)
 		return ACL_FAIL(fd == -EACCES ? ACL_ERROR_RT_NO_PERMISSION : ACL_ERROR_RT_NO_DEVICE,
@@ -275,8 +276,9 @@ static aclError device_open_locked(struct acl_device *d)
  */
 static bool wait_closed_locked(struct acl_device *d, bool wait)
 {
+	ACL_ASSERT_HELD(&d->lock);
 	while (d->closing && wait && !acl_cb_running())
-		pthread_cond_wait(&d->closed, &d->lock);
+		acl_cond_wait(&d->closed, &d->lock);
 	return !d->closing;
 }
 
@@ -284,9 +286,9 @@ bool acl_device_wait_closed(struct acl_device *d)
 {
 	bool closed;
 
-	pthread_mutex_lock(&d->lock);
+	acl_mutex_lock(&d->lock);
 	closed = wait_closed_locked(d, true);
-	pthread_mutex_unlock(&d->lock);
+	acl_mutex_unlock(&d->lock);
 	return closed;
 }
 
@@ -295,13 +297,13 @@ aclError acl_device_acquire(struct acl_device *d, bool wait)
 	aclError err = ACL_SUCCESS;
 	bool closing;
 
-	pthread_mutex_lock(&d->lock);
+	acl_mutex_lock(&d->lock);
 	closing = !wait_closed_locked(d, wait);
 	if (!closing && d->refs == 0)
 		err = device_open_locked(d);
 	if (!closing && !err)
 		d->refs++;
-	pthread_mutex_unlock(&d->lock);
+	acl_mutex_unlock(&d->lock);
 	if (!closing)
 		return err;
 	if (!wait)
@@ -315,17 +317,17 @@ aclError acl_device_acquire(struct acl_device *d, bool wait)
 static void device_close(struct acl_device *d, bool wait)
 {
 	device_teardown(d, wait);
-	pthread_mutex_lock(&d->lock);
+	acl_mutex_lock(&d->lock);
 	d->closing = false;
 	pthread_cond_broadcast(&d->closed);
-	pthread_mutex_unlock(&d->lock);
+	acl_mutex_unlock(&d->lock);
 }
 
 aclError acl_device_release(struct acl_device *d, bool force)
 {
 	bool close;
 
-	pthread_mutex_lock(&d->lock);
+	acl_mutex_lock(&d->lock);
 	/* Forced, it returns with d closed, also when another thread closes it. */
 	wait_closed_locked(d, force);
 	close = d->refs > 0 && (force || --d->refs == 0);
@@ -333,7 +335,7 @@ aclError acl_device_release(struct acl_device *d, bool force)
 		d->refs = 0;
 		d->closing = true;
 	}
-	pthread_mutex_unlock(&d->lock);
+	acl_mutex_unlock(&d->lock);
 	if (close)
 		device_close(d, !force);
 	return ACL_SUCCESS;
@@ -361,10 +363,10 @@ void acl_device_defer_slot(struct acl_device *d, uint32_t slot, uint64_t value)
 		return;		/* the slot leaks until the device closes */
 	ds->slot = slot;
 	ds->value = value;
-	pthread_mutex_lock(&d->slot_lock);
+	acl_mutex_lock(&d->slot_lock);
 	ds->next = d->deferred;
 	d->deferred = ds;
-	pthread_mutex_unlock(&d->slot_lock);
+	acl_mutex_unlock(&d->slot_lock);
 }
 
 /* Frees deferred event slots whose last record has completed. */
@@ -374,7 +376,7 @@ void acl_device_reap_slots(struct acl_device *d)
 
 	if (!d->deferred)
 		return;
-	pthread_mutex_lock(&d->slot_lock);
+	acl_mutex_lock(&d->slot_lock);
 	for (pp = &d->deferred; (ds = *pp);) {
 		if (acl_seq_reached(acl_slot_value(d, ds->slot), ds->value)) {
 			*pp = ds->next;
@@ -384,7 +386,7 @@ void acl_device_reap_slots(struct acl_device *d)
 			pp = &ds->next;
 		}
 	}
-	pthread_mutex_unlock(&d->slot_lock);
+	acl_mutex_unlock(&d->slot_lock);
 }
 
 aclError acl_current_dev_param(const char *fn, uint32_t param, uint64_t *value)
@@ -422,9 +424,9 @@ ACL_EXPORT aclError aclrtSetDevice(int32_t deviceId)
 	err = acl_device_acquire(d, true);
 	if (err)
 		return err;
-	pthread_mutex_lock(&d->lock);
+	acl_mutex_lock(&d->lock);
 	acl_set_current_ctx(d->default_ctx);
-	pthread_mutex_unlock(&d->lock);
+	acl_mutex_unlock(&d->lock);
 	return ACL_SUCCESS;
 }
 
@@ -437,11 +439,11 @@ static int release_unless_last(struct acl_device *d)
 {
 	int refs;
 
-	pthread_mutex_lock(&d->lock);
+	acl_mutex_lock(&d->lock);
 	refs = d->refs;
 	if (refs > 1)
 		d->refs--;
-	pthread_mutex_unlock(&d->lock);
+	acl_mutex_unlock(&d->lock);
 	return refs;
 }
 
@@ -515,7 +517,7 @@ static aclError snapshot_streams(struct acl_device *d, struct acl_context *ctx,
 
 	*list = NULL;
 	*n = 0;
-	pthread_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&d->list_lock);
 	for (pos = d->streams.next; pos != &d->streams; pos = pos->next) {
 		struct acl_stream *s = acl_container_of(pos, struct acl_stream, link);
 
@@ -525,7 +527,7 @@ static aclError snapshot_streams(struct acl_device *d, struct acl_context *ctx,
 			void *p = realloc(*list, (cap = cap ? cap * 2 : 16) * sizeof(**list));
 
 			if (!p) {
-				pthread_mutex_unlock(&d->list_lock);
+				acl_mutex_unlock(&d->list_lock);
 				free(*list);
 				return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
 			}
@@ -533,7 +535,7 @@ static aclError snapshot_streams(struct acl_device *d, struct acl_context *ctx,
 		}
 		(*list)[(*n)++] = (struct stream_ref){ s, atomic_load(&s->obj.gen) };
 	}
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	return ACL_SUCCESS;
 }
 

@@ -44,11 +44,11 @@ static aclError create_event(aclrtEvent *event, uint32_t flags, bool ex)
 	ev->dev = c->dev;
 	ev->flags = flags;
 	ev->ex = ex;
-	pthread_mutex_init(&ev->lock, NULL);
+	acl_mutex_init(&ev->lock);
 	acl_list_init(&ev->link);
-	pthread_mutex_lock(&c->dev->list_lock);
+	acl_mutex_lock(&c->dev->list_lock);
 	acl_list_add(&c->dev->events, &ev->link);
-	pthread_mutex_unlock(&c->dev->list_lock);
+	acl_mutex_unlock(&c->dev->list_lock);
 	*event = acl_obj_handle(ev);
 	return ACL_SUCCESS;
 }
@@ -92,6 +92,7 @@ static bool record_done(struct acl_device *d, uint64_t st)
 /* Called with the list lock held (also by the device teardown): no ioctls. */
 void acl_event_free(struct acl_event *ev)
 {
+	ACL_ASSERT_HELD(&ev->dev->list_lock);
 	acl_list_del(&ev->link);
 	acl_obj_free(ev);
 }
@@ -131,8 +132,8 @@ ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 	if (!ev)
 		return err;
 	d = ev->dev;
-	pthread_mutex_lock(&d->list_lock);
-	pthread_mutex_lock(&ev->lock);
+	acl_mutex_lock(&d->list_lock);
+	acl_mutex_lock(&ev->lock);
 	slot = ACL_EV_SLOT(atomic_load(&ev->state));
 	if (ev->has_slot) {
 		/*
@@ -144,9 +145,9 @@ ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 		else
 			drv_slot_free(d->fd, slot);
 	}
-	pthread_mutex_unlock(&ev->lock);
+	acl_mutex_unlock(&ev->lock);
 	acl_event_free(ev);
-	pthread_mutex_unlock(&d->list_lock);
+	acl_mutex_unlock(&d->list_lock);
 	acl_device_reap_slots(d);
 	return ACL_SUCCESS;
 }
@@ -164,14 +165,14 @@ static aclError write_next(struct acl_event *ev, struct acl_stream *s, bool rese
 	aclError err = ACL_SUCCESS;
 	int n = 0, ret;
 
-	pthread_mutex_lock(&ev->lock);
+	acl_mutex_lock(&ev->lock);
 	st = atomic_load(&ev->state);
 	slot = ACL_EV_SLOT(st);
 	if (!ev->has_slot || acl_slot_err(d, slot)) {
 		/* A slot whose stream failed stays failed: take a new one. */
 		ret = drv_slot_alloc(d->fd, &slot);
 		if (ret) {
-			pthread_mutex_unlock(&ev->lock);
+			acl_mutex_unlock(&ev->lock);
 			return ACL_DRV_FAIL(d, ret, "taking a fence slot for an event");
 		}
 		/*
@@ -210,7 +211,7 @@ static aclError write_next(struct acl_event *ev, struct acl_stream *s, bool rese
 		else
 			atomic_store(&ev->state, (uint64_t)slot << 40 | val);
 	}
-	pthread_mutex_unlock(&ev->lock);
+	acl_mutex_unlock(&ev->lock);
 	return err;
 }
 
@@ -406,6 +407,7 @@ ACL_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t t
 /* Whether a reset after the last record has taken effect (ev->lock held). */
 static bool reset_reached(struct acl_event *ev, uint64_t st)
 {
+	ACL_ASSERT_HELD(&ev->lock);
 	return ev->reset_at && !acl_seq_reached(ACL_EV_VALUE(st), ev->reset_at) &&
 	       acl_seq_reached(acl_slot_value(ev->dev, ACL_EV_SLOT(st)), ev->reset_at);
 }
@@ -426,9 +428,9 @@ static aclError event_time(struct acl_event *ev, uint64_t *ns)
 		return ACL_FAIL(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "the event has not completed yet");
 	*ns = __atomic_load_n(&ev->dev->fence[ACL_EV_SLOT(st)].timestamp, __ATOMIC_ACQUIRE);
 	/* Checked after the read: a reset that has landed wrote its own time. */
-	pthread_mutex_lock(&ev->lock);
+	acl_mutex_lock(&ev->lock);
 	reset = reset_reached(ev, st);
-	pthread_mutex_unlock(&ev->lock);
+	acl_mutex_unlock(&ev->lock);
 	if (reset)
 		return ACL_FAIL(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
 				"the event was reset after its last record");

@@ -20,7 +20,7 @@
 #define INDEX_MASK	((1u << 24) - 1)
 
 struct table {
-	pthread_mutex_t lock;
+	struct acl_mutex lock;
 	uint64_t tag;
 	uint32_t cap;
 	size_t size;			/* object size */
@@ -31,9 +31,9 @@ struct table {
 };
 
 static struct table tables[ACL_OBJ_NTYPES] = {
-	[ACL_OBJ_CONTEXT] = { PTHREAD_MUTEX_INITIALIZER, 0xa1, 4096, sizeof(struct acl_context) },
-	[ACL_OBJ_STREAM] = { PTHREAD_MUTEX_INITIALIZER, 0xa2, 16384, sizeof(struct acl_stream) },
-	[ACL_OBJ_EVENT] = { PTHREAD_MUTEX_INITIALIZER, 0xa3, 1u << 20, sizeof(struct acl_event) },
+	[ACL_OBJ_CONTEXT] = { ACL_MUTEX_INITIALIZER, 0xa1, 4096, sizeof(struct acl_context) },
+	[ACL_OBJ_STREAM] = { ACL_MUTEX_INITIALIZER, 0xa2, 16384, sizeof(struct acl_stream) },
+	[ACL_OBJ_EVENT] = { ACL_MUTEX_INITIALIZER, 0xa3, 1u << 20, sizeof(struct acl_event) },
 };
 
 void *acl_obj_alloc(enum acl_obj_type type)
@@ -42,7 +42,7 @@ void *acl_obj_alloc(enum acl_obj_type type)
 	struct acl_obj *o = NULL;
 	uint32_t idx;
 
-	pthread_mutex_lock(&t->lock);
+	acl_mutex_lock(&t->lock);
 	if (!t->slots) {
 		t->slots = calloc(t->cap, sizeof(*t->slots));
 		t->free_idx = calloc(t->cap, sizeof(*t->free_idx));
@@ -76,7 +76,7 @@ void *acl_obj_alloc(enum acl_obj_type type)
 	o->type = type;
 	o->live = true;
 out:
-	pthread_mutex_unlock(&t->lock);
+	acl_mutex_unlock(&t->lock);
 	return o;
 }
 
@@ -85,7 +85,7 @@ void acl_obj_free(void *obj)
 	struct acl_obj *o = obj;
 	struct table *t = &tables[o->type];
 
-	pthread_mutex_lock(&t->lock);
+	acl_mutex_lock(&t->lock);
 	if (o->live) {
 		o->live = false;
 		/* Generation 0 is never valid, so skip it on wrap. */
@@ -93,7 +93,7 @@ void acl_obj_free(void *obj)
 			atomic_store(&o->gen, 1);
 		t->free_idx[t->nfree++] = o->index;
 	}
-	pthread_mutex_unlock(&t->lock);
+	acl_mutex_unlock(&t->lock);
 }
 
 void *acl_obj_handle(const void *obj)

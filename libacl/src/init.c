@@ -28,8 +28,8 @@
 
 #include "acl_internal.h"
 
-pthread_mutex_t acl_init_lock = PTHREAD_MUTEX_INITIALIZER;
-int32_t acl_default_device = -1;
+struct acl_mutex acl_init_lock = ACL_MUTEX_INITIALIZER;
+_Atomic int32_t acl_default_device = -1;
 bool acl_default_taken;
 static uint64_t init_refs;
 static bool finalizing;
@@ -161,36 +161,36 @@ ACL_EXPORT aclError aclInit(const char *configPath)
 	aclError err = ACL_SUCCESS;
 
 	acl_log_init();
-	pthread_mutex_lock(&acl_init_lock);
+	acl_mutex_lock(&acl_init_lock);
 	while (finalizing && !acl_cb_running())
-		pthread_cond_wait(&finalized, &acl_init_lock);
+		acl_cond_wait(&finalized, &acl_init_lock);
 	if (finalizing) {
-		pthread_mutex_unlock(&acl_init_lock);
+		acl_mutex_unlock(&acl_init_lock);
 		return ACL_FAIL(ACL_ERROR_RT_DEVICE_TASK_ABORT,
 				"aclFinalize is under way and waits for this callback");
 	}
 	if (init_refs) {
 		init_refs++;
-		pthread_mutex_unlock(&acl_init_lock);
+		acl_mutex_unlock(&acl_init_lock);
 		return ACL_ERROR_REPEAT_INITIALIZE;
 	}
 	if (configPath && *configPath) {
 		err = parse_config(configPath, &defdev);
 		if (err) {
-			pthread_mutex_unlock(&acl_init_lock);
+			acl_mutex_unlock(&acl_init_lock);
 			return err;
 		}
 	}
 	acl_enumerate_devices(true);
 	if (defdev >= acl_ndevices) {
-		pthread_mutex_unlock(&acl_init_lock);
+		acl_mutex_unlock(&acl_init_lock);
 		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID,
 				"default_device %d does not exist (%d device(s))", defdev, acl_ndevices);
 	}
 	acl_default_device = defdev;
 	acl_default_taken = false;
 	init_refs = 1;
-	pthread_mutex_unlock(&acl_init_lock);
+	acl_mutex_unlock(&acl_init_lock);
 	ACL_LOGI("initialized: %d device(s)", acl_ndevices);
 	return ACL_SUCCESS;
 }
@@ -204,42 +204,43 @@ ACL_EXPORT aclError aclInit(const char *configPath)
  */
 static void teardown_locked(void)
 {
+	ACL_ASSERT_HELD(&acl_init_lock);
 	init_refs = 0;
 	acl_default_device = -1;
 	acl_default_taken = false;
 	finalizing = true;
-	pthread_mutex_unlock(&acl_init_lock);
+	acl_mutex_unlock(&acl_init_lock);
 	acl_device_shutdown_all();
 	acl_cb_shutdown();
 	acl_hostmem_drop(NULL);
-	pthread_mutex_lock(&acl_init_lock);
+	acl_mutex_lock(&acl_init_lock);
 	finalizing = false;
 	pthread_cond_broadcast(&finalized);
 }
 
 ACL_EXPORT aclError aclFinalize(void)
 {
-	pthread_mutex_lock(&acl_init_lock);
+	acl_mutex_lock(&acl_init_lock);
 	if (!init_refs) {
-		pthread_mutex_unlock(&acl_init_lock);
+		acl_mutex_unlock(&acl_init_lock);
 		return ACL_FAIL(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize without aclInit");
 	}
 	teardown_locked();
-	pthread_mutex_unlock(&acl_init_lock);
+	acl_mutex_unlock(&acl_init_lock);
 	return ACL_SUCCESS;
 }
 
 ACL_EXPORT aclError aclFinalizeReference(uint64_t *refCount)
 {
-	pthread_mutex_lock(&acl_init_lock);
+	acl_mutex_lock(&acl_init_lock);
 	if (!init_refs) {
-		pthread_mutex_unlock(&acl_init_lock);
+		acl_mutex_unlock(&acl_init_lock);
 		return ACL_FAIL(ACL_ERROR_REPEAT_FINALIZE, "aclFinalizeReference without aclInit");
 	}
 	if (--init_refs == 0)
 		teardown_locked();
 	if (refCount)
 		*refCount = init_refs;
-	pthread_mutex_unlock(&acl_init_lock);
+	acl_mutex_unlock(&acl_init_lock);
 	return ACL_SUCCESS;
 }

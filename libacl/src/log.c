@@ -21,7 +21,7 @@
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static int log_level = ACL_LOG_ERROR;
 static FILE *log_file;		/* NULL: no destination */
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct acl_mutex log_lock = ACL_MUTEX_INITIALIZER;
 
 static void log_setup(void)
 {
@@ -62,13 +62,13 @@ static void log_vwrite(int level, const char *func, const char *fmt, va_list ap)
 		strcpy(msg + sizeof(msg) - 16, "...[truncated]");
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
-	pthread_mutex_lock(&log_lock);
+	acl_mutex_lock(&log_lock);
 	fprintf(log_file, "[%s] ASCENDCL(%d,%ld):%04d-%02d-%02d-%02d:%02d:%02d.%03ld [%s] %s\n",
 		names[level], (int)getpid(), (long)syscall(SYS_gettid), tm.tm_year + 1900,
 		tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		ts.tv_nsec / 1000000, func, msg);
 	fflush(log_file);
-	pthread_mutex_unlock(&log_lock);
+	acl_mutex_unlock(&log_lock);
 }
 
 void acl_log(int level, const char *func, const char *fmt, ...)

@@ -170,13 +170,13 @@ static aclError kind_check(const char *fn, aclrtMemcpyKind kind, const void *dst
  * is open.
  */
 struct copy_pool {
-	pthread_mutex_t lock;
+	struct acl_mutex lock;
 	struct acl_stream *streams[COPY_STREAMS];
 	int users[COPY_STREAMS];	/* calls running on each */
 };
 
 static struct copy_pool copy_pools[ACL_MAX_DEVICES] = {
-	[0 ... ACL_MAX_DEVICES - 1] = { .lock = PTHREAD_MUTEX_INITIALIZER },
+	[0 ... ACL_MAX_DEVICES - 1] = { .lock = ACL_MUTEX_INITIALIZER },
 };
 
 static struct copy_pool *pool_of(struct acl_device *d)
@@ -188,10 +188,10 @@ void acl_copy_pool_init(struct acl_device *d)
 {
 	struct copy_pool *p = pool_of(d);
 
-	pthread_mutex_lock(&p->lock);
+	acl_mutex_lock(&p->lock);
 	memset(p->streams, 0, sizeof(p->streams));
 	memset(p->users, 0, sizeof(p->users));
-	pthread_mutex_unlock(&p->lock);
+	acl_mutex_unlock(&p->lock);
 }
 
 /* Frees the internal streams, waiting for their work unless !wait. */
@@ -200,11 +200,11 @@ void acl_copy_pool_fini(struct acl_device *d, bool wait)
 	struct acl_stream *streams[COPY_STREAMS];
 	struct copy_pool *p = pool_of(d);
 
-	pthread_mutex_lock(&p->lock);
+	acl_mutex_lock(&p->lock);
 	memcpy(streams, p->streams, sizeof(streams));
 	memset(p->streams, 0, sizeof(p->streams));
 	memset(p->users, 0, sizeof(p->users));
-	pthread_mutex_unlock(&p->lock);
+	acl_mutex_unlock(&p->lock);
 	for (int i = 0; i < COPY_STREAMS && streams[i]; i++)
 		acl_stream_free(streams[i], wait);
 }
@@ -239,7 +239,7 @@ static struct acl_stream *copy_stream_get(struct acl_device *d, aclError *err)
 	struct acl_stream *s = NULL;
 	int n, best = -1;
 
-	pthread_mutex_lock(&p->lock);
+	acl_mutex_lock(&p->lock);
 	for (n = 0; n < COPY_STREAMS && p->streams[n]; n++)
 		if (best < 0 || p->users[n] < p->users[best])
 			best = n;
@@ -254,7 +254,7 @@ static struct acl_stream *copy_stream_get(struct acl_device *d, aclError *err)
 		p->users[best]++;
 		s = p->streams[best];
 	}
-	pthread_mutex_unlock(&p->lock);
+	acl_mutex_unlock(&p->lock);
 	return s;
 }
 
@@ -262,11 +262,11 @@ static void copy_stream_put(struct acl_stream *s)
 {
 	struct copy_pool *p = pool_of(s->dev);
 
-	pthread_mutex_lock(&p->lock);
+	acl_mutex_lock(&p->lock);
 	for (int i = 0; i < COPY_STREAMS; i++)
 		if (p->streams[i] == s)
 			p->users[i]--;
-	pthread_mutex_unlock(&p->lock);
+	acl_mutex_unlock(&p->lock);
 }
 
 /* The stream a call runs on: the given one, or an internal one (sync). */

@@ -19,7 +19,7 @@
 
 #include "acl_internal.h"
 
-struct acl_rmap acl_hostmap = { .lock = PTHREAD_RWLOCK_INITIALIZER };
+struct acl_rmap acl_hostmap = { .lock = ACL_RWLOCK_INITIALIZER };
 
 #define POLICY_BASE_MASK 0xffu
 #define POLICY_FLAGS (ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | \
@@ -99,14 +99,14 @@ static struct acl_device *devmem_owner(uint64_t addr, bool exact, struct acl_dev
 
 		if (!d || (i >= 0 && c && d == c->dev) || d->fd < 0)
 			continue;
-		pthread_rwlock_rdlock(&d->devmem.lock);
+		acl_rwlock_rdlock(&d->devmem.lock);
 		r = acl_rmap_find_locked(&d->devmem, addr);
 		if (r && (!exact || r->start == addr)) {
 			*out = r->data;
-			pthread_rwlock_unlock(&d->devmem.lock);
+			acl_rwlock_unlock(&d->devmem.lock);
 			return d;
 		}
-		pthread_rwlock_unlock(&d->devmem.lock);
+		acl_rwlock_unlock(&d->devmem.lock);
 	}
 	return NULL;
 }
@@ -117,7 +117,7 @@ bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint3
 	struct acl_range *r;
 	bool ok = false;
 
-	pthread_rwlock_rdlock(&d->devmem.lock);
+	acl_rwlock_rdlock(&d->devmem.lock);
 	r = acl_rmap_find_locked(&d->devmem, addr);
 	if (r && addr + len >= addr && addr + len <= r->end) {
 		struct acl_devmem *m = r->data;
@@ -126,7 +126,7 @@ bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint3
 		*offset = addr - r->start;
 		ok = true;
 	}
-	pthread_rwlock_unlock(&d->devmem.lock);
+	acl_rwlock_unlock(&d->devmem.lock);
 	return ok;
 }
 
@@ -159,11 +159,11 @@ void acl_devmem_drop_device(struct acl_device *d)
 {
 	size_t i;
 
-	pthread_rwlock_wrlock(&d->devmem.lock);
+	acl_rwlock_wrlock(&d->devmem.lock);
 	for (i = 0; i < d->devmem.n; i++)
 		free(d->devmem.v[i].data);
 	d->devmem.n = 0;
-	pthread_rwlock_unlock(&d->devmem.lock);
+	acl_rwlock_unlock(&d->devmem.lock);
 }
 
 ACL_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
@@ -218,11 +218,11 @@ static struct acl_hostmem *hostmem_find(const void *p, bool exact)
 	struct acl_hostmem *h = NULL;
 	struct acl_range *r;
 
-	pthread_rwlock_rdlock(&acl_hostmap.lock);
+	acl_rwlock_rdlock(&acl_hostmap.lock);
 	r = acl_rmap_find_locked(&acl_hostmap, (uintptr_t)p);
 	if (r && (!exact || r->start == (uintptr_t)p))
 		h = r->data;
-	pthread_rwlock_unlock(&acl_hostmap.lock);
+	acl_rwlock_unlock(&acl_hostmap.lock);
 	return h;
 }
 
@@ -253,7 +253,7 @@ void acl_hostmem_drop(struct acl_device *d)
 {
 	size_t i = 0;
 
-	pthread_rwlock_wrlock(&acl_hostmap.lock);
+	acl_rwlock_wrlock(&acl_hostmap.lock);
 	while (i < acl_hostmap.n) {
 		struct acl_hostmem *h = acl_hostmap.v[i].data;
 
@@ -268,7 +268,7 @@ void acl_hostmem_drop(struct acl_device *d)
 			i++;
 		}
 	}
-	pthread_rwlock_unlock(&acl_hostmap.lock);
+	acl_rwlock_unlock(&acl_hostmap.lock);
 }
 
 void acl_classify(struct acl_device *d, const void *p, size_t len, struct acl_opnd *o)
@@ -284,7 +284,7 @@ void acl_classify(struct acl_device *d, const void *p, size_t len, struct acl_op
 	o->kind = ACL_OPND_USER;
 	o->addr = (uintptr_t)p;
 	o->pageable = true;
-	pthread_rwlock_rdlock(&acl_hostmap.lock);
+	acl_rwlock_rdlock(&acl_hostmap.lock);
 	r = acl_rmap_find_locked(&acl_hostmap, (uintptr_t)p);
 	if (r && (uintptr_t)p + len <= r->end) {
 		struct acl_hostmem *h = r->data;
@@ -300,7 +300,7 @@ void acl_classify(struct acl_device *d, const void *p, size_t len, struct acl_op
 			}
 		}
 	}
-	pthread_rwlock_unlock(&acl_hostmap.lock);
+	acl_rwlock_unlock(&acl_hostmap.lock);
 }
 
 ACL_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, size_t *total)

@@ -16,7 +16,7 @@
 
 #include "model.h"
 
-static pthread_mutex_t models_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct acl_mutex models_lock = ACL_MUTEX_INITIALIZER;
 static struct acl_model **models;	/* the loaded ones, models_lock */
 static size_t num_models, cap_models;
 static uint32_t next_model_id = 1;
@@ -25,6 +25,7 @@ static uint32_t next_model_id = 1;
 
 static struct acl_model **find_locked(uint32_t id)
 {
+	ACL_ASSERT_HELD(&models_lock);
 	for (size_t i = 0; i < num_models; i++)
 		if (models[i]->id == id)
 			return &models[i];
@@ -35,7 +36,7 @@ static aclError insert(struct acl_model *m)
 {
 	aclError err = ACL_SUCCESS;
 
-	pthread_mutex_lock(&models_lock);
+	acl_mutex_lock(&models_lock);
 	if (num_models == cap_models) {
 		size_t cap = cap_models ? 2 * cap_models : 16;
 		struct acl_model **v = realloc(models, cap * sizeof(*v));
@@ -53,7 +54,7 @@ static aclError insert(struct acl_model *m)
 		err = ACL_FAIL(next_model_id ? ACL_ERROR_BAD_ALLOC : ACL_ERROR_INVALID_MODEL_ID,
 			       "no room for another model");
 	}
-	pthread_mutex_unlock(&models_lock);
+	acl_mutex_unlock(&models_lock);
 	return err;
 }
 
@@ -61,13 +62,13 @@ struct acl_model *acl_model_get(uint32_t id, aclError *err)
 {
 	struct acl_model **slot, *m = NULL;
 
-	pthread_mutex_lock(&models_lock);
+	acl_mutex_lock(&models_lock);
 	slot = find_locked(id);
 	if (slot) {
 		m = *slot;
 		m->refs++;
 	}
-	pthread_mutex_unlock(&models_lock);
+	acl_mutex_unlock(&models_lock);
 	if (!m)
 		*err = ACL_FAIL(ACL_ERROR_INVALID_MODEL_ID, "model %u is not loaded", id);
 	return m;
@@ -75,6 +76,7 @@ struct acl_model *acl_model_get(uint32_t id, aclError *err)
 
 static void buf_free_locked(struct acl_device *d, struct acl_model_buf *b)
 {
+	ACL_ASSERT_HELD(&models_lock);
 	if (d && b->handle)
 		drv_gem_close(d->fd, b->handle);
 	b->handle = 0;
@@ -85,27 +87,27 @@ void acl_model_put(struct acl_model *m)
 	aclrtEvent work_done = NULL;
 	bool last;
 
-	pthread_mutex_lock(&models_lock);
+	acl_mutex_lock(&models_lock);
 	last = --m->refs == 0;
 	if (last) {
 		buf_free_locked(m->dev, &m->own_weights);
 		buf_free_locked(m->dev, &m->spare_work);
 		work_done = m->work_done;
 	}
-	pthread_mutex_unlock(&models_lock);
+	acl_mutex_unlock(&models_lock);
 	if (!last)
 		return;
 	/* A record still queued keeps the event's slot until it completes (event.c). */
 	if (work_done)
 		aclrtDestroyEvent(work_done);
-	pthread_mutex_destroy(&m->work_lock);
+	acl_mutex_destroy(&m->work_lock);
 	acl_om_free(&m->om);
 	free(m);
 }
 
 void acl_model_drop_device(struct acl_device *d)
 {
-	pthread_mutex_lock(&models_lock);
+	acl_mutex_lock(&models_lock);
 	for (size_t i = 0; i < num_models; i++) {
 		struct acl_model *m = models[i];
 
@@ -117,7 +119,7 @@ void acl_model_drop_device(struct acl_device *d)
 		m->spare_work.handle = 0;
 		m->work_done = NULL;
 	}
-	pthread_mutex_unlock(&models_lock);
+	acl_mutex_unlock(&models_lock);
 }
 
 bool acl_model_devmem_holds(struct acl_device *d, uint64_t addr, uint64_t len)
@@ -125,14 +127,14 @@ bool acl_model_devmem_holds(struct acl_device *d, uint64_t addr, uint64_t len)
 	struct acl_range *r;
 	bool holds = false;
 
-	pthread_rwlock_rdlock(&d->devmem.lock);
+	acl_rwlock_rdlock(&d->devmem.lock);
 	r = acl_rmap_find_locked(&d->devmem, addr);
 	if (r) {
 		struct acl_devmem *m = r->data;
 
 		holds = len <= m->size && addr - m->addr <= m->size - len;
 	}
-	pthread_rwlock_unlock(&d->devmem.lock);
+	acl_rwlock_unlock(&d->devmem.lock);
 	return holds;
 }
 
@@ -308,7 +310,7 @@ static aclError load(const void *file, size_t size, uint32_t *id, const struct l
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
-	pthread_mutex_init(&m->work_lock, NULL);
+	acl_mutex_init(&m->work_lock);
 	m->dev = c->dev;
 	err = parse(file, size, &m->om);
 	if (!err)
@@ -422,13 +424,13 @@ ACL_EXPORT aclError aclmdlUnload(uint32_t modelId)
 {
 	struct acl_model **slot, *m = NULL;
 
-	pthread_mutex_lock(&models_lock);
+	acl_mutex_lock(&models_lock);
 	slot = find_locked(modelId);
 	if (slot) {
 		m = *slot;
 		*slot = models[--num_models];
 	}
-	pthread_mutex_unlock(&models_lock);
+	acl_mutex_unlock(&models_lock);
 	if (!m)
 		return ACL_FAIL(ACL_ERROR_INVALID_MODEL_ID, "model %u is not loaded", modelId);
 	acl_model_put(m);

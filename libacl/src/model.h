@@ -48,7 +48,7 @@ struct acl_model {
 	 * before recorded.
 	 */
 	uint64_t work;
-	pthread_mutex_t work_lock;
+	struct acl_mutex work_lock;
 	aclrtEvent work_done;
 	bool work_recorded;
 	/*

@@ -117,6 +117,7 @@ static aclError take_spare_work(struct exec *x)
 	aclError err;
 	int ret;
 
+	ACL_ASSERT_HELD(&m->work_lock);
 	if (!m->work_done) {
 		err = aclrtCreateEvent(&m->work_done);
 		if (err)
@@ -152,7 +153,7 @@ static aclError place_regions(struct exec *x)
 
 	x->base[OM_REGION_WEIGHTS] = m->weights;
 	if (m->work || m->om.workspace_size) {
-		pthread_mutex_lock(&m->work_lock);
+		acl_mutex_lock(&m->work_lock);
 		x->chained = true;
 		if (m->work)
 			x->base[OM_REGION_WORKSPACE] = m->work;
@@ -232,7 +233,7 @@ static aclError submit(struct exec *x, struct acl_ticket *t)
 static void exec_end(struct exec *x)
 {
 	if (x->chained)
-		pthread_mutex_unlock(&x->m->work_lock);
+		acl_mutex_unlock(&x->m->work_lock);
 	if (x->m)
 		acl_model_put(x->m);
 }

@@ -11,7 +11,7 @@
 
 void acl_rmap_init(struct acl_rmap *m)
 {
-	pthread_rwlock_init(&m->lock, NULL);
+	acl_rwlock_init(&m->lock);
 	m->v = NULL;
 	m->n = m->cap = 0;
 }
@@ -43,8 +43,10 @@ static long rmap_floor(const struct acl_rmap *m, uint64_t addr)
 
 struct acl_range *acl_rmap_find_locked(struct acl_rmap *m, uint64_t addr)
 {
-	long i = rmap_floor(m, addr);
+	long i;
 
+	ACL_ASSERT_RWLOCK_HELD(&m->lock);
+	i = rmap_floor(m, addr);
 	if (i < 0 || addr >= m->v[i].end)
 		return NULL;
 	return &m->v[i];
@@ -56,7 +58,7 @@ int acl_rmap_insert(struct acl_rmap *m, uint64_t start, uint64_t end, void *data
 	size_t pos;
 	int ret = 0;
 
-	pthread_rwlock_wrlock(&m->lock);
+	acl_rwlock_wrlock(&m->lock);
 	i = rmap_floor(m, start);
 	pos = (size_t)(i + 1);
 	if ((i >= 0 && m->v[i].end > start) || (pos < m->n && m->v[pos].start < end)) {
@@ -78,7 +80,7 @@ int acl_rmap_insert(struct acl_rmap *m, uint64_t start, uint64_t end, void *data
 	m->v[pos] = (struct acl_range){ start, end, data };
 	m->n++;
 out:
-	pthread_rwlock_unlock(&m->lock);
+	acl_rwlock_unlock(&m->lock);
 	return ret;
 }
 
@@ -87,13 +89,13 @@ void *acl_rmap_remove(struct acl_rmap *m, uint64_t start)
 	void *data = NULL;
 	long i;
 
-	pthread_rwlock_wrlock(&m->lock);
+	acl_rwlock_wrlock(&m->lock);
 	i = rmap_floor(m, start);
 	if (i >= 0 && m->v[i].start == start) {
 		data = m->v[i].data;
 		memmove(&m->v[i], &m->v[i + 1], (m->n - (size_t)i - 1) * sizeof(*m->v));
 		m->n--;
 	}
-	pthread_rwlock_unlock(&m->lock);
+	acl_rwlock_unlock(&m->lock);
 	return data;
 }
