@@ -525,14 +525,14 @@ bool client_ctrl_ring_reset(struct client *c, unsigned int ring)
 {
 	client_ring_wr32(c, ring, NPU_RING_CTRL, NPU_RING_CTRL_RESET);
 	client_doorbell(c, 0);
-	return client_reg_wait32(c, ring_off(ring, NPU_RING_CTRL), ~0u, 0, 1000);
+	return client_reg_wait32(c, ring_off(ring, NPU_RING_CTRL), ~0u, 0, CLIENT_CTRL_MS);
 }
 
 bool client_ctrl_global_reset(struct client *c)
 {
 	client_reg_wr32(c, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET);
 	client_doorbell(c, 0);
-	return client_reg_wait32(c, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET, 0, 1000);
+	return client_reg_wait32(c, NPU_GLB_CTRL, NPU_GLB_CTRL_RESET, 0, CLIENT_CTRL_MS);
 }
 
 bool client_ctrl_inject(struct client *c, unsigned int ring,
@@ -543,7 +543,7 @@ bool client_ctrl_inject(struct client *c, unsigned int ring,
 	client_reg_wr32(c, NPU_INJ_ARG, arg);
 	client_reg_wr32(c, NPU_INJ_CTRL, NPU_INJ_CTRL_GO);
 	client_doorbell(c, 0);
-	return client_reg_wait32(c, NPU_INJ_CTRL, NPU_INJ_CTRL_GO, 0, 1000);
+	return client_reg_wait32(c, NPU_INJ_CTRL, NPU_INJ_CTRL_GO, 0, CLIENT_CTRL_MS);
 }
 
 bool client_ring_wait_status(struct client *c, unsigned int ring,
@@ -596,7 +596,7 @@ bool client_ring_setup(struct client *c, struct client_ring *r,
 	client_ring_wr32(c, idx, NPU_RING_TAIL, 0);
 	client_ring_wr32(c, idx, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);
 	client_doorbell(c, 0);
-	return client_ring_wait_status(c, idx, NPU_RING_IDLE, 1000);
+	return client_ring_wait_status(c, idx, NPU_RING_IDLE, CLIENT_CTRL_MS);
 }
 
 void client_ring_push(struct client *c, struct client_ring *r,

@@ -21,6 +21,13 @@
 #define GiB			(1ULL << 30)
 #define CLIENT_HIGHMEM_BASE		(4 * GiB)
 #define CLIENT_MAX_VECTORS	128
+/*
+ * How long the client waits for the card to take a control request (a
+ * reset, a fault to arm, a ring to enable): generous, since a loaded host
+ * can keep the card's main thread off the CPU for a long while, and a
+ * request taken earlier returns earlier.
+ */
+#define CLIENT_CTRL_MS		10000
 
 struct client_opts {
 	uint64_t ram_size;
