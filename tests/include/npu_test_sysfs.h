@@ -369,6 +369,21 @@ static inline int test_inject(const char *bdf, const char *what)
 	return text_write(path, what);
 }
 
+/*
+ * Clears the faults armed on every ring of a card: a ring's fault outlives
+ * its stream and even a reset, and would slow or fail the next suite's.
+ */
+static inline void test_clear_faults(const char *bdf)
+{
+	long long ring, rings = (long long)test_card_attr(bdf, "num_rings");
+	char what[32];
+
+	for (ring = 0; ring < rings; ring++) {
+		snprintf(what, sizeof(what), "clear %lld", ring);
+		test_inject(bdf, what);
+	}
+}
+
 /* debugfs is mounted and we may write the card's fault file. */
 static inline bool test_can_inject(const char *bdf)
 {
