@@ -36,8 +36,8 @@ FIXTURE_SETUP(dev)
 
 FIXTURE_TEARDOWN(dev)
 {
-	if (self->ring >= 0)
-		inject(0, "clear", self->ring, -1);
+	/* Also the internal rings a test armed, when it stopped half-way. */
+	clear_faults();
 	/* A test that stopped before putting it back. */
 	if (self->hang_timeout > 0)
 		test_set_driver_param("hang_timeout_ms", self->hang_timeout);

@@ -116,6 +116,7 @@ FIXTURE_SETUP(dev)
 
 FIXTURE_TEARDOWN(dev)
 {
+	clear_faults();
 	aclrtResetDevice(0);
 	aclFinalize();
 }
