@@ -160,6 +160,15 @@ static inline int inject(int32_t dev, const char *kind, int ring, int arg)
 	return test_inject(bdf, val);
 }
 
+/* For a teardown: no fault a test armed stays on device 0's rings. */
+static inline void clear_faults(void)
+{
+	char bdf[64];
+
+	if (!dev_bdf(0, bdf, sizeof(bdf)))
+		test_clear_faults(bdf);
+}
+
 static inline bool fault_injection_available(void)
 {
 	char bdf[64];

@@ -44,8 +44,7 @@ static void *serve(void *arg)
 
 static void wait_calls(struct cbctx *c, int n)
 {
-	for (int i = 0; i < 500 && atomic_load(&c->calls) < n; i++)
-		sleep_ms(10);
+	test_wait_until(atomic_load(&c->calls) >= n, TEST_SETTLE_MS);
 }
 
 /*
@@ -405,8 +404,7 @@ static void teardown_with_running_callback(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, pthread_create(&c->th, NULL, serve, c));
 	ASSERT_EQ(ACL_SUCCESS, aclrtSubscribeReport((uint64_t)c->th, s));
 	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(use_the_runtime, a, ACL_CALLBACK_NO_BLOCK, s));
-	for (int i = 0; i < 500 && !atomic_load(&a->running); i++)
-		sleep_ms(10);
+	test_wait_until(atomic_load(&a->running), TEST_SETTLE_MS);
 	ASSERT_EQ(1, atomic_load(&a->running));
 	ASSERT_EQ(0, pthread_create(&th, NULL, tear_down, a));
 	clock_gettime(CLOCK_REALTIME, &until);
@@ -540,8 +538,7 @@ static void finalize_in_callback(void *arg)
 
 static void wait_done(atomic_int *done)
 {
-	for (int i = 0; i < 500 && !atomic_load(done); i++)
-		sleep_ms(10);
+	test_wait_until(atomic_load(done), TEST_SETTLE_MS);
 }
 
 TEST_F(dev, callbacks_destroy_their_own_stream)
@@ -700,8 +697,7 @@ static void call_during_teardown(void *arg)
 	aclrtContext c;
 
 	atomic_store(&t->running, 1);
-	for (int i = 0; i < 500 && ring_is_mine(t->bdf, t->marker_ring); i++)
-		sleep_ms(10);
+	test_wait_until(!ring_is_mine(t->bdf, t->marker_ring), TEST_SETTLE_MS);
 	atomic_store(&t->saw_teardown, !ring_is_mine(t->bdf, t->marker_ring));
 	sleep_ms(50);	/* the teardown waits for this callback by now */
 	switch (t->call) {
@@ -800,8 +796,7 @@ TEST_F(teardown, callback_calls_the_runtime)
 		ASSERT_EQ(ACL_SUCCESS, aclrtLaunchCallback(call_during_teardown, self,
 							   ACL_CALLBACK_NO_BLOCK, self->s));
 	}
-	for (int i = 0; i < 500 && !atomic_load(&self->running); i++)
-		sleep_ms(10);
+	test_wait_until(atomic_load(&self->running), TEST_SETTLE_MS);
 	ASSERT_EQ(1, atomic_load(&self->running));
 	ASSERT_EQ(0, pthread_create(&th, NULL, run_teardown, self));
 	clock_gettime(CLOCK_REALTIME, &until);

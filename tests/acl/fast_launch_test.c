@@ -36,6 +36,7 @@ FIXTURE_SETUP(fast)
 FIXTURE_TEARDOWN(fast)
 {
 	free(self->pageable);
+	clear_faults();
 	aclrtResetDevice(0);
 	aclFinalize();
 }

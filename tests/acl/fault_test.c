@@ -2,8 +2,7 @@
 /*
  * Failures reported by the driver, provoked with the card's fault
  * injection (debugfs): a failed DMA, a hung ring, slow commands, lost
- * interrupts, and (last, since the card stays dead until it is rebound) a
- * card that stops its heartbeat. tools/check runs it after the other suites.
+ * interrupts (dead_card_test has the card that stops its heartbeat).
  * The faults are armed on a stream's ring, so its copies must go there:
  * direct rings are off here (ACL_DIRECT_RINGS=0); fast_launch_test fails
  * a direct ring.
@@ -18,10 +17,12 @@ FIXTURE(dev) {
 	int ring;
 	uint8_t *host;
 	void *d;
+	long hang_timeout;
 };
 
 FIXTURE_SETUP(dev)
 {
+	self->hang_timeout = test_driver_param("hang_timeout_ms");
 	if (!fault_injection_available())
 		SKIP(return, "no fault injection (debugfs) on this machine");
 	ASSERT_EQ(0, setenv("ACL_DIRECT_RINGS", "0", 1));
@@ -35,8 +36,11 @@ FIXTURE_SETUP(dev)
 
 FIXTURE_TEARDOWN(dev)
 {
-	if (self->ring >= 0)
-		inject(0, "clear", self->ring, -1);
+	/* Also the internal rings a test armed, when it stopped half-way. */
+	clear_faults();
+	/* A test that stopped before putting it back. */
+	if (self->hang_timeout > 0)
+		test_set_driver_param("hang_timeout_ms", self->hang_timeout);
 	aclrtResetDevice(0);
 	aclFinalize();
 }
@@ -327,6 +331,14 @@ static void *sync_copies(void *arg)
 
 #define COPIERS 4
 
+static bool copier_saw_dma(struct sync_copier *c)
+{
+	for (int i = 0; i < COPIERS; i++)
+		if (atomic_load(&c[i].dma))
+			return true;
+	return false;
+}
+
 /*
  * Threads copying synchronously at once run on internal rings of their
  * own: a failed transfer fails the one call that made it, no other.
@@ -349,8 +361,8 @@ TEST_F(dev, failed_sync_copy_fails_only_its_own_call)
 		ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&c[i].d, N, ACL_MEM_MALLOC_HUGE_FIRST));
 		ASSERT_EQ(0, pthread_create(&c[i].th, NULL, sync_copies, &c[i]));
 	}
-	sleep_ms(300);
-	/* the rings the library took for the copies meanwhile */
+	/* the rings the library took for the copies */
+	test_wait_until(test_own_rings(bdf, now, 16) > nb, TEST_SETTLE_MS);
 	nn = test_own_rings(bdf, now, 16);
 	for (int i = 0; i < nn; i++) {
 		int j;
@@ -364,11 +376,7 @@ TEST_F(dev, failed_sync_copy_fails_only_its_own_call)
 	ASSERT_GE(ni, 1);
 	for (int i = 0; i < ni; i++)
 		ASSERT_EQ(0, inject(0, "dma", internal[i], -1));
-	for (int t = 0; t < 500 && !dma; t++) {
-		sleep_ms(10);
-		for (int i = 0; i < COPIERS; i++)
-			dma += c[i].dma;
-	}
+	test_wait_until(copier_saw_dma(c), TEST_SETTLE_MS);
 	sleep_ms(200);
 	atomic_store(&stop, 1);
 	dma = 0;

@@ -162,16 +162,16 @@ done:
 	return bad;
 }
 
-/* Free device memory of device 0; waits a little for releases to settle at want. */
+/*
+ * Free device memory of device 0, once back at want: the driver gives a
+ * buffer back when it retires the last job that used it, in its own time.
+ */
 static size_t devmem_free_settled(size_t want)
 {
 	size_t fr = 0, total;
 
-	for (int i = 0; i < 100; i++) {
-		if (aclrtGetMemInfo(ACL_HBM_MEM, &fr, &total) || fr == want)
-			break;
-		sleep_ms(10);
-	}
+	test_wait_until(aclrtGetMemInfo(ACL_HBM_MEM, &fr, &total) || fr == want,
+			TEST_SETTLE_MS);
 	return fr;
 }
 

@@ -9,8 +9,7 @@
  *
  * To make that deterministic the test holds the waiter just before it
  * sleeps in the kernel, by interposing drmIoctl, until the slot has changed
- * hands. tools/check runs it with the fault suites (it injects a DMA
- * failure).
+ * hands.
  */
 #include "acl_test.h"
 #include "kselftest_harness.h"
@@ -73,8 +72,7 @@ static int start_waiter(struct waiter *w, aclrtStream s)
 	w->s = s;
 	if (pthread_create(&w->th, NULL, wait_for_stream, w))
 		return -1;
-	for (int i = 0; i < 500 && !atomic_load(&held); i++)
-		sleep_ms(10);
+	test_wait_until(atomic_load(&held), TEST_SETTLE_MS);
 	return atomic_load(&held) ? 0 : -1;
 }
 
@@ -118,6 +116,7 @@ FIXTURE_SETUP(dev)
 
 FIXTURE_TEARDOWN(dev)
 {
+	clear_faults();
 	aclrtResetDevice(0);
 	aclFinalize();
 }

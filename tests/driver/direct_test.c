@@ -143,12 +143,14 @@ FIXTURE(direct) {
 	struct direct d;
 	struct drm_npu_bo_create dev, host_in, host_out;
 	uint8_t *in, *out;
+	long hang_timeout;	/* -1, or hang_timeout_ms before a test changed it */
 };
 
 FIXTURE_SETUP(direct)
 {
 	int fd;
 
+	self->hang_timeout = -1;
 	ASSERT_EQ(0, test_card_open(&self->card, 0));
 	fd = self->card.fd;
 	ASSERT_EQ(0, direct_open(fd, 64, &self->d));
@@ -161,8 +163,12 @@ FIXTURE_SETUP(direct)
 	ASSERT_NE(NULL, self->out);
 }
 
+/* What a test changed, also when it stopped half-way. */
 FIXTURE_TEARDOWN(direct)
 {
+	test_clear_faults(self->card.bdf);
+	if (self->hang_timeout >= 0)
+		test_set_driver_param("hang_timeout_ms", self->hang_timeout);
 	munmap(self->in, self->host_in.size);
 	munmap(self->out, self->host_out.size);
 	direct_close(&self->d);
@@ -480,7 +486,6 @@ TEST_F(direct, second_handle_does_not_revoke_a_reused_number)
 TEST_F(direct, hung_ring_is_declared)
 {
 	int fd = self->card.fd;
-	long old = test_driver_param("hang_timeout_ms");
 	struct drm_npu_direct_cmd cmds[2];
 	char what[64];
 	struct direct d;
@@ -488,6 +493,7 @@ TEST_F(direct, hung_ring_is_declared)
 
 	if (!test_can_inject(self->card.bdf))
 		SKIP(return, "no fault injection (debugfs) on this machine");
+	self->hang_timeout = test_driver_param("hang_timeout_ms");
 	ASSERT_EQ(0, test_set_driver_param("hang_timeout_ms", 300));
 	ASSERT_EQ(0, direct_open(fd, 16, &d));
 	cmds[0] = dfence(d.s.slot, 1);
@@ -508,7 +514,6 @@ TEST_F(direct, hung_ring_is_declared)
 	EXPECT_EQ(DRM_NPU_ERR_HANG, self->card.fence[d.s.slot].error);
 	snprintf(what, sizeof(what), "clear %d", ring);
 	test_inject(self->card.bdf, what);
-	test_set_driver_param("hang_timeout_ms", old);
 	direct_close(&d);
 }
 

@@ -29,8 +29,10 @@ FIXTURE_SETUP(isolation)
 	ASSERT_EQ(0, test_slot_alloc(self->theirs.fd, &self->their_slot));
 }
 
+/* The fault a killed child left on its ring would slow the next suite's. */
 FIXTURE_TEARDOWN(isolation)
 {
+	test_clear_faults(self->mine.bdf);
 	test_card_close(&self->mine);
 	test_card_close(&self->theirs);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unloading the module releases every card; loading it again binds them.
- * NPU_KO names the module file to load again.
+ * Unloading the module releases every card; loading it again, with the
+ * parameters it had, binds them. NPU_KO names the module file to load again.
  */
 
 #include <sys/syscall.h>
@@ -19,16 +19,65 @@ static int count_bound(void)
 	return n;
 }
 
+/*
+ * Nobody holds the module: a suite that ran just before may have exited a
+ * moment before the kernel released its files.
+ */
+static bool module_unused(void)
+{
+	char buf[32];
+
+	return !text_read("/sys/module/npu/refcnt", buf, sizeof(buf)) &&
+	       strtol(buf, NULL, 10) == 0;
+}
+
+/*
+ * The driver's parameters as "name=value ..." for loading it again: the
+ * suites after this one find them as they were.
+ */
+static int current_params(char *params, size_t len)
+{
+	DIR *dir = opendir(TEST_DRIVER_PARAMS);
+	struct dirent *de;
+	size_t used = 0;
+
+	if (!dir)
+		return -errno;
+	params[0] = 0;
+	while ((de = readdir(dir))) {
+		char path[PATH_MAX], value[64];
+		int n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), TEST_DRIVER_PARAMS "/%s", de->d_name);
+		if (text_read(path, value, sizeof(value)))
+			continue;
+		n = snprintf(params + used, len - used, "%s%s=%s", used ? " " : "",
+			     de->d_name, value);
+		if (n < 0 || (size_t)n >= len - used) {
+			closedir(dir);
+			return -ENOSPC;
+		}
+		used += n;
+	}
+	closedir(dir);
+	return 0;
+}
+
 TEST(unload_and_reload)
 {
 	const char *ko = getenv("NPU_KO");
 	int bound = count_bound(), fd;
+	char params[1024];
 	struct stat st;
 
 	if (!ko)
 		SKIP(return, "NPU_KO not set");
 	ASSERT_GT(bound, 0);
 
+	ASSERT_EQ(0, current_params(params, sizeof(params)));
+	ASSERT_TRUE(test_wait_until(module_unused(), TEST_SETTLE_MS));
 	ASSERT_EQ(0, syscall(SYS_delete_module, "npu", O_NONBLOCK))
 		TH_LOG("delete_module: %s", strerror(errno));
 	EXPECT_EQ(0, count_bound());
@@ -37,7 +86,7 @@ TEST(unload_and_reload)
 
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	ASSERT_GE(fd, 0);
-	ASSERT_EQ(0, syscall(SYS_finit_module, fd, "", 0))
+	ASSERT_EQ(0, syscall(SYS_finit_module, fd, params, 0))
 		TH_LOG("finit_module: %s", strerror(errno));
 	close(fd);
 	EXPECT_EQ(bound, count_bound());

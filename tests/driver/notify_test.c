@@ -17,8 +17,9 @@ FIXTURE(notify) {
 	struct test_card card;
 	struct drm_npu_stream_create stream, other;
 	struct drm_npu_bo_create buf;
-	int ring;
-	long hang_timeout;
+	int ring;		/* the one victim_inject() arms */
+	int rings[2];		/* of stream and other */
+	long hang_timeout, wait_poll_us;
 };
 
 /* A fault an earlier suite left armed on a ring (a reset keeps them). */
@@ -33,23 +34,29 @@ static int ring_clear(const char *bdf, int ring)
 FIXTURE_SETUP(notify)
 {
 	self->hang_timeout = test_driver_param("hang_timeout_ms");
+	self->wait_poll_us = test_driver_param("wait_poll_us");
 	ASSERT_LE(0, self->hang_timeout);
 	ASSERT_EQ(0, test_card_open(&self->card, 0));
 	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &self->stream));
 	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &self->other));
 	ASSERT_EQ(0, test_bo_create(self->card.fd, 1 << 20, 0, &self->buf));
-	self->ring = test_stream_ring(self->card.bdf, self->stream.id);
+	self->rings[0] = test_stream_ring(self->card.bdf, self->stream.id);
+	self->rings[1] = test_stream_ring(self->card.bdf, self->other.id);
+	self->ring = self->rings[0];
 	ASSERT_GE(self->ring, 0);
-	ASSERT_EQ(0, ring_clear(self->card.bdf, self->ring));
-	ASSERT_EQ(0, ring_clear(self->card.bdf,
-				test_stream_ring(self->card.bdf, self->other.id)));
+	ASSERT_EQ(0, ring_clear(self->card.bdf, self->rings[0]));
+	ASSERT_EQ(0, ring_clear(self->card.bdf, self->rings[1]));
 }
 
+/* The faults and parameters a test set, also when it stopped half-way. */
 FIXTURE_TEARDOWN(notify)
 {
-	ring_clear(self->card.bdf, self->ring);
+	ring_clear(self->card.bdf, self->rings[0]);
+	ring_clear(self->card.bdf, self->rings[1]);
 	test_card_close(&self->card);
 	test_set_driver_param("hang_timeout_ms", self->hang_timeout);
+	if (self->wait_poll_us >= 0)
+		test_set_driver_param("wait_poll_us", self->wait_poll_us);
 }
 
 /* Interrupts the card's vectors took so far, from /proc/interrupts. */
@@ -167,20 +174,22 @@ TEST_F(notify, interrupts_only_for_waiters)
 	 * The interrupt is due, but may land after WAIT returned: the retire
 	 * timer can find the fence first and wake the waiter.
 	 */
-	for (i = 0; i < 1000 && card_interrupts(self->card.bdf) == after; i++)
-		usleep(1000);
+	test_wait_until(card_interrupts(self->card.bdf) - after >= 1, TEST_SETTLE_MS);
 	EXPECT_GE(card_interrupts(self->card.bdf) - after, 1);
 	ASSERT_EQ(0, victim_inject(self, "clear", 0));
 
-	/* Pinned pages: no waiter, yet they are let go right away. */
+	/*
+	 * Pinned pages: no waiter, yet the card interrupts for them and they
+	 * are let go without any further call.
+	 */
 	pinned = test_card_attr(self->card.bdf, "pinned_pages");
 	after = card_interrupts(self->card.bdf);
 	cmd = test_cmd_copy((uintptr_t)page, self->buf.addr, sizeof(page), DRM_NPU_CMD_DST_USER);
 	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &cmd, 1, 0, &seq));
 	ASSERT_TRUE(slot_spin(&self->card, self->stream.slot, seq, 10000));
-	for (i = 0; i < 100 && test_card_attr(self->card.bdf, "pinned_pages") != pinned; i++)
-		usleep(1000);
+	test_wait_until(test_card_attr(self->card.bdf, "pinned_pages") == pinned, TEST_SETTLE_MS);
 	EXPECT_EQ(pinned, test_card_attr(self->card.bdf, "pinned_pages"));
+	test_wait_until(card_interrupts(self->card.bdf) - after >= 1, TEST_SETTLE_MS);
 	EXPECT_GE(card_interrupts(self->card.bdf) - after, 1);
 }
 
@@ -207,11 +216,10 @@ TEST_F(notify, doorbells_only_for_a_sleeping_card)
 	TH_LOG("%llu doorbells for %llu batches", doorbells, pushes);
 
 	/* Idle, the card soon stops fetching; the next batch wakes it. */
-	for (i = 0; i < 2000 && fetching; i++) {
-		usleep(1000);
-		ASSERT_EQ(0, ring_doorbells(self->card.bdf, self->ring, &fetching,
-					    &doorbells, &pushes));
-	}
+	test_wait_until(ring_doorbells(self->card.bdf, self->ring, &fetching, &doorbells,
+				       &pushes) || !fetching, TEST_SETTLE_MS);
+	ASSERT_EQ(0, ring_doorbells(self->card.bdf, self->ring, &fetching, &doorbells,
+				    &pushes));
 	ASSERT_EQ(0, fetching);
 	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &cmd, 1, 0, &seq));
 	ASSERT_TRUE(slot_spin(&self->card, self->stream.slot, seq, 10000));
@@ -306,15 +314,12 @@ TEST_F(notify, hang_detected_without_interrupts)
 {
 	volatile struct drm_npu_fence_slot *slot = &self->card.fence[self->stream.slot];
 	struct drm_npu_cmd cmd = nop();
-	int64_t end;
 	uint64_t seq;
 
 	ASSERT_EQ(0, test_set_driver_param("hang_timeout_ms", 500));
 	ASSERT_EQ(0, victim_inject(self, "hang", 0));
 	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &cmd, 1, 0, &seq));
-	end = test_now_ns() + 10000 * 1000000LL;
-	while (!slot->error && test_now_ns() < end)
-		usleep(1000);
+	test_wait_until(slot->error, TEST_SETTLE_MS);
 	EXPECT_EQ(DRM_NPU_ERR_HANG, slot->error);
 	EXPECT_NE(seq, slot->value);
 }
@@ -329,7 +334,7 @@ TEST_F(notify, completed_work_is_let_go)
 	struct drm_npu_bo_create big;
 	struct drm_npu_cmd fill;
 	uint64_t free_before, seq;
-	int i;
+	bool freed;
 
 	free_before = test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE);
 	ASSERT_EQ(0, test_bo_create(self->card.fd, 8 << 20, 0, &big));
@@ -338,13 +343,10 @@ TEST_F(notify, completed_work_is_let_go)
 	ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, &fill, 1, 0, &seq));
 	ASSERT_EQ(0, test_bo_close(self->card.fd, big.handle));
 	ASSERT_TRUE(slot_spin(&self->card, self->stream.slot, seq, 10000));
-	for (i = 0; i < 1000; i++) {
-		if (test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE) == free_before)
-			break;
-		usleep(1000);
-	}
+	freed = test_wait_until(test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE) ==
+				free_before, TEST_SETTLE_MS);
 	EXPECT_EQ(free_before, test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE));
-	EXPECT_LT(i, 1000);
+	EXPECT_TRUE(freed);
 }
 
 /*
@@ -398,12 +400,11 @@ static void learn_waits(struct _test_data_notify *self, struct __test_metadata *
 TEST_F(notify, polled_wait_keeps_its_promises)
 {
 	volatile struct drm_npu_fence_slot *slot = &self->card.fence[self->stream.slot];
-	long poll_us = test_driver_param("wait_poll_us");
 	struct drm_npu_cmd cmd = nop(), fill = test_cmd_fill(self->buf.addr, 1, 4096, 0);
 	int64_t start, took;
 	uint64_t seq;
 
-	ASSERT_LE(0, poll_us);
+	ASSERT_LE(0, self->wait_poll_us);
 	ASSERT_EQ(0, test_set_driver_param("wait_poll_us", 2000));
 	ASSERT_EQ(0, victim_inject(self, "delay", 3000));
 	learn_waits(self, _metadata);
@@ -446,8 +447,6 @@ TEST_F(notify, polled_wait_keeps_its_promises)
 	ASSERT_EQ(0, test_submit(self->card.fd, self->other.id, &cmd, 1, 0, &seq));
 	EXPECT_EQ(-EIO, test_wait(self->card.fd, self->other.slot, seq, 10000));
 	EXPECT_EQ(DRM_NPU_ERR_HANG, slot->error);
-	ring_clear(self->card.bdf, self->ring);
-	test_set_driver_param("wait_poll_us", poll_us);
 }
 
 TEST_HARNESS_MAIN

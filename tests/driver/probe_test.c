@@ -26,8 +26,14 @@ FIXTURE_SETUP(card)
 	ASSERT_GE(self->ndevs, 0);
 }
 
+/* A test that stopped between unbinding a card and binding it again. */
 FIXTURE_TEARDOWN(card)
 {
+	int i;
+
+	for (i = 0; i < self->ndevs; i++)
+		if (self->devs[i].bound)
+			EXPECT_EQ(0, test_card_revive(self->devs[i].bdf));
 }
 
 static int count_cards(struct _test_data_card *self, bool bound)
@@ -189,17 +195,12 @@ TEST_F(card, heartbeat_advances)
 
 	for (i = 0; i < self->ndevs; i++) {
 		unsigned long long before, now = 0;
-		int tries;
 
 		if (!self->devs[i].bound)
 			continue;
 		before = test_card_attr(self->devs[i].bdf, "heartbeat");
-		for (tries = 0; tries < 100; tries++) {
-			usleep(50 * 1000);
-			now = test_card_attr(self->devs[i].bdf, "heartbeat");
-			if (now != before)
-				break;
-		}
+		test_wait_until((now = test_card_attr(self->devs[i].bdf, "heartbeat")) != before,
+				TEST_SETTLE_MS);
 		EXPECT_GT(now, before);
 	}
 }

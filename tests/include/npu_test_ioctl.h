@@ -134,14 +134,6 @@ static inline int test_submit(int fd, uint32_t stream, const struct drm_npu_cmd 
 	return ret;
 }
 
-static inline int64_t test_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static inline int test_wait(int fd, uint32_t slot, uint64_t value, int64_t timeout_ms)
 {
 	struct drm_npu_wait w = {

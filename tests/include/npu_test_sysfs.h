@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "npu_hw.h"
+#include "npu_test_wait.h"
 #include "text_file.h"
 
 /* In the kselftest suites, not in tools that share the helpers. */
@@ -208,6 +209,66 @@ static inline int test_driver_unbind(const char *bdf)
 	return text_write(TEST_DRIVER_DIR "/unbind", bdf);
 }
 
+/* The card's heartbeat has stopped and the driver gave it up (debugfs). */
+static inline bool test_card_dead(const char *bdf)
+{
+	char path[PATH_MAX], head[256];
+	FILE *f;
+	bool dead;
+
+	snprintf(path, sizeof(path), TEST_DEBUGFS "/%s/rings", bdf);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	dead = fgets(head, sizeof(head), f) && strstr(head, " DEAD");
+	fclose(f);
+	return dead;
+}
+
+/* The card's accel node is there and its heartbeat moves. */
+static inline bool test_card_alive(const char *bdf)
+{
+	unsigned long long beat = test_card_attr(bdf, "heartbeat");
+	char name[32], node[64];
+
+	if (beat == ~0ULL || test_accel_name(bdf, name, sizeof(name)))
+		return false;
+	snprintf(node, sizeof(node), "/dev/accel/%s", name);
+	return access(node, F_OK) == 0 &&
+	       test_wait_until(test_card_attr(bdf, "heartbeat") != beat,
+			       TEST_SETTLE_MS);
+}
+
+/*
+ * Unbinds the driver from a card, if bound, and binds it again, which
+ * resets the card; 0 once the card is back and alive, or -errno.
+ */
+static inline int test_rebind(const char *bdf)
+{
+	int ret;
+
+	if (test_pci_is_bound(bdf)) {
+		ret = test_driver_unbind(bdf);
+		if (ret)
+			return ret;
+	}
+	ret = test_driver_bind(bdf);
+	if (ret)
+		return ret;
+	return test_card_alive(bdf) ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * For a suite's teardown: a card the suite may have killed or unbound is
+ * brought back, so that the suites after it find it as it was.
+ */
+static inline int test_card_revive(const char *bdf)
+{
+	if (test_pci_is_bound(bdf) && !test_card_dead(bdf))
+		return 0;
+	return test_rebind(bdf);
+}
+
 /* A parameter of the npu module (hang_timeout_ms, ...); -1 if unreadable. */
 static inline long test_driver_param(const char *name)
 {
@@ -308,6 +369,21 @@ static inline int test_inject(const char *bdf, const char *what)
 	return text_write(path, what);
 }
 
+/*
+ * Clears the faults armed on every ring of a card: a ring's fault outlives
+ * its stream and even a reset, and would slow or fail the next suite's.
+ */
+static inline void test_clear_faults(const char *bdf)
+{
+	long long ring, rings = (long long)test_card_attr(bdf, "num_rings");
+	char what[32];
+
+	for (ring = 0; ring < rings; ring++) {
+		snprintf(what, sizeof(what), "clear %lld", ring);
+		test_inject(bdf, what);
+	}
+}
+
 /* debugfs is mounted and we may write the card's fault file. */
 static inline bool test_can_inject(const char *bdf)
 {
@@ -339,14 +415,9 @@ static inline struct test_baseline
 test_settled_baseline(const char *bdf, const struct test_baseline *before)
 {
 	struct test_baseline now;
-	int tries;
 
-	for (tries = 0; tries < 500; tries++) {
-		now = test_read_baseline(bdf);
-		if (!memcmp(&now, before, sizeof(now)))
-			break;
-		usleep(20 * 1000);
-	}
+	test_wait_until((now = test_read_baseline(bdf),
+			 !memcmp(&now, before, sizeof(now))), TEST_SETTLE_MS);
 	return now;
 }
 
