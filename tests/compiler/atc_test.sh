@@ -13,15 +13,7 @@ testdata=/usr/share/libonnx-testdata/data/node
 tmp=$(mktemp -d /tmp/atc-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-check() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1: expected '$2', got '$3'"
-	fi
-}
+. tests/include/tap.sh
 
 # Exit status of atc with the given arguments, its output in $tmp/out.
 atc_rc() {

@@ -10,21 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 prog=$tmp/run_graph_async
-n=0
-failed=0
-
-step() {
-	local desc=$1
-	shift
-	n=$((n + 1))
-	if "$@" >"$tmp/log" 2>&1; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		sed 's/^/# /' "$tmp/log"
-		failed=1
-	fi
-}
+. tests/include/tap.sh
 
 installed_files() {
 	local f

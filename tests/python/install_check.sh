@@ -12,22 +12,7 @@ prefix=$tmp/prefix
 version=$($python -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 suffix=$($python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 site=$prefix/lib/python$version/site-packages
-n=0
-failed=0
-
-# step DESCRIPTION COMMAND...: one test; the command's output on failure.
-step() {
-	local desc=$1
-	shift
-	n=$((n + 1))
-	if "$@" >"$tmp/log" 2>&1; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		sed 's/^/# /' "$tmp/log"
-		failed=1
-	fi
-}
+. tests/include/tap.sh
 
 installed() {
 	ls -l "$site/acl$suffix" && [ -f "$site/acl$suffix" ]
