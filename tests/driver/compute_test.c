@@ -1669,19 +1669,6 @@ static long long stream_attr(struct _test_data_result *self, uint32_t id, const 
 	return ring < 0 ? -1 : test_stream_attr(self->card.bdf, ring, key, text, len);
 }
 
-static long long fdinfo_value(int fd, const char *key)
-{
-	char path[64], buf[4096], *p;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (text_read(path, buf, sizeof(buf)))
-		return -1;
-	p = strstr(buf, key);
-	if (!p || p[strlen(key)] != ':')
-		return -1;
-	return strtoll(p + strlen(key) + 1, NULL, 10);
-}
-
 TEST_F(result, tensors_may_end_exactly_at_their_buffers_end)
 {
 	struct drm_npu_bo_create x, y;
@@ -2131,12 +2118,12 @@ TEST_F(result, counters_in_sysfs_and_fdinfo)
 	EXPECT_EQ(0, stream_attr(self, self->stream.id, "ops_done", NULL, 0));
 	ns0 = stream_attr(self, self->stream.id, "compute_ns", NULL, 0);
 	EXPECT_EQ(0, ns0);
-	ctx_ns0 = fdinfo_value(self->card.fd, "drm-engine-compute");
-	ops0 = fdinfo_value(self->card.fd, "npu-ops-done");
+	ctx_ns0 = test_fdinfo_value(self->card.fd, "drm-engine-compute");
+	ops0 = test_fdinfo_value(self->card.fd, "npu-ops-done");
 	EXPECT_EQ(0, ctx_ns0);
 	EXPECT_EQ(0, ops0);
 	if (engines > 1)
-		EXPECT_EQ((long long)engines, fdinfo_value(self->card.fd,
+		EXPECT_EQ((long long)engines, test_fdinfo_value(self->card.fd,
 							   "drm-engine-capacity-compute"));
 
 	negate_op(self);
@@ -2146,8 +2133,8 @@ TEST_F(result, counters_in_sysfs_and_fdinfo)
 	EXPECT_EQ(3, stream_attr(self, self->stream.id, "ops_done", NULL, 0));
 	ns1 = stream_attr(self, self->stream.id, "compute_ns", NULL, 0);
 	EXPECT_GT(ns1, ns0);
-	EXPECT_EQ(3, fdinfo_value(self->card.fd, "npu-ops-done"));
-	EXPECT_EQ(ns1, fdinfo_value(self->card.fd, "drm-engine-compute"));
+	EXPECT_EQ(3, test_fdinfo_value(self->card.fd, "npu-ops-done"));
+	EXPECT_EQ(ns1, test_fdinfo_value(self->card.fd, "drm-engine-compute"));
 	/* Copies are not operators. */
 	ASSERT_EQ(0, upload(self));
 	EXPECT_EQ(3, stream_attr(self, self->stream.id, "ops_done", NULL, 0));
@@ -2161,8 +2148,8 @@ TEST_F(result, counters_in_sysfs_and_fdinfo)
 		self->stream = second;
 		ASSERT_EQ(0, run_op(self));
 		EXPECT_EQ(1, stream_attr(self, second.id, "ops_done", NULL, 0));
-		EXPECT_EQ(4, fdinfo_value(self->card.fd, "npu-ops-done"));
-		EXPECT_GT(fdinfo_value(self->card.fd, "drm-engine-compute"), ns1);
+		EXPECT_EQ(4, test_fdinfo_value(self->card.fd, "npu-ops-done"));
+		EXPECT_GT(test_fdinfo_value(self->card.fd, "drm-engine-compute"), ns1);
 	}
 }
 

@@ -26,30 +26,17 @@ FIXTURE_TEARDOWN(observe)
 	test_card_close(&self->card);
 }
 
-static long long fdinfo_key(int fd, const char *key)
-{
-	char path[64], buf[4096], *p;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (text_read(path, buf, sizeof(buf)))
-		return -1;
-	p = strstr(buf, key);
-	if (!p || p[strlen(key)] != ':')
-		return -1;
-	return strtoll(p + strlen(key) + 1, NULL, 10);
-}
-
 TEST_F(observe, fdinfo_usage_keys)
 {
-	long long busy_before = fdinfo_key(self->card.fd, "drm-engine-npu");
+	long long busy_before = test_fdinfo_value(self->card.fd, "drm-engine-npu");
 
-	EXPECT_EQ(3 << 10, fdinfo_key(self->card.fd, "drm-total-device"));
-	EXPECT_EQ(1 << 10, fdinfo_key(self->card.fd, "drm-total-host"));
+	EXPECT_EQ(3 << 10, test_fdinfo_value(self->card.fd, "drm-total-device"));
+	EXPECT_EQ(1 << 10, test_fdinfo_value(self->card.fd, "drm-total-host"));
 	ASSERT_GE(busy_before, 0);
 	ASSERT_EQ(0, test_run(&self->card, &self->stream,
 			      test_cmd_fill(self->dev.addr, 1, 3 << 20, 0)));
-	EXPECT_GT(fdinfo_key(self->card.fd, "drm-engine-npu"), busy_before);
-	EXPECT_EQ(3 << 20, fdinfo_key(self->card.fd, "npu-bytes-moved"));
+	EXPECT_GT(test_fdinfo_value(self->card.fd, "drm-engine-npu"), busy_before);
+	EXPECT_EQ(3 << 20, test_fdinfo_value(self->card.fd, "npu-bytes-moved"));
 }
 
 TEST_F(observe, usage_in_sysfs)

@@ -421,4 +421,18 @@ test_settled_baseline(const char *bdf, const struct test_baseline *before)
 	return now;
 }
 
+/* The number after "key:" in the fdinfo of fd, -1 without it. */
+static inline long long test_fdinfo_value(int fd, const char *key)
+{
+	char path[64], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (text_read(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, key);
+	if (!p || p[strlen(key)] != ':')
+		return -1;
+	return strtoll(p + strlen(key) + 1, NULL, 10);
+}
+
 #endif /* NPU_TEST_SYSFS_H */
