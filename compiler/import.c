@@ -418,19 +418,9 @@ static int import_outputs(struct ir_graph *g, const Onnx__GraphProto *gp)
 		return ir_error(g, NPUCC_E_INVALID_MODEL, "the graph has no output");
 	if (gp->n_output > 64)
 		return ir_error(g, NPUCC_E_LIMIT, "more than 64 graph outputs");
-	for (i = 0; i < gp->n_output; i++) {
-		const char *name = gp->output[i]->name ? gp->output[i]->name : "";
-		struct ir_value *v = ir_value_find(g, name);
-
-		if (!v)
-			return ir_error(g, NPUCC_E_INVALID_MODEL,
-					"graph output '%s' is not defined", name);
-		if (v->output_index >= 0)
-			return ir_error(g, NPUCC_E_UNSUPPORTED_ATTR,
-					"graph output '%s' is listed twice", name);
-		v->output_index = g->num_outputs;
-		g->outputs[g->num_outputs++] = v;
-	}
+	for (i = 0; i < gp->n_output; i++)
+		if (ir_graph_add_output(g, gp->output[i]->name ? gp->output[i]->name : ""))
+			return -1;
 	return 0;
 }
 

@@ -158,19 +158,9 @@ static int spec_outputs(struct ir_graph *g, const struct npucc_spec *spec)
 
 	if (spec->num_outputs < 1)
 		return ir_error(g, NPUCC_E_INVALID_MODEL, "the graph has no output");
-	for (i = 0; i < spec->num_outputs; i++) {
-		const char *name = spec->outputs[i] ? spec->outputs[i] : "";
-		struct ir_value *v = ir_value_find(g, name);
-
-		if (!v)
-			return ir_error(g, NPUCC_E_INVALID_MODEL,
-					"graph output '%s' is not defined", name);
-		if (v->output_index >= 0)
-			return ir_error(g, NPUCC_E_UNSUPPORTED_ATTR,
-					"graph output '%s' is listed twice", name);
-		v->output_index = g->num_outputs;
-		g->outputs[g->num_outputs++] = v;
-	}
+	for (i = 0; i < spec->num_outputs; i++)
+		if (ir_graph_add_output(g, spec->outputs[i] ? spec->outputs[i] : ""))
+			return -1;
 	return 0;
 }
 

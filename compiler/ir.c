@@ -145,6 +145,21 @@ struct ir_value *ir_value_find(struct ir_graph *g, const char *name)
 	return NULL;
 }
 
+/* The value named name becomes the graph's next output; both importers' check. */
+int ir_graph_add_output(struct ir_graph *g, const char *name)
+{
+	struct ir_value *v = ir_value_find(g, name);
+
+	if (!v)
+		return ir_error(g, NPUCC_E_INVALID_MODEL, "graph output '%s' is not defined", name);
+	if (v->output_index >= 0)
+		return ir_error(g, NPUCC_E_UNSUPPORTED_ATTR, "graph output '%s' is listed twice",
+				name);
+	v->output_index = g->num_outputs;
+	g->outputs[g->num_outputs++] = v;
+	return 0;
+}
+
 /* A new value; a NULL name makes a unique one. */
 struct ir_value *ir_value_new(struct ir_graph *g, const char *name)
 {

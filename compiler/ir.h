@@ -136,6 +136,7 @@ struct ir_graph *ir_graph_new(const struct npucc_options *opts);
 void ir_graph_free(struct ir_graph *g);
 struct ir_value *ir_value_new(struct ir_graph *g, const char *name);
 struct ir_value *ir_value_find(struct ir_graph *g, const char *name);
+int ir_graph_add_output(struct ir_graph *g, const char *name);
 struct ir_value *ir_const_new(struct ir_graph *g, const char *hint, int dtype,
 			      int rank, const int64_t *dims);
 struct ir_node *ir_node_new(struct ir_graph *g, const char *name, const char *op,
