@@ -31,14 +31,12 @@ static const struct emu_opcode_rule opcode_rules[] = {
 	[NPU_OP_COMPUTE]   = { NPU_CMD_IRQ | NPU_CMD_SRC_HOST, F_SRC | F_SIZE },
 };
 
-/* The driver may rewrite the slot behind our back: copy it once. */
+/* The driver's command at the head, copied once. */
 void emu_ring_fetch(struct emu_ring *r, struct emu_cmd *c)
 {
-	uint64_t gpa = r->base + (uint64_t)(r->head & (r->size - 1)) *
-		       sizeof(struct npu_cmd);
 	struct npu_cmd raw;
 
-	memcpy(&raw, emu_dma_host_ptr(r->card, gpa), sizeof(raw));
+	memcpy(&raw, emu_ring_head_entry(r), sizeof(raw));
 	c->opcode = le16toh(raw.opcode);
 	c->flags = le16toh(raw.flags);
 	c->arg = le32toh(raw.arg);

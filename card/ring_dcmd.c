@@ -22,14 +22,12 @@ static const uint8_t direct_fields[] = {
 	[NPU_OP_COMPUTE]   = F_SRC_BIND | F_SRC | F_SIZE,
 };
 
-/* The submitter may rewrite the slot behind our back: copy it once. */
+/* The submitter's command at the head, copied once. */
 void emu_ring_fetch_direct(struct emu_ring *r, struct emu_dcmd *d)
 {
-	uint64_t gpa = r->base + (uint64_t)(r->head & (r->size - 1)) *
-		       sizeof(struct npu_direct_cmd);
 	struct npu_direct_cmd raw;
 
-	memcpy(&raw, emu_dma_host_ptr(r->card, gpa), sizeof(raw));
+	memcpy(&raw, emu_ring_head_entry(r), sizeof(raw));
 	d->opcode = le16toh(raw.opcode);
 	d->flags = le16toh(raw.flags);
 	d->arg = le32toh(raw.arg);

@@ -62,6 +62,19 @@ void emu_ring_set_status(struct emu_ring *r, enum npu_ring_state state);
 bool emu_ring_take_fail_dma(struct emu_ring *r);
 void emu_ring_wait_for_fence(struct emu_ring_ctx *ctx, uint64_t seq);
 
+/*
+ * The entry at the ring's head, in guest memory.  Both command formats are
+ * 64 bytes; the submitter may rewrite an entry behind our back, so each
+ * fetch copies it once.
+ */
+static inline const void *emu_ring_head_entry(struct emu_ring *r)
+{
+	_Static_assert(sizeof(struct npu_cmd) == sizeof(struct npu_direct_cmd),
+		       "one entry size for both rings");
+	return emu_dma_host_ptr(r->card, r->base + (uint64_t)(r->head & (r->size - 1)) *
+				sizeof(struct npu_cmd));
+}
+
 /* ring_cmd.c */
 void emu_ring_fetch(struct emu_ring *r, struct emu_cmd *c);
 int emu_exec_cmd(struct emu_ring_ctx *ctx, const struct emu_cmd *c);
