@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* aclnnMm: product of two matrices. */
+#ifndef ACLNNOP_ACLNN_MM_H
+#define ACLNNOP_ACLNN_MM_H
+
+#include "aclnn/aclnn_base.h"
+#include "aclnnop/aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out,
+	int8_t cubeMathType,
+	uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnMm(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+	aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_MM_H */
