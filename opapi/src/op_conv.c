@@ -9,13 +9,6 @@
 #include "aclnnop/aclnn_convolution.h"
 #include "opnn.h"
 
-#define CHECK(expr)						\
-	do {							\
-		aclnnStatus ret_ = (expr);			\
-		if (ret_ != ACLNN_SUCCESS)			\
-			return ret_;				\
-	} while (0)
-
 struct conv_req {
 	const aclTensor *input, *weight, *bias;
 	const aclIntArray *stride, *padding, *dilation, *output_padding;
@@ -65,10 +58,10 @@ static aclnnStatus conv_geometry(struct opnn *o, const struct conv_req *r, unsig
 				 struct conv_geom *g)
 {
 	g->spatial = rank - 2;
-	CHECK(conv_param(o, r->stride, "stride", g->spatial, 1, false, 1, g->stride));
-	CHECK(conv_param(o, r->padding, "padding", g->spatial, 0, false, 0, g->pad));
-	CHECK(conv_param(o, r->dilation, "dilation", g->spatial, 1, false, 1, g->dilation));
-	CHECK(conv_param(o, r->output_padding, "outputPadding", g->spatial, 0, true, 0,
+	OPNN_TRY(conv_param(o, r->stride, "stride", g->spatial, 1, false, 1, g->stride));
+	OPNN_TRY(conv_param(o, r->padding, "padding", g->spatial, 0, false, 0, g->pad));
+	OPNN_TRY(conv_param(o, r->dilation, "dilation", g->spatial, 1, false, 1, g->dilation));
+	OPNN_TRY(conv_param(o, r->output_padding, "outputPadding", g->spatial, 0, true, 0,
 			 g->out_pad));
 	if (r->transposed) {
 		unsigned int d;
@@ -123,12 +116,12 @@ static aclnnStatus conv_views(struct opnn *o, const struct conv_req *r, struct n
 			      unsigned int *n)
 {
 	*n = 0;
-	CHECK(opnn_input(o, r->input, &v[(*n)++]));
-	CHECK(opnn_input(o, r->weight, &v[(*n)++]));
+	OPNN_TRY(opnn_input(o, r->input, &v[(*n)++]));
+	OPNN_TRY(opnn_input(o, r->weight, &v[(*n)++]));
 	if (r->bias) {
-		CHECK(opnn_check_tensor(o, r->bias, "bias", OPNN_FLOATS));
-		CHECK(opnn_check_rank(o, r->bias, "bias", 1, 1));
-		CHECK(opnn_input(o, r->bias, &v[(*n)++]));
+		OPNN_TRY(opnn_check_tensor(o, r->bias, "bias", OPNN_FLOATS));
+		OPNN_TRY(opnn_check_rank(o, r->bias, "bias", 1, 1));
+		OPNN_TRY(opnn_input(o, r->bias, &v[(*n)++]));
 	}
 	return opnn_output(o, r->output, &v[*n]);
 }
@@ -142,16 +135,16 @@ static aclnnStatus conv_build(struct opnn *o, const struct conv_req *r)
 	struct conv_geom g;
 	unsigned int n, i, d;
 
-	CHECK(opnn_check_tensor(o, r->input, "input", OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, r->weight, "weight", OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, r->output, "output", OPNN_FLOATS));
-	CHECK(opnn_check_same_dtype(o, r->input, "input", r->weight, "weight"));
-	CHECK(opnn_check_same_dtype(o, r->input, "input", r->output, "output"));
-	CHECK(opnn_check_rank(o, r->input, "input", 3, 4));
+	OPNN_TRY(opnn_check_tensor(o, r->input, "input", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, r->weight, "weight", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, r->output, "output", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_same_dtype(o, r->input, "input", r->weight, "weight"));
+	OPNN_TRY(opnn_check_same_dtype(o, r->input, "input", r->output, "output"));
+	OPNN_TRY(opnn_check_rank(o, r->input, "input", 3, 4));
 	nnop_tensor_info(r->input, &xi);
 	nnop_tensor_info(r->weight, &wi);
-	CHECK(opnn_check_rank(o, r->weight, "weight", xi.ndims, xi.ndims));
-	CHECK(conv_geometry(o, r, xi.ndims, &g));
+	OPNN_TRY(opnn_check_rank(o, r->weight, "weight", xi.ndims, xi.ndims));
+	OPNN_TRY(conv_geometry(o, r, xi.ndims, &g));
 	/* a 1-D convolution's H axis of 1 */
 	for (d = 0, i = 0; d < 4; d++) {
 		bool h1 = xi.ndims == 3 && d == 2;
@@ -160,15 +153,15 @@ static aclnnStatus conv_build(struct opnn *o, const struct conv_req *r)
 		w[d] = h1 ? 1 : wi.dims[i];
 		i += !h1;
 	}
-	CHECK(conv_out_dims(o, r, &g, x, w, y));
+	OPNN_TRY(conv_out_dims(o, r, &g, x, w, y));
 	if (xi.ndims == 3) {
 		int64_t y3[3] = { y[0], y[1], y[3] };
 
-		CHECK(opnn_check_dims(o, r->output, "output", 3, y3));
+		OPNN_TRY(opnn_check_dims(o, r->output, "output", 3, y3));
 	} else {
-		CHECK(opnn_check_dims(o, r->output, "output", 4, y));
+		OPNN_TRY(opnn_check_dims(o, r->output, "output", 4, y));
 	}
-	CHECK(conv_views(o, r, v, &n));
+	OPNN_TRY(conv_views(o, r, v, &n));
 	if (r->bias && v[2].dims[0] != y[1])
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "bias has %lld entries; expected %lld",
 				 (long long)v[2].dims[0], (long long)y[1]);
@@ -206,7 +199,7 @@ aclnnStatus aclnnConvolutionGetWorkspaceSize(const aclTensor *input, const aclTe
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "Convolution"));
+	OPNN_TRY(opnn_begin(&o, __func__, "Convolution"));
 	return opnn_end(&o, conv_build(&o, &r), workspaceSize, executor);
 }
 

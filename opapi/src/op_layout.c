@@ -24,13 +24,6 @@
 #include "aclnnop/aclnn_upsample_nearest_2d.h"
 #include "opnn.h"
 
-#define CHECK(expr)						\
-	do {							\
-		aclnnStatus ret_ = (expr);			\
-		if (ret_ != ACLNN_SUCCESS)			\
-			return ret_;				\
-	} while (0)
-
 /* ---- Cast, InplaceCopy ------------------------------------------------- */
 
 static aclnnStatus cast_build(struct opnn *o, const aclTensor *self, aclDataType dtype,
@@ -39,16 +32,16 @@ static aclnnStatus cast_build(struct opnn *o, const aclTensor *self, aclDataType
 	struct nnop_tensor_info si, oi;
 	struct nnop_view x, y;
 
-	CHECK(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
-	CHECK(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
 	nnop_tensor_info(self, &si);
 	nnop_tensor_info(out, &oi);
 	if (oi.acl_dtype != (int)dtype)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "out is %s but dtype is %s",
 				 nnop_dtype_name(oi.acl_dtype), nnop_dtype_name(dtype));
-	CHECK(opnn_check_dims(o, out, "out", si.ndims, si.dims));
-	CHECK(opnn_input(o, self, &x));
-	CHECK(opnn_output(o, out, &y));
+	OPNN_TRY(opnn_check_dims(o, out, "out", si.ndims, si.dims));
+	OPNN_TRY(opnn_input(o, self, &x));
+	OPNN_TRY(opnn_output(o, out, &y));
 	return si.nelems ? opnn_copy(o, &x, &y) : ACLNN_SUCCESS;
 }
 
@@ -59,7 +52,7 @@ aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, const aclDataType d
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "Cast"));
+	OPNN_TRY(opnn_begin(&o, __func__, "Cast"));
 	return opnn_end(&o, cast_build(&o, self, dtype, out), workspaceSize, executor);
 }
 
@@ -93,12 +86,12 @@ static aclnnStatus copy_build(struct opnn *o, const aclTensor *self, const aclTe
 	struct nnop_tensor_info si;
 	struct nnop_view x, y;
 
-	CHECK(opnn_check_tensor(o, self, "selfRef", OPNN_ALL_CARD));
-	CHECK(opnn_check_tensor(o, src, "src", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, self, "selfRef", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, src, "src", OPNN_ALL_CARD));
 	nnop_tensor_info(self, &si);
-	CHECK(opnn_input(o, src, &x));
-	CHECK(opnn_output(o, self, &y));
-	CHECK(broadcast_to(o, &x, "src", si.ndims, si.dims));
+	OPNN_TRY(opnn_input(o, src, &x));
+	OPNN_TRY(opnn_output(o, self, &y));
+	OPNN_TRY(broadcast_to(o, &x, "src", si.ndims, si.dims));
 	return si.nelems ? opnn_copy(o, &x, &y) : ACLNN_SUCCESS;
 }
 
@@ -109,7 +102,7 @@ aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor *selfRef, const aclTensor
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "InplaceCopy"));
+	OPNN_TRY(opnn_begin(&o, __func__, "InplaceCopy"));
 	return opnn_end(&o, copy_build(&o, selfRef, src), workspaceSize, executor);
 }
 
@@ -126,9 +119,9 @@ static aclnnStatus permute_build(struct opnn *o, const aclTensor *self, const ac
 	struct nnop_view x, y;
 	const int64_t *p;
 
-	CHECK(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
-	CHECK(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
-	CHECK(opnn_check_same_dtype(o, self, "self", out, "out"));
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_same_dtype(o, self, "self", out, "out"));
 	if (!dims)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR, "dims is NULL");
 	nnop_tensor_info(self, &si);
@@ -137,16 +130,16 @@ static aclnnStatus permute_build(struct opnn *o, const aclTensor *self, const ac
 				 (unsigned long long)nnop_int_array_size(dims), si.ndims);
 	p = nnop_int_array_data(dims);
 	for (d = 0; d < si.ndims; d++) {
-		CHECK(opnn_axis(o, p[d], si.ndims, &perm[d]));
+		OPNN_TRY(opnn_axis(o, p[d], si.ndims, &perm[d]));
 		if (seen & (1u << perm[d]))
 			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 					 "dims names axis %u twice", perm[d]);
 		seen |= 1u << perm[d];
 		want[d] = si.dims[perm[d]];
 	}
-	CHECK(opnn_check_dims(o, out, "out", si.ndims, want));
-	CHECK(opnn_input(o, self, &x));
-	CHECK(opnn_output(o, out, &y));
+	OPNN_TRY(opnn_check_dims(o, out, "out", si.ndims, want));
+	OPNN_TRY(opnn_input(o, self, &x));
+	OPNN_TRY(opnn_output(o, out, &y));
 	nnop_view_permute(&x, perm);
 	return si.nelems ? opnn_copy(o, &x, &y) : ACLNN_SUCCESS;
 }
@@ -159,7 +152,7 @@ aclnnStatus aclnnPermuteGetWorkspaceSize(const aclTensor *self, const aclIntArra
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "Permute"));
+	OPNN_TRY(opnn_begin(&o, __func__, "Permute"));
 	return opnn_end(&o, permute_build(&o, self, dims, out), workspaceSize, executor);
 }
 
@@ -181,13 +174,13 @@ static aclnnStatus slice_build(struct opnn *o, const aclTensor *self, int64_t di
 	struct nnop_view x, y;
 	unsigned int axis;
 
-	CHECK(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
-	CHECK(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
-	CHECK(opnn_check_same_dtype(o, self, "self", out, "out"));
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_same_dtype(o, self, "self", out, "out"));
 	nnop_tensor_info(self, &si);
 	if (!si.ndims)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "self is a scalar; it has no dim to slice");
-	CHECK(opnn_axis(o, dim, si.ndims, &axis));
+	OPNN_TRY(opnn_axis(o, dim, si.ndims, &axis));
 	if (step <= 0)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "step %lld must be positive",
 				 (long long)step);
@@ -196,9 +189,9 @@ static aclnnStatus slice_build(struct opnn *o, const aclTensor *self, int64_t di
 	len = end > start ? (end - start + step - 1) / step : 0;
 	memcpy(want, si.dims, sizeof(want));
 	want[axis] = len;
-	CHECK(opnn_check_dims(o, out, "out", si.ndims, want));
-	CHECK(opnn_input(o, self, &x));
-	CHECK(opnn_output(o, out, &y));
+	OPNN_TRY(opnn_check_dims(o, out, "out", si.ndims, want));
+	OPNN_TRY(opnn_input(o, self, &x));
+	OPNN_TRY(opnn_output(o, out, &y));
 	if (!len || !si.nelems)
 		return ACLNN_SUCCESS;
 	nnop_view_narrow(&x, axis, start, len, step);
@@ -213,7 +206,7 @@ aclnnStatus aclnnSliceGetWorkspaceSize(const aclTensor *self, int64_t dim, int64
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "Slice"));
+	OPNN_TRY(opnn_begin(&o, __func__, "Slice"));
 	return opnn_end(&o, slice_build(&o, self, dim, start, end, step, out), workspaceSize,
 			executor);
 }
@@ -239,7 +232,7 @@ static aclnnStatus cat_shape(struct opnn *o, const aclTensorList *tensors, int64
 		struct nnop_tensor_info ti;
 		unsigned int d;
 
-		CHECK(opnn_check_tensor(o, t, "tensors[i]", OPNN_ALL_CARD));
+		OPNN_TRY(opnn_check_tensor(o, t, "tensors[i]", OPNN_ALL_CARD));
 		nnop_tensor_info(t, &ti);
 		if (cat_skipped(&ti))
 			continue;
@@ -249,7 +242,7 @@ static aclnnStatus cat_shape(struct opnn *o, const aclTensorList *tensors, int64
 				return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 						 "tensors[%llu] is a scalar; scalars cannot be joined",
 						 (unsigned long long)i);
-			CHECK(opnn_axis(o, dim, ti.ndims, axis));
+			OPNN_TRY(opnn_axis(o, dim, ti.ndims, axis));
 			have = true;
 			continue;
 		}
@@ -288,13 +281,13 @@ static aclnnStatus cat_build(struct opnn *o, const aclTensorList *tensors, int64
 	n = nnop_tensor_list_size(tensors);
 	if (!n)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "tensors is empty");
-	CHECK(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
-	CHECK(cat_shape(o, tensors, dim, &shape, &axis));
-	CHECK(opnn_check_dims(o, out, "out", shape.ndims, shape.dims));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
+	OPNN_TRY(cat_shape(o, tensors, dim, &shape, &axis));
+	OPNN_TRY(opnn_check_dims(o, out, "out", shape.ndims, shape.dims));
 	named = nnop_executor_input_list(o->x, tensors, &first);
 	if (named < 0)
 		return -named;
-	CHECK(opnn_output(o, out, &y));
+	OPNN_TRY(opnn_output(o, out, &y));
 	for (i = 0; i < n; i++) {
 		const aclTensor *t = nnop_tensor_list_at(tensors, i);
 		struct nnop_tensor_info ti;
@@ -305,7 +298,7 @@ static aclnnStatus cat_build(struct opnn *o, const aclTensorList *tensors, int64
 			continue;
 		nnop_view_narrow(&part, axis, at, ti.dims[axis], 1);
 		at += ti.dims[axis];
-		CHECK(opnn_copy(o, &x, &part));
+		OPNN_TRY(opnn_copy(o, &x, &part));
 	}
 	return ACLNN_SUCCESS;
 }
@@ -317,7 +310,7 @@ aclnnStatus aclnnCatGetWorkspaceSize(const aclTensorList *tensors, int64_t dim, 
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "Cat"));
+	OPNN_TRY(opnn_begin(&o, __func__, "Cat"));
 	return opnn_end(&o, cat_build(&o, tensors, dim, out), workspaceSize, executor);
 }
 
@@ -360,7 +353,7 @@ static aclnnStatus repeat_copy(struct opnn *o, const struct nnop_view *x,
 
 	for (d = 0; d < x->ndims; d++)
 		n += reps[d] > 1 && x->dims[d] > 1 ? 2 : 1;
-	CHECK(tiling_check(o, n));
+	OPNN_TRY(tiling_check(o, n));
 	t.x.ndims = 0;
 	t.y.ndims = 0;
 	for (d = 0; d < x->ndims; d++) {
@@ -383,9 +376,9 @@ static aclnnStatus repeat_build(struct opnn *o, const aclTensor *self, const acl
 	const int64_t *reps;
 	unsigned int n, d;
 
-	CHECK(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
-	CHECK(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
-	CHECK(opnn_check_same_dtype(o, self, "self", out, "out"));
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_same_dtype(o, self, "self", out, "out"));
 	if (!repeats)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR, "repeats is NULL");
 	nnop_tensor_info(self, &si);
@@ -396,8 +389,8 @@ static aclnnStatus repeat_build(struct opnn *o, const aclTensor *self, const acl
 				 "repeats has %llu entries; it needs %u to %u for self's %u dims",
 				 (unsigned long long)nnop_int_array_size(repeats), si.ndims,
 				 NNOP_MAX_DIMS, si.ndims);
-	CHECK(opnn_input(o, self, &x));
-	CHECK(opnn_output(o, out, &y));
+	OPNN_TRY(opnn_input(o, self, &x));
+	OPNN_TRY(opnn_output(o, out, &y));
 	nnop_view_align(&x, n);
 	for (d = 0; d < n; d++) {
 		if (reps[d] < 0)
@@ -406,7 +399,7 @@ static aclnnStatus repeat_build(struct opnn *o, const aclTensor *self, const acl
 					 (long long)reps[d]);
 		want[d] = x.dims[d] * reps[d];
 	}
-	CHECK(opnn_check_dims(o, out, "out", n, want));
+	OPNN_TRY(opnn_check_dims(o, out, "out", n, want));
 	if (!opnn_view_nelems(&y))
 		return ACLNN_SUCCESS;
 	return repeat_copy(o, &x, &y, reps);
@@ -420,7 +413,7 @@ aclnnStatus aclnnRepeatGetWorkspaceSize(const aclTensor *self, const aclIntArray
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "Repeat"));
+	OPNN_TRY(opnn_begin(&o, __func__, "Repeat"));
 	return opnn_end(&o, repeat_build(&o, self, repeats, out), workspaceSize, executor);
 }
 
@@ -432,7 +425,7 @@ static aclnnStatus flatten(struct opnn *o, struct nnop_view *x)
 	int64_t n = opnn_view_nelems(x);
 
 	if (!opnn_view_contiguous(x))
-		CHECK(opnn_to_work(o, x, x->card_dtype));
+		OPNN_TRY(opnn_to_work(o, x, x->card_dtype));
 	x->ndims = 1;
 	x->dims[0] = n;
 	x->strides[0] = 1;
@@ -446,7 +439,7 @@ static aclnnStatus interleave_copy(struct opnn *o, const struct nnop_view *x,
 	struct tiling t = { *x, *y };
 	unsigned int d;
 
-	CHECK(tiling_check(o, x->ndims + 1));
+	OPNN_TRY(tiling_check(o, x->ndims + 1));
 	t.x.ndims = 0;
 	t.y.ndims = 0;
 	for (d = 0; d < x->ndims; d++) {
@@ -468,19 +461,19 @@ static aclnnStatus interleave_build(struct opnn *o, const aclTensor *self, int64
 	struct nnop_view x, y;
 	unsigned int axis = 0;
 
-	CHECK(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
-	CHECK(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
-	CHECK(opnn_check_same_dtype(o, self, "self", out, "out"));
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_same_dtype(o, self, "self", out, "out"));
 	if (repeats < 0)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "repeats %lld is negative",
 				 (long long)repeats);
 	nnop_tensor_info(self, &si);
-	CHECK(opnn_input(o, self, &x));
-	CHECK(opnn_output(o, out, &y));
+	OPNN_TRY(opnn_input(o, self, &x));
+	OPNN_TRY(opnn_output(o, out, &y));
 	if (dim)
-		CHECK(opnn_axis(o, *dim, si.ndims, &axis));
+		OPNN_TRY(opnn_axis(o, *dim, si.ndims, &axis));
 	else
-		CHECK(flatten(o, &x));
+		OPNN_TRY(flatten(o, &x));
 	nnop_view_align(&x, 1);
 	memcpy(want, x.dims, sizeof(want));
 	want[axis] = x.dims[axis] * repeats;
@@ -488,7 +481,7 @@ static aclnnStatus interleave_build(struct opnn *o, const aclTensor *self, int64
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 				 "outputSize is %lld but the repeat gives %lld",
 				 (long long)output_size, (long long)want[axis]);
-	CHECK(opnn_check_dims(o, out, "out", x.ndims, want));
+	OPNN_TRY(opnn_check_dims(o, out, "out", x.ndims, want));
 	if (!want[axis] || !si.nelems)
 		return ACLNN_SUCCESS;
 	nnop_view_align(&y, x.ndims);
@@ -504,7 +497,7 @@ aclnnStatus aclnnRepeatInterleaveIntWithDimGetWorkspaceSize(const aclTensor *sel
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "RepeatInterleaveIntWithDim"));
+	OPNN_TRY(opnn_begin(&o, __func__, "RepeatInterleaveIntWithDim"));
 	return opnn_end(&o, interleave_build(&o, self, repeats, &dim, outputSize, out),
 			workspaceSize, executor);
 }
@@ -520,7 +513,7 @@ aclnnStatus aclnnRepeatInterleaveIntGetWorkspaceSize(const aclTensor *self, int6
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "RepeatInterleaveInt"));
+	OPNN_TRY(opnn_begin(&o, __func__, "RepeatInterleaveInt"));
 	return opnn_end(&o, interleave_build(&o, self, repeats, NULL, outputSize, out),
 			workspaceSize, executor);
 }
@@ -617,7 +610,7 @@ static aclnnStatus constant_pad_copy(struct opnn *o, struct nnop_view x, struct 
 	for (d = 0; d < x.ndims; d++)
 		grows |= begin[d] > 0 || end[d] > 0;
 	if (grows)
-		CHECK(opnn_fill(o, &y, value));
+		OPNN_TRY(opnn_fill(o, &y, value));
 	for (d = 0; d < x.ndims; d++) {
 		int64_t cut_begin = begin[d] < 0 ? -begin[d] : 0;
 		int64_t cut_end = end[d] < 0 ? -end[d] : 0;
@@ -639,18 +632,18 @@ static aclnnStatus constant_pad_build(struct opnn *o, const aclTensor *self,
 	struct nnop_tensor_info si;
 	struct nnop_view x, y;
 
-	CHECK(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
-	CHECK(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
-	CHECK(opnn_check_same_dtype(o, self, "self", out, "out"));
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_same_dtype(o, self, "self", out, "out"));
 	if (!pad)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR, "pad is NULL");
 	if (!value)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR, "value is NULL");
 	nnop_tensor_info(self, &si);
-	CHECK(pads_decode(o, pad, si.ndims, si.dims, begin, end, want));
-	CHECK(opnn_check_dims(o, out, "out", si.ndims, want));
-	CHECK(opnn_input(o, self, &x));
-	CHECK(opnn_output(o, out, &y));
+	OPNN_TRY(pads_decode(o, pad, si.ndims, si.dims, begin, end, want));
+	OPNN_TRY(opnn_check_dims(o, out, "out", si.ndims, want));
+	OPNN_TRY(opnn_input(o, self, &x));
+	OPNN_TRY(opnn_output(o, out, &y));
 	if (!opnn_view_nelems(&y))
 		return ACLNN_SUCCESS;
 	return constant_pad_copy(o, x, y, begin, end, nnop_scalar_f64(value));
@@ -664,7 +657,7 @@ aclnnStatus aclnnConstantPadNdGetWorkspaceSize(const aclTensor *self, const aclI
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "ConstantPadNd"));
+	OPNN_TRY(opnn_begin(&o, __func__, "ConstantPadNd"));
 	return opnn_end(&o, constant_pad_build(&o, self, pad, value, out), workspaceSize,
 			executor);
 }
@@ -682,26 +675,26 @@ static aclnnStatus reflection_build(struct opnn *o, const aclTensor *self,
 	struct nnop_view v[2];
 	unsigned int d;
 
-	CHECK(opnn_check_tensor(o, self, "self", OPNN_FLOATS | OPNN_INTS));
-	CHECK(opnn_check_tensor(o, out, "out", OPNN_FLOATS | OPNN_INTS));
-	CHECK(opnn_check_same_dtype(o, self, "self", out, "out"));
-	CHECK(opnn_check_rank(o, self, "self", axes + 1, axes + 2));
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_FLOATS | OPNN_INTS));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_FLOATS | OPNN_INTS));
+	OPNN_TRY(opnn_check_same_dtype(o, self, "self", out, "out"));
+	OPNN_TRY(opnn_check_rank(o, self, "self", axes + 1, axes + 2));
 	if (!padding)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR, "padding is NULL");
 	if (nnop_int_array_size(padding) != 2 * axes)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "padding has %llu entries; expected %u",
 				 (unsigned long long)nnop_int_array_size(padding), 2 * axes);
 	nnop_tensor_info(self, &si);
-	CHECK(pads_decode(o, padding, si.ndims, si.dims, begin, end, want));
+	OPNN_TRY(pads_decode(o, padding, si.ndims, si.dims, begin, end, want));
 	for (d = si.ndims - axes; d < si.ndims; d++)
 		if (begin[d] < 0 || end[d] < 0 || begin[d] >= si.dims[d] || end[d] >= si.dims[d])
 			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 					 "padding (%lld, %lld) of dim %u: each must be in [0, %lld)",
 					 (long long)begin[d], (long long)end[d], d,
 					 (long long)si.dims[d]);
-	CHECK(opnn_check_dims(o, out, "out", si.ndims, want));
-	CHECK(opnn_input(o, self, &v[0]));
-	CHECK(opnn_output(o, out, &v[1]));
+	OPNN_TRY(opnn_check_dims(o, out, "out", si.ndims, want));
+	OPNN_TRY(opnn_input(o, self, &v[0]));
+	OPNN_TRY(opnn_output(o, out, &v[1]));
 	if (!si.nelems)
 		return ACLNN_SUCCESS;
 	attr.mode = htole32(NPU_PAD_REFLECT);
@@ -720,7 +713,7 @@ aclnnStatus aclnnReflectionPad1dGetWorkspaceSize(const aclTensor *self, const ac
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "ReflectionPad1d"));
+	OPNN_TRY(opnn_begin(&o, __func__, "ReflectionPad1d"));
 	return opnn_end(&o, reflection_build(&o, self, padding, out, 1), workspaceSize, executor);
 }
 
@@ -734,7 +727,7 @@ aclnnStatus aclnnReflectionPad2dGetWorkspaceSize(const aclTensor *self, const ac
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "ReflectionPad2d"));
+	OPNN_TRY(opnn_begin(&o, __func__, "ReflectionPad2d"));
 	return opnn_end(&o, reflection_build(&o, self, padding, out, 2), workspaceSize, executor);
 }
 
@@ -757,10 +750,10 @@ static aclnnStatus upsample_build(struct opnn *o, const aclTensor *self,
 	int64_t want[4];
 	unsigned int d;
 
-	CHECK(opnn_check_tensor(o, self, "self", OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, out, "out", OPNN_FLOATS));
-	CHECK(opnn_check_same_dtype(o, self, "self", out, "out"));
-	CHECK(opnn_check_rank(o, self, "self", 4, 4));
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_same_dtype(o, self, "self", out, "out"));
+	OPNN_TRY(opnn_check_rank(o, self, "self", 4, 4));
 	if (!output_size)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR, "outputSize is NULL");
 	if (nnop_int_array_size(output_size) != 2)
@@ -775,9 +768,9 @@ static aclnnStatus upsample_build(struct opnn *o, const aclTensor *self,
 				 "input (%lld x %lld) and output (%lld x %lld) sizes must be positive",
 				 (long long)si.dims[2], (long long)si.dims[3], (long long)want[2],
 				 (long long)want[3]);
-	CHECK(opnn_check_dims(o, out, "out", 4, want));
-	CHECK(opnn_input(o, self, &v[0]));
-	CHECK(opnn_output(o, out, &v[1]));
+	OPNN_TRY(opnn_check_dims(o, out, "out", 4, want));
+	OPNN_TRY(opnn_input(o, self, &v[0]));
+	OPNN_TRY(opnn_output(o, out, &v[1]));
 	if (!si.nelems)
 		return ACLNN_SUCCESS;
 	attr.mode = htole32(how->mode);
@@ -805,7 +798,7 @@ aclnnStatus aclnnUpsampleNearest2dGetWorkspaceSize(const aclTensor *self,
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "UpsampleNearest2d"));
+	OPNN_TRY(opnn_begin(&o, __func__, "UpsampleNearest2d"));
 	return opnn_end(&o, upsample_build(&o, self, outputSize, out, &how), workspaceSize,
 			executor);
 }
@@ -830,7 +823,7 @@ aclnnStatus aclnnUpsampleBilinear2dGetWorkspaceSize(const aclTensor *self,
 		how.coord = NPU_RESIZE_ALIGN_CORNERS;
 		how.scales[0] = how.scales[1] = 0;
 	}
-	CHECK(opnn_begin(&o, __func__, "UpsampleBilinear2d"));
+	OPNN_TRY(opnn_begin(&o, __func__, "UpsampleBilinear2d"));
 	return opnn_end(&o, upsample_build(&o, self, outputSize, out, &how), workspaceSize,
 			executor);
 }

@@ -15,13 +15,6 @@
 #include "aclnnop/aclnn_mv.h"
 #include "opnn.h"
 
-#define CHECK(expr)						\
-	do {							\
-		aclnnStatus ret_ = (expr);			\
-		if (ret_ != ACLNN_SUCCESS)			\
-			return ret_;				\
-	} while (0)
-
 /* The vendor's modes: keep the type, allow lower precision, fp16, hf32, accurate grouping. */
 #define CUBE_MATH_LAST		4
 
@@ -35,19 +28,19 @@ struct mm_req {
 
 static aclnnStatus mm_check(struct opnn *o, const struct mm_req *r)
 {
-	CHECK(opnn_check_tensor(o, r->a, r->a_name, OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, r->b, r->b_name, OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
-	CHECK(opnn_check_same_dtype(o, r->a, r->a_name, r->b, r->b_name));
-	CHECK(opnn_check_same_dtype(o, r->a, r->a_name, r->out, "out"));
+	OPNN_TRY(opnn_check_tensor(o, r->a, r->a_name, OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, r->b, r->b_name, OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_same_dtype(o, r->a, r->a_name, r->b, r->b_name));
+	OPNN_TRY(opnn_check_same_dtype(o, r->a, r->a_name, r->out, "out"));
 	if (r->a_rank)
-		CHECK(opnn_check_rank(o, r->a, r->a_name, r->a_rank, r->a_rank));
+		OPNN_TRY(opnn_check_rank(o, r->a, r->a_name, r->a_rank, r->a_rank));
 	else
-		CHECK(opnn_check_rank(o, r->a, r->a_name, 1, NNOP_MAX_DIMS));
+		OPNN_TRY(opnn_check_rank(o, r->a, r->a_name, 1, NNOP_MAX_DIMS));
 	if (r->b_rank)
-		CHECK(opnn_check_rank(o, r->b, r->b_name, r->b_rank, r->b_rank));
+		OPNN_TRY(opnn_check_rank(o, r->b, r->b_name, r->b_rank, r->b_rank));
 	else
-		CHECK(opnn_check_rank(o, r->b, r->b_name, 1, NNOP_MAX_DIMS));
+		OPNN_TRY(opnn_check_rank(o, r->b, r->b_name, 1, NNOP_MAX_DIMS));
 	if (r->cube_math < 0 || r->cube_math > CUBE_MATH_LAST)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "cubeMathType %d is not one of 0 to %d",
 				 r->cube_math, CUBE_MATH_LAST);
@@ -116,9 +109,9 @@ static aclnnStatus mm_c_view(struct opnn *o, const struct mm_req *r, unsigned in
 {
 	unsigned int d;
 
-	CHECK(opnn_check_tensor(o, r->c, "self", OPNN_FLOATS));
-	CHECK(opnn_check_same_dtype(o, r->c, "self", r->out, "out"));
-	CHECK(opnn_input(o, r->c, c));
+	OPNN_TRY(opnn_check_tensor(o, r->c, "self", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_same_dtype(o, r->c, "self", r->out, "out"));
+	OPNN_TRY(opnn_input(o, r->c, c));
 	if (c->ndims > rank)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "self has more dims than the product");
 	nnop_view_align(c, rank);
@@ -138,16 +131,16 @@ static aclnnStatus mm_build(struct opnn *o, const struct mm_req *r)
 	bool drop_m, drop_n, with_c;
 	unsigned int rank, n;
 
-	CHECK(mm_check(o, r));
-	CHECK(opnn_input(o, r->a, &v[0]));
-	CHECK(opnn_input(o, r->b, &v[1]));
-	CHECK(mm_shapes(o, r, &v[0], &v[1], ydims, &rank, &drop_m, &drop_n));
+	OPNN_TRY(mm_check(o, r));
+	OPNN_TRY(opnn_input(o, r->a, &v[0]));
+	OPNN_TRY(opnn_input(o, r->b, &v[1]));
+	OPNN_TRY(mm_shapes(o, r, &v[0], &v[1], ydims, &rank, &drop_m, &drop_n));
 	with_c = r->c && r->beta != 0;
 	if (r->c)
-		CHECK(mm_c_view(o, r, rank, ydims, &c));
+		OPNN_TRY(mm_c_view(o, r, rank, ydims, &c));
 	n = mm_out_dims(ydims, rank, drop_m, drop_n, odims);
-	CHECK(opnn_check_dims(o, r->out, "out", n, odims));
-	CHECK(opnn_output(o, r->out, &v[3]));
+	OPNN_TRY(opnn_check_dims(o, r->out, "out", n, odims));
+	OPNN_TRY(opnn_output(o, r->out, &v[3]));
 	if (drop_m)
 		nnop_view_unsqueeze(&v[3], rank - 2);
 	if (drop_n)
@@ -168,7 +161,7 @@ static aclnnStatus mm_build(struct opnn *o, const struct mm_req *r)
 	/* in place: the product is read from self while written, so it goes through workspace */
 	out = v[3];
 	v[3] = opnn_work_like(o, &out, out.card_dtype);
-	CHECK(opnn_add(o, NPU_OPERATOR_MATMUL, &attr, sizeof(attr), 3, v));
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_MATMUL, &attr, sizeof(attr), 3, v));
 	return opnn_copy(o, &v[3], &out);
 }
 
@@ -179,7 +172,7 @@ static aclnnStatus mm_op(const char *fn, const char *name, const struct mm_req *
 
 	NNOP_CHECK_NOTNULL(workspace_size);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, fn, name));
+	OPNN_TRY(opnn_begin(&o, fn, name));
 	return opnn_end(&o, mm_build(&o, r), workspace_size, executor);
 }
 

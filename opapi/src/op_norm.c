@@ -18,13 +18,6 @@
 #include "aclnnop/aclnn_softmax.h"
 #include "opnn.h"
 
-#define CHECK(expr)						\
-	do {							\
-		aclnnStatus ret_ = (expr);			\
-		if (ret_ != ACLNN_SUCCESS)			\
-			return ret_;				\
-	} while (0)
-
 /* ---- Softmax, LogSoftmax ----------------------------------------------------- */
 
 static aclnnStatus softmax_build(struct opnn *o, const aclTensor *self, int64_t dim,
@@ -35,14 +28,14 @@ static aclnnStatus softmax_build(struct opnn *o, const aclTensor *self, int64_t 
 	struct nnop_view v[2];
 	unsigned int axis;
 
-	CHECK(opnn_check_tensor(o, self, "self", OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, out, "out", OPNN_FLOATS));
-	CHECK(opnn_check_same_dtype(o, self, "self", out, "out"));
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_same_dtype(o, self, "self", out, "out"));
 	nnop_tensor_info(self, &si);
-	CHECK(opnn_check_dims(o, out, "out", si.ndims, si.dims));
-	CHECK(opnn_axis(o, dim, si.ndims, &axis));
-	CHECK(opnn_input(o, self, &v[0]));
-	CHECK(opnn_output(o, out, &v[1]));
+	OPNN_TRY(opnn_check_dims(o, out, "out", si.ndims, si.dims));
+	OPNN_TRY(opnn_axis(o, dim, si.ndims, &axis));
+	OPNN_TRY(opnn_input(o, self, &v[0]));
+	OPNN_TRY(opnn_output(o, out, &v[1]));
 	if (!si.nelems)
 		return ACLNN_SUCCESS;
 	nnop_view_align(&v[0], 1);
@@ -59,7 +52,7 @@ aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, acl
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "Softmax"));
+	OPNN_TRY(opnn_begin(&o, __func__, "Softmax"));
 	return opnn_end(&o, softmax_build(&o, self, dim, out, false), workspaceSize, executor);
 }
 
@@ -72,7 +65,7 @@ aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, 
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "LogSoftmax"));
+	OPNN_TRY(opnn_begin(&o, __func__, "LogSoftmax"));
 	return opnn_end(&o, softmax_build(&o, self, dim, out, true), workspaceSize, executor);
 }
 
@@ -91,14 +84,14 @@ static aclnnStatus norm_param(struct opnn *o, const aclTensor *t, const char *na
 	unsigned int d;
 
 	if (!t) {
-		CHECK(nnop_view_scalar(o->x, value, NPU_DTYPE_F32, ndims, v));
+		OPNN_TRY(nnop_view_scalar(o->x, value, NPU_DTYPE_F32, ndims, v));
 		for (d = 0; d < ndims; d++)
 			nnop_view_expand(v, d, dims[d]);
 		return ACLNN_SUCCESS;
 	}
-	CHECK(opnn_check_tensor(o, t, name, OPNN_FLOATS));
-	CHECK(opnn_check_dims(o, t, name, ndims, dims));
-	CHECK(opnn_input(o, t, v));
+	OPNN_TRY(opnn_check_tensor(o, t, name, OPNN_FLOATS));
+	OPNN_TRY(opnn_check_dims(o, t, name, ndims, dims));
+	OPNN_TRY(opnn_input(o, t, v));
 	return v->card_dtype == NPU_DTYPE_F32 ? ACLNN_SUCCESS : opnn_to_work(o, v, NPU_DTYPE_F32);
 }
 
@@ -125,14 +118,14 @@ static aclnnStatus norm_stats(struct opnn *o, const struct nnop_view *x, uint32_
 	*rstd = opnn_work_reduced(o, x, mask, NPU_DTYPE_F32);
 	if (mean) {
 		*mean = opnn_work_reduced(o, x, mask, NPU_DTYPE_F32);
-		CHECK(opnn_reduce(o, NPU_REDUCE_MEAN, mask, x, mean));
-		CHECK(opnn_binary(o, NPU_BINARY_SUB, x, mean, &d));
-		CHECK(opnn_binary(o, NPU_BINARY_MUL, &d, &d, &d));
+		OPNN_TRY(opnn_reduce(o, NPU_REDUCE_MEAN, mask, x, mean));
+		OPNN_TRY(opnn_binary(o, NPU_BINARY_SUB, x, mean, &d));
+		OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, &d, &d, &d));
 	} else {
-		CHECK(opnn_binary(o, NPU_BINARY_MUL, x, x, &d));
+		OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, x, x, &d));
 	}
-	CHECK(opnn_reduce(o, NPU_REDUCE_MEAN, mask, &d, rstd));
-	CHECK(opnn_binary_scalar(o, NPU_BINARY_ADD, rstd, eps, rstd));
+	OPNN_TRY(opnn_reduce(o, NPU_REDUCE_MEAN, mask, &d, rstd));
+	OPNN_TRY(opnn_binary_scalar(o, NPU_BINARY_ADD, rstd, eps, rstd));
 	return opnn_unary(o, NPU_UNARY_RSQRT, 0, 0, rstd, rstd);
 }
 
@@ -147,9 +140,9 @@ static aclnnStatus stat_out(struct opnn *o, const aclTensor *t, const char *name
 	struct nnop_view y;
 	unsigned int d;
 
-	CHECK(opnn_check_tensor(o, t, name, OPNN_FLOATS));
-	CHECK(opnn_check_dims(o, t, name, ndims, dims));
-	CHECK(opnn_output(o, t, &y));
+	OPNN_TRY(opnn_check_tensor(o, t, name, OPNN_FLOATS));
+	OPNN_TRY(opnn_check_dims(o, t, name, ndims, dims));
+	OPNN_TRY(opnn_output(o, t, &y));
 	for (d = 0; d < v->ndims; d++)
 		if (squeezed & (1u << d))
 			nnop_view_unsqueeze(&y, d);
@@ -215,12 +208,12 @@ static aclnnStatus layer_norm_stats(struct opnn *o, const struct layer_norm_req 
 	dims_reduced(xi, mask, dims);
 	if (!r->mean && !r->rstd)
 		return ACLNN_SUCCESS;
-	CHECK(opnn_dense(o, &xf, NPU_DTYPE_F32));
-	CHECK(norm_stats(o, &xf, mask, r->eps, &mean, &rstd));
+	OPNN_TRY(opnn_dense(o, &xf, NPU_DTYPE_F32));
+	OPNN_TRY(norm_stats(o, &xf, mask, r->eps, &mean, &rstd));
 	if (r->mean)
-		CHECK(stat_out(o, r->mean, "meanOutOptional", &mean, xi->ndims, dims, 0));
+		OPNN_TRY(stat_out(o, r->mean, "meanOutOptional", &mean, xi->ndims, dims, 0));
 	if (r->rstd)
-		CHECK(stat_out(o, r->rstd, "rstdOutOptional", &rstd, xi->ndims, dims, 0));
+		OPNN_TRY(stat_out(o, r->rstd, "rstdOutOptional", &rstd, xi->ndims, dims, 0));
 	return ACLNN_SUCCESS;
 }
 
@@ -231,22 +224,22 @@ static aclnnStatus layer_norm_build(struct opnn *o, const struct layer_norm_req 
 	struct nnop_view v[4];
 	unsigned int axis;
 
-	CHECK(opnn_check_tensor(o, r->input, "input", OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
-	CHECK(opnn_check_same_dtype(o, r->input, "input", r->out, "out"));
+	OPNN_TRY(opnn_check_tensor(o, r->input, "input", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_same_dtype(o, r->input, "input", r->out, "out"));
 	nnop_tensor_info(r->input, &xi);
-	CHECK(opnn_check_dims(o, r->out, "out", xi.ndims, xi.dims));
-	CHECK(layer_norm_axis(o, r, &xi, &axis));
-	CHECK(opnn_input(o, r->input, &v[0]));
-	CHECK(norm_param(o, r->weight, "weightOptional", xi.ndims - axis, &xi.dims[axis], 1.0,
+	OPNN_TRY(opnn_check_dims(o, r->out, "out", xi.ndims, xi.dims));
+	OPNN_TRY(layer_norm_axis(o, r, &xi, &axis));
+	OPNN_TRY(opnn_input(o, r->input, &v[0]));
+	OPNN_TRY(norm_param(o, r->weight, "weightOptional", xi.ndims - axis, &xi.dims[axis], 1.0,
 			 &v[1]));
-	CHECK(norm_param(o, r->bias, "biasOptional", xi.ndims - axis, &xi.dims[axis], 0.0,
+	OPNN_TRY(norm_param(o, r->bias, "biasOptional", xi.ndims - axis, &xi.dims[axis], 0.0,
 			 &v[2]));
-	CHECK(opnn_output(o, r->out, &v[3]));
+	OPNN_TRY(opnn_output(o, r->out, &v[3]));
 	if (!xi.nelems)
 		return ACLNN_SUCCESS;
 	attr = norm_attr(axis, r->eps);
-	CHECK(opnn_add(o, NPU_OPERATOR_LAYERNORM, &attr, sizeof(attr), 3, v));
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_LAYERNORM, &attr, sizeof(attr), 3, v));
 	return layer_norm_stats(o, r, &xi, &v[0], axis);
 }
 
@@ -262,7 +255,7 @@ aclnnStatus aclnnLayerNormGetWorkspaceSize(const aclTensor *input, const aclIntA
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "LayerNorm"));
+	OPNN_TRY(opnn_begin(&o, __func__, "LayerNorm"));
 	return opnn_end(&o, layer_norm_build(&o, &r), workspaceSize, executor);
 }
 
@@ -284,7 +277,7 @@ static aclnnStatus rms_norm_tail(struct opnn *o, const struct nnop_tensor_info *
 	int64_t dims[NNOP_MAX_DIMS];
 	unsigned int axis;
 
-	CHECK(opnn_check_tensor(o, gamma, "gamma", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, gamma, "gamma", OPNN_FLOATS));
 	nnop_tensor_info(gamma, &gi);
 	if (!gi.ndims || gi.ndims > xi->ndims ||
 	    memcmp(gi.dims, &xi->dims[xi->ndims - gi.ndims], gi.ndims * sizeof(*gi.dims)))
@@ -292,21 +285,21 @@ static aclnnStatus rms_norm_tail(struct opnn *o, const struct nnop_tensor_info *
 				 "gamma's shape must be the last %u dims of x's", gi.ndims);
 	axis = xi->ndims - gi.ndims;
 	v[0] = x;
-	CHECK(norm_param(o, gamma, "gamma", gi.ndims, gi.dims, 1.0, &v[1]));
-	CHECK(opnn_check_tensor(o, y_out, "yOut", OPNN_FLOATS));
-	CHECK(opnn_check_dims(o, y_out, "yOut", xi->ndims, xi->dims));
-	CHECK(opnn_output(o, y_out, &v[2]));
+	OPNN_TRY(norm_param(o, gamma, "gamma", gi.ndims, gi.dims, 1.0, &v[1]));
+	OPNN_TRY(opnn_check_tensor(o, y_out, "yOut", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_dims(o, y_out, "yOut", xi->ndims, xi->dims));
+	OPNN_TRY(opnn_output(o, y_out, &v[2]));
 	if (v[2].card_dtype != x.card_dtype)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "yOut's type must be x's");
 	if (!xi->nelems)
 		return rstd_out ? opnn_output(o, rstd_out, &rstd) : ACLNN_SUCCESS;
 	attr = norm_attr(axis, eps);
-	CHECK(opnn_add(o, NPU_OPERATOR_RMSNORM, &attr, sizeof(attr), 2, v));
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_RMSNORM, &attr, sizeof(attr), 2, v));
 	if (!rstd_out)
 		return ACLNN_SUCCESS;
 	dims_reduced(xi, trailing_mask(axis, xi->ndims), dims);
-	CHECK(opnn_dense(o, &x, NPU_DTYPE_F32));
-	CHECK(norm_stats(o, &x, trailing_mask(axis, xi->ndims), eps, NULL, &rstd));
+	OPNN_TRY(opnn_dense(o, &x, NPU_DTYPE_F32));
+	OPNN_TRY(norm_stats(o, &x, trailing_mask(axis, xi->ndims), eps, NULL, &rstd));
 	return stat_out(o, rstd_out, "rstdOut", &rstd, xi->ndims, dims, 0);
 }
 
@@ -316,9 +309,9 @@ static aclnnStatus rms_norm_build(struct opnn *o, const aclTensor *x, const aclT
 	struct nnop_tensor_info xi;
 	struct nnop_view xv;
 
-	CHECK(opnn_check_tensor(o, x, "x", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, x, "x", OPNN_FLOATS));
 	nnop_tensor_info(x, &xi);
-	CHECK(opnn_input(o, x, &xv));
+	OPNN_TRY(opnn_input(o, x, &xv));
 	return rms_norm_tail(o, &xi, xv, gamma, eps, y, rstd);
 }
 
@@ -330,7 +323,7 @@ aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor *x, const aclTensor *ga
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "RmsNorm"));
+	OPNN_TRY(opnn_begin(&o, __func__, "RmsNorm"));
 	return opnn_end(&o, rms_norm_build(&o, x, gamma, epsilon, yOut, rstdOut), workspaceSize,
 			executor);
 }
@@ -344,19 +337,19 @@ static aclnnStatus add_rms_norm_build(struct opnn *o, const aclTensor *x1, const
 	struct nnop_view a, b, sum;
 	struct nnop_tensor_info xi;
 
-	CHECK(opnn_check_tensor(o, x1, "x1", OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, x2, "x2", OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, x_out, "xOut", OPNN_FLOATS));
-	CHECK(opnn_check_same_dtype(o, x1, "x1", x2, "x2"));
-	CHECK(opnn_check_same_dtype(o, x1, "x1", x_out, "xOut"));
+	OPNN_TRY(opnn_check_tensor(o, x1, "x1", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, x2, "x2", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, x_out, "xOut", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_same_dtype(o, x1, "x1", x2, "x2"));
+	OPNN_TRY(opnn_check_same_dtype(o, x1, "x1", x_out, "xOut"));
 	nnop_tensor_info(x1, &xi);
-	CHECK(opnn_check_dims(o, x2, "x2", xi.ndims, xi.dims));
-	CHECK(opnn_check_dims(o, x_out, "xOut", xi.ndims, xi.dims));
-	CHECK(opnn_input(o, x1, &a));
-	CHECK(opnn_input(o, x2, &b));
-	CHECK(opnn_output(o, x_out, &sum));
+	OPNN_TRY(opnn_check_dims(o, x2, "x2", xi.ndims, xi.dims));
+	OPNN_TRY(opnn_check_dims(o, x_out, "xOut", xi.ndims, xi.dims));
+	OPNN_TRY(opnn_input(o, x1, &a));
+	OPNN_TRY(opnn_input(o, x2, &b));
+	OPNN_TRY(opnn_output(o, x_out, &sum));
 	if (xi.nelems)
-		CHECK(opnn_binary(o, NPU_BINARY_ADD, &a, &b, &sum));
+		OPNN_TRY(opnn_binary(o, NPU_BINARY_ADD, &a, &b, &sum));
 	return rms_norm_tail(o, &xi, sum, gamma, eps, y, rstd);
 }
 
@@ -369,7 +362,7 @@ aclnnStatus aclnnAddRmsNormGetWorkspaceSize(const aclTensor *x1, const aclTensor
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "AddRmsNorm"));
+	OPNN_TRY(opnn_begin(&o, __func__, "AddRmsNorm"));
 	return opnn_end(&o, add_rms_norm_build(&o, x1, x2, gamma, epsilon, yOut, rstdOut, xOut),
 			workspaceSize, executor);
 }
@@ -417,17 +410,17 @@ static aclnnStatus group_norm_stats(struct opnn *o, const struct group_norm_req 
 
 	if (!r->mean && !r->rstd)
 		return ACLNN_SUCCESS;
-	CHECK(opnn_dense(o, &xf, NPU_DTYPE_F32));
+	OPNN_TRY(opnn_dense(o, &xf, NPU_DTYPE_F32));
 	xf.ndims = 3;
 	xf.dims[0] = r->n;
 	xf.dims[1] = r->group;
 	xf.dims[2] = r->c / r->group * r->hxw;
 	opnn_view_set_dense(&xf);
-	CHECK(norm_stats(o, &xf, 1u << 2, r->eps, &mean, &rstd));
+	OPNN_TRY(norm_stats(o, &xf, 1u << 2, r->eps, &mean, &rstd));
 	if (r->mean)
-		CHECK(stat_out(o, r->mean, "meanOut", &mean, 2, dims, 1u << 2));
+		OPNN_TRY(stat_out(o, r->mean, "meanOut", &mean, 2, dims, 1u << 2));
 	if (r->rstd)
-		CHECK(stat_out(o, r->rstd, "rstdOut", &rstd, 2, dims, 1u << 2));
+		OPNN_TRY(stat_out(o, r->rstd, "rstdOut", &rstd, 2, dims, 1u << 2));
 	return ACLNN_SUCCESS;
 }
 
@@ -437,22 +430,22 @@ static aclnnStatus group_norm_build(struct opnn *o, const struct group_norm_req 
 	struct nnop_tensor_info xi;
 	struct nnop_view v[4];
 
-	CHECK(opnn_check_tensor(o, r->self, "self", OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
-	CHECK(opnn_check_same_dtype(o, r->self, "self", r->out, "out"));
+	OPNN_TRY(opnn_check_tensor(o, r->self, "self", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_same_dtype(o, r->self, "self", r->out, "out"));
 	nnop_tensor_info(r->self, &xi);
-	CHECK(group_norm_check(o, r, &xi));
-	CHECK(opnn_check_dims(o, r->out, "out", xi.ndims, xi.dims));
-	CHECK(opnn_input(o, r->self, &v[0]));
-	CHECK(norm_param(o, r->gamma, "gamma", 1, &r->c, 1.0, &v[1]));
-	CHECK(norm_param(o, r->beta, "beta", 1, &r->c, 0.0, &v[2]));
-	CHECK(opnn_output(o, r->out, &v[3]));
+	OPNN_TRY(group_norm_check(o, r, &xi));
+	OPNN_TRY(opnn_check_dims(o, r->out, "out", xi.ndims, xi.dims));
+	OPNN_TRY(opnn_input(o, r->self, &v[0]));
+	OPNN_TRY(norm_param(o, r->gamma, "gamma", 1, &r->c, 1.0, &v[1]));
+	OPNN_TRY(norm_param(o, r->beta, "beta", 1, &r->c, 0.0, &v[2]));
+	OPNN_TRY(opnn_output(o, r->out, &v[3]));
 	if (!xi.nelems)
 		return ACLNN_SUCCESS;
 	attr.groups = htole32((uint32_t)r->group);
 	attr.epsilon = opnn_f32_bits(r->eps);
 	attr.act = opnn_no_act();
-	CHECK(opnn_add(o, NPU_OPERATOR_GROUPNORM, &attr, sizeof(attr), 3, v));
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_GROUPNORM, &attr, sizeof(attr), 3, v));
 	return group_norm_stats(o, r, &v[0]);
 }
 
@@ -468,7 +461,7 @@ aclnnStatus aclnnGroupNormGetWorkspaceSize(const aclTensor *self, const aclTenso
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "GroupNorm"));
+	OPNN_TRY(opnn_begin(&o, __func__, "GroupNorm"));
 	return opnn_end(&o, group_norm_build(&o, &r), workspaceSize, executor);
 }
 
@@ -502,15 +495,15 @@ static aclnnStatus running_update(struct opnn *o, const aclTensor *t, const char
 
 	if (!t)
 		return ACLNN_SUCCESS;
-	CHECK(opnn_check_tensor(o, t, name, OPNN_FLOATS));
-	CHECK(opnn_check_dims(o, t, name, 1, batch->dims));
-	CHECK(opnn_output(o, t, &run));
+	OPNN_TRY(opnn_check_tensor(o, t, name, OPNN_FLOATS));
+	OPNN_TRY(opnn_check_dims(o, t, name, 1, batch->dims));
+	OPNN_TRY(opnn_output(o, t, &run));
 	w = run;
-	CHECK(opnn_to_work(o, &w, NPU_DTYPE_F32));
+	OPNN_TRY(opnn_to_work(o, &w, NPU_DTYPE_F32));
 	b = opnn_work_like(o, batch, NPU_DTYPE_F32);
-	CHECK(opnn_binary_scalar(o, NPU_BINARY_MUL, batch, momentum * scale, &b));
-	CHECK(opnn_binary_scalar(o, NPU_BINARY_MUL, &w, 1.0 - momentum, &w));
-	CHECK(opnn_binary(o, NPU_BINARY_ADD, &w, &b, &w));
+	OPNN_TRY(opnn_binary_scalar(o, NPU_BINARY_MUL, batch, momentum * scale, &b));
+	OPNN_TRY(opnn_binary_scalar(o, NPU_BINARY_MUL, &w, 1.0 - momentum, &w));
+	OPNN_TRY(opnn_binary(o, NPU_BINARY_ADD, &w, &b, &w));
 	return opnn_copy(o, &w, &run);
 }
 
@@ -528,35 +521,35 @@ static aclnnStatus batch_norm_train(struct opnn *o, const struct batch_norm_req 
 	struct npu_attr_norm attr = norm_attr(0, r->eps);
 	struct nnop_view d;
 
-	CHECK(opnn_dense(o, &xf, NPU_DTYPE_F32));
+	OPNN_TRY(opnn_dense(o, &xf, NPU_DTYPE_F32));
 	mean = opnn_work_reduced(o, &xf, mask, NPU_DTYPE_F32);
 	var = opnn_work_reduced(o, &xf, mask, NPU_DTYPE_F32);
 	d = opnn_work_like(o, &xf, NPU_DTYPE_F32);
-	CHECK(opnn_reduce(o, NPU_REDUCE_MEAN, mask, &xf, &mean));
-	CHECK(opnn_binary(o, NPU_BINARY_SUB, &xf, &mean, &d));
-	CHECK(opnn_binary(o, NPU_BINARY_MUL, &d, &d, &d));
-	CHECK(opnn_reduce(o, NPU_REDUCE_MEAN, mask, &d, &var));
+	OPNN_TRY(opnn_reduce(o, NPU_REDUCE_MEAN, mask, &xf, &mean));
+	OPNN_TRY(opnn_binary(o, NPU_BINARY_SUB, &xf, &mean, &d));
+	OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, &d, &d, &d));
+	OPNN_TRY(opnn_reduce(o, NPU_REDUCE_MEAN, mask, &d, &var));
 	mean = channel_view(&mean);
 	var = channel_view(&var);
 	v[3] = mean;
 	v[4] = var;
-	CHECK(opnn_add(o, NPU_OPERATOR_BATCHNORM, &attr, sizeof(attr), 5, v));
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_BATCHNORM, &attr, sizeof(attr), 5, v));
 	if (r->save_mean) {
-		CHECK(opnn_check_tensor(o, r->save_mean, "saveMean", OPNN_FLOATS));
-		CHECK(opnn_check_dims(o, r->save_mean, "saveMean", 1, mean.dims));
-		CHECK(opnn_output(o, r->save_mean, &save));
-		CHECK(opnn_copy(o, &mean, &save));
+		OPNN_TRY(opnn_check_tensor(o, r->save_mean, "saveMean", OPNN_FLOATS));
+		OPNN_TRY(opnn_check_dims(o, r->save_mean, "saveMean", 1, mean.dims));
+		OPNN_TRY(opnn_output(o, r->save_mean, &save));
+		OPNN_TRY(opnn_copy(o, &mean, &save));
 	}
 	if (r->save_invstd) {
 		rstd = opnn_work_like(o, &var, NPU_DTYPE_F32);
-		CHECK(opnn_binary_scalar(o, NPU_BINARY_ADD, &var, r->eps, &rstd));
-		CHECK(opnn_unary(o, NPU_UNARY_RSQRT, 0, 0, &rstd, &rstd));
-		CHECK(opnn_check_tensor(o, r->save_invstd, "saveInvstd", OPNN_FLOATS));
-		CHECK(opnn_check_dims(o, r->save_invstd, "saveInvstd", 1, rstd.dims));
-		CHECK(opnn_output(o, r->save_invstd, &save));
-		CHECK(opnn_copy(o, &rstd, &save));
+		OPNN_TRY(opnn_binary_scalar(o, NPU_BINARY_ADD, &var, r->eps, &rstd));
+		OPNN_TRY(opnn_unary(o, NPU_UNARY_RSQRT, 0, 0, &rstd, &rstd));
+		OPNN_TRY(opnn_check_tensor(o, r->save_invstd, "saveInvstd", OPNN_FLOATS));
+		OPNN_TRY(opnn_check_dims(o, r->save_invstd, "saveInvstd", 1, rstd.dims));
+		OPNN_TRY(opnn_output(o, r->save_invstd, &save));
+		OPNN_TRY(opnn_copy(o, &rstd, &save));
 	}
-	CHECK(running_update(o, r->running_mean, "runningMean", &mean, 1.0, r->momentum));
+	OPNN_TRY(running_update(o, r->running_mean, "runningMean", &mean, 1.0, r->momentum));
 	return running_update(o, r->running_var, "runningVar", &var,
 			      n > 1 ? n / (n - 1) : 1.0, r->momentum);
 }
@@ -568,24 +561,24 @@ static aclnnStatus batch_norm_build(struct opnn *o, const struct batch_norm_req 
 	struct nnop_view v[6];	/* x, weight, bias, mean, var, then y */
 	int64_t c;
 
-	CHECK(opnn_check_tensor(o, r->input, "input", OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, r->output, "output", OPNN_FLOATS));
-	CHECK(opnn_check_same_dtype(o, r->input, "input", r->output, "output"));
-	CHECK(opnn_check_rank(o, r->input, "input", 2, 5));
+	OPNN_TRY(opnn_check_tensor(o, r->input, "input", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, r->output, "output", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_same_dtype(o, r->input, "input", r->output, "output"));
+	OPNN_TRY(opnn_check_rank(o, r->input, "input", 2, 5));
 	nnop_tensor_info(r->input, &xi);
-	CHECK(opnn_check_dims(o, r->output, "output", xi.ndims, xi.dims));
+	OPNN_TRY(opnn_check_dims(o, r->output, "output", xi.ndims, xi.dims));
 	c = xi.dims[1];
-	CHECK(opnn_input(o, r->input, &v[0]));
-	CHECK(norm_param(o, r->weight, "weight", 1, &c, 1.0, &v[1]));
-	CHECK(norm_param(o, r->bias, "bias", 1, &c, 0.0, &v[2]));
+	OPNN_TRY(opnn_input(o, r->input, &v[0]));
+	OPNN_TRY(norm_param(o, r->weight, "weight", 1, &c, 1.0, &v[1]));
+	OPNN_TRY(norm_param(o, r->bias, "bias", 1, &c, 0.0, &v[2]));
 	if (!r->training) {
 		if (!r->running_mean || !r->running_var)
 			return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR,
 					 "inference needs runningMean and runningVar");
-		CHECK(norm_param(o, r->running_mean, "runningMean", 1, &c, 0.0, &v[3]));
-		CHECK(norm_param(o, r->running_var, "runningVar", 1, &c, 1.0, &v[4]));
+		OPNN_TRY(norm_param(o, r->running_mean, "runningMean", 1, &c, 0.0, &v[3]));
+		OPNN_TRY(norm_param(o, r->running_var, "runningVar", 1, &c, 1.0, &v[4]));
 	}
-	CHECK(opnn_output(o, r->output, &v[5]));
+	OPNN_TRY(opnn_output(o, r->output, &v[5]));
 	if (!xi.nelems)
 		return ACLNN_SUCCESS;
 	if (r->training)
@@ -606,7 +599,7 @@ aclnnStatus aclnnBatchNormGetWorkspaceSize(const aclTensor *input, const aclTens
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "BatchNorm"));
+	OPNN_TRY(opnn_begin(&o, __func__, "BatchNorm"));
 	return opnn_end(&o, batch_norm_build(&o, &r), workspaceSize, executor);
 }
 

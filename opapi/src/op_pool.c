@@ -10,13 +10,6 @@
 #include "aclnnop/aclnn_max_pool.h"
 #include "opnn.h"
 
-#define CHECK(expr)						\
-	do {							\
-		aclnnStatus ret_ = (expr);			\
-		if (ret_ != ACLNN_SUCCESS)			\
-			return ret_;				\
-	} while (0)
-
 struct pool_geom {
 	int64_t kernel[2], stride[2], dilation[2];
 	int64_t pad_begin[2], pad_end[2];
@@ -71,10 +64,10 @@ static aclnnStatus pool_build(struct opnn *o, const aclTensor *self, const aclTe
 	struct nnop_view v[2];
 	unsigned int d, h;
 
-	CHECK(opnn_check_tensor(o, self, "self", types));
-	CHECK(opnn_check_tensor(o, out, "out", types));
-	CHECK(opnn_check_same_dtype(o, self, "self", out, "out"));
-	CHECK(opnn_check_rank(o, self, "self", 3, 4));
+	OPNN_TRY(opnn_check_tensor(o, self, "self", types));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", types));
+	OPNN_TRY(opnn_check_same_dtype(o, self, "self", out, "out"));
+	OPNN_TRY(opnn_check_rank(o, self, "self", 3, 4));
 	nnop_tensor_info(self, &si);
 	h = si.ndims - 2;
 	for (d = 0; d < 2; d++) {
@@ -93,9 +86,9 @@ static aclnnStatus pool_build(struct opnn *o, const aclTensor *self, const aclTe
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 				 "the window does not fit the padded input (%lld x %lld)",
 				 (long long)si.dims[h], (long long)si.dims[h + 1]);
-	CHECK(opnn_check_dims(o, out, "out", si.ndims, want));
-	CHECK(opnn_input(o, self, &v[0]));
-	CHECK(opnn_output(o, out, &v[1]));
+	OPNN_TRY(opnn_check_dims(o, out, "out", si.ndims, want));
+	OPNN_TRY(opnn_input(o, self, &v[0]));
+	OPNN_TRY(opnn_output(o, out, &v[1]));
 	nnop_view_align(&v[0], 4);
 	nnop_view_align(&v[1], 4);
 	if (!si.nelems)
@@ -107,7 +100,7 @@ static aclnnStatus pool_build(struct opnn *o, const aclTensor *self, const aclTe
 		attr.dilations[d] = htole32((uint32_t)g->dilation[d]);
 		attr.pads_begin[d] = htole32((uint32_t)g->pad_begin[d]);
 	}
-	CHECK(opnn_add(o, NPU_OPERATOR_POOL2D, &attr, sizeof(attr), 1, v));
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_POOL2D, &attr, sizeof(attr), 1, v));
 	return scale == 1 ? ACLNN_SUCCESS :
 			    opnn_binary_scalar(o, NPU_BINARY_MUL, &v[1], scale, &v[1]);
 }
@@ -122,13 +115,13 @@ static aclnnStatus avg_pool_build(struct opnn *o, const aclTensor *self,
 						NPU_POOL_AVG_EXCLUDE_PAD;
 	double scale = 1;
 
-	CHECK(pool_pair(o, kernel, "kernelSize", 1, 0, g.kernel));
-	CHECK(pool_pair(o, strides, "strides", 1, -1, g.stride));
+	OPNN_TRY(pool_pair(o, kernel, "kernelSize", 1, 0, g.kernel));
+	OPNN_TRY(pool_pair(o, strides, "strides", 1, -1, g.stride));
 	if (g.stride[0] == -1) {
 		g.stride[0] = g.kernel[0];
 		g.stride[1] = g.kernel[1];
 	}
-	CHECK(pool_pair(o, paddings, "paddings", 0, 0, g.pad_begin));
+	OPNN_TRY(pool_pair(o, paddings, "paddings", 0, 0, g.pad_begin));
 	memcpy(g.pad_end, g.pad_begin, sizeof(g.pad_end));
 	if (divisor) {
 		/* the whole window's sum over divisor: the include-pad mean times its size */
@@ -153,7 +146,7 @@ aclnnStatus aclnnAvgPool2dGetWorkspaceSize(const aclTensor *self, const aclIntAr
 	(void)cubeMathType;	/* the card computes every type exactly */
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "AvgPool2d"));
+	OPNN_TRY(opnn_begin(&o, __func__, "AvgPool2d"));
 	return opnn_end(&o, avg_pool_build(&o, self, kernelSize, strides, paddings, ceilMode,
 					   countIncludePad, divisorOverride, out),
 			workspaceSize, executor);
@@ -196,10 +189,10 @@ static aclnnStatus max_pool_build(struct opnn *o, const aclTensor *self, const a
 	if (auto_pad)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 				 "autoPad %lld: only 0 (NOTSET) is supported", (long long)auto_pad);
-	CHECK(pool_pair(o, kernel, "kernelShape", 1, 0, g.kernel));
-	CHECK(pool_pair(o, strides, "strides", 1, 1, g.stride));
-	CHECK(pool_pair(o, dilations, "dilations", 1, 1, g.dilation));
-	CHECK(max_pool_pads(o, pads, &g));
+	OPNN_TRY(pool_pair(o, kernel, "kernelShape", 1, 0, g.kernel));
+	OPNN_TRY(pool_pair(o, strides, "strides", 1, 1, g.stride));
+	OPNN_TRY(pool_pair(o, dilations, "dilations", 1, 1, g.dilation));
+	OPNN_TRY(max_pool_pads(o, pads, &g));
 	return pool_build(o, self, out, &g, NPU_POOL_MAX, OPNN_FLOATS, 1);
 }
 
@@ -213,7 +206,7 @@ aclnnStatus aclnnMaxPoolGetWorkspaceSize(const aclTensor *self, const aclIntArra
 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, __func__, "MaxPool"));
+	OPNN_TRY(opnn_begin(&o, __func__, "MaxPool"));
 	return opnn_end(&o, max_pool_build(&o, self, kernelShape, strides, autoPad, pads,
 					   dilations, ceilMode, out),
 			workspaceSize, executor);

@@ -16,13 +16,6 @@
 #include "aclnnop/aclnn_reduce_sum.h"
 #include "opnn.h"
 
-#define CHECK(expr)						\
-	do {							\
-		aclnnStatus ret_ = (expr);			\
-		if (ret_ != ACLNN_SUCCESS)			\
-			return ret_;				\
-	} while (0)
-
 /* What a reduction does with an axis of no elements. */
 enum reduce_empty {
 	REDUCE_EMPTY_ZERO,		/* sums: 0 */
@@ -54,7 +47,7 @@ static aclnnStatus reduce_mask(struct opnn *o, const aclIntArray *dims, unsigned
 		return ACLNN_SUCCESS;
 	}
 	for (i = 0; i < n; i++) {
-		CHECK(opnn_axis(o, nnop_int_array_data(dims)[i], ndims, &axis));
+		OPNN_TRY(opnn_axis(o, nnop_int_array_data(dims)[i], ndims, &axis));
 		if (*mask & (1u << axis))
 			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "dim lists axis %u twice", axis);
 		*mask |= 1u << axis;
@@ -101,8 +94,8 @@ static aclnnStatus reduce_prepare(struct opnn *o, const struct reduce_req *r,
 	unsigned int d;
 
 	*done = true;
-	CHECK(opnn_check_tensor(o, r->self, "self", OPNN_FLOATS));
-	CHECK(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, r->self, "self", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
 	nnop_tensor_info(r->self, &si);
 	nnop_tensor_info(r->out, &oi);
 	if (oi.acl_dtype != (r->dtype == ACL_DT_UNDEFINED ? si.acl_dtype : r->dtype))
@@ -110,12 +103,12 @@ static aclnnStatus reduce_prepare(struct opnn *o, const struct reduce_req *r,
 				 nnop_dtype_name(oi.acl_dtype),
 				 nnop_dtype_name(r->dtype == ACL_DT_UNDEFINED ? si.acl_dtype :
 						 r->dtype));
-	CHECK(reduce_mask(o, r->dims, si.ndims, mask));
+	OPNN_TRY(reduce_mask(o, r->dims, si.ndims, mask));
 	if (r->noop_without_axes && (!r->dims || !nnop_int_array_size(r->dims)))
 		*mask = 0;
-	CHECK(reduce_out_shape(o, r, &si, *mask));
-	CHECK(opnn_input(o, r->self, x));
-	CHECK(opnn_output(o, r->out, y));
+	OPNN_TRY(reduce_out_shape(o, r, &si, *mask));
+	OPNN_TRY(opnn_input(o, r->self, x));
+	OPNN_TRY(opnn_output(o, r->out, y));
 	if (!r->keep)
 		for (d = 0; d < si.ndims; d++)
 			if (*mask & (1u << d))
@@ -125,7 +118,7 @@ static aclnnStatus reduce_prepare(struct opnn *o, const struct reduce_req *r,
 	if (!si.nelems)
 		return reduce_empty(o, r, y);
 	if (x->card_dtype != y->card_dtype)
-		CHECK(opnn_to_work(o, x, y->card_dtype));
+		OPNN_TRY(opnn_to_work(o, x, y->card_dtype));
 	*done = false;
 	return ACLNN_SUCCESS;
 }
@@ -136,7 +129,7 @@ static aclnnStatus reduce_build(struct opnn *o, const struct reduce_req *r)
 	uint32_t mask;
 	bool done;
 
-	CHECK(reduce_prepare(o, r, &x, &y, &mask, &done));
+	OPNN_TRY(reduce_prepare(o, r, &x, &y, &mask, &done));
 	if (done)
 		return ACLNN_SUCCESS;
 	if (!mask)
@@ -151,7 +144,7 @@ static aclnnStatus reduce_op(const char *fn, const char *name, const struct redu
 
 	NNOP_CHECK_NOTNULL(workspace_size);
 	NNOP_CHECK_NOTNULL(executor);
-	CHECK(opnn_begin(&o, fn, name));
+	OPNN_TRY(opnn_begin(&o, fn, name));
 	return opnn_end(&o, reduce_build(&o, r), workspace_size, executor);
 }
 
@@ -224,12 +217,12 @@ static aclnnStatus norm_general(struct opnn *o, double p, uint32_t mask, const s
 	struct nnop_view t = opnn_work_like(o, x, x->card_dtype);
 
 	if (p == 0) {
-		CHECK(opnn_binary_scalar(o, NPU_BINARY_NE, x, 0.0, &t));
+		OPNN_TRY(opnn_binary_scalar(o, NPU_BINARY_NE, x, 0.0, &t));
 		return opnn_reduce(o, NPU_REDUCE_SUM, mask, &t, y);
 	}
-	CHECK(opnn_unary(o, NPU_UNARY_ABS, 0, 0, x, &t));
-	CHECK(opnn_binary_scalar(o, NPU_BINARY_POW, &t, p, &t));
-	CHECK(opnn_reduce(o, NPU_REDUCE_SUM, mask, &t, y));
+	OPNN_TRY(opnn_unary(o, NPU_UNARY_ABS, 0, 0, x, &t));
+	OPNN_TRY(opnn_binary_scalar(o, NPU_BINARY_POW, &t, p, &t));
+	OPNN_TRY(opnn_reduce(o, NPU_REDUCE_SUM, mask, &t, y));
 	return opnn_binary_scalar(o, NPU_BINARY_POW, y, 1.0 / p, y);
 }
 
@@ -239,7 +232,7 @@ static aclnnStatus norm_extreme(struct opnn *o, unsigned int kind, uint32_t mask
 {
 	struct nnop_view t = opnn_work_like(o, x, x->card_dtype);
 
-	CHECK(opnn_unary(o, NPU_UNARY_ABS, 0, 0, x, &t));
+	OPNN_TRY(opnn_unary(o, NPU_UNARY_ABS, 0, 0, x, &t));
 	return opnn_reduce(o, kind, mask, &t, y);
 }
 
@@ -256,7 +249,7 @@ static aclnnStatus norm_build(struct opnn *o, const struct reduce_req *r, const 
 	if (isnan(p) || p < 0)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 				 "p = %g; the norm takes p >= 0 or infinity", p);
-	CHECK(reduce_prepare(o, r, &x, &y, &mask, &done));
+	OPNN_TRY(reduce_prepare(o, r, &x, &y, &mask, &done));
 	if (done)
 		return ACLNN_SUCCESS;
 	if (isinf(p))
@@ -284,7 +277,7 @@ aclnnStatus aclnnNormGetWorkspaceSize(const aclTensor *self, const aclScalar *pS
 		nnop_tensor_info(out, &oi);
 		r.dtype = oi.acl_dtype;
 	}
-	CHECK(opnn_begin(&o, __func__, "Norm"));
+	OPNN_TRY(opnn_begin(&o, __func__, "Norm"));
 	return opnn_end(&o, norm_build(&o, &r, pScalar), workspaceSize, executor);
 }
 

@@ -21,6 +21,14 @@
 				 OPNN_DT(ACL_INT32) | OPNN_DT(ACL_INT64))
 #define OPNN_ALL_CARD		(OPNN_FLOATS | OPNN_INTS | OPNN_DT(ACL_BOOL))
 
+/* Returns expr's status unless it is ACLNN_SUCCESS (its message already recorded). */
+#define OPNN_TRY(expr)							\
+	do {								\
+		aclnnStatus opnn_try_ = (expr);				\
+		if (opnn_try_ != ACLNN_SUCCESS)				\
+			return opnn_try_;				\
+	} while (0)
+
 /* One operator being translated: its name for messages and its executor. */
 struct opnn {
 	const char *fn;
