@@ -9,6 +9,14 @@
  *   conv2d   3x3, x 1x64x56x56, 64 filters, pad 1 (float32)
  *   matmul   1024x1024 by 1024x1024 (float32)
  *   add      two tensors of 16 Mi float32 elements
+ *
+ * and, for aclnn-bench's single operators only (op-bench runs the first
+ * BENCH_NUM_OPS):
+ *
+ *   matmul_f16  1024x1024 by 1024x1024 (float16)
+ *   matvec      4096x4096 by 4096x1 (float32)
+ *   softmax     4096 rows of 4096 (float32)
+ *   rmsnorm     4096 rows of 4096, gamma 4096 (float32)
  */
 #ifndef BENCH_OPERATORS_H
 #define BENCH_OPERATORS_H
@@ -23,7 +31,12 @@ enum bench_op_id {
 	BENCH_CONV2D,
 	BENCH_MATMUL,
 	BENCH_ADD,
-	BENCH_NUM_OPS,
+	BENCH_NUM_OPS,			/* op-bench's */
+	BENCH_MATMUL_F16 = BENCH_NUM_OPS,
+	BENCH_MATVEC,
+	BENCH_SOFTMAX,
+	BENCH_RMSNORM,
+	BENCH_ALL_OPS,
 };
 
 /* Inputs, then the output. */
@@ -39,11 +52,12 @@ struct bench_operator {
 	const char *name;
 	uint16_t kind;		/* enum npu_operator */
 	uint8_t num_inputs;
+	uint16_t dtype;		/* enum npu_dtype of every tensor; 0 is F32 */
 	struct bench_tensor_shape tensors[BENCH_MAX_TENSORS];
 	double flops;		/* per run: a multiply-add counts 2 */
 };
 
-static const struct bench_operator bench_operators[BENCH_NUM_OPS] = {
+static const struct bench_operator bench_operators[BENCH_ALL_OPS] = {
 	[BENCH_CONV2D] = {
 		.key = "conv2d", .name = "conv2d 3x3 1x64x56x56 o64 p1",
 		.kind = NPU_OPERATOR_CONV2D, .num_inputs = 2,
@@ -65,7 +79,34 @@ static const struct bench_operator bench_operators[BENCH_NUM_OPS] = {
 			     { 1, { 16u << 20 } } },
 		.flops = 16.0 * (1u << 20),
 	},
+	[BENCH_MATMUL_F16] = {
+		.key = "matmul_f16", .name = "matmul f16 1024x1024x1024",
+		.kind = NPU_OPERATOR_MATMUL, .num_inputs = 2, .dtype = NPU_DTYPE_F16,
+		.tensors = { { 2, { 1024, 1024 } }, { 2, { 1024, 1024 } },
+			     { 2, { 1024, 1024 } } },
+		.flops = 2.0 * 1024 * 1024 * 1024,
+	},
+	[BENCH_MATVEC] = {
+		.key = "matvec", .name = "matmul 4096x4096 by 4096x1",
+		.kind = NPU_OPERATOR_MATMUL, .num_inputs = 2,
+		.tensors = { { 2, { 4096, 4096 } }, { 2, { 4096, 1 } }, { 2, { 4096, 1 } } },
+		.flops = 2.0 * 4096 * 4096,
+	},
+	[BENCH_SOFTMAX] = {
+		.key = "softmax", .name = "softmax 4096x4096",
+		.kind = NPU_OPERATOR_SOFTMAX, .num_inputs = 1,
+		.tensors = { { 2, { 4096, 4096 } }, { 2, { 4096, 4096 } } },
+		.flops = 4.0 * 4096 * 4096,
+	},
+	[BENCH_RMSNORM] = {
+		.key = "rmsnorm", .name = "rmsnorm 4096x4096",
+		.kind = NPU_OPERATOR_RMSNORM, .num_inputs = 2,
+		.tensors = { { 2, { 4096, 4096 } }, { 1, { 4096 } }, { 2, { 4096, 4096 } } },
+		.flops = 4.0 * 4096 * 4096,
+	},
 };
+
+#define BENCH_RMSNORM_EPSILON	1e-6f
 
 /* The descriptor's bytes: the header and one tensor per input and output. */
 #define BENCH_DESC_SIZE	(sizeof(struct npu_op_desc) + \
@@ -90,6 +131,18 @@ static inline uint64_t bench_tensor_bytes(const struct bench_tensor_shape *s)
 	return bench_tensor_elems(s) * sizeof(float);
 }
 
+/* Tensor i of operator op, which has fewer than BENCH_MAX_TENSORS when ndims is 0. */
+static inline uint64_t bench_op_tensor_bytes(const struct bench_operator *op, unsigned int i)
+{
+	return bench_tensor_elems(&op->tensors[i]) * NPU_DTYPE_SIZE(op->dtype);
+}
+
+/* The output: the last tensor the operator has. */
+static inline unsigned int bench_op_num_tensors(const struct bench_operator *op)
+{
+	return op->num_inputs + 1u;
+}
+
 /* The values every tensor starts with: small, and no denormals. */
 static inline void bench_fill(float *p, uint64_t n)
 {
@@ -99,16 +152,30 @@ static inline void bench_fill(float *p, uint64_t n)
 		p[i] = (float)((uint32_t)(i * 2654435761u) % 1000) / 1000.0f - 0.5f;
 }
 
-/* A dense, row-major float32 tensor at @addr. */
-static inline void bench_tensor_desc(struct npu_tensor_desc *t, uint64_t addr,
-				     const struct bench_tensor_shape *s)
+/* bench_fill()'s values in dtype (F32 or F16). */
+static inline void bench_fill_dtype(void *p, uint64_t n, unsigned int dtype)
+{
+	_Float16 *h = p;
+	uint64_t i;
+
+	if (dtype != NPU_DTYPE_F16) {
+		bench_fill(p, n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		h[i] = (_Float16)((float)((uint32_t)(i * 2654435761u) % 1000) / 1000.0f - 0.5f);
+}
+
+/* A dense, row-major tensor of dtype at @addr. */
+static inline void bench_tensor_desc_of(struct npu_tensor_desc *t, uint64_t addr,
+					const struct bench_tensor_shape *s, unsigned int dtype)
 {
 	uint64_t stride = 1;
 	int d;
 
 	memset(t, 0, sizeof(*t));
 	t->addr = htole64(addr);
-	t->dtype = htole16(NPU_DTYPE_F32);
+	t->dtype = htole16(dtype);
 	t->format = htole16(NPU_FORMAT_STRIDED);
 	t->ndims = htole16(s->ndims);
 	for (d = (int)s->ndims - 1; d >= 0; d--) {
@@ -116,6 +183,13 @@ static inline void bench_tensor_desc(struct npu_tensor_desc *t, uint64_t addr,
 		t->strides[d] = htole64(stride);
 		stride *= s->dims[d];
 	}
+}
+
+/* A dense, row-major float32 tensor at @addr. */
+static inline void bench_tensor_desc(struct npu_tensor_desc *t, uint64_t addr,
+				     const struct bench_tensor_shape *s)
+{
+	bench_tensor_desc_of(t, addr, s, NPU_DTYPE_F32);
 }
 
 static inline void bench_attrs(enum bench_op_id id, union npu_op_attrs *a)
@@ -134,13 +208,24 @@ static inline void bench_attrs(enum bench_op_id id, union npu_op_attrs *a)
 		a->conv.group = htole32(1);
 		break;
 	case BENCH_MATMUL:
+	case BENCH_MATMUL_F16:
+	case BENCH_MATVEC:
 		memcpy(&bits, &one, sizeof(bits));
 		a->matmul.alpha = htole32(bits);
 		break;
 	case BENCH_ADD:
 		a->binary.kind = htole32(NPU_BINARY_ADD);
 		break;
-	case BENCH_NUM_OPS:
+	case BENCH_SOFTMAX:
+		a->softmax.axis = htole32(1);
+		break;
+	case BENCH_RMSNORM:
+		bits = 0;
+		memcpy(&bits, &(float){ BENCH_RMSNORM_EPSILON }, sizeof(bits));
+		a->norm.axis = htole32(1);
+		a->norm.epsilon = htole32(bits);
+		break;
+	case BENCH_ALL_OPS:
 		break;
 	}
 }
@@ -158,8 +243,15 @@ static inline void bench_desc_build(enum bench_op_id id, const uint64_t *addrs,
 	d->num_inputs = op->num_inputs;
 	d->num_outputs = 1;
 	bench_attrs(id, &d->attrs);
-	for (i = 0; i < BENCH_MAX_TENSORS; i++)
-		bench_tensor_desc(&d->tensors[i], addrs[i], &op->tensors[i]);
+	for (i = 0; i < bench_op_num_tensors(op); i++)
+		bench_tensor_desc_of(&d->tensors[i], addrs[i], &op->tensors[i], op->dtype);
+}
+
+/* The descriptor's length: the header and the operator's tensors. */
+static inline uint32_t bench_desc_size(enum bench_op_id id)
+{
+	return sizeof(struct npu_op_desc) +
+	       bench_op_num_tensors(&bench_operators[id]) * sizeof(struct npu_tensor_desc);
 }
 
 /*

@@ -42,6 +42,7 @@
 
 struct bench_run {
 	struct bench_desc desc;
+	uint32_t desc_size;
 	uint64_t first_ns;
 	uint64_t median_ns;
 	uint64_t min_ns;
@@ -62,8 +63,8 @@ static void build(struct arena *a, enum bench_op_id id, struct bench_run *run)
 	uint64_t addrs[BENCH_MAX_TENSORS];
 	unsigned int i;
 
-	for (i = 0; i < BENCH_MAX_TENSORS; i++) {
-		uint64_t bytes = bench_tensor_bytes(&op->tensors[i]);
+	for (i = 0; i < bench_op_num_tensors(op); i++) {
+		uint64_t bytes = bench_op_tensor_bytes(op, i);
 
 		if (a->used + bytes > a->size) {
 			fprintf(stderr, "oplib-bench: arena too small\n");
@@ -71,12 +72,14 @@ static void build(struct arena *a, enum bench_op_id id, struct bench_run *run)
 		}
 		addrs[i] = a->used;
 		if (i < op->num_inputs)
-			bench_fill((float *)(a->mem + a->used), bytes / sizeof(float));
+			bench_fill_dtype(a->mem + a->used,
+					 bytes / NPU_DTYPE_SIZE(op->dtype), op->dtype);
 		else
 			memset(a->mem + a->used, 0, bytes);
 		a->used = (a->used + bytes + 4095) & ~4095ULL;
 	}
 	bench_desc_build(id, addrs, &run->desc);
+	run->desc_size = bench_desc_size(id);
 }
 
 /* One run of @id: its wall time and its CPU time over the threads. */
@@ -88,7 +91,7 @@ static int run_once(struct oplib *lib, struct arena *a, const struct bench_run *
 
 	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	t0 = now_ns();
-	err = oplib_run(lib, (const void *)run->desc.bytes, BENCH_DESC_SIZE, a->mem,
+	err = oplib_run(lib, (const void *)run->desc.bytes, run->desc_size, a->mem,
 			a->size, NULL);
 	*wall_ns = now_ns() - t0;
 	*cpu_ns = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / threads;
@@ -111,7 +114,7 @@ static int measure(struct oplib *lib, struct arena *a, enum bench_op_id id,
 	if (!ns || !cpu)
 		goto out;
 	t0 = now_ns();
-	err = oplib_run(lib, desc, BENCH_DESC_SIZE, a->mem, a->size, NULL);
+	err = oplib_run(lib, desc, run->desc_size, a->mem, a->size, NULL);
 	run->first_ns = now_ns() - t0;
 	for (i = 0; !err && i < runs; i++)
 		err = run_once(lib, a, run, threads, &ns[i], &cpu[i]);
@@ -154,7 +157,7 @@ static void print_table(const struct bench_run *runs, unsigned int threads,
 	       threads, nruns);
 	printf("%-30s %12s %12s %12s %12s %9s\n", "operator", "first ns",
 	       "ns/run", "min ns", "cpu ns/run", "GFLOP/s");
-	for (i = 0; i < BENCH_NUM_OPS; i++)
+	for (i = 0; i < BENCH_ALL_OPS; i++)
 		printf("%-30s %12llu %12llu %12llu %12llu %9.2f\n",
 		       bench_operators[i].name,
 		       (unsigned long long)runs[i].first_ns,
@@ -174,7 +177,7 @@ static void print_json(FILE *f, const struct bench_run *runs,
 	fprintf(f, "{\"tool\": \"oplib-bench\", \"engines\": %u, "
 		"\"threads\": %u, \"runs\": %u, \"load\": %.2f, \"results\": [",
 		engines, threads, nruns, load);
-	for (i = 0; i < BENCH_NUM_OPS; i++)
+	for (i = 0; i < BENCH_ALL_OPS; i++)
 		fprintf(f, "%s{\"key\": \"%s\", \"name\": \"%s\", "
 			"\"first_ns\": %llu, \"ns_per_run\": %llu, "
 			"\"min_ns\": %llu, \"cpu_ns\": %llu, \"gflops\": %.3f}",
@@ -219,10 +222,10 @@ static void answer(FILE *out, struct oplib *lib, struct arena *a,
 		fprintf(out, "info %u %u %.2f\n", engines, threads, load_average());
 		return;
 	}
-	for (i = 0; i < BENCH_NUM_OPS; i++)
+	for (i = 0; i < BENCH_ALL_OPS; i++)
 		if (!strncmp(line, "run ", 4) && !strcmp(line + 4, bench_operators[i].key))
 			break;
-	if (i == BENCH_NUM_OPS) {
+	if (i == BENCH_ALL_OPS) {
 		fprintf(out, "error unknown request\n");
 		return;
 	}
@@ -312,9 +315,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int engines = 2, threads = 0, runs = 40, i;
-	struct bench_run results[BENCH_NUM_OPS];
+	struct bench_run results[BENCH_ALL_OPS];
 	struct oplib_config cfg = { 0 };
-	struct arena a = { .size = 256 * MIB };
+	struct arena a = { .size = 640 * MIB };
 	const char *json = NULL, *serve_path = NULL;
 	struct oplib *lib;
 	double load;
@@ -357,7 +360,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	load = load_average();
-	for (i = 0; i < BENCH_NUM_OPS; i++) {
+	for (i = 0; i < BENCH_ALL_OPS; i++) {
 		build(&a, i, &results[i]);
 		if (measure(lib, &a, i, &results[i], serve_path ? 1 : runs, cfg.threads))
 			return 1;

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * aclnn-bench: single operators through aclnn on the emulated card, each
+ * next to the same operator run natively on the host, paired run by run
+ * (make bench): before each card run the host's oplib-bench --serve runs
+ * the operator's bench_operators.h descriptor once with the card's own
+ * operator library (oneDNN) on host memory, over the port
+ * BENCH_PORT_NAME, and reports its wall and CPU time.  The card's figure
+ * is the whole of aclnnXxxGetWorkspaceSize, aclnnXxx and
+ * aclrtSynchronizeStream, as an application sees it.
+ *
+ *   Mm f32 and f16 1024^3, Mm 4096x4096 by 4096x1, Add 16 Mi elements,
+ *   Softmax and RmsNorm over 4096 rows of 4096 (RmsNorm without rstdOut,
+ *   which the native RMSNORM does not compute either)
+ *
+ * Then the host's cost of one aclnn operator, GetWorkspaceSize plus the
+ * launch, against one raw submission of the same card operator (an
+ * npu_op_desc through libascendcl's npu_acl_submit_ops, what aclnnXxx
+ * itself ends in), for an Add of 16 elements; both without the wait,
+ * which is timed apart.  Prints a table; no figure is asserted.
+ *
+ *   aclnn-bench [--native-port] [--runs N]
+ * Without --native-port the native column is left empty.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_mm.h"
+#include "aclnnop/aclnn_rms_norm.h"
+#include "aclnnop/aclnn_softmax.h"
+#include "bench_clock.h"
+#include "bench_operators.h"
+#include "bench_port.h"
+#include "npu_acl_private.h"
+
+#define OVERHEAD_ELEMS	16
+#define OVERHEAD_RUNS	200
+
+#define CHECK(call)								\
+	do {									\
+		long r_ = (long)(call);						\
+		if (r_) {							\
+			const char *m_ = aclGetRecentErrMsg();			\
+			fprintf(stderr, "aclnn-bench: %s failed: %ld (%s)\n", #call, r_, \
+				m_ ? m_ : "");					\
+			exit(1);						\
+		}								\
+	} while (0)
+
+/* One bench_operators.h operator on the card: its buffers and tensors. */
+struct setup {
+	enum bench_op_id id;
+	void *dev[BENCH_MAX_TENSORS];
+	aclTensor *t[BENCH_MAX_TENSORS];
+	aclrtStream stream;
+	void *work;
+	uint64_t work_size;
+};
+
+static aclDataType acl_dtype(unsigned int card_dtype)
+{
+	return card_dtype == NPU_DTYPE_F16 ? ACL_FLOAT16 : ACL_FLOAT;
+}
+
+static aclTensor *tensor_of(const struct bench_operator *op, unsigned int i, void *data)
+{
+	const struct bench_tensor_shape *s = &op->tensors[i];
+	int64_t dims[4], strides[4], stride = 1;
+	int d;
+
+	for (d = (int)s->ndims - 1; d >= 0; d--) {
+		dims[d] = (int64_t)s->dims[d];
+		strides[d] = stride;
+		stride *= dims[d];
+	}
+	return aclCreateTensor(dims, s->ndims, acl_dtype(op->dtype), strides, 0, ACL_FORMAT_ND,
+			       dims, s->ndims, data);
+}
+
+/* Inputs hold bench_fill()'s values, as natively; the output zeros. */
+static void setup_op(struct setup *s, enum bench_op_id id, aclrtStream stream)
+{
+	const struct bench_operator *op = &bench_operators[id];
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->stream = stream;
+	for (i = 0; i < bench_op_num_tensors(op); i++) {
+		uint64_t bytes = bench_op_tensor_bytes(op, i);
+		void *host = malloc(bytes);
+
+		if (!host) {
+			fprintf(stderr, "aclnn-bench: out of memory\n");
+			exit(1);
+		}
+		if (i < op->num_inputs)
+			bench_fill_dtype(host, bytes / NPU_DTYPE_SIZE(op->dtype), op->dtype);
+		else
+			memset(host, 0, bytes);
+		CHECK(aclrtMalloc(&s->dev[i], bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+		CHECK(aclrtMemcpy(s->dev[i], bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE));
+		free(host);
+		s->t[i] = tensor_of(op, i, s->dev[i]);
+		if (!s->t[i]) {
+			fprintf(stderr, "aclnn-bench: aclCreateTensor failed\n");
+			exit(1);
+		}
+	}
+}
+
+static void teardown_op(struct setup *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < BENCH_MAX_TENSORS; i++) {
+		if (s->t[i])
+			aclDestroyTensor(s->t[i]);
+		if (s->dev[i])
+			aclrtFree(s->dev[i]);
+	}
+	if (s->work)
+		aclrtFree(s->work);
+}
+
+/* The workspace an executor asks for, grown as needed and kept. */
+static void *workspace(struct setup *s, uint64_t size)
+{
+	if (size > s->work_size) {
+		if (s->work)
+			aclrtFree(s->work);
+		CHECK(aclrtMalloc(&s->work, size, ACL_MEM_MALLOC_HUGE_FIRST));
+		s->work_size = size;
+	}
+	return size ? s->work : NULL;
+}
+
+/* The first phase of the operator's aclnn call. */
+static aclnnStatus prepare(struct setup *s, uint64_t *size, aclOpExecutor **x)
+{
+	static const float one = 1.0f;
+	aclnnStatus ret;
+	aclScalar *alpha;
+
+	switch (s->id) {
+	case BENCH_MATMUL:
+	case BENCH_MATMUL_F16:
+	case BENCH_MATVEC:
+		return aclnnMmGetWorkspaceSize(s->t[0], s->t[1], s->t[2], 0, size, x);
+	case BENCH_ADD:
+		alpha = aclCreateScalar((void *)&one, ACL_FLOAT);
+		ret = aclnnAddGetWorkspaceSize(s->t[0], s->t[1], alpha, s->t[2], size, x);
+		aclDestroyScalar(alpha);
+		return ret;
+	case BENCH_SOFTMAX:
+		return aclnnSoftmaxGetWorkspaceSize(s->t[0], 1, s->t[1], size, x);
+	case BENCH_RMSNORM:
+		return aclnnRmsNormGetWorkspaceSize(s->t[0], s->t[1], BENCH_RMSNORM_EPSILON, s->t[2],
+						    NULL, size, x);
+	default:
+		return ACLNN_ERR_PARAM_INVALID;
+	}
+}
+
+static aclnnStatus launch(struct setup *s, uint64_t size, aclOpExecutor *x)
+{
+	void *w = workspace(s, size);
+
+	switch (s->id) {
+	case BENCH_MATMUL:
+	case BENCH_MATMUL_F16:
+	case BENCH_MATVEC:
+		return aclnnMm(w, size, x, s->stream);
+	case BENCH_ADD:
+		return aclnnAdd(w, size, x, s->stream);
+	case BENCH_SOFTMAX:
+		return aclnnSoftmax(w, size, x, s->stream);
+	case BENCH_RMSNORM:
+		return aclnnRmsNorm(w, size, x, s->stream);
+	default:
+		return ACLNN_ERR_PARAM_INVALID;
+	}
+}
+
+/* One aclnn run to completion: its wall time. */
+static uint64_t run_aclnn(struct setup *s)
+{
+	aclOpExecutor *x;
+	uint64_t size, t0 = now_ns();
+
+	CHECK(prepare(s, &size, &x));
+	CHECK(launch(s, size, x));
+	CHECK(aclrtSynchronizeStream(s->stream));
+	return now_ns() - t0;
+}
+
+struct native {
+	struct bench_port port;
+	bool paired;
+};
+
+struct figure {
+	double card_ns, native_ns, native_cpu_ns;
+};
+
+static void measure(struct setup *s, struct native *n, unsigned int runs, struct figure *f)
+{
+	uint64_t *card = calloc(runs, sizeof(*card)), *wall = calloc(runs, sizeof(*wall));
+	uint64_t *cpu = calloc(runs, sizeof(*cpu));
+	unsigned int i;
+
+	if (!card || !wall || !cpu) {
+		fprintf(stderr, "aclnn-bench: out of memory\n");
+		exit(1);
+	}
+	run_aclnn(s);	/* the card builds its primitives */
+	for (i = 0; i < runs; i++) {
+		double w = 0, c = 0;
+
+		if (n->paired && bench_port_run(&n->port, bench_operators[s->id].key, &w, &c))
+			exit(1);
+		wall[i] = (uint64_t)w;
+		cpu[i] = (uint64_t)c;
+		card[i] = run_aclnn(s);
+	}
+	f->card_ns = (double)median_u64(card, runs);
+	f->native_ns = (double)median_u64(wall, runs);
+	f->native_cpu_ns = (double)median_u64(cpu, runs);
+	free(card);
+	free(wall);
+	free(cpu);
+}
+
+static const struct {
+	enum bench_op_id id;
+	const char *name;
+	unsigned int runs;	/* divides --runs: the largest run fewer times */
+} cases[] = {
+	{ BENCH_MATMUL, "Mm f32 1024x1024x1024", 1 },
+	{ BENCH_MATMUL_F16, "Mm f16 1024x1024x1024", 1 },
+	{ BENCH_MATVEC, "Mm f32 4096x4096 by 4096x1", 1 },
+	{ BENCH_ADD, "Add f32 16 Mi", 2 },
+	{ BENCH_SOFTMAX, "Softmax f32 4096x4096", 2 },
+	{ BENCH_RMSNORM, "RmsNorm f32 4096x4096", 2 },
+};
+
+static void print_row(const char *name, const struct figure *f, bool paired, double flops)
+{
+	if (paired)
+		printf("%-30s %10.3f %12.3f %12.3f %8.2f %9.2f\n", name, f->card_ns / 1e6,
+		       f->native_ns / 1e6, f->native_cpu_ns / 1e6, f->card_ns / f->native_ns,
+		       flops / f->card_ns);
+	else
+		printf("%-30s %10.3f %12s %12s %8s %9.2f\n", name, f->card_ns / 1e6, "-", "-",
+		       "-", flops / f->card_ns);
+}
+
+/* ---- the host's cost of a launch ------------------------------------------------ */
+
+/* One BINARY ADD over the setup's tensors, as aclnnAdd queues it. */
+static void raw_add_desc(const struct setup *s, struct bench_desc *desc)
+{
+	struct npu_op_desc *d = (struct npu_op_desc *)desc->bytes;
+	const struct bench_tensor_shape shape = { 1, { OVERHEAD_ELEMS } };
+	unsigned int i;
+
+	memset(desc, 0, sizeof(*desc));
+	d->kind = htole16(NPU_OPERATOR_BINARY);
+	d->num_inputs = 2;
+	d->num_outputs = 1;
+	d->attrs.binary.kind = htole32(NPU_BINARY_ADD);
+	for (i = 0; i < 3; i++)
+		bench_tensor_desc(&d->tensors[i], (uintptr_t)s->dev[i], &shape);
+}
+
+static void overhead(aclrtStream stream)
+{
+	uint64_t launch[OVERHEAD_RUNS], raw[OVERHEAD_RUNS], wait_aclnn[OVERHEAD_RUNS];
+	uint64_t wait_raw[OVERHEAD_RUNS];
+	const uint32_t size = BENCH_DESC_SIZE;
+	const float one = 1.0f;
+	float host[OVERHEAD_ELEMS] = { 0 };
+	int64_t dims[1] = { OVERHEAD_ELEMS }, strides[1] = { 1 };
+	struct bench_desc desc;
+	const void *descs[1] = { desc.bytes };
+	aclScalar *alpha = aclCreateScalar((void *)&one, ACL_FLOAT);
+	struct setup s = { .stream = stream };
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		CHECK(aclrtMalloc(&s.dev[i], sizeof(host), ACL_MEM_MALLOC_HUGE_FIRST));
+		CHECK(aclrtMemcpy(s.dev[i], sizeof(host), host, sizeof(host),
+				  ACL_MEMCPY_HOST_TO_DEVICE));
+		s.t[i] = aclCreateTensor(dims, 1, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, dims, 1,
+					 s.dev[i]);
+	}
+	raw_add_desc(&s, &desc);
+	for (i = 0; i < OVERHEAD_RUNS; i++) {
+		aclOpExecutor *x;
+		uint64_t ws, t0 = now_ns(), t1;
+
+		CHECK(aclnnAddGetWorkspaceSize(s.t[0], s.t[1], alpha, s.t[2], &ws, &x));
+		CHECK(aclnnAdd(workspace(&s, ws), ws, x, stream));
+		t1 = now_ns();
+		CHECK(aclrtSynchronizeStream(stream));
+		launch[i] = t1 - t0;
+		wait_aclnn[i] = now_ns() - t1;
+
+		t0 = now_ns();
+		CHECK(npu_acl_submit_ops(stream, descs, &size, 1));
+		t1 = now_ns();
+		CHECK(aclrtSynchronizeStream(stream));
+		raw[i] = t1 - t0;
+		wait_raw[i] = now_ns() - t1;
+	}
+	printf("\nhost cost of one operator (Add of %u elements), medians of %u:\n",
+	       OVERHEAD_ELEMS, OVERHEAD_RUNS);
+	printf("  aclnnAddGetWorkspaceSize + aclnnAdd %10.2f us, then the wait %10.2f us\n",
+	       median_u64(launch, OVERHEAD_RUNS) / 1e3, median_u64(wait_aclnn, OVERHEAD_RUNS) / 1e3);
+	printf("  raw npu_op_desc (npu_acl_submit_ops) %9.2f us, then the wait %10.2f us\n",
+	       median_u64(raw, OVERHEAD_RUNS) / 1e3, median_u64(wait_raw, OVERHEAD_RUNS) / 1e3);
+	aclDestroyScalar(alpha);
+	teardown_op(&s);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "native-port", no_argument, NULL, 'n' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct native n = { 0 };
+	unsigned int runs = 10, i;
+	aclrtStream stream;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if (opt == 'n') {
+			n.paired = true;
+		} else if (opt == 'r' && atoi(optarg) > 0) {
+			runs = (unsigned int)atoi(optarg);
+		} else {
+			fprintf(stderr, "usage: aclnn-bench [--native-port] [--runs N]\n");
+			return 2;
+		}
+	}
+	if (n.paired && bench_port_open(&n.port, BENCH_PORT_NAME)) {
+		fprintf(stderr, "aclnn-bench: no port %s\n", BENCH_PORT_NAME);
+		return 1;
+	}
+	CHECK(aclInit(NULL));
+	CHECK(aclrtSetDevice(0));
+	CHECK(aclrtCreateStream(&stream));
+	printf("aclnn-bench: aclnn on the card against the card's operator library on the host\n"
+	       "(oplib-bench --serve, oneDNN), paired run by run; medians of %u runs (fewer for\n"
+	       "the largest), ratio = card / host\n", runs);
+	printf("%-30s %10s %12s %12s %8s %9s\n", "operator", "card ms", "host ms", "host cpu ms",
+	       "ratio", "GFLOP/s");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned int r = runs / cases[i].runs ? runs / cases[i].runs : 1;
+		struct figure f;
+		struct setup s;
+
+		setup_op(&s, cases[i].id, stream);
+		measure(&s, &n, r, &f);
+		print_row(cases[i].name, &f, n.paired, bench_operators[cases[i].id].flops);
+		teardown_op(&s);
+	}
+	overhead(stream);
+	CHECK(aclrtDestroyStream(stream));
+	CHECK(aclrtResetDevice(0));
+	CHECK(aclFinalize());
+	return 0;
+}
