@@ -172,7 +172,7 @@ static aclnnStatus slice_build(struct opnn *o, const aclTensor *self, int64_t di
 	int64_t want[NNOP_MAX_DIMS], len;
 	struct nnop_tensor_info si;
 	struct nnop_view x, y;
-	unsigned int axis;
+	unsigned int axis = 0;
 
 	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
 	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
@@ -271,7 +271,7 @@ static aclnnStatus cat_build(struct opnn *o, const aclTensorList *tensors, int64
 {
 	struct nnop_tensor_info shape;
 	uint64_t n, i;
-	unsigned int axis;
+	unsigned int axis = 0;
 	struct nnop_view y;
 	int64_t at = 0;
 	int first, named;

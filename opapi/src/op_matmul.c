@@ -128,8 +128,8 @@ static aclnnStatus mm_build(struct opnn *o, const struct mm_req *r)
 	int64_t ydims[NNOP_MAX_DIMS], odims[NNOP_MAX_DIMS];
 	struct npu_attr_matmul attr = { 0 };
 	struct nnop_view v[4], c, out;
-	bool drop_m, drop_n, with_c;
-	unsigned int rank, n;
+	bool drop_m = false, drop_n = false, with_c;
+	unsigned int rank = 0, n;
 
 	OPNN_TRY(mm_check(o, r));
 	OPNN_TRY(opnn_input(o, r->a, &v[0]));

@@ -26,7 +26,7 @@ static aclnnStatus softmax_build(struct opnn *o, const aclTensor *self, int64_t 
 	struct npu_attr_softmax attr = { 0 };
 	struct nnop_tensor_info si;
 	struct nnop_view v[2];
-	unsigned int axis;
+	unsigned int axis = 0;
 
 	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_FLOATS));
 	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_FLOATS));
@@ -222,7 +222,7 @@ static aclnnStatus layer_norm_build(struct opnn *o, const struct layer_norm_req 
 	struct npu_attr_norm attr;
 	struct nnop_tensor_info xi;
 	struct nnop_view v[4];
-	unsigned int axis;
+	unsigned int axis = 0;
 
 	OPNN_TRY(opnn_check_tensor(o, r->input, "input", OPNN_FLOATS));
 	OPNN_TRY(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
@@ -275,7 +275,7 @@ static aclnnStatus rms_norm_tail(struct opnn *o, const struct nnop_tensor_info *
 	struct npu_attr_norm attr;
 	struct nnop_view v[3], rstd;
 	int64_t dims[NNOP_MAX_DIMS];
-	unsigned int axis;
+	unsigned int axis = 0;
 
 	OPNN_TRY(opnn_check_tensor(o, gamma, "gamma", OPNN_FLOATS));
 	nnop_tensor_info(gamma, &gi);

@@ -39,7 +39,7 @@ static aclnnStatus reduce_mask(struct opnn *o, const aclIntArray *dims, unsigned
 			       uint32_t *mask)
 {
 	uint64_t n = dims ? nnop_int_array_size(dims) : 0, i;
-	unsigned int axis;
+	unsigned int axis = 0;
 
 	*mask = 0;
 	if (!n) {
@@ -126,8 +126,8 @@ static aclnnStatus reduce_prepare(struct opnn *o, const struct reduce_req *r,
 static aclnnStatus reduce_build(struct opnn *o, const struct reduce_req *r)
 {
 	struct nnop_view x, y;
-	uint32_t mask;
-	bool done;
+	uint32_t mask = 0;
+	bool done = true;
 
 	OPNN_TRY(reduce_prepare(o, r, &x, &y, &mask, &done));
 	if (done)
@@ -239,8 +239,8 @@ static aclnnStatus norm_extreme(struct opnn *o, unsigned int kind, uint32_t mask
 static aclnnStatus norm_build(struct opnn *o, const struct reduce_req *r, const aclScalar *p_scalar)
 {
 	struct nnop_view x, y;
-	uint32_t mask;
-	bool done;
+	uint32_t mask = 0;
+	bool done = true;
 	double p;
 
 	if (!p_scalar)
