@@ -568,13 +568,13 @@ static aclnnStatus batch_norm_build(struct opnn *o, const struct batch_norm_req 
 	nnop_tensor_info(r->input, &xi);
 	OPNN_TRY(opnn_check_dims(o, r->output, "output", xi.ndims, xi.dims));
 	c = xi.dims[1];
+	if (!r->training && (!r->running_mean || !r->running_var))
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR,
+				 "inference needs runningMean and runningVar");
 	OPNN_TRY(opnn_input(o, r->input, &v[0]));
 	OPNN_TRY(norm_param(o, r->weight, "weight", 1, &c, 1.0, &v[1]));
 	OPNN_TRY(norm_param(o, r->bias, "bias", 1, &c, 0.0, &v[2]));
 	if (!r->training) {
-		if (!r->running_mean || !r->running_var)
-			return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR,
-					 "inference needs runningMean and runningVar");
 		OPNN_TRY(norm_param(o, r->running_mean, "runningMean", 1, &c, 0.0, &v[3]));
 		OPNN_TRY(norm_param(o, r->running_var, "runningVar", 1, &c, 1.0, &v[4]));
 	}
