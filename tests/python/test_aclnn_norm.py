@@ -45,7 +45,7 @@ def close(got, want, dtype=np.float32):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 @pytest.mark.parametrize("keep", [False, True])
-def test_reduce_sum_over_two_axes(aclnn_device, dtype, keep):
+def test_reduce_sum_over_two_axes(device, dtype, keep):
     x = rand(3, 4, 5, dtype=dtype)
     want = x.astype(np.float64).sum(axis=(0, 2), keepdims=keep)
     y = out(want.shape, dtype)
@@ -54,21 +54,21 @@ def test_reduce_sum_over_two_axes(aclnn_device, dtype, keep):
     close(y.numpy(), want, dtype)
 
 
-def test_reduce_sum_of_f16_into_f32(aclnn_device):
+def test_reduce_sum_of_f16_into_f32(device):
     x = rand(4, 6, dtype=np.float16)
     y = out((4,))
     run_ok("ReduceSum", aclnn.tensor(x), aclnn.int_array([1]), cbool(False), ctypes.c_int(ACL_FLOAT), y)
     close(y.numpy(), x.astype(np.float64).sum(axis=1))
 
 
-def test_reduce_sum_of_an_empty_axis_is_zero(aclnn_device):
+def test_reduce_sum_of_an_empty_axis_is_zero(device):
     y = aclnn.tensor(np.full((3,), 7, np.float32))
     run_ok("ReduceSum", aclnn.tensor(np.zeros((3, 0), np.float32)), aclnn.int_array([1]),
            cbool(False), ctypes.c_int(ACL_FLOAT), y)
     assert np.array_equal(y.numpy(), np.zeros(3, np.float32))
 
 
-def test_mean_of_a_transposed_view(aclnn_device):
+def test_mean_of_a_transposed_view(device):
     base = rand(5, 3)
     y = out((3,))
     run_ok("Mean", aclnn.tensor(base.T, strides=(1, 3)), aclnn.int_array([1]), cbool(False),
@@ -77,25 +77,25 @@ def test_mean_of_a_transposed_view(aclnn_device):
 
 
 @pytest.mark.parametrize("op,fn", [("Amax", np.max), ("Amin", np.min)])
-def test_amax_amin(aclnn_device, op, fn):
+def test_amax_amin(device, op, fn):
     x = rand(2, 3, 4)
     y = out((2, 1, 4))
     run_ok(op, aclnn.tensor(x), aclnn.int_array([1]), cbool(True), y)
     assert np.array_equal(y.numpy(), fn(x, axis=1, keepdims=True))
 
 
-def test_amax_of_an_empty_axis_fails(aclnn_device):
+def test_amax_of_an_empty_axis_fails(device):
     run_fails("Amax", ACLNN_ERR_PARAM_INVALID, ["empty"], aclnn.tensor(np.zeros((2, 0), np.float32)),
               aclnn.int_array([1]), cbool(False), out((2,)))
 
 
-def test_reduce_naming_an_axis_twice_fails(aclnn_device):
+def test_reduce_naming_an_axis_twice_fails(device):
     run_fails("Amax", ACLNN_ERR_PARAM_INVALID, ["twice"], aclnn.tensor(rand(2, 3)),
               aclnn.int_array([1, -1]), cbool(False), out((2,)))
 
 
 @pytest.mark.parametrize("p", [1.0, 2.0, 3.0, float("inf"), 0.0])
-def test_norm(aclnn_device, p):
+def test_norm(device, p):
     x = rand(3, 8)
     x[0, 0] = 0
     y = out((3,))
@@ -105,7 +105,7 @@ def test_norm(aclnn_device, p):
     close(y.numpy(), want)
 
 
-def test_norm_of_a_negative_p_fails(aclnn_device):
+def test_norm_of_a_negative_p_fails(device):
     run_fails("Norm", ACLNN_ERR_PARAM_INVALID, ["p"], aclnn.tensor(rand(3)),
               aclnn.scalar(-1.0, ACL_FLOAT), aclnn.int_array([0]), cbool(False), out(()))
 
@@ -116,21 +116,21 @@ def softmax_ref(x, axis):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
-def test_softmax(aclnn_device, dtype):
+def test_softmax(device, dtype):
     x = rand(4, 7, dtype=dtype)
     y = out((4, 7), dtype)
     run_ok("Softmax", aclnn.tensor(x), i64(-1), y)
     close(y.numpy(), softmax_ref(x.astype(np.float64), -1), dtype)
 
 
-def test_log_softmax_over_the_first_axis(aclnn_device):
+def test_log_softmax_over_the_first_axis(device):
     x = rand(5, 3)
     y = out((5, 3))
     run_ok("LogSoftmax", aclnn.tensor(x), i64(0), y)
     close(y.numpy(), np.log(softmax_ref(x.astype(np.float64), 0)))
 
 
-def test_softmax_dim_out_of_range_fails(aclnn_device):
+def test_softmax_dim_out_of_range_fails(device):
     run_fails("Softmax", ACLNN_ERR_PARAM_INVALID, ["dim"], aclnn.tensor(rand(2, 3)), i64(2), out((2, 3)))
 
 
@@ -143,7 +143,7 @@ def layer_norm_ref(x, k, w, b, eps):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
-def test_layer_norm_with_mean_and_rstd(aclnn_device, dtype):
+def test_layer_norm_with_mean_and_rstd(device, dtype):
     x = rand(2, 3, 8, dtype=dtype)
     w, b = rand(8), rand(8)
     want, mean, rstd = layer_norm_ref(x.astype(np.float64), 1, w, b, 1e-5)
@@ -155,7 +155,7 @@ def test_layer_norm_with_mean_and_rstd(aclnn_device, dtype):
     close(r.numpy(), rstd, dtype)
 
 
-def test_layer_norm_without_weight_bias_or_statistics(aclnn_device):
+def test_layer_norm_without_weight_bias_or_statistics(device):
     x = rand(4, 2, 3)
     want, _, _ = layer_norm_ref(x.astype(np.float64), 2, 1.0, 0.0, 1e-6)
     y = out(x.shape)
@@ -163,7 +163,7 @@ def test_layer_norm_without_weight_bias_or_statistics(aclnn_device):
     close(y.numpy(), want)
 
 
-def test_layer_norm_shape_mismatch_fails(aclnn_device):
+def test_layer_norm_shape_mismatch_fails(device):
     run_fails("LayerNorm", ACLNN_ERR_PARAM_INVALID, ["normalizedShape"], aclnn.tensor(rand(2, 4)),
               aclnn.int_array([3]), None, None, f64(1e-5), out((2, 4)), None, None)
 
@@ -175,7 +175,7 @@ def rms_ref(x, gamma, eps):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
-def test_rms_norm_and_its_rstd(aclnn_device, dtype):
+def test_rms_norm_and_its_rstd(device, dtype):
     x = rand(3, 4, 16, dtype=dtype)
     gamma = rand(16, dtype=dtype)
     want, rstd = rms_ref(x.astype(np.float64), gamma.astype(np.float64), 1e-6)
@@ -185,7 +185,7 @@ def test_rms_norm_and_its_rstd(aclnn_device, dtype):
     close(r.numpy(), rstd, dtype)
 
 
-def test_rms_norm_over_two_axes(aclnn_device):
+def test_rms_norm_over_two_axes(device):
     x = rand(2, 3, 4)
     gamma = rand(3, 4)
     want, rstd = rms_ref(x.astype(np.float64), gamma, 1e-5)
@@ -195,12 +195,12 @@ def test_rms_norm_over_two_axes(aclnn_device):
     close(r.numpy(), rstd)
 
 
-def test_rms_norm_gamma_of_the_wrong_shape_fails(aclnn_device):
+def test_rms_norm_gamma_of_the_wrong_shape_fails(device):
     run_fails("RmsNorm", ACLNN_ERR_PARAM_INVALID, ["gamma"], aclnn.tensor(rand(2, 4)),
               aclnn.tensor(rand(3)), f64(1e-6), out((2, 4)), out((2, 1)))
 
 
-def test_add_rms_norm(aclnn_device):
+def test_add_rms_norm(device):
     x1, x2, gamma = rand(4, 8), rand(4, 8), rand(8)
     s = x1.astype(np.float64) + x2
     want, rstd = rms_ref(s, gamma, 1e-6)
@@ -223,7 +223,7 @@ def group_norm_ref(x, g, gamma, beta, eps):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
-def test_group_norm_with_statistics(aclnn_device, dtype):
+def test_group_norm_with_statistics(device, dtype):
     x = rand(2, 6, 3, 4, dtype=dtype)
     gamma, beta = rand(6), rand(6)
     want, mean, rstd = group_norm_ref(x.astype(np.float64), 3, gamma, beta, 1e-5)
@@ -235,12 +235,12 @@ def test_group_norm_with_statistics(aclnn_device, dtype):
     close(r.numpy(), rstd, dtype)
 
 
-def test_group_norm_groups_not_dividing_channels_fails(aclnn_device):
+def test_group_norm_groups_not_dividing_channels_fails(device):
     run_fails("GroupNorm", ACLNN_ERR_PARAM_INVALID, ["group"], aclnn.tensor(rand(1, 4, 2)), None, None,
               i64(1), i64(4), i64(2), i64(3), f64(1e-5), out((1, 4, 2)), None, None)
 
 
-def test_batch_norm_inference(aclnn_device):
+def test_batch_norm_inference(device):
     x = rand(2, 3, 4, 5)
     w, b, rm = rand(3), rand(3), rand(3)
     rv = np.abs(rand(3)) + 0.5
@@ -252,7 +252,7 @@ def test_batch_norm_inference(aclnn_device):
     close(y.numpy(), want)
 
 
-def test_batch_norm_training_updates_running_statistics(aclnn_device):
+def test_batch_norm_training_updates_running_statistics(device):
     x = rand(4, 3, 5).astype(np.float32)
     w, b = rand(3), rand(3)
     rm, rv = rand(3), np.abs(rand(3)) + 0.5
@@ -273,6 +273,6 @@ def test_batch_norm_training_updates_running_statistics(aclnn_device):
     close(trv.numpy(), 0.9 * rv + 0.1 * var * n / (n - 1))
 
 
-def test_batch_norm_inference_without_running_mean_fails(aclnn_device):
+def test_batch_norm_inference_without_running_mean_fails(device):
     run_fails("BatchNorm", ACLNN_ERR_PARAM_NULLPTR, ["runningMean"], aclnn.tensor(rand(2, 3)), None,
               None, None, None, cbool(False), f64(0.1), f64(1e-5), out((2, 3)), None, None)
