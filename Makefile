@@ -15,8 +15,9 @@
 # make card       the emulated card (card/), its operator library and the
 #                 host benchmarks of that library
 # make bench      oplib-bench and onnxruntime (mdl-bench's reference) on
-#                 the host, then op-bench, mdl-bench and acl-bench
-#                 (libacl/libacl.mk) in one guest sized for them
+#                 the host, then op-bench, mdl-bench, acl-bench
+#                 (libacl/libacl.mk) and aclnn-bench in one guest sized
+#                 for them
 # make sparse     the module under sparse (C=2, W=1)
 # make checkpatch driver/ and uapi/ under the kernel's checkpatch.pl
 #
@@ -37,11 +38,12 @@ DRM_LIBS	 = $(shell pkg-config --libs libdrm)
 CARD_TEST_SRCS	:= tests/card/card_test.c tests/card/card_client.c
 OP_BENCH	:= $(BUILD)/tools/op-bench
 MDL_BENCH	:= $(BUILD)/tools/mdl-bench
+ACLNN_BENCH	:= $(BUILD)/tools/aclnn-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
 .PHONY: all deps module card tests check check-debug debug-kernel run bench sparse checkpatch clean install
 
-all: module card tests $(OP_BENCH) $(MDL_BENCH)
+all: module card tests $(OP_BENCH) $(MDL_BENCH) $(ACLNN_BENCH)
 
 # The emulated card and its operator library.
 include card/card.mk
@@ -100,6 +102,14 @@ $(OP_BENCH): tools/op-bench.c tools/bench_operators.h tools/bench_port.h $(wildc
 $(MDL_BENCH): tools/mdl-bench.c tools/bench_port.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE) -lm
+
+# Single operators through aclnn on the card, paired with oplib-bench's native runs.
+$(ACLNN_BENCH): tools/aclnn-bench.c tools/bench_clock.h tools/bench_operators.h tools/bench_port.h \
+		include/npu_acl_private.h $(OPAPI_HDRS) $(NNOP_HDRS) $(ACL_HDRS) $(OPAPI_LIB) $(NNOP_LIB) \
+		$(ACL_LIB) $(ACL_LINKS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(OPAPI_CFLAGS) -o $@ $< -L$(ACL_LIBDIR) -Wl,-rpath,$(abspath $(ACL_LIBDIR)) \
+		-lopapi -lnnopbase -lascendcl
 
 $(BUILD)/tests/card_test: $(CARD_TEST_SRCS) tests/card/card_client.h driver/npu_hw.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
@@ -170,7 +180,8 @@ run: all $(OCR_FILES)
 # Host and guest close together, the host first: the operators natively,
 # as one card engine runs them, and the models under onnxruntime with as
 # many threads as one engine has; then on the card, then the runtime's
-# costs.  op-bench's native figures are oplib-bench --serve's and mdl-bench's
+# costs, then aclnn's single operators (aclnn-bench).  op-bench's and
+# aclnn-bench's native figures are oplib-bench --serve's and mdl-bench's
 # onnxruntime figures mdl-bench-ort.js --serve's: a run before each of the
 # card's (tools/bench_operators.h says why).  The guest cannot see the host's load: uptime says it around each
 # part.  acl-bench's largest copies need 2 GiB of RAM and 1 GiB of device
@@ -218,7 +229,7 @@ bench: all $(ORT_STAMP) $(foreach b,$(MDL_BENCH_BATCHES),$(MDL_BENCH_DIR)/$(MDL_
 			$(MDL_BENCH) --ort-port --runs $(MDL_BENCH_RUNS) $(foreach b,$(MDL_BENCH_BATCHES),\
 			$(MDL_BENCH_MODEL)_b$(b) $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om \
 			$(addprefix $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b),.input.bin .ort.bin .ort.txt)) && \
-			$(ACL_BENCH)'; \
+			$(ACL_BENCH) && $(ACLNN_BENCH) --native-port'; \
 	status=$$?; kill $$native $$ort 2>/dev/null; wait; exit $$status
 	@uptime
 

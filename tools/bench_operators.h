@@ -16,7 +16,6 @@
  *   matmul_f16  1024x1024 by 1024x1024 (float16)
  *   matvec      4096x4096 by 4096x1 (float32)
  *   softmax     4096 rows of 4096 (float32)
- *   rmsnorm     4096 rows of 4096, gamma 4096 (float32)
  */
 #ifndef BENCH_OPERATORS_H
 #define BENCH_OPERATORS_H
@@ -35,7 +34,6 @@ enum bench_op_id {
 	BENCH_MATMUL_F16 = BENCH_NUM_OPS,
 	BENCH_MATVEC,
 	BENCH_SOFTMAX,
-	BENCH_RMSNORM,
 	BENCH_ALL_OPS,
 };
 
@@ -98,15 +96,7 @@ static const struct bench_operator bench_operators[BENCH_ALL_OPS] = {
 		.tensors = { { 2, { 4096, 4096 } }, { 2, { 4096, 4096 } } },
 		.flops = 4.0 * 4096 * 4096,
 	},
-	[BENCH_RMSNORM] = {
-		.key = "rmsnorm", .name = "rmsnorm 4096x4096",
-		.kind = NPU_OPERATOR_RMSNORM, .num_inputs = 2,
-		.tensors = { { 2, { 4096, 4096 } }, { 1, { 4096 } }, { 2, { 4096, 4096 } } },
-		.flops = 4.0 * 4096 * 4096,
-	},
 };
-
-#define BENCH_RMSNORM_EPSILON	1e-6f
 
 /* The descriptor's bytes: the header and one tensor per input and output. */
 #define BENCH_DESC_SIZE	(sizeof(struct npu_op_desc) + \
@@ -218,12 +208,6 @@ static inline void bench_attrs(enum bench_op_id id, union npu_op_attrs *a)
 		break;
 	case BENCH_SOFTMAX:
 		a->softmax.axis = htole32(1);
-		break;
-	case BENCH_RMSNORM:
-		bits = 0;
-		memcpy(&bits, &(float){ BENCH_RMSNORM_EPSILON }, sizeof(bits));
-		a->norm.axis = htole32(1);
-		a->norm.epsilon = htole32(bits);
 		break;
 	case BENCH_ALL_OPS:
 		break;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Normalisation: Softmax and LogSoftmax, LayerNorm, RmsNorm, AddRmsNorm,
- * GroupNorm and BatchNorm, each one card operator for its main output.
- * The statistics the vendor's operators also return (mean, rstd, the
- * running averages of training) are composed of reductions and
- * elementwise operators over float32 workspace, as the card's norm
+ * Normalisation: Softmax and LogSoftmax, LayerNorm, BatchNorm (one card
+ * operator each for the main output), RmsNorm, AddRmsNorm and GroupNorm
+ * (reductions and elementwise operators).  The statistics the vendor's
+ * operators also return (mean, rstd, the running averages of training)
+ * are composed likewise, over float32 workspace, as the card's norm
  * operators compute in float32 and keep their parameters so.
  */
 #include <endian.h>
@@ -264,18 +264,33 @@ OPNN_LAUNCH(LayerNorm)
 /* ---- RmsNorm, AddRmsNorm --------------------------------------------------------- */
 
 /*
- * y = RMSNORM(x, gamma) and rstd; x is a view of the input (or of
- * AddRmsNorm's sum), xi its shape.
+ * y = x * rstd * gamma, in float32 and stored in y's type, from x (float32,
+ * dense), its rstd and gamma (float32, aligned to x's rank).
+ */
+static aclnnStatus rms_scale(struct opnn *o, const struct nnop_view *xf,
+			     const struct nnop_view *rstd, const struct nnop_view *gamma,
+			     const struct nnop_view *y)
+{
+	struct nnop_view t = opnn_work_like(o, xf, NPU_DTYPE_F32);
+
+	OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, xf, rstd, &t));
+	OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, &t, gamma, &t));
+	return opnn_copy(o, &t, y);
+}
+
+/*
+ * yOut = x / sqrt(mean(x^2) + eps) * gamma over gamma's axes, and rstdOut;
+ * x is a view of the input (or of AddRmsNorm's sum), xi its shape.
  */
 static aclnnStatus rms_norm_tail(struct opnn *o, const struct nnop_tensor_info *xi,
 				 struct nnop_view x, const aclTensor *gamma, double eps,
 				 const aclTensor *y_out, const aclTensor *rstd_out)
 {
 	struct nnop_tensor_info gi;
-	struct npu_attr_norm attr;
-	struct nnop_view v[3], rstd;
+	struct nnop_view g, y, rstd;
 	int64_t dims[NNOP_MAX_DIMS];
-	unsigned int axis = 0;
+	unsigned int axis;
+	uint32_t mask;
 
 	OPNN_TRY(opnn_check_tensor(o, gamma, "gamma", OPNN_FLOATS));
 	nnop_tensor_info(gamma, &gi);
@@ -284,23 +299,26 @@ static aclnnStatus rms_norm_tail(struct opnn *o, const struct nnop_tensor_info *
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 				 "gamma's shape must be the last %u dims of x's", gi.ndims);
 	axis = xi->ndims - gi.ndims;
-	v[0] = x;
-	OPNN_TRY(norm_param(o, gamma, "gamma", gi.ndims, gi.dims, 1.0, &v[1]));
+	mask = trailing_mask(axis, xi->ndims);
+	OPNN_TRY(norm_param(o, gamma, "gamma", gi.ndims, gi.dims, 1.0, &g));
 	OPNN_TRY(opnn_check_tensor(o, y_out, "yOut", OPNN_FLOATS));
 	OPNN_TRY(opnn_check_dims(o, y_out, "yOut", xi->ndims, xi->dims));
-	OPNN_TRY(opnn_output(o, y_out, &v[2]));
-	if (v[2].card_dtype != x.card_dtype)
+	OPNN_TRY(opnn_output(o, y_out, &y));
+	if (y.card_dtype != x.card_dtype)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "yOut's type must be x's");
+	dims_reduced(xi, mask, dims);
+	if (rstd_out) {
+		OPNN_TRY(opnn_check_tensor(o, rstd_out, "rstdOut", OPNN_FLOATS));
+		OPNN_TRY(opnn_check_dims(o, rstd_out, "rstdOut", xi->ndims, dims));
+	}
 	if (!xi->nelems)
 		return rstd_out ? opnn_output(o, rstd_out, &rstd) : ACLNN_SUCCESS;
-	attr = norm_attr(axis, eps);
-	OPNN_TRY(opnn_add(o, NPU_OPERATOR_RMSNORM, &attr, sizeof(attr), 2, v));
-	if (!rstd_out)
-		return ACLNN_SUCCESS;
-	dims_reduced(xi, trailing_mask(axis, xi->ndims), dims);
 	OPNN_TRY(opnn_dense(o, &x, NPU_DTYPE_F32));
-	OPNN_TRY(norm_stats(o, &x, trailing_mask(axis, xi->ndims), eps, NULL, &rstd));
-	return stat_out(o, rstd_out, "rstdOut", &rstd, xi->ndims, dims, 0);
+	OPNN_TRY(norm_stats(o, &x, mask, eps, NULL, &rstd));
+	nnop_view_align(&g, xi->ndims);
+	OPNN_TRY(rms_scale(o, &x, &rstd, &g, &y));
+	return rstd_out ? stat_out(o, rstd_out, "rstdOut", &rstd, xi->ndims, dims, 0) :
+			  ACLNN_SUCCESS;
 }
 
 static aclnnStatus rms_norm_build(struct opnn *o, const aclTensor *x, const aclTensor *gamma,
@@ -401,15 +419,24 @@ static aclnnStatus group_norm_check(struct opnn *o, const struct group_norm_req 
 	return ACLNN_SUCCESS;
 }
 
-/* mean and rstd per (n, group): x seen densely as (N, group, rest). */
-static aclnnStatus group_norm_stats(struct opnn *o, const struct group_norm_req *r,
-				    const struct nnop_view *x)
+/* gamma or beta (C) as (1, C, 1, ...) of rank ndims. */
+static void channel_param(struct nnop_view *p, unsigned int ndims)
+{
+	nnop_view_align(p, 2);
+	while (p->ndims < ndims)
+		nnop_view_unsqueeze(p, p->ndims);
+}
+
+/*
+ * Per (n, group) over x seen densely as (N, group, rest): mean and rstd,
+ * then out = (x - mean) * rstd * gamma + beta, in float32.
+ */
+static aclnnStatus group_norm_compute(struct opnn *o, const struct group_norm_req *r,
+				      const struct nnop_tensor_info *xi, const struct nnop_view *v)
 {
 	int64_t dims[2] = { r->n, r->group };
-	struct nnop_view xf = *x, mean, rstd;
+	struct nnop_view xf = v[0], g = v[1], b = v[2], mean, rstd, d;
 
-	if (!r->mean && !r->rstd)
-		return ACLNN_SUCCESS;
 	OPNN_TRY(opnn_dense(o, &xf, NPU_DTYPE_F32));
 	xf.ndims = 3;
 	xf.dims[0] = r->n;
@@ -417,6 +444,17 @@ static aclnnStatus group_norm_stats(struct opnn *o, const struct group_norm_req 
 	xf.dims[2] = r->c / r->group * r->hxw;
 	opnn_view_set_dense(&xf);
 	OPNN_TRY(norm_stats(o, &xf, 1u << 2, r->eps, &mean, &rstd));
+	d = opnn_work_like(o, &xf, NPU_DTYPE_F32);
+	OPNN_TRY(opnn_binary(o, NPU_BINARY_SUB, &xf, &mean, &d));
+	OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, &d, &rstd, &d));
+	d.ndims = xi->ndims;
+	memcpy(d.dims, xi->dims, sizeof(d.dims));
+	opnn_view_set_dense(&d);
+	channel_param(&g, xi->ndims);
+	channel_param(&b, xi->ndims);
+	OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, &d, &g, &d));
+	OPNN_TRY(opnn_binary(o, NPU_BINARY_ADD, &d, &b, &d));
+	OPNN_TRY(opnn_copy(o, &d, &v[3]));
 	if (r->mean)
 		OPNN_TRY(stat_out(o, r->mean, "meanOut", &mean, 2, dims, 1u << 2));
 	if (r->rstd)
@@ -426,7 +464,6 @@ static aclnnStatus group_norm_stats(struct opnn *o, const struct group_norm_req 
 
 static aclnnStatus group_norm_build(struct opnn *o, const struct group_norm_req *r)
 {
-	struct npu_attr_groupnorm attr = { 0 };
 	struct nnop_tensor_info xi;
 	struct nnop_view v[4];
 
@@ -442,11 +479,7 @@ static aclnnStatus group_norm_build(struct opnn *o, const struct group_norm_req 
 	OPNN_TRY(opnn_output(o, r->out, &v[3]));
 	if (!xi.nelems)
 		return ACLNN_SUCCESS;
-	attr.groups = htole32((uint32_t)r->group);
-	attr.epsilon = opnn_f32_bits(r->eps);
-	attr.act = opnn_no_act();
-	OPNN_TRY(opnn_add(o, NPU_OPERATOR_GROUPNORM, &attr, sizeof(attr), 3, v));
-	return group_norm_stats(o, r, &v[0]);
+	return group_norm_compute(o, r, &xi, v);
 }
 
 aclnnStatus aclnnGroupNormGetWorkspaceSize(const aclTensor *self, const aclTensor *gamma,

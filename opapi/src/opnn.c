@@ -207,13 +207,14 @@ aclnnStatus opnn_dense(struct opnn *o, struct nnop_view *v, int card_dtype)
 
 aclnnStatus opnn_fill(struct opnn *o, const struct nnop_view *dst, double value)
 {
-	struct npu_attr_fill fill = { 0 };
-	uint64_t bits;
+	struct nnop_view s, y = *dst;
+	unsigned int d;
 
-	memcpy(&bits, &value, sizeof(bits));
-	fill.mode = htole32(NPU_FILL_CONSTANT);
-	fill.value = htole64(bits);
-	return opnn_add(o, NPU_OPERATOR_FILL, &fill, sizeof(fill), 0, dst);
+	nnop_view_align(&y, 1);
+	OPNN_TRY(nnop_view_scalar(o->x, value, y.card_dtype, y.ndims, &s));
+	for (d = 0; d < y.ndims; d++)
+		nnop_view_expand(&s, d, y.dims[d]);
+	return opnn_copy(o, &s, &y);
 }
 
 uint32_t opnn_f32_bits(double v)
