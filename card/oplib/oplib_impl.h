@@ -220,6 +220,11 @@ static inline bool oplib_zero(const void *p, size_t from, size_t to)
 /* oplib_plan.c: building plans */
 size_t oplib_dtype_size(unsigned int dtype);
 dnnl_data_type_t oplib_dnnl_dtype(unsigned int dtype);
+int oplib_md_copy(dnnl_memory_desc_t *md, unsigned int ndims,
+		  const int64_t *dims, const int64_t *strides,
+		  unsigned int dtype);
+int oplib_plan_copy_tensor(struct oplib_plan *plan, const struct oplib_op *op,
+			   unsigned int tensor, unsigned int *view);
 int oplib_status(dnnl_status_t status);
 int oplib_md_strided(dnnl_memory_desc_t *md, unsigned int ndims,
 		     const int64_t *dims, const int64_t *strides,
@@ -289,8 +294,13 @@ static inline bool oplib_loop_go_on(const struct oplib_hooks *hooks,
 }
 
 /* oplib_loop.c: what the loops share */
+bool oplib_dtype_is_int(unsigned int dtype);
 float oplib_load(const uint8_t *p, unsigned int dtype);
 void oplib_store(uint8_t *p, unsigned int dtype, float v);
+int64_t oplib_load_int(const uint8_t *p, unsigned int dtype);
+double oplib_load_f64(const uint8_t *p, unsigned int dtype);
+void oplib_store_int(uint8_t *p, unsigned int dtype, int64_t v);
+int64_t oplib_f64_to_int(double d);
 int64_t oplib_offset(const struct oplib_tensor *t, const int64_t *idx);
 bool oplib_index_next(int64_t *idx, const int64_t *dims, unsigned int ndims);
 void oplib_zero_padding(const struct oplib_tensor *t, uint8_t *base);

@@ -115,12 +115,7 @@ static double rnd_uniform(FIXTURE_DATA(oplib) *self, double lo, double hi)
 
 static size_t dtype_size(unsigned int dtype)
 {
-	static const size_t size[] = {
-		[NPU_DTYPE_F32] = 4, [NPU_DTYPE_BF16] = 2, [NPU_DTYPE_F16] = 2,
-		[NPU_DTYPE_S32] = 4, [NPU_DTYPE_S8] = 1, [NPU_DTYPE_U8] = 1,
-	};
-
-	return size[dtype];
+	return NPU_DTYPE_SIZE(dtype);
 }
 
 /* Round half to even, then clamp: how the card stores into integers. */
@@ -141,6 +136,8 @@ static void store(uint8_t *p, unsigned int dtype, double v)
 	uint8_t u8;
 	uint16_t h;
 	_Float16 f16;
+	int64_t s64;
+	int16_t s16;
 
 	switch (dtype) {
 	case NPU_DTYPE_F32:
@@ -171,6 +168,18 @@ static void store(uint8_t *p, unsigned int dtype, double v)
 		u8 = to_int(v, 0, 255);
 		memcpy(p, &u8, 1);
 		break;
+	case NPU_DTYPE_S16:
+		s16 = to_int(v, INT16_MIN, INT16_MAX);
+		memcpy(p, &s16, 2);
+		break;
+	case NPU_DTYPE_S64:
+		/* the largest double below 2^63 */
+		s64 = to_int(v, -0x1p63, 0x1.fffffffffffffp62);
+		memcpy(p, &s64, 8);
+		break;
+	case NPU_DTYPE_BOOL:
+		*p = v != 0;
+		break;
 	}
 }
 
@@ -180,6 +189,8 @@ static double load(const uint8_t *p, unsigned int dtype)
 	uint16_t h;
 	_Float16 f16;
 	int32_t s32;
+	int16_t s16;
+	int64_t s64;
 	float f;
 
 	switch (dtype) {
@@ -201,6 +212,14 @@ static double load(const uint8_t *p, unsigned int dtype)
 		return *(const int8_t *)p;
 	case NPU_DTYPE_U8:
 		return *p;
+	case NPU_DTYPE_S16:
+		memcpy(&s16, p, 2);
+		return s16;
+	case NPU_DTYPE_S64:
+		memcpy(&s64, p, 8);
+		return s64;
+	case NPU_DTYPE_BOOL:
+		return *p != 0;
 	}
 	return 0;
 }
@@ -2292,7 +2311,55 @@ TEST_F(oplib, gather_index_out_of_range)
 	RUN_OK(&o);
 }
 
-/* Every conversion, rounding to nearest even and saturating. */
+static bool dtype_is_int(unsigned int dtype)
+{
+	return dtype != NPU_DTYPE_F32 && dtype != NPU_DTYPE_F16 &&
+	       dtype != NPU_DTYPE_BF16;
+}
+
+/* An integer type's range, in int64. */
+static void int_range(unsigned int dtype, int64_t *lo, int64_t *hi)
+{
+	switch (dtype) {
+	case NPU_DTYPE_S64: *lo = INT64_MIN; *hi = INT64_MAX; break;
+	case NPU_DTYPE_S32: *lo = INT32_MIN; *hi = INT32_MAX; break;
+	case NPU_DTYPE_S16: *lo = INT16_MIN; *hi = INT16_MAX; break;
+	case NPU_DTYPE_S8: *lo = INT8_MIN; *hi = INT8_MAX; break;
+	case NPU_DTYPE_U8: *lo = 0; *hi = UINT8_MAX; break;
+	default: *lo = 0; *hi = 1; break;
+	}
+}
+
+/* An integer into an integer type's bytes, saturated exactly. */
+static void store_int(uint8_t *p, unsigned int dtype, int64_t v)
+{
+	int64_t lo, hi;
+
+	int_range(dtype, &lo, &hi);
+	v = v < lo ? lo : v > hi ? hi : v;
+	/* little endian: the low bytes */
+	memcpy(p, &v, dtype_size(dtype));
+}
+
+/*
+ * What CAST makes of v: floats into integers toward zero, saturated (NaN
+ * 0), integers exactly, anything into BOOL whether it is not 0.
+ */
+static void cast_ref(uint8_t *cell, unsigned int from, unsigned int to, double v)
+{
+	if (to == NPU_DTYPE_BOOL)
+		store_int(cell, to, v != 0);
+	else if (!dtype_is_int(to))
+		store(cell, to, v);
+	else if (isnan(v))
+		store_int(cell, to, 0);
+	else if (!dtype_is_int(from) && fabs(v) >= 0x1p63)
+		store_int(cell, to, v < 0 ? INT64_MIN : INT64_MAX);
+	else
+		store_int(cell, to, (int64_t)v);
+}
+
+/* Every conversion, toward zero into integers and saturating. */
 TEST_F(oplib, cast)
 {
 	static const int64_t dims[2] = { 5, 11 };
@@ -2306,7 +2373,7 @@ TEST_F(oplib, cast)
 		struct tt *x, *y;
 		struct desc o;
 		double want[55];
-		uint8_t cell[4];
+		uint8_t cell[8];
 		uint64_t e;
 
 		snprintf(self->step_buf, sizeof(self->step_buf),
@@ -2317,17 +2384,52 @@ TEST_F(oplib, cast)
 		y = T(self, to, 2, dims);
 		/* past every integer range; halves to see the rounding */
 		for (e = 0; e < x->n; e++)
-			x->v[e] = e == 0 ? 1e10 : e == 1 ? -1e10 :
+			x->v[e] = e == 0 ? 1e10 : e == 1 ? -1e10 : e == 2 ? 0 :
 				  round(rnd_uniform(self, -600, 600)) / 2;
 		tt_put(self, x);
 		tt_get(self, x, x->v);
 		desc_init(&o, NPU_OPERATOR_CAST, &x, 1, y);
 		for (e = 0; e < y->n; e++) {
-			store(cell, to, x->v[e]);
+			cast_ref(cell, from, to, x->v[e]);
 			want[e] = load(cell, to);
 		}
 		RUN_OK(&o);
 		EXPECT_EXACT(y, want);
+	}
+}
+
+/* int64 beyond float's and double's precision, exactly through integers. */
+TEST_F(oplib, cast_s64_exact)
+{
+	static const int64_t big[] = {
+		INT64_MAX, INT64_MIN, (1LL << 53) + 1, -(1LL << 53) - 3,
+		(1LL << 31) + 1, -(1LL << 31) - 1, 40000, -40000, 255, -1,
+	};
+	static const unsigned int to[] = {
+		NPU_DTYPE_S64, NPU_DTYPE_S32, NPU_DTYPE_S16, NPU_DTYPE_S8,
+		NPU_DTYPE_U8, NPU_DTYPE_BOOL,
+	};
+	const int64_t dims[1] = { ARRAY_SIZE(big) };
+	unsigned int i, e;
+
+	for (i = 0; i < ARRAY_SIZE(to); i++) {
+		struct tt *x, *y;
+		struct desc o;
+
+		arena_reset(self);
+		x = T(self, NPU_DTYPE_S64, 1, dims);
+		y = T(self, to[i], 1, dims);
+		memcpy(self->mem + x->addr, big, sizeof(big));
+		desc_init(&o, NPU_OPERATOR_CAST, &x, 1, y);
+		RUN_OK(&o);
+		for (e = 0; e < dims[0]; e++) {
+			uint8_t want[8] = { 0 };
+
+			store_int(want, to[i], to[i] == NPU_DTYPE_BOOL ? big[e] != 0 : big[e]);
+			EXPECT_EQ(0, memcmp(want, self->mem + y->addr + e * dtype_size(to[i]),
+					    dtype_size(to[i])))
+				TH_LOG("to %u: element %u", to[i], e);
+		}
 	}
 }
 
