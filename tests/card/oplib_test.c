@@ -2801,7 +2801,8 @@ MUT(span_overflows, t[0].strides[0] = L64(1ULL << 62))
 MUT(elements_overflow, t[0].dims[0] = L64(1ULL << 40);
     t[0].dims[1] = L64(1ULL << 40); t[0].strides[0] = 0; t[0].strides[1] = 0)
 MUT(bytes_overflow, t[0].dims[0] = L64(1ULL << 62); t[0].strides[0] = L64(1))
-MUT(broadcast_by_stride_0, t[1].dims[0] = L64(2); t[1].strides[0] = 0)
+MUT(output_broadcast_by_stride_0, Y.strides[0] = 0)
+MUT(input_overlapping, t[0].strides[0] = L64(1))
 MUT(output_overlapping, Y.strides[0] = L64(1))
 MUT(huge_by_stride_0, t[0].dims[0] = L64(1ULL << 40); t[0].strides[0] = 0;
     t[0].strides[1] = L64(1))
@@ -2966,7 +2967,9 @@ static const struct reject_case {
 	{ "span overflowing", B_UNARY, span_overflows, NPU_ERR_DEV_ADDR },
 	{ "elements overflowing", B_CAST, elements_overflow, NPU_ERR_DEV_ADDR },
 	{ "bytes overflowing", B_UNARY, bytes_overflow, NPU_ERR_DEV_ADDR },
-	{ "broadcast by a stride of 0", B_BINARY, broadcast_by_stride_0, NPU_ERR_OP_PARAM },
+	{ "output broadcast by a stride of 0", B_BINARY, output_broadcast_by_stride_0,
+	  NPU_ERR_OP_PARAM },
+	{ "input overlapping but by a stride of 0", B_UNARY, input_overlapping, NPU_ERR_OP_PARAM },
 	{ "output writing elements twice", B_UNARY, output_overlapping, NPU_ERR_OP_PARAM },
 	{ "2^40 elements in a few bytes", B_REDUCE, huge_by_stride_0, NPU_ERR_OP_PARAM },
 	{ "unknown activation", B_CONV, act_kind_unknown, NPU_ERR_OPERATOR },
@@ -3105,6 +3108,83 @@ TEST_F(oplib, rejects_bad_descriptors)
 /* The plan cache */
 
 /* A 3x3 convolution of x (1, c, 9, 9): its shape picks the plan. */
+/*
+ * Input i of @o read through a stride of 0 on @axis: a row of one element
+ * there, repeated.  *full is the same input written out densely.
+ */
+static struct tt *broadcast_input(FIXTURE_DATA(oplib) *self, struct desc *o,
+				  unsigned int i, unsigned int axis, struct tt **full)
+{
+	const struct npu_tensor_desc *t = &D(o)->tensors[i];
+	int64_t dims[NPU_TENSOR_MAX_DIMS], idx[NPU_TENSOR_MAX_DIMS];
+	unsigned int d, n = le16toh(t->ndims);
+	struct tt *row;
+	uint64_t e;
+
+	for (d = 0; d < n; d++)
+		dims[d] = le64toh(t->dims[d]);
+	*full = T(self, le16toh(t->dtype), n, dims);
+	dims[axis] = 1;
+	row = T(self, le16toh(t->dtype), n, dims);
+	tt_fill(self, row, -1, 1);
+	for (e = 0; e < (*full)->n; e++) {
+		unravel(e, (*full)->dims, n, idx);
+		idx[axis] = 0;
+		(*full)->v[e] = row->v[ravel(idx, dims, n)];
+	}
+	tt_put(self, *full);
+	/* the row, seen with the full dims */
+	row->dims[axis] = (*full)->dims[axis];
+	row->strides[axis] = 0;
+	return row;
+}
+
+/*
+ * Every operator reads an input with a stride of 0 as the same input
+ * written out densely: on its outermost and on its innermost axis of more
+ * than one element, each input in turn.
+ */
+TEST_F(oplib, broadcast_inputs)
+{
+	unsigned int b, i, a, d;
+
+	for (b = 0; b < B_COUNT; b++) {
+		struct desc o;
+		unsigned int nin;
+
+		arena_reset(self);
+		base_build(self, b, &o);
+		nin = D(&o)->num_inputs;
+		for (i = 0; i < nin; i++)
+		for (a = 0; a < 2; a++) {
+			const struct npu_tensor_desc *t = &D(&o)->tensors[i];
+			unsigned int n = le16toh(t->ndims), axis = n;
+			struct tt *full, *row;
+			double *want;
+
+			for (d = 0; d < n; d++)
+				if (le64toh(t->dims[d]) > 1 && (axis == n || a))
+					axis = d;
+			if (axis == n || le16toh(t->format) != NPU_FORMAT_STRIDED)
+				continue;
+			snprintf(self->step_buf, sizeof(self->step_buf),
+				 "operator %u, input %u, axis %u", b, i, axis);
+			self->step = self->step_buf;
+			row = broadcast_input(self, &o, i, axis, &full);
+			tensor_desc(&D(&o)->tensors[i], full);
+			want = want_alloc(o.out);
+			RUN_OK(&o);
+			tt_get(self, o.out, want);
+			tensor_desc(&D(&o)->tensors[i], row);
+			RUN_OK(&o);
+			EXPECT_EXACT(o.out, want);
+			free(want);
+			/* the next case starts from a dense input again */
+			tensor_desc(&D(&o)->tensors[i], full);
+		}
+	}
+}
+
 static void small_conv(FIXTURE_DATA(oplib) *self, int64_t c, struct desc *o)
 {
 	struct conv_case k = { "cached", 1, c, 9, 9, 4, 3, 3, 9, 9,
