@@ -62,13 +62,21 @@ struct oplib_act {
 	float beta;
 };
 
-/* Scratch buffers a plan may use, allocated per run. */
-#define OPLIB_MAX_SCRATCH	6
-/* Buffers: the operator's tensors by index, then the scratch buffers. */
-#define OPLIB_NUM_BUFS		(NPU_OP_MAX_TENSORS + OPLIB_MAX_SCRATCH)
+/*
+ * Scratch buffers a plan may use, allocated per run: the family's, and
+ * the dense copies of broadcast inputs (oplib_plan_dense_inputs()).
+ */
+#define OPLIB_MAX_SCRATCH	10
+/*
+ * Buffers: the operator's tensors by index (an input copied densely: the
+ * copy), the scratch buffers, then the tensors where they lie in device
+ * memory, which only the copies of broadcast inputs read.
+ */
+#define OPLIB_NUM_BUFS		(2 * NPU_OP_MAX_TENSORS + OPLIB_MAX_SCRATCH)
 #define OPLIB_SCRATCH_BUF(i)	(NPU_OP_MAX_TENSORS + (i))
-#define OPLIB_MAX_VIEWS		28
-#define OPLIB_MAX_STEPS		6
+#define OPLIB_SOURCE_BUF(i)	(NPU_OP_MAX_TENSORS + OPLIB_MAX_SCRATCH + (i))
+#define OPLIB_MAX_VIEWS		34
+#define OPLIB_MAX_STEPS		9
 #define OPLIB_STEP_ARGS		(NPU_OP_MAX_TENSORS + 1)
 
 /* Memory a step reads or writes: md over buffer buf from byte offset. */
@@ -132,6 +140,9 @@ struct oplib_plan {
 	uint64_t scratch_size[OPLIB_MAX_SCRATCH];
 	/* the largest step scratchpad: steps run one at a time and share it */
 	uint64_t scratchpad_size;
+	/* inputs the family reads as dense copies, and the copies' buffers */
+	uint32_t dense_inputs;
+	unsigned int dense_buf[NPU_OP_MAX_TENSORS];
 	struct oplib_view views[OPLIB_MAX_VIEWS];
 	struct oplib_step steps[OPLIB_MAX_STEPS];
 };
@@ -177,6 +188,11 @@ struct oplib {
 struct oplib_family {
 	/* an empty input is fine even when the output is not */
 	bool empty_inputs_ok;
+	/*
+	 * it reads inputs with a stride of 0 (oplib_broadcasts()) as they
+	 * are: loops, and reorders from them; else it gets dense copies
+	 */
+	bool reads_broadcast;
 	int (*check)(const struct oplib_op *op);
 	int (*plan)(struct oplib *lib, const struct oplib_op *op,
 		    struct oplib_plan *plan);
@@ -256,6 +272,8 @@ int oplib_plan_output(struct oplib_plan *plan, unsigned int view,
 		      const dnnl_memory_desc_t *want, unsigned int *bound);
 int oplib_plan_output_done(struct oplib *lib, struct oplib_plan *plan,
 			   unsigned int view, unsigned int bound);
+int oplib_plan_dense_inputs(struct oplib *lib, struct oplib_plan *plan,
+			    const struct oplib_op *op, uint32_t inputs);
 int oplib_plan_reshape(struct oplib *lib, struct oplib_plan *plan,
 		       unsigned int view, unsigned int ndims,
 		       const int64_t *dims, bool output, unsigned int *shaped,
@@ -306,6 +324,7 @@ bool oplib_index_next(int64_t *idx, const int64_t *dims, unsigned int ndims);
 void oplib_zero_padding(const struct oplib_tensor *t, uint8_t *base);
 
 /* oplib.c: checks several families share */
+bool oplib_broadcasts(const struct oplib_tensor *t);
 int oplib_strided_only(const struct oplib_tensor *t);
 bool oplib_dense(const struct oplib_tensor *t);
 bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b);

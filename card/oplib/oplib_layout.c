@@ -333,16 +333,19 @@ const struct oplib_family oplib_concat_family = {
 };
 
 const struct oplib_family oplib_transpose_family = {
+	.reads_broadcast = true,
 	.check = transpose_check,
 	.plan = transpose_plan,
 };
 
 const struct oplib_family oplib_slice_family = {
+	.reads_broadcast = true,
 	.check = slice_check,
 	.plan = slice_plan,
 };
 
 const struct oplib_family oplib_cast_family = {
+	.reads_broadcast = true,
 	.check = cast_check,
 	.plan = cast_plan,
 };

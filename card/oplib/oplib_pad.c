@@ -138,6 +138,7 @@ static int pad_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_pad_family = {
+	.reads_broadcast = true,
 	.empty_inputs_ok = true,
 	.check = pad_check,
 	.plan = pad_plan,

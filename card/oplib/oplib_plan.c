@@ -407,6 +407,43 @@ int oplib_plan_output_done(struct oplib *lib, struct oplib_plan *plan,
 }
 
 /*
+ * Each input in @inputs (a bit per tensor) copied row-major into scratch
+ * by a first step, from its place in device memory (OPLIB_SOURCE_BUF),
+ * for a family whose primitives assume that each element has an address
+ * of its own; the copy stands in for the input from then on.
+ */
+int oplib_plan_dense_inputs(struct oplib *lib, struct oplib_plan *plan,
+			    const struct oplib_op *op, uint32_t inputs)
+{
+	int64_t strides[NPU_TENSOR_MAX_DIMS];
+	dnnl_memory_desc_t md;
+	unsigned int i, src = 0, dst = 0;
+	int err;
+
+	for (i = 0; i < op->num_inputs; i++) {
+		const struct oplib_tensor *t = &op->t[i];
+
+		if (!(inputs & (1u << i)))
+			continue;
+		err = oplib_md_copy(&md, t->ndims, t->dims, t->strides, t->dtype);
+		if (!err)
+			err = oplib_plan_view(plan, OPLIB_SOURCE_BUF(i), 0, &md, &src);
+		dense_strides(t->ndims, t->dims, strides);
+		if (!err)
+			err = oplib_md_copy(&md, t->ndims, t->dims, strides, t->dtype);
+		if (!err)
+			err = oplib_plan_scratch(plan, &md, &dst);
+		if (!err)
+			err = oplib_plan_reorder(lib, plan, src, dst);
+		if (err)
+			return err;
+		plan->dense_inputs |= 1u << i;
+		plan->dense_buf[i] = plan->views[dst].buf;
+	}
+	return NPU_ERR_NONE;
+}
+
+/*
  * A view with other dims over the same elements in the same order (oneDNN's
  * reshape rules).  When the strides do not allow it, the data goes through a
  * dense copy: an input is copied in first, an output lands in *home and

@@ -236,7 +236,7 @@ static void unravel(uint64_t i, const int64_t *dims, unsigned int ndims,
 	}
 }
 
-static __attribute__((unused)) uint64_t ravel(const int64_t *idx, const int64_t *dims,
+static uint64_t ravel(const int64_t *idx, const int64_t *dims,
 		      unsigned int ndims)
 {
 	uint64_t i = 0;
@@ -2452,6 +2452,163 @@ TEST_F(oplib, cast_layouts)
 	ASSERT_EQ(0, compare(self, z, x->v, 1.0 / 256, 0));
 }
 
+/*
+ * Values of every type that tell its bytes apart: S64 ones with both
+ * halves in use (still exact in a double), BOOL 0 and 1.
+ */
+static void fill_any(FIXTURE_DATA(oplib) *self, struct tt *t)
+{
+	uint64_t i;
+
+	for (i = 0; i < t->n; i++) {
+		double v = round(rnd_uniform(self, -100, 100));
+
+		if (t->dtype == NPU_DTYPE_S64)
+			v = v * 0x1p32 + round(rnd_uniform(self, 0, 1000));
+		else if (t->dtype == NPU_DTYPE_U8)
+			v = fabs(v);
+		else if (t->dtype == NPU_DTYPE_BOOL)
+			v = v > 0;
+		t->v[i] = v;
+	}
+	tt_put(self, t);
+	tt_get(self, t, t->v);
+}
+
+enum copy_kind { COPY_UNARY, COPY_TRANSPOSE, COPY_SLICE, COPY_SLICE_BACK,
+		 COPY_CONCAT, COPY_PAD, COPY_GATHER, COPY_COUNT };
+
+/*
+ * x (2, 3, 4) into y by one of the operators that only move elements,
+ * and the index into x that y's element idx comes from (false: PAD's
+ * fill).
+ */
+static bool copy_source(enum copy_kind k, const int64_t *idx, int64_t *at)
+{
+	switch (k) {
+	case COPY_TRANSPOSE:	/* perm (2, 0, 1): y (4, 2, 3) */
+		at[0] = idx[1];
+		at[1] = idx[2];
+		at[2] = idx[0];
+		return true;
+	case COPY_SLICE:	/* starts (1, 0, 1), steps (1, 2, 2): y (1, 2, 2) */
+		at[0] = 1 + idx[0];
+		at[1] = 2 * idx[1];
+		at[2] = 1 + 2 * idx[2];
+		return true;
+	case COPY_SLICE_BACK:	/* starts (1, 2, 3), steps (-1, -1, -3): y (2, 3, 2) */
+		at[0] = 1 - idx[0];
+		at[1] = 2 - idx[1];
+		at[2] = 3 - 3 * idx[2];
+		return true;
+	case COPY_CONCAT:	/* x twice along axis 1: y (2, 6, 4) */
+		at[0] = idx[0];
+		at[1] = idx[1] % 3;
+		at[2] = idx[2];
+		return true;
+	case COPY_PAD:		/* one in front of axis 2: y (2, 3, 5) */
+		at[0] = idx[0];
+		at[1] = idx[1];
+		at[2] = idx[2] - 1;
+		return at[2] >= 0;
+	case COPY_GATHER:	/* axis 1 at (2, -3, 1): y (2, 3, 4) */
+		at[0] = idx[0];
+		at[1] = idx[1] == 0 ? 2 : idx[1] == 1 ? 0 : 1;
+		at[2] = idx[2];
+		return true;
+	default:
+		memcpy(at, idx, 3 * sizeof(*at));
+		return true;
+	}
+}
+
+static struct tt *copy_build(FIXTURE_DATA(oplib) *self, enum copy_kind k,
+			     unsigned int dtype, struct tt *x, struct desc *o)
+{
+	static const int64_t ydims[COPY_COUNT][3] = {
+		[COPY_UNARY] = { 2, 3, 4 }, [COPY_TRANSPOSE] = { 4, 2, 3 },
+		[COPY_SLICE] = { 1, 2, 2 }, [COPY_SLICE_BACK] = { 2, 3, 2 },
+		[COPY_CONCAT] = { 2, 6, 4 }, [COPY_PAD] = { 2, 3, 5 },
+		[COPY_GATHER] = { 2, 3, 4 },
+	};
+	static const int64_t starts[2][3] = { { 1, 0, 1 }, { 1, 2, 3 } };
+	static const int64_t steps[2][3] = { { 1, 2, 2 }, { -1, -1, -3 } };
+	static const int64_t three = 3;
+	struct tt *in[2] = { x, x };
+	struct tt *y = T(self, dtype, 3, ydims[k]);
+	unsigned int d;
+
+	switch (k) {
+	case COPY_UNARY:
+		desc_init(o, NPU_OPERATOR_UNARY, in, 1, y);
+		break;
+	case COPY_TRANSPOSE:
+		desc_init(o, NPU_OPERATOR_TRANSPOSE, in, 1, y);
+		D(o)->attrs.transpose.perm[0] = htole32(2);
+		D(o)->attrs.transpose.perm[2] = htole32(1);
+		break;
+	case COPY_SLICE:
+	case COPY_SLICE_BACK:
+		desc_init(o, NPU_OPERATOR_SLICE, in, 1, y);
+		for (d = 0; d < 3; d++) {
+			D(o)->attrs.slice.starts[d] = htole64(starts[k == COPY_SLICE_BACK][d]);
+			D(o)->attrs.slice.steps[d] = htole64(steps[k == COPY_SLICE_BACK][d]);
+		}
+		break;
+	case COPY_CONCAT:
+		desc_init(o, NPU_OPERATOR_CONCAT, in, 2, y);
+		D(o)->attrs.concat.axis = htole32(1);
+		break;
+	case COPY_PAD:
+		desc_init(o, NPU_OPERATOR_PAD, in, 1, y);
+		D(o)->attrs.pad.value = F(1);
+		D(o)->attrs.pad.begin[2] = htole32(1);
+		break;
+	default:
+		in[1] = T(self, NPU_DTYPE_S32, 1, &three);
+		in[1]->v[0] = 2;
+		in[1]->v[1] = -3;
+		in[1]->v[2] = 1;
+		tt_put(self, in[1]);
+		desc_init(o, NPU_OPERATOR_GATHER, in, 2, y);
+		D(o)->attrs.gather.axis = htole32(1);
+		break;
+	}
+	return y;
+}
+
+/* UNARY NONE, TRANSPOSE, SLICE, CONCAT, PAD and GATHER move every type. */
+TEST_F(oplib, copies_every_type)
+{
+	static const int64_t xdims[3] = { 2, 3, 4 };
+	unsigned int dtype, k;
+
+	for (dtype = 0; dtype <= NPU_DTYPE_LAST; dtype++)
+	for (k = 0; k < COPY_COUNT; k++) {
+		int64_t idx[3], at[3];
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "dtype %u, copy %u", dtype, k);
+		self->step = self->step_buf;
+		arena_reset(self);
+		x = T(self, dtype, 3, xdims);
+		fill_any(self, x);
+		y = copy_build(self, k, dtype, x, &o);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, y->dims, 3, idx);
+			want[e] = copy_source(k, idx, at) ? x->v[ravel(at, xdims, 3)] : 1;
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
 /* Bad descriptors */
 
 enum base { B_CONV, B_MATMUL, B_POOL, B_UNARY, B_BINARY, B_BATCHNORM,
@@ -2644,7 +2801,8 @@ MUT(span_overflows, t[0].strides[0] = L64(1ULL << 62))
 MUT(elements_overflow, t[0].dims[0] = L64(1ULL << 40);
     t[0].dims[1] = L64(1ULL << 40); t[0].strides[0] = 0; t[0].strides[1] = 0)
 MUT(bytes_overflow, t[0].dims[0] = L64(1ULL << 62); t[0].strides[0] = L64(1))
-MUT(broadcast_by_stride_0, t[1].dims[0] = L64(2); t[1].strides[0] = 0)
+MUT(output_broadcast_by_stride_0, Y.strides[0] = 0)
+MUT(input_overlapping, t[0].strides[0] = L64(1))
 MUT(output_overlapping, Y.strides[0] = L64(1))
 MUT(huge_by_stride_0, t[0].dims[0] = L64(1ULL << 40); t[0].strides[0] = 0;
     t[0].strides[1] = L64(1))
@@ -2809,7 +2967,9 @@ static const struct reject_case {
 	{ "span overflowing", B_UNARY, span_overflows, NPU_ERR_DEV_ADDR },
 	{ "elements overflowing", B_CAST, elements_overflow, NPU_ERR_DEV_ADDR },
 	{ "bytes overflowing", B_UNARY, bytes_overflow, NPU_ERR_DEV_ADDR },
-	{ "broadcast by a stride of 0", B_BINARY, broadcast_by_stride_0, NPU_ERR_OP_PARAM },
+	{ "output broadcast by a stride of 0", B_BINARY, output_broadcast_by_stride_0,
+	  NPU_ERR_OP_PARAM },
+	{ "input overlapping but by a stride of 0", B_UNARY, input_overlapping, NPU_ERR_OP_PARAM },
 	{ "output writing elements twice", B_UNARY, output_overlapping, NPU_ERR_OP_PARAM },
 	{ "2^40 elements in a few bytes", B_REDUCE, huge_by_stride_0, NPU_ERR_OP_PARAM },
 	{ "unknown activation", B_CONV, act_kind_unknown, NPU_ERR_OPERATOR },
@@ -2948,6 +3108,83 @@ TEST_F(oplib, rejects_bad_descriptors)
 /* The plan cache */
 
 /* A 3x3 convolution of x (1, c, 9, 9): its shape picks the plan. */
+/*
+ * Input i of @o read through a stride of 0 on @axis: a row of one element
+ * there, repeated.  *full is the same input written out densely.
+ */
+static struct tt *broadcast_input(FIXTURE_DATA(oplib) *self, struct desc *o,
+				  unsigned int i, unsigned int axis, struct tt **full)
+{
+	const struct npu_tensor_desc *t = &D(o)->tensors[i];
+	int64_t dims[NPU_TENSOR_MAX_DIMS], idx[NPU_TENSOR_MAX_DIMS];
+	unsigned int d, n = le16toh(t->ndims);
+	struct tt *row;
+	uint64_t e;
+
+	for (d = 0; d < n; d++)
+		dims[d] = le64toh(t->dims[d]);
+	*full = T(self, le16toh(t->dtype), n, dims);
+	dims[axis] = 1;
+	row = T(self, le16toh(t->dtype), n, dims);
+	tt_fill(self, row, -1, 1);
+	for (e = 0; e < (*full)->n; e++) {
+		unravel(e, (*full)->dims, n, idx);
+		idx[axis] = 0;
+		(*full)->v[e] = row->v[ravel(idx, dims, n)];
+	}
+	tt_put(self, *full);
+	/* the row, seen with the full dims */
+	row->dims[axis] = (*full)->dims[axis];
+	row->strides[axis] = 0;
+	return row;
+}
+
+/*
+ * Every operator reads an input with a stride of 0 as the same input
+ * written out densely: on its outermost and on its innermost axis of more
+ * than one element, each input in turn.
+ */
+TEST_F(oplib, broadcast_inputs)
+{
+	unsigned int b, i, a, d;
+
+	for (b = 0; b < B_COUNT; b++) {
+		struct desc o;
+		unsigned int nin;
+
+		arena_reset(self);
+		base_build(self, b, &o);
+		nin = D(&o)->num_inputs;
+		for (i = 0; i < nin; i++)
+		for (a = 0; a < 2; a++) {
+			const struct npu_tensor_desc *t = &D(&o)->tensors[i];
+			unsigned int n = le16toh(t->ndims), axis = n;
+			struct tt *full, *row;
+			double *want;
+
+			for (d = 0; d < n; d++)
+				if (le64toh(t->dims[d]) > 1 && (axis == n || a))
+					axis = d;
+			if (axis == n || le16toh(t->format) != NPU_FORMAT_STRIDED)
+				continue;
+			snprintf(self->step_buf, sizeof(self->step_buf),
+				 "operator %u, input %u, axis %u", b, i, axis);
+			self->step = self->step_buf;
+			row = broadcast_input(self, &o, i, axis, &full);
+			tensor_desc(&D(&o)->tensors[i], full);
+			want = want_alloc(o.out);
+			RUN_OK(&o);
+			tt_get(self, o.out, want);
+			tensor_desc(&D(&o)->tensors[i], row);
+			RUN_OK(&o);
+			EXPECT_EXACT(o.out, want);
+			free(want);
+			/* the next case starts from a dense input again */
+			tensor_desc(&D(&o)->tensors[i], full);
+		}
+	}
+}
+
 static void small_conv(FIXTURE_DATA(oplib) *self, int64_t c, struct desc *o)
 {
 	struct conv_case k = { "cached", 1, c, 9, 9, 4, 3, 3, 9, 9,
