@@ -241,7 +241,9 @@ struct npu_attr_binary {
  * BATCHNORM (inference) normalizes NCHW-like x per channel (axis 1) with
  * the given mean and var; its @axis is 0.  LAYERNORM normalizes over the
  * axes from @axis to the last, scale and bias having those axes' dims.
- * The parameters are F32.
+ * The parameters are F32.  RMSNORM divides by the root mean square over
+ * the axes from @axis to the last: y = act(x / sqrt(mean(x^2) + epsilon) *
+ * gamma), gamma having those axes' dims and any floating data type.
  */
 struct npu_attr_norm {
 	__le32 axis;
@@ -376,6 +378,31 @@ struct npu_attr_gather {
 	__le32 rsvd;
 };
 
+/*
+ * TRIANGLE keeps a triangle of each matrix of the last two axes (row i,
+ * column j) and zeroes the rest: y = x where j - i <= diagonal (upper 0,
+ * tril) or j - i >= diagonal (upper 1, triu), else 0.  x and y have one
+ * shape and data type, of rank 2 or more.
+ */
+struct npu_attr_triangle {
+	__le32 upper;
+	__le32 rsvd;
+	__le64 diagonal;	/* signed */
+};
+
+/*
+ * GROUPNORM normalizes x (N, C, ...) over each group of C / groups
+ * channels with all their spatial elements, by the group's mean and biased
+ * variance, then scales and shifts per channel: y = act((x - mean) /
+ * sqrt(var + epsilon) * gamma + beta), gamma and beta of dims (C) and any
+ * floating data type.  groups divides C.
+ */
+struct npu_attr_groupnorm {
+	__le32 groups;
+	__le32 epsilon;
+	struct npu_activation act;
+};
+
 union npu_op_attrs {
 	struct npu_attr_conv conv;
 	struct npu_attr_matmul matmul;
@@ -392,6 +419,8 @@ union npu_op_attrs {
 	struct npu_attr_slice slice;
 	struct npu_attr_pack_conv pack_conv;
 	struct npu_attr_gather gather;
+	struct npu_attr_triangle triangle;
+	struct npu_attr_groupnorm groupnorm;
 	__u8 bytes[128];	/* the union's size; unused bytes 0 */
 };
 
