@@ -23,9 +23,13 @@ enum npu_dtype {
 	NPU_DTYPE_S32 = 3,
 	NPU_DTYPE_S8 = 4,
 	NPU_DTYPE_U8 = 5,
+	NPU_DTYPE_S64 = 6,
+	NPU_DTYPE_S16 = 7,
+	/* one byte, 0 or 1; the card reads any byte but 0 as true */
+	NPU_DTYPE_BOOL = 8,
 };
 
-#define NPU_DTYPE_LAST			NPU_DTYPE_U8
+#define NPU_DTYPE_LAST			NPU_DTYPE_BOOL
 
 /*
  * Bytes per element of enum npu_dtype t, for t up to NPU_DTYPE_LAST: four
@@ -37,7 +41,10 @@ enum npu_dtype {
 				 (2ULL << (4 * NPU_DTYPE_F16)) |	\
 				 (4ULL << (4 * NPU_DTYPE_S32)) |	\
 				 (1ULL << (4 * NPU_DTYPE_S8)) |		\
-				 (1ULL << (4 * NPU_DTYPE_U8)))
+				 (1ULL << (4 * NPU_DTYPE_U8)) |		\
+				 (8ULL << (4 * NPU_DTYPE_S64)) |	\
+				 (2ULL << (4 * NPU_DTYPE_S16)) |	\
+				 (1ULL << (4 * NPU_DTYPE_BOOL)))
 #define NPU_DTYPE_SIZE(t)	((unsigned int)((NPU_DTYPE_SIZES >> (4 * (t))) & 0xf))
 
 enum npu_tensor_format {

@@ -23,7 +23,7 @@ static int groupnorm_param_check(const struct oplib_tensor *p, int64_t c)
 
 	if (err)
 		return err;
-	if (!oplib_dtype_is_float(p->dtype))
+	if (oplib_dtype_is_int(p->dtype))
 		return NPU_ERR_OPERATOR;
 	return p->ndims == 1 && p->dims[0] == c ? NPU_ERR_NONE : NPU_ERR_OP_PARAM;
 }
@@ -40,7 +40,7 @@ static int groupnorm_check(const struct oplib_op *op)
 	err = oplib_act_decode(&raw->act, &act);
 	if (err)
 		return err;
-	if (!oplib_dtype_is_float(x->dtype) || y->dtype != x->dtype)
+	if (oplib_dtype_is_int(x->dtype) || y->dtype != x->dtype)
 		return NPU_ERR_OPERATOR;
 	if (x->ndims < 2 || !oplib_same_dims(x, y))
 		return NPU_ERR_OP_PARAM;

@@ -25,8 +25,8 @@ static int rmsnorm_check(const struct oplib_op *op)
 		err = oplib_strided_only(&op->t[i]);
 	if (err)
 		return err;
-	if (!oplib_dtype_is_float(x->dtype) || y->dtype != x->dtype ||
-	    !oplib_dtype_is_float(gamma->dtype))
+	if (oplib_dtype_is_int(x->dtype) || y->dtype != x->dtype ||
+	    oplib_dtype_is_int(gamma->dtype))
 		return NPU_ERR_OPERATOR;
 	if (!oplib_same_dims(x, y) || axis >= x->ndims ||
 	    gamma->ndims != x->ndims - axis ||
