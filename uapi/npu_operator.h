@@ -132,9 +132,23 @@ enum npu_unary_kind {
 	NPU_UNARY_GELU = 14,		/* the erf form */
 	NPU_UNARY_ELU = 15,		/* alpha */
 	NPU_UNARY_SOFTPLUS = 16,
+	NPU_UNARY_SIN = 17,
+	NPU_UNARY_COS = 18,
+	NPU_UNARY_RSQRT = 19,		/* 1 / sqrt(x) */
+	NPU_UNARY_SILU = 20,		/* x * sigmoid(x) */
+	NPU_UNARY_GELU_TANH = 21,	/* the tanh approximation */
+	NPU_UNARY_SIGN = 22,		/* 1, -1, or x itself for 0 and NaN */
+	NPU_UNARY_THRESHOLD = 23,	/* x > alpha ? x : beta */
+	/*
+	 * alpha is beta and beta the threshold of PyTorch's Softplus:
+	 * x * alpha > beta ? x : log1p(exp(alpha * x)) / alpha; alpha not 0
+	 */
+	NPU_UNARY_SOFTPLUS_BETA = 24,
+	NPU_UNARY_LOGICAL_NOT = 25,	/* x == 0 ? 1 : 0 */
+	NPU_UNARY_RECIPROCAL = 26,	/* 1 / x */
 };
 
-#define NPU_UNARY_LAST			NPU_UNARY_SOFTPLUS
+#define NPU_UNARY_LAST			NPU_UNARY_RECIPROCAL
 
 /*
  * alpha and beta are IEEE 754 binary32 bit patterns, like every float
@@ -212,7 +226,19 @@ enum npu_binary_kind {
 	NPU_BINARY_POW = 4,
 	NPU_BINARY_MIN = 5,
 	NPU_BINARY_MAX = 6,
+	/*
+	 * Comparisons: y is 1 where a op b holds, else 0, in y's data type,
+	 * which need not be a's and b's (BOOL, say); a and b have one
+	 */
+	NPU_BINARY_EQ = 7,
+	NPU_BINARY_NE = 8,
+	NPU_BINARY_LT = 9,
+	NPU_BINARY_LE = 10,
+	NPU_BINARY_GT = 11,
+	NPU_BINARY_GE = 12,
 };
+
+#define NPU_BINARY_LAST			NPU_BINARY_GE
 
 /* a, b and y have the same rank; a and b broadcast where a dim is 1. */
 struct npu_attr_binary {
@@ -225,7 +251,9 @@ struct npu_attr_binary {
  * BATCHNORM (inference) normalizes NCHW-like x per channel (axis 1) with
  * the given mean and var; its @axis is 0.  LAYERNORM normalizes over the
  * axes from @axis to the last, scale and bias having those axes' dims.
- * The parameters are F32.
+ * The parameters are F32.  RMSNORM divides by the root mean square over
+ * the axes from @axis to the last: y = act(x / sqrt(mean(x^2) + epsilon) *
+ * gamma), gamma having those axes' dims and any floating data type.
  */
 struct npu_attr_norm {
 	__le32 axis;
@@ -243,7 +271,12 @@ enum npu_reduce_kind {
 	NPU_REDUCE_SUM = 1,
 	NPU_REDUCE_MAX = 2,
 	NPU_REDUCE_MIN = 3,
+	NPU_REDUCE_L1 = 4,		/* sum(|x|) */
+	NPU_REDUCE_L2 = 5,		/* sqrt(sum(x^2)) */
+	NPU_REDUCE_PROD = 6,
 };
+
+#define NPU_REDUCE_LAST			NPU_REDUCE_PROD
 
 /* y has x's rank, with dims of 1 on exactly the axes in @axes. */
 struct npu_attr_reduce {
@@ -355,6 +388,31 @@ struct npu_attr_gather {
 	__le32 rsvd;
 };
 
+/*
+ * TRIANGLE keeps a triangle of each matrix of the last two axes (row i,
+ * column j) and zeroes the rest: y = x where j - i <= diagonal (upper 0,
+ * tril) or j - i >= diagonal (upper 1, triu), else 0.  x and y have one
+ * shape and data type, of rank 2 or more.
+ */
+struct npu_attr_triangle {
+	__le32 upper;
+	__le32 rsvd;
+	__le64 diagonal;	/* signed */
+};
+
+/*
+ * GROUPNORM normalizes x (N, C, ...) over each group of C / groups
+ * channels with all their spatial elements, by the group's mean and biased
+ * variance, then scales and shifts per channel: y = act((x - mean) /
+ * sqrt(var + epsilon) * gamma + beta), gamma and beta of dims (C) and any
+ * floating data type.  groups divides C.
+ */
+struct npu_attr_groupnorm {
+	__le32 groups;
+	__le32 epsilon;
+	struct npu_activation act;
+};
+
 union npu_op_attrs {
 	struct npu_attr_conv conv;
 	struct npu_attr_matmul matmul;
@@ -371,6 +429,8 @@ union npu_op_attrs {
 	struct npu_attr_slice slice;
 	struct npu_attr_pack_conv pack_conv;
 	struct npu_attr_gather gather;
+	struct npu_attr_triangle triangle;
+	struct npu_attr_groupnorm groupnorm;
 	__u8 bytes[128];	/* the union's size; unused bytes 0 */
 };
 

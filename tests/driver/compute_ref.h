@@ -146,6 +146,26 @@ static inline double ref_act(const struct npu_activation *a, double x)
 		return x > 0 ? x : alpha * (exp(x) - 1);
 	case NPU_UNARY_SOFTPLUS:
 		return log1p(exp(x));
+	case NPU_UNARY_SIN:
+		return sin(x);
+	case NPU_UNARY_COS:
+		return cos(x);
+	case NPU_UNARY_RSQRT:
+		return 1 / sqrt(x);
+	case NPU_UNARY_SILU:
+		return x / (1 + exp(-x));
+	case NPU_UNARY_GELU_TANH:
+		return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+	case NPU_UNARY_SIGN:
+		return x > 0 ? 1 : x < 0 ? -1 : x;
+	case NPU_UNARY_THRESHOLD:
+		return x > alpha ? x : beta;
+	case NPU_UNARY_SOFTPLUS_BETA:
+		return x * alpha > beta ? x : log1p(exp(alpha * x)) / alpha;
+	case NPU_UNARY_LOGICAL_NOT:
+		return x == 0;
+	case NPU_UNARY_RECIPROCAL:
+		return 1 / x;
 	default:
 		return x;
 	}
@@ -176,6 +196,18 @@ static inline double ref_binary_fn(uint32_t kind, double a, double b)
 		return pow(a, b);
 	case NPU_BINARY_MIN:
 		return fmin(a, b);
+	case NPU_BINARY_EQ:
+		return a == b;
+	case NPU_BINARY_NE:
+		return a != b;
+	case NPU_BINARY_LT:
+		return a < b;
+	case NPU_BINARY_LE:
+		return a <= b;
+	case NPU_BINARY_GT:
+		return a > b;
+	case NPU_BINARY_GE:
+		return a >= b;
 	default:
 		return fmax(a, b);
 	}
@@ -384,6 +416,81 @@ static inline void ref_layernorm(const struct ref_tensor *x, const struct ref_te
 	}
 }
 
+/* x's element idx, or 0 outside the triangle of the last two axes. */
+static inline void ref_triangle(const struct ref_tensor *x, const struct npu_attr_triangle *at,
+				double *y)
+{
+	uint64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, i = 0;
+	int64_t diagonal = (int64_t)at->diagonal, col;
+
+	do {
+		col = (int64_t)idx[x->ndims - 1] - (int64_t)idx[x->ndims - 2];
+		y[i++] = (at->upper ? col >= diagonal : col <= diagonal) ? ref_at(x, idx) : 0;
+	} while (ref_next(idx, x->dims, x->ndims));
+}
+
+/* x's rows from @axis on divided by their root mean square, times gamma. */
+static inline void ref_rmsnorm(const struct ref_tensor *x, const struct ref_tensor *gamma,
+			       const struct npu_attr_norm *at, double *y)
+{
+	uint64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, inner = 1, i = 0, j;
+	unsigned int d;
+
+	for (d = at->axis; d < x->ndims; d++)
+		inner *= x->dims[d];
+	do {
+		double sum = 0, r;
+		uint64_t row[NPU_TENSOR_MAX_DIMS];
+
+		memcpy(row, idx, sizeof(row));
+		for (j = 0; j < inner; j++) {
+			sum += ref_at(x, row) * ref_at(x, row);
+			ref_next(row, x->dims, x->ndims);
+		}
+		r = 1 / sqrt(sum / inner + ref_f32(at->epsilon));
+		for (j = 0; j < inner; j++, i++) {
+			y[i] = ref_act(&at->act, ref_at(x, idx) * r * ref_at(gamma, idx + at->axis));
+			ref_next(idx, x->dims, x->ndims);
+		}
+	} while (i < ref_count(x));
+}
+
+/* x (N, C, ...) normalized per group of channels, then per channel. */
+static inline void ref_groupnorm(const struct ref_tensor *x, const struct ref_tensor *gamma,
+				 const struct ref_tensor *beta,
+				 const struct npu_attr_groupnorm *at, double *y)
+{
+	uint64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, spatial = 1, per, i = 0, j;
+	unsigned int d;
+
+	for (d = 2; d < x->ndims; d++)
+		spatial *= x->dims[d];
+	per = x->dims[1] / at->groups * spatial;
+	/* in row-major order, a group's elements follow each other */
+	do {
+		uint64_t first[NPU_TENSOR_MAX_DIMS];
+		double mean = 0, var = 0, v;
+
+		memcpy(first, idx, sizeof(first));
+		for (j = 0; j < per; j++) {
+			mean += ref_at(x, idx) / per;
+			ref_next(idx, x->dims, x->ndims);
+		}
+		memcpy(idx, first, sizeof(idx));
+		for (j = 0; j < per; j++) {
+			v = ref_at(x, idx) - mean;
+			var += v * v / per;
+			ref_next(idx, x->dims, x->ndims);
+		}
+		memcpy(idx, first, sizeof(idx));
+		for (j = 0; j < per; j++, i++) {
+			v = (ref_at(x, idx) - mean) / sqrt(var + ref_f32(at->epsilon));
+			y[i] = ref_act(&at->act, v * ref_at1(gamma, idx[1]) + ref_at1(beta, idx[1]));
+			ref_next(idx, x->dims, x->ndims);
+		}
+	} while (i < ref_count(x));
+}
+
 /* Softmax along one axis; @y is dense, in x's logical order. */
 static inline void ref_softmax(const struct ref_tensor *x, const struct npu_attr_softmax *at,
 			       double *y)
@@ -409,6 +516,32 @@ static inline void ref_softmax(const struct ref_tensor *x, const struct npu_attr
 	} while (ref_next(idx, x->dims, x->ndims));
 }
 
+static inline double ref_reduce_start(uint32_t kind)
+{
+	return kind == NPU_REDUCE_MAX ? -INFINITY : kind == NPU_REDUCE_MIN ? INFINITY :
+	       kind == NPU_REDUCE_PROD ? 1 : 0;
+}
+
+static inline double ref_reduce_step(uint32_t kind, double acc, double v, uint64_t n)
+{
+	switch (kind) {
+	case NPU_REDUCE_MAX:
+		return fmax(acc, v);
+	case NPU_REDUCE_MIN:
+		return fmin(acc, v);
+	case NPU_REDUCE_MEAN:
+		return acc + v / n;
+	case NPU_REDUCE_L1:
+		return acc + fabs(v);
+	case NPU_REDUCE_L2:
+		return acc + v * v;
+	case NPU_REDUCE_PROD:
+		return acc * v;
+	default:
+		return acc + v;
+	}
+}
+
 static inline void ref_reduce(const struct ref_tensor *x, const struct ref_tensor *yt,
 			      const struct npu_attr_reduce *at, double *y)
 {
@@ -416,21 +549,15 @@ static inline void ref_reduce(const struct ref_tensor *x, const struct ref_tenso
 	unsigned int d;
 
 	for (i = 0; i < count; i++)
-		y[i] = at->kind == NPU_REDUCE_MAX ? -INFINITY :
-		       at->kind == NPU_REDUCE_MIN ? INFINITY : 0;
+		y[i] = ref_reduce_start(at->kind);
 	n = ref_count(x) / count;
 	do {
-		double v = ref_at(x, idx);
-
 		for (i = 0, d = 0; d < x->ndims; d++)
 			i = i * yt->dims[d] + (at->axes >> d & 1 ? 0 : idx[d]);
-		if (at->kind == NPU_REDUCE_MAX)
-			y[i] = fmax(y[i], v);
-		else if (at->kind == NPU_REDUCE_MIN)
-			y[i] = fmin(y[i], v);
-		else
-			y[i] += at->kind == NPU_REDUCE_MEAN ? v / n : v;
+		y[i] = ref_reduce_step(at->kind, y[i], ref_at(x, idx), n);
 	} while (ref_next(idx, x->dims, x->ndims));
+	for (i = 0; i < count && at->kind == NPU_REDUCE_L2; i++)
+		y[i] = sqrt(y[i]);
 }
 
 static inline void ref_concat(const struct ref_tensor *const *in, unsigned int nin,
