@@ -48,3 +48,13 @@ aclnn-install: nnopbase opapi acl-install
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib64|' \
 	    -e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(ACL_VERSION)|' \
 	    opapi/aclnn.pc.in >$(DESTDIR)$(INSTALL_LIBDIR)/pkgconfig/aclnn.pc
+
+# The aclnn kselftest suites (tests/aclnn), run in the guest by tools/check.
+ACLNN_TESTS	:= $(patsubst tests/aclnn/%.c,$(BUILD)/tests/aclnn/%,$(wildcard tests/aclnn/*.c))
+
+all: $(ACLNN_TESTS)
+
+$(BUILD)/tests/aclnn/%: tests/aclnn/%.c $(ACL_TEST_DEPS) $(NNOP_HDRS) $(OPAPI_HDRS) $(OPAPI_LIB) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(ACL_TEST_CFLAGS) -I$(NNOP_INC) -I$(OPAPI_INC) -o $@ $< $(ACL_USE) \
+		-lopapi -lnnopbase

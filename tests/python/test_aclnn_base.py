@@ -123,7 +123,8 @@ def test_add_matches_numpy(device, dtype, a_shape, b_shape):
     want = a + b
     x, y = aclnn.tensor(a), aclnn.tensor(b)
     out = aclnn.tensor(np.zeros(want.shape, dtype))
-    assert aclnn.run("Add", x, y, aclnn.scalar(1.0), out) == 0, aclnn.err_msg()
+    one = aclnn.scalar(1, dtype)            # a float alpha does not fit integers
+    assert aclnn.run("Add", x, y, one, out) == 0, aclnn.err_msg()
     np.testing.assert_array_equal(out.numpy(), want)
 
 
@@ -186,6 +187,9 @@ def test_add_bad_arguments_return_codes_and_messages(device):
     as_int = aclnn.tensor(np.zeros((2, 3), np.int32))
     assert aclnn.run("Add", x, x, one, as_int) == ACLNN_ERR_PARAM_INVALID
     assert "cannot be stored" in aclnn.err_msg()
+    ints = aclnn.tensor(np.zeros((2, 3), np.int32))
+    assert aclnn.run("Add", ints, ints, aclnn.scalar(1.5), ints) == ACLNN_ERR_PARAM_INVALID
+    assert "alpha" in aclnn.err_msg()
 
 
 def test_launch_refuses_host_memory_and_a_small_workspace(device):
