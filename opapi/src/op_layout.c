@@ -5,8 +5,7 @@
  * the work: Permute reads through permuted strides, Slice through a
  * narrowed axis, Repeat and RepeatInterleave through stride-0 axes that
  * read one element many times, Cat writes each input into its part of
- * the output.  Padding fills, then copies; reflection and resizing have
- * card operators of their own.
+ * the output.  Padding and resizing have card operators of their own.
  */
 #include <endian.h>
 
@@ -600,28 +599,20 @@ static aclnnStatus pads_decode(struct opnn *o, const aclIntArray *pad, unsigned 
 	return ACLNN_SUCCESS;
 }
 
-/* out = value everywhere it grew, then x's part that survives the crop into its place. */
-static aclnnStatus constant_pad_copy(struct opnn *o, struct nnop_view x, struct nnop_view y,
-				     const int64_t *begin, const int64_t *end, double value)
+/* The card's PAD: value where out grew, x where it stays, nothing where x was cropped. */
+static aclnnStatus pad_op(struct opnn *o, unsigned int mode, double value, unsigned int ndims,
+			  const int64_t *begin, const int64_t *end, const struct nnop_view *v)
 {
-	bool grows = false;
+	struct npu_attr_pad attr = { 0 };
 	unsigned int d;
 
-	for (d = 0; d < x.ndims; d++)
-		grows |= begin[d] > 0 || end[d] > 0;
-	if (grows)
-		OPNN_TRY(opnn_fill(o, &y, value));
-	for (d = 0; d < x.ndims; d++) {
-		int64_t cut_begin = begin[d] < 0 ? -begin[d] : 0;
-		int64_t cut_end = end[d] < 0 ? -end[d] : 0;
-		int64_t len = x.dims[d] - cut_begin - cut_end;
-
-		if (len <= 0)
-			return ACLNN_SUCCESS;
-		nnop_view_narrow(&x, d, cut_begin, len, 1);
-		nnop_view_narrow(&y, d, begin[d] > 0 ? begin[d] : 0, len, 1);
+	attr.mode = htole32(mode);
+	attr.value = mode == NPU_PAD_CONSTANT ? opnn_f32_bits(value) : 0;
+	for (d = 0; d < ndims; d++) {
+		attr.begin[d] = htole32((uint32_t)begin[d]);
+		attr.end[d] = htole32((uint32_t)end[d]);
 	}
-	return opnn_copy(o, &x, &y);
+	return opnn_add(o, NPU_OPERATOR_PAD, &attr, sizeof(attr), 1, v);
 }
 
 static aclnnStatus constant_pad_build(struct opnn *o, const aclTensor *self,
@@ -630,7 +621,7 @@ static aclnnStatus constant_pad_build(struct opnn *o, const aclTensor *self,
 {
 	int64_t begin[NNOP_MAX_DIMS], end[NNOP_MAX_DIMS], want[NNOP_MAX_DIMS];
 	struct nnop_tensor_info si;
-	struct nnop_view x, y;
+	struct nnop_view v[2];
 
 	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
 	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
@@ -642,11 +633,13 @@ static aclnnStatus constant_pad_build(struct opnn *o, const aclTensor *self,
 	nnop_tensor_info(self, &si);
 	OPNN_TRY(pads_decode(o, pad, si.ndims, si.dims, begin, end, want));
 	OPNN_TRY(opnn_check_dims(o, out, "out", si.ndims, want));
-	OPNN_TRY(opnn_input(o, self, &x));
-	OPNN_TRY(opnn_output(o, out, &y));
-	if (!opnn_view_nelems(&y))
+	OPNN_TRY(opnn_input(o, self, &v[0]));
+	OPNN_TRY(opnn_output(o, out, &v[1]));
+	if (!opnn_view_nelems(&v[1]))
 		return ACLNN_SUCCESS;
-	return constant_pad_copy(o, x, y, begin, end, nnop_scalar_f64(value));
+	if (!si.nelems)
+		return opnn_fill(o, &v[1], nnop_scalar_f64(value));
+	return pad_op(o, NPU_PAD_CONSTANT, nnop_scalar_f64(value), si.ndims, begin, end, v);
 }
 
 aclnnStatus aclnnConstantPadNdGetWorkspaceSize(const aclTensor *self, const aclIntArray *pad,
@@ -670,7 +663,6 @@ static aclnnStatus reflection_build(struct opnn *o, const aclTensor *self,
 				    unsigned int axes)
 {
 	int64_t begin[NNOP_MAX_DIMS], end[NNOP_MAX_DIMS], want[NNOP_MAX_DIMS];
-	struct npu_attr_pad attr = { 0 };
 	struct nnop_tensor_info si;
 	struct nnop_view v[2];
 	unsigned int d;
@@ -697,12 +689,7 @@ static aclnnStatus reflection_build(struct opnn *o, const aclTensor *self,
 	OPNN_TRY(opnn_output(o, out, &v[1]));
 	if (!si.nelems)
 		return ACLNN_SUCCESS;
-	attr.mode = htole32(NPU_PAD_REFLECT);
-	for (d = 0; d < si.ndims; d++) {
-		attr.begin[d] = htole32((uint32_t)begin[d]);
-		attr.end[d] = htole32((uint32_t)end[d]);
-	}
-	return opnn_add(o, NPU_OPERATOR_PAD, &attr, sizeof(attr), 1, v);
+	return pad_op(o, NPU_PAD_REFLECT, 0, si.ndims, begin, end, v);
 }
 
 aclnnStatus aclnnReflectionPad1dGetWorkspaceSize(const aclTensor *self, const aclIntArray *padding,
