@@ -201,15 +201,23 @@ static aclnnStatus launch(struct setup *s, uint64_t size, aclOpExecutor *x)
 	return ACLNN_ERR_PARAM_INVALID;
 }
 
-/* One aclnn run to completion: its wall time. */
+/* One aclnn run to completion: its wall time, or 0 (said why) if it failed. */
 static uint64_t run_aclnn(struct setup *s)
 {
 	aclOpExecutor *x;
 	uint64_t size, t0 = now_ns();
+	long ret = prepare(s, &size, &x);
 
-	CHECK(prepare(s, &size, &x));
-	CHECK(launch(s, size, x));
-	CHECK(aclrtSynchronizeStream(s->stream));
+	if (!ret)
+		ret = launch(s, size, x);
+	if (!ret)
+		ret = aclrtSynchronizeStream(s->stream);
+	if (ret) {
+		const char *m = aclGetRecentErrMsg();
+
+		printf("%-30s failed: %ld (%s)\n", s->op->name, ret, m ? m : "");
+		return 0;
+	}
 	return now_ns() - t0;
 }
 
@@ -222,18 +230,17 @@ struct figure {
 	double card_ns, native_ns, native_cpu_ns;
 };
 
-static void measure(struct setup *s, struct native *n, unsigned int runs, struct figure *f)
+/* false if the card could not run the operator */
+static bool measure(struct setup *s, struct native *n, unsigned int runs, struct figure *f)
 {
 	uint64_t *card = calloc(runs, sizeof(*card)), *wall = calloc(runs, sizeof(*wall));
 	uint64_t *cpu = calloc(runs, sizeof(*cpu));
+	bool ok = card && wall && cpu;
 	unsigned int i;
 
-	if (!card || !wall || !cpu) {
-		fprintf(stderr, "aclnn-bench: out of memory\n");
-		exit(1);
-	}
-	run_aclnn(s);	/* the card builds its primitives */
-	for (i = 0; i < runs; i++) {
+	/* the first run builds the card's primitives */
+	ok = ok && run_aclnn(s);
+	for (i = 0; ok && i < runs; i++) {
 		double w = 0, c = 0;
 
 		if (n->paired && s->op->key && bench_port_run(&n->port, s->op->key, &w, &c))
@@ -241,13 +248,17 @@ static void measure(struct setup *s, struct native *n, unsigned int runs, struct
 		wall[i] = (uint64_t)w;
 		cpu[i] = (uint64_t)c;
 		card[i] = run_aclnn(s);
+		ok = card[i] != 0;
 	}
-	f->card_ns = (double)median_u64(card, runs);
-	f->native_ns = (double)median_u64(wall, runs);
-	f->native_cpu_ns = (double)median_u64(cpu, runs);
+	if (ok) {
+		f->card_ns = (double)median_u64(card, runs);
+		f->native_ns = (double)median_u64(wall, runs);
+		f->native_cpu_ns = (double)median_u64(cpu, runs);
+	}
 	free(card);
 	free(wall);
 	free(cpu);
+	return ok;
 }
 
 static const struct {
@@ -383,8 +394,8 @@ int main(int argc, char **argv)
 		struct setup s;
 
 		setup_op(&s, cases[i].call, cases[i].op, stream);
-		measure(&s, &n, r, &f);
-		print_row(cases[i].name, &f, n.paired, cases[i].op->flops);
+		if (measure(&s, &n, r, &f))
+			print_row(cases[i].name, &f, n.paired, cases[i].op->flops);
 		teardown_op(&s);
 	}
 	overhead(stream);
