@@ -92,9 +92,12 @@ enum npu_tensor_format {
  * the bytes the tensor spans are [addr, addr + extent) with extent
  * (sum((dims[d] - 1) * strides[d]) + 1) * element size, which must lie in
  * device memory; addr is a multiple of the element size.  No two elements
- * share an address: by increasing stride, each axis of more than one
- * element has a stride above the span of those before it.  A dimension of
- * 0 makes an empty tensor.
+ * of an output share an address: by increasing stride, each axis of more
+ * than one element has a stride above the span of those before it.  An
+ * input may repeat its elements along axes of stride 0, as a broadcast
+ * view does (its other axes as an output's), and then have no more
+ * elements than device memory holds in its data type.  A dimension of 0
+ * makes an empty tensor.
  *
  * On a direct ring (docs/hardware.md) a tensor names its buffer instead:
  * bind is a DEVICE binding, addr an offset into it, and the extent must

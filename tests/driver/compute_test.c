@@ -617,6 +617,34 @@ TEST_F(compute, dims_the_card_cannot_count_are_einval)
 	stream_untouched(_metadata, self);
 }
 
+/*
+ * An output's elements each have an address of their own; an input may
+ * repeat its elements along an axis of stride 0, a broadcast view, which
+ * the card then checks (it fails the stream for other overlaps).
+ */
+TEST_F(compute, overlapping_output_is_einval)
+{
+	struct npu_tensor_desc *t;
+
+	reset_op(self);
+	t = tensor_of(&self->op, 1);
+	t->strides[0] = 0;
+	EXPECT_EQ(-EINVAL, try(self));
+	/* rows overlapping by half */
+	t->strides[0] = 16;
+	EXPECT_EQ(-EINVAL, try(self));
+	/* an axis of one element may have any stride, 0 too */
+	reset_op(self);
+	t = tensor_of(&self->op, 1);
+	t->dims[0] = 1;
+	t->strides[0] = 0;
+	EXPECT_EQ(0, try(self));
+	/* a broadcast input is the card's to check */
+	reset_op(self);
+	tensor_of(&self->op, 0)->strides[0] = 0;
+	EXPECT_EQ(0, try(self));
+}
+
 TEST_F(compute, wrong_sizes_and_counts_are_einval)
 {
 	static const struct {
@@ -1837,9 +1865,9 @@ TEST_F(result, what_only_the_card_checks_fails_the_stream)
 	d = desc_of(&self->op);
 	x = tensor_of(&self->op, 0);
 
-	/* A stride of 0 where a dim is over 1: elements overlap. */
+	/* Input elements overlapping other than by a stride of 0. */
 	x->dims[0] = 8;
-	x->strides[0] = 0;
+	x->strides[0] = 16;
 	EXPECT_EQ(-EIO, run_on_new_stream(self, &error));
 	EXPECT_EQ(DRM_NPU_ERR_OP_PARAM, error);
 	x->strides[0] = 32;
@@ -1865,6 +1893,21 @@ TEST_F(result, what_only_the_card_checks_fails_the_stream)
 	tensor_of(&self->op, 1)->dims[1] = 32;
 	EXPECT_EQ(0, run_on_new_stream(self, &error));
 	EXPECT_EQ(0, error);
+}
+
+/* An input read through a stride of 0 repeats its first row. */
+TEST_F(result, broadcast_input_by_stride_0)
+{
+	struct ref_tensor *x;
+	uint64_t i;
+
+	NEED_OPERATOR(NPU_OPERATOR_UNARY);
+	negate_op(self);
+	x = &self->t[0];
+	tensor_of(&self->op, 0)->strides[0] = 0;
+	for (i = 0; i < 8 * 32; i++)
+		self->want[i] = -x->val[i % 32];
+	EXPECT_EQ(0, run_and_check(self, 0, 0));
 }
 
 /* The output's image on the card is still what upload() wrote there. */
