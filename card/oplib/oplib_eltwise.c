@@ -289,6 +289,31 @@ static int unary_check(const struct oplib_op *op)
 	return NPU_ERR_NONE;
 }
 
+/* ABS and NEG of integers, exactly, saturated into y's type. */
+static bool int_sign_loop(const struct oplib_op *op,
+			  const struct oplib_step *step, uint8_t *const *bufs,
+			  const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *x = &op->t[step->in], *y = &op->t[step->out];
+	size_t size = oplib_dtype_size(y->dtype);
+	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	uint64_t count = 0;
+
+	do {
+		int64_t v = oplib_load_int(bufs[step->in] + oplib_offset(x, idx) * size,
+					   x->dtype);
+
+		if (step->act.kind == NPU_UNARY_NEG || v < 0)
+			v = v == INT64_MIN ? INT64_MAX : -v;
+		oplib_store_int(bufs[step->out] + oplib_offset(y, idx) * size,
+				y->dtype, v);
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
+	} while (oplib_index_next(idx, y->dims, y->ndims));
+	oplib_zero_padding(y, bufs[step->out]);
+	return true;
+}
+
 /* The identity: a copy, of any type. */
 static int unary_copy_plan(struct oplib *lib, const struct oplib_op *op,
 			   struct oplib_plan *plan)
@@ -316,6 +341,10 @@ static int unary_plan(struct oplib *lib, const struct oplib_op *op,
 	n = act_algs(&fn, algs);
 	if (n == 0)
 		return unary_copy_plan(lib, op, plan);
+	/* oneDNN computes in float, which would round large integers */
+	if (oplib_dtype_is_int(op->t[0].dtype) &&
+	    (fn.kind == NPU_UNARY_ABS || fn.kind == NPU_UNARY_NEG))
+		return oplib_plan_loop(plan, int_sign_loop, 0, op->num_inputs, &fn);
 	if (n < 0 || oplib_dnnl_dtype(op->t[0].dtype) == dnnl_data_type_undef)
 		return oplib_plan_loop(plan, act_loop, 0, op->num_inputs, &fn);
 
