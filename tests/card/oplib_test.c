@@ -3485,6 +3485,67 @@ TEST_F(oplib, broadcast_inputs)
 	}
 }
 
+/* Whether base b's tensor i is data, which takes the half types. */
+static bool half_tensor(enum base b, unsigned int i, unsigned int nin)
+{
+	if (b == B_GATHER && i == 1)
+		return false;
+	/* the norms' parameters are F32 */
+	if ((b == B_BATCHNORM || b == B_LAYERNORM) && i && i < nin)
+		return false;
+	return true;
+}
+
+/*
+ * Every operator in F16 and BF16, against itself in F32 on the same
+ * values: within the half type's rounding of the result.
+ */
+TEST_F(oplib, half_types_on_every_family)
+{
+	static const unsigned int halves[2] = { NPU_DTYPE_F16, NPU_DTYPE_BF16 };
+	unsigned int b, h, i;
+
+	for (b = 0; b < B_COUNT; b++)
+	for (h = 0; h < 2; h++) {
+		struct tt *half[NPU_OP_MAX_TENSORS], *y;
+		unsigned int nt;
+		double *want;
+		struct desc o;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "operator %u, dtype %u", b, halves[h]);
+		self->step = self->step_buf;
+		arena_reset(self);
+		base_build(self, b, &o);
+		nt = D(&o)->num_inputs + 1;
+		for (i = 0; i < nt; i++) {
+			struct tt *t = &self->t[i];
+
+			half[i] = t;
+			if (!half_tensor(b, i, nt - 1))
+				continue;
+			/* values the half type holds, in both runs */
+			half[i] = tt_alloc(self, halves[h], t->format, t->ndims,
+					   t->dims, NULL);
+			memcpy(half[i]->v, t->v, t->n * sizeof(double));
+			tt_put(self, half[i]);
+			tt_get(self, half[i], half[i]->v);
+			memcpy(t->v, half[i]->v, t->n * sizeof(double));
+			tt_put(self, t);
+		}
+		y = o.out;
+		want = want_alloc(y);
+		RUN_OK(&o);
+		tt_get(self, y, want);
+		for (i = 0; i < nt; i++)
+			tensor_desc(&D(&o)->tensors[i], half[i]);
+		o.out = half[nt - 1];
+		RUN_OK(&o);
+		EXPECT_CLOSE(o.out, want, h ? 1.0 / 64 : 1.0 / 512, h ? 1.0 / 64 : 1.0 / 512);
+		free(want);
+	}
+}
+
 static void small_conv(FIXTURE_DATA(oplib) *self, int64_t c, struct desc *o)
 {
 	struct conv_case k = { "cached", 1, c, 9, 9, 4, 3, 3, 9, 9,
