@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Normalisation: Softmax and LogSoftmax, LayerNorm, BatchNorm (one card
- * operator each for the main output), RmsNorm, AddRmsNorm and GroupNorm
- * (reductions and elementwise operators).  The statistics the vendor's
+ * Normalisation: Softmax and LogSoftmax, LayerNorm, BatchNorm, RmsNorm,
+ * AddRmsNorm and GroupNorm (one card operator each for the main output).  The statistics the vendor's
  * operators also return (mean, rstd, the running averages of training)
  * are composed likewise, over float32 workspace, as the card's norm
  * operators compute in float32 and keep their parameters so.
@@ -263,34 +262,23 @@ OPNN_LAUNCH(LayerNorm)
 
 /* ---- RmsNorm, AddRmsNorm --------------------------------------------------------- */
 
-/*
- * y = x * rstd * gamma, in float32 and stored in y's type, from x (float32,
- * dense), its rstd and gamma (float32, aligned to x's rank).
- */
-static aclnnStatus rms_scale(struct opnn *o, const struct nnop_view *xf,
-			     const struct nnop_view *rstd, const struct nnop_view *gamma,
-			     const struct nnop_view *y)
-{
-	struct nnop_view t = opnn_work_like(o, xf, NPU_DTYPE_F32);
-
-	OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, xf, rstd, &t));
-	OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, &t, gamma, &t));
-	return opnn_copy(o, &t, y);
-}
+/* An RMS norm's gamma, outputs and the axes it normalizes over. */
+struct rms_norm_plan {
+	struct nnop_view g, y, rstd;
+	unsigned int axis;
+	bool with_rstd;
+	int64_t rstd_dims[NNOP_MAX_DIMS];
+};
 
 /*
- * yOut = x / sqrt(mean(x^2) + eps) * gamma over gamma's axes, and rstdOut;
- * x is a view of the input (or of AddRmsNorm's sum), xi its shape.
+ * Checks gamma, yOut and rstdOut against x's shape xi and names the outputs
+ * in the vendor's order (yOut, then rstdOut).
  */
-static aclnnStatus rms_norm_tail(struct opnn *o, const struct nnop_tensor_info *xi,
-				 struct nnop_view x, const aclTensor *gamma, double eps,
-				 const aclTensor *y_out, const aclTensor *rstd_out)
+static aclnnStatus rms_norm_outputs(struct opnn *o, const struct nnop_tensor_info *xi,
+				    int x_dtype, const aclTensor *gamma, const aclTensor *y_out,
+				    const aclTensor *rstd_out, struct rms_norm_plan *p)
 {
 	struct nnop_tensor_info gi;
-	struct nnop_view g, y, rstd;
-	int64_t dims[NNOP_MAX_DIMS];
-	unsigned int axis;
-	uint32_t mask;
 
 	OPNN_TRY(opnn_check_tensor(o, gamma, "gamma", OPNN_FLOATS));
 	nnop_tensor_info(gamma, &gi);
@@ -298,39 +286,56 @@ static aclnnStatus rms_norm_tail(struct opnn *o, const struct nnop_tensor_info *
 	    memcmp(gi.dims, &xi->dims[xi->ndims - gi.ndims], gi.ndims * sizeof(*gi.dims)))
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 				 "gamma's shape must be the last %u dims of x's", gi.ndims);
-	axis = xi->ndims - gi.ndims;
-	mask = trailing_mask(axis, xi->ndims);
-	OPNN_TRY(norm_param(o, gamma, "gamma", gi.ndims, gi.dims, 1.0, &g));
+	p->axis = xi->ndims - gi.ndims;
+	OPNN_TRY(norm_param(o, gamma, "gamma", gi.ndims, gi.dims, 1.0, &p->g));
 	OPNN_TRY(opnn_check_tensor(o, y_out, "yOut", OPNN_FLOATS));
 	OPNN_TRY(opnn_check_dims(o, y_out, "yOut", xi->ndims, xi->dims));
-	OPNN_TRY(opnn_output(o, y_out, &y));
-	if (y.card_dtype != x.card_dtype)
+	OPNN_TRY(opnn_output(o, y_out, &p->y));
+	if (p->y.card_dtype != x_dtype)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "yOut's type must be x's");
-	dims_reduced(xi, mask, dims);
-	if (rstd_out) {
-		OPNN_TRY(opnn_check_tensor(o, rstd_out, "rstdOut", OPNN_FLOATS));
-		OPNN_TRY(opnn_check_dims(o, rstd_out, "rstdOut", xi->ndims, dims));
-	}
+	dims_reduced(xi, trailing_mask(p->axis, xi->ndims), p->rstd_dims);
+	p->with_rstd = rstd_out != NULL;
+	if (!rstd_out)
+		return ACLNN_SUCCESS;
+	OPNN_TRY(opnn_check_tensor(o, rstd_out, "rstdOut", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_dims(o, rstd_out, "rstdOut", xi->ndims, p->rstd_dims));
+	return opnn_output(o, rstd_out, &p->rstd);
+}
+
+/*
+ * yOut = x / sqrt(mean(x^2) + eps) * gamma on the card's RMSNORM, and
+ * rstdOut, which RMSNORM does not return, composed of reductions; x is a
+ * view of the input (or of AddRmsNorm's sum), xi its shape.
+ */
+static aclnnStatus rms_norm_compute(struct opnn *o, const struct nnop_tensor_info *xi,
+				    const struct nnop_view *x, double eps,
+				    const struct rms_norm_plan *p)
+{
+	struct npu_attr_norm attr = norm_attr(p->axis, eps);
+	struct nnop_view v[3] = { *x, p->g, p->y }, xf = *x, rstd;
+
 	if (!xi->nelems)
-		return rstd_out ? opnn_output(o, rstd_out, &rstd) : ACLNN_SUCCESS;
-	OPNN_TRY(opnn_dense(o, &x, NPU_DTYPE_F32));
-	OPNN_TRY(norm_stats(o, &x, mask, eps, NULL, &rstd));
-	nnop_view_align(&g, xi->ndims);
-	OPNN_TRY(rms_scale(o, &x, &rstd, &g, &y));
-	return rstd_out ? stat_out(o, rstd_out, "rstdOut", &rstd, xi->ndims, dims, 0) :
-			  ACLNN_SUCCESS;
+		return ACLNN_SUCCESS;
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_RMSNORM, &attr, sizeof(attr), 2, v));
+	if (!p->with_rstd)
+		return ACLNN_SUCCESS;
+	OPNN_TRY(opnn_dense(o, &xf, NPU_DTYPE_F32));
+	OPNN_TRY(norm_stats(o, &xf, trailing_mask(p->axis, xi->ndims), eps, NULL, &rstd));
+	return opnn_copy(o, &rstd, &p->rstd);
 }
 
 static aclnnStatus rms_norm_build(struct opnn *o, const aclTensor *x, const aclTensor *gamma,
 				  double eps, const aclTensor *y, const aclTensor *rstd)
 {
 	struct nnop_tensor_info xi;
+	struct rms_norm_plan p;
 	struct nnop_view xv;
 
 	OPNN_TRY(opnn_check_tensor(o, x, "x", OPNN_FLOATS));
 	nnop_tensor_info(x, &xi);
 	OPNN_TRY(opnn_input(o, x, &xv));
-	return rms_norm_tail(o, &xi, xv, gamma, eps, y, rstd);
+	OPNN_TRY(rms_norm_outputs(o, &xi, xv.card_dtype, gamma, y, rstd, &p));
+	return rms_norm_compute(o, &xi, &xv, eps, &p);
 }
 
 aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor *x, const aclTensor *gamma, double epsilon,
@@ -354,6 +359,7 @@ static aclnnStatus add_rms_norm_build(struct opnn *o, const aclTensor *x1, const
 {
 	struct nnop_view a, b, sum;
 	struct nnop_tensor_info xi;
+	struct rms_norm_plan p;
 
 	OPNN_TRY(opnn_check_tensor(o, x1, "x1", OPNN_FLOATS));
 	OPNN_TRY(opnn_check_tensor(o, x2, "x2", OPNN_FLOATS));
@@ -365,10 +371,11 @@ static aclnnStatus add_rms_norm_build(struct opnn *o, const aclTensor *x1, const
 	OPNN_TRY(opnn_check_dims(o, x_out, "xOut", xi.ndims, xi.dims));
 	OPNN_TRY(opnn_input(o, x1, &a));
 	OPNN_TRY(opnn_input(o, x2, &b));
+	OPNN_TRY(rms_norm_outputs(o, &xi, a.card_dtype, gamma, y, rstd, &p));
 	OPNN_TRY(opnn_output(o, x_out, &sum));
 	if (xi.nelems)
 		OPNN_TRY(opnn_binary(o, NPU_BINARY_ADD, &a, &b, &sum));
-	return rms_norm_tail(o, &xi, sum, gamma, eps, y, rstd);
+	return rms_norm_compute(o, &xi, &sum, eps, &p);
 }
 
 aclnnStatus aclnnAddRmsNormGetWorkspaceSize(const aclTensor *x1, const aclTensor *x2,
@@ -419,23 +426,15 @@ static aclnnStatus group_norm_check(struct opnn *o, const struct group_norm_req 
 	return ACLNN_SUCCESS;
 }
 
-/* gamma or beta (C) as (1, C, 1, ...) of rank ndims. */
-static void channel_param(struct nnop_view *p, unsigned int ndims)
-{
-	nnop_view_align(p, 2);
-	while (p->ndims < ndims)
-		nnop_view_unsqueeze(p, p->ndims);
-}
-
 /*
- * Per (n, group) over x seen densely as (N, group, rest): mean and rstd,
- * then out = (x - mean) * rstd * gamma + beta, in float32.
+ * meanOut and rstdOut, which GROUPNORM does not return: per (n, group) over
+ * x seen densely as (N, group, rest), in float32.
  */
-static aclnnStatus group_norm_compute(struct opnn *o, const struct group_norm_req *r,
-				      const struct nnop_tensor_info *xi, const struct nnop_view *v)
+static aclnnStatus group_norm_stats(struct opnn *o, const struct group_norm_req *r,
+				    const struct nnop_view *x)
 {
 	int64_t dims[2] = { r->n, r->group };
-	struct nnop_view xf = v[0], g = v[1], b = v[2], mean, rstd, d;
+	struct nnop_view xf = *x, mean, rstd;
 
 	OPNN_TRY(opnn_dense(o, &xf, NPU_DTYPE_F32));
 	xf.ndims = 3;
@@ -444,17 +443,6 @@ static aclnnStatus group_norm_compute(struct opnn *o, const struct group_norm_re
 	xf.dims[2] = r->c / r->group * r->hxw;
 	opnn_view_set_dense(&xf);
 	OPNN_TRY(norm_stats(o, &xf, 1u << 2, r->eps, &mean, &rstd));
-	d = opnn_work_like(o, &xf, NPU_DTYPE_F32);
-	OPNN_TRY(opnn_binary(o, NPU_BINARY_SUB, &xf, &mean, &d));
-	OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, &d, &rstd, &d));
-	d.ndims = xi->ndims;
-	memcpy(d.dims, xi->dims, sizeof(d.dims));
-	opnn_view_set_dense(&d);
-	channel_param(&g, xi->ndims);
-	channel_param(&b, xi->ndims);
-	OPNN_TRY(opnn_binary(o, NPU_BINARY_MUL, &d, &g, &d));
-	OPNN_TRY(opnn_binary(o, NPU_BINARY_ADD, &d, &b, &d));
-	OPNN_TRY(opnn_copy(o, &d, &v[3]));
 	if (r->mean)
 		OPNN_TRY(stat_out(o, r->mean, "meanOut", &mean, 2, dims, 1u << 2));
 	if (r->rstd)
@@ -464,6 +452,7 @@ static aclnnStatus group_norm_compute(struct opnn *o, const struct group_norm_re
 
 static aclnnStatus group_norm_build(struct opnn *o, const struct group_norm_req *r)
 {
+	struct npu_attr_groupnorm attr = { 0 };
 	struct nnop_tensor_info xi;
 	struct nnop_view v[4];
 
@@ -479,7 +468,11 @@ static aclnnStatus group_norm_build(struct opnn *o, const struct group_norm_req 
 	OPNN_TRY(opnn_output(o, r->out, &v[3]));
 	if (!xi.nelems)
 		return ACLNN_SUCCESS;
-	return group_norm_compute(o, r, &xi, v);
+	attr.groups = htole32((uint32_t)r->group);
+	attr.epsilon = opnn_f32_bits(r->eps);
+	attr.act = opnn_no_act();
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_GROUPNORM, &attr, sizeof(attr), 3, v));
+	return r->mean || r->rstd ? group_norm_stats(o, r, &v[0]) : ACLNN_SUCCESS;
 }
 
 aclnnStatus aclnnGroupNormGetWorkspaceSize(const aclTensor *self, const aclTensor *gamma,

@@ -211,6 +211,29 @@ def test_add_rms_norm(device):
     close(r.numpy(), rstd)
 
 
+def test_add_rms_norm_outputs_are_indexed_y_rstd_x_as_the_vendors(device):
+    x1, x2, gamma = rand(4, 8), rand(4, 8), rand(8)
+    s = x1.astype(np.float64) + x2
+    want, rstd = rms_ref(s, gamma, 1e-6)
+    inputs = aclnn.tensor(x1), aclnn.tensor(x2), aclnn.tensor(gamma)
+    ret, size, ex = aclnn.prepare("AddRmsNorm", *inputs, f64(1e-6), out((4, 8)), out((4, 1)),
+                                  out((4, 8)))
+    assert ret == 0, aclnn.err_msg()
+    assert aclnn.nnopbase.aclSetAclOpExecutorRepeatable(ctypes.c_void_p(ex)) == 0
+    y, r, xo = out((4, 8)), out((4, 1)), out((4, 8))
+    for index, t in enumerate((y, r, xo)):
+        assert aclnn.nnopbase.aclSetOutputTensorAddr(
+            ctypes.c_void_p(ex), ctypes.c_size_t(index), None, ctypes.c_void_p(t.ptr)) == 0
+    work = aclnn.DeviceMemory(size) if size else None
+    assert aclnn.launch("AddRmsNorm", work.ptr.value if work else None, size, ex) == 0, \
+        aclnn.err_msg()
+    aclnn.check(aclnn.acl.aclrtSynchronizeStream(None), "sync")
+    assert aclnn.nnopbase.aclDestroyAclOpExecutor(ctypes.c_void_p(ex)) == 0
+    close(y.numpy(), want)
+    close(r.numpy(), rstd)
+    close(xo.numpy(), s)
+
+
 def group_norm_ref(x, g, gamma, beta, eps):
     n, c = x.shape[:2]
     xg = x.reshape(n, g, -1)
