@@ -10,8 +10,8 @@
  * aclrtSynchronizeStream, as an application sees it.
  *
  *   Mm f32 and f16 1024^3, Mm 4096x4096 by 4096x1, Add 16 Mi elements,
- *   Softmax and RmsNorm over 4096 rows of 4096 (RmsNorm without rstdOut;
- *   it has no native figure while the card has no RMSNORM operator)
+ *   Softmax and RmsNorm over 4096 rows of 4096 (RmsNorm without rstdOut,
+ *   one RMSNORM operator on both)
  *
  * Then the host's cost of one aclnn operator, GetWorkspaceSize plus the
  * launch, against one raw submission of the same card operator (an
@@ -59,15 +59,6 @@ enum aclnn_call {
 	CALL_ADD,
 	CALL_SOFTMAX,
 	CALL_RMSNORM,
-};
-
-#define RMSNORM_EPSILON		1e-6
-
-/* RmsNorm's shapes, beside bench_operators.h's which the host runs too. */
-static const struct bench_operator rmsnorm_operator = {
-	.name = "rmsnorm 4096x4096", .num_inputs = 2,
-	.tensors = { { 2, { 4096, 4096 } }, { 1, { 4096 } }, { 2, { 4096, 4096 } } },
-	.flops = 4.0 * 4096 * 4096,
 };
 
 /* One operator on the card: its buffers and tensors. */
@@ -178,7 +169,7 @@ static aclnnStatus prepare(struct setup *s, uint64_t *size, aclOpExecutor **x)
 	case CALL_SOFTMAX:
 		return aclnnSoftmaxGetWorkspaceSize(s->t[0], 1, s->t[1], size, x);
 	case CALL_RMSNORM:
-		return aclnnRmsNormGetWorkspaceSize(s->t[0], s->t[1], RMSNORM_EPSILON, s->t[2],
+		return aclnnRmsNormGetWorkspaceSize(s->t[0], s->t[1], BENCH_RMSNORM_EPSILON, s->t[2],
 						    NULL, size, x);
 	}
 	return ACLNN_ERR_PARAM_INVALID;
@@ -273,7 +264,7 @@ static const struct {
 	{ CALL_MM, &bench_operators[BENCH_MATVEC], "Mm f32 4096x4096 by 4096x1", 1 },
 	{ CALL_ADD, &bench_operators[BENCH_ADD], "Add f32 16 Mi", 2 },
 	{ CALL_SOFTMAX, &bench_operators[BENCH_SOFTMAX], "Softmax f32 4096x4096", 2 },
-	{ CALL_RMSNORM, &rmsnorm_operator, "RmsNorm f32 4096x4096", 2 },
+	{ CALL_RMSNORM, &bench_operators[BENCH_RMSNORM], "RmsNorm f32 4096x4096", 2 },
 };
 
 static void print_row(const char *name, const struct figure *f, bool paired, double flops)

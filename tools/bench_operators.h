@@ -16,6 +16,7 @@
  *   matmul_f16  1024x1024 by 1024x1024 (float16)
  *   matvec      4096x4096 by 4096x1 (float32)
  *   softmax     4096 rows of 4096 (float32)
+ *   rmsnorm     4096 rows of 4096 by a gamma of 4096 (float32)
  */
 #ifndef BENCH_OPERATORS_H
 #define BENCH_OPERATORS_H
@@ -34,8 +35,11 @@ enum bench_op_id {
 	BENCH_MATMUL_F16 = BENCH_NUM_OPS,
 	BENCH_MATVEC,
 	BENCH_SOFTMAX,
+	BENCH_RMSNORM,
 	BENCH_ALL_OPS,
 };
+
+#define BENCH_RMSNORM_EPSILON	1e-6f
 
 /* Inputs, then the output. */
 #define BENCH_MAX_TENSORS	3
@@ -94,6 +98,12 @@ static const struct bench_operator bench_operators[BENCH_ALL_OPS] = {
 		.key = "softmax", .name = "softmax 4096x4096",
 		.kind = NPU_OPERATOR_SOFTMAX, .num_inputs = 1,
 		.tensors = { { 2, { 4096, 4096 } }, { 2, { 4096, 4096 } } },
+		.flops = 4.0 * 4096 * 4096,
+	},
+	[BENCH_RMSNORM] = {
+		.key = "rmsnorm", .name = "rmsnorm 4096x4096",
+		.kind = NPU_OPERATOR_RMSNORM, .num_inputs = 2,
+		.tensors = { { 2, { 4096, 4096 } }, { 1, { 4096 } }, { 2, { 4096, 4096 } } },
 		.flops = 4.0 * 4096 * 4096,
 	},
 };
@@ -184,7 +194,7 @@ static inline void bench_tensor_desc(struct npu_tensor_desc *t, uint64_t addr,
 
 static inline void bench_attrs(enum bench_op_id id, union npu_op_attrs *a)
 {
-	const float one = 1.0f;
+	const float one = 1.0f, epsilon = BENCH_RMSNORM_EPSILON;
 	uint32_t bits;
 	unsigned int i;
 
@@ -208,6 +218,11 @@ static inline void bench_attrs(enum bench_op_id id, union npu_op_attrs *a)
 		break;
 	case BENCH_SOFTMAX:
 		a->softmax.axis = htole32(1);
+		break;
+	case BENCH_RMSNORM:
+		memcpy(&bits, &epsilon, sizeof(bits));
+		a->norm.axis = htole32(1);
+		a->norm.epsilon = htole32(bits);
 		break;
 	case BENCH_ALL_OPS:
 		break;
