@@ -48,6 +48,9 @@ include card/card.mk
 
 # The runtime library, its tests, examples and benchmarks.
 include libacl/libacl.mk
+# aclnn: libnnopbase (its runtime half) and libopapi (the operators) over it.
+include nnopbase/nnopbase.mk
+include opapi/opapi.mk
 # The Python module "acl" (pyACL) over it.
 include python/python.mk
 

@@ -57,6 +57,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -285,6 +286,7 @@ void acl_log(int level, const char *func, const char *fmt, ...)
 #define ACL_LOGW(...) acl_log(ACL_LOG_WARN, __func__, __VA_ARGS__)
 
 /* Records code and message for the calling thread, logs, returns code. */
+aclError acl_vfail(const char *func, aclError code, const char *fmt, va_list ap);
 aclError acl_fail(const char *func, aclError code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 #define ACL_FAIL(code, ...) acl_fail(__func__, code, __VA_ARGS__)

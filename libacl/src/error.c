@@ -15,18 +15,25 @@ static __thread char err_returned[1024];
 static __thread bool err_has_msg;
 static __thread aclError last_error;
 
-aclError acl_fail(const char *func, aclError code, const char *fmt, ...)
+aclError acl_vfail(const char *func, aclError code, const char *fmt, va_list ap)
 {
 	char msg[900];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	snprintf(err_pending, sizeof(err_pending), "EE%06d: %s: %s", code, func, msg);
 	err_has_msg = true;
 	last_error = code;
 	acl_log(ACL_LOG_ERROR, func, "error %d: %s", code, msg);
+	return code;
+}
+
+aclError acl_fail(const char *func, aclError code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = acl_vfail(func, code, fmt, ap);
+	va_end(ap);
 	return code;
 }
 
