@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "elem.h"
+#include "opapi.h"
 
 /* Messages name the operator's GetWorkspaceSize, which the helpers do not know. */
 static __thread char elem_func_name[64];
@@ -95,88 +96,31 @@ aclnnStatus elem_check_dtype(const aclTensor *t, const char *what, unsigned int 
 	return ACLNN_SUCCESS;
 }
 
-static void elem_format_dims(char *buf, size_t size, const int64_t *dims, unsigned int ndims)
+aclnnStatus elem_broadcast(const aclTensor *a, const aclTensor *b, int64_t *dims,
+			   unsigned int *ndims)
 {
-	size_t n = 0;
-	unsigned int i;
-
-	n += snprintf(buf + n, size - n, "[");
-	for (i = 0; i < ndims && n < size; i++)
-		n += snprintf(buf + n, size - n, "%s%lld", i ? ", " : "", (long long)dims[i]);
-	if (n < size)
-		snprintf(buf + n, size - n, "]");
-}
-
-aclnnStatus elem_broadcast(const aclTensor *a, const char *a_what, const aclTensor *b,
-			   const char *b_what, int64_t *dims, unsigned int *ndims)
-{
-	struct nnop_tensor_info ia, ib;
-	char sa[160], sb[160];
-	unsigned int i, n;
-
-	nnop_tensor_info(a, &ia);
-	nnop_tensor_info(b, &ib);
-	n = ia.ndims > ib.ndims ? ia.ndims : ib.ndims;
-	for (i = 0; i < n; i++) {
-		int64_t da = i < n - ia.ndims ? 1 : ia.dims[i - (n - ia.ndims)];
-		int64_t db = i < n - ib.ndims ? 1 : ib.dims[i - (n - ib.ndims)];
-
-		if (da != db && da != 1 && db != 1) {
-			elem_format_dims(sa, sizeof(sa), ia.dims, ia.ndims);
-			elem_format_dims(sb, sizeof(sb), ib.dims, ib.ndims);
-			return ELEM_FAIL(ACLNN_ERR_PARAM_INVALID,
-					 "%s %s and %s %s do not broadcast (axis %u)", a_what, sa,
-					 b_what, sb, i);
-		}
-		dims[i] = da == 1 ? db : da;
-	}
-	*ndims = n;
-	return ACLNN_SUCCESS;
+	return opapi_broadcast(elem_func(), a, b, dims, ndims);
 }
 
 aclnnStatus elem_check_shape(const aclTensor *t, const char *what, const int64_t *dims,
 			     unsigned int ndims)
 {
-	struct nnop_tensor_info info;
-	char want[160], have[160];
-
-	nnop_tensor_info(t, &info);
-	if (info.ndims == ndims && !memcmp(info.dims, dims, ndims * sizeof(*dims)))
-		return ACLNN_SUCCESS;
-	elem_format_dims(want, sizeof(want), dims, ndims);
-	elem_format_dims(have, sizeof(have), info.dims, info.ndims);
-	return ELEM_FAIL(ACLNN_ERR_PARAM_INVALID, "%s has shape %s, the result has %s", what, have,
-			 want);
+	return opapi_check_shape(elem_func(), what, t, dims, ndims);
 }
 
-aclnnStatus elem_check_same_shape(const aclTensor *t, const char *what, const aclTensor *like,
-				  const char *like_what)
+aclnnStatus elem_check_same_shape(const aclTensor *t, const char *what, const aclTensor *like)
 {
-	struct nnop_tensor_info ti, li;
-	char want[160], have[160];
+	struct nnop_tensor_info info;
 
-	nnop_tensor_info(t, &ti);
-	nnop_tensor_info(like, &li);
-	if (ti.ndims == li.ndims && !memcmp(ti.dims, li.dims, ti.ndims * sizeof(*ti.dims)))
-		return ACLNN_SUCCESS;
-	elem_format_dims(want, sizeof(want), li.dims, li.ndims);
-	elem_format_dims(have, sizeof(have), ti.dims, ti.ndims);
-	return ELEM_FAIL(ACLNN_ERR_PARAM_INVALID, "%s has shape %s, %s has %s", what, have,
-			 like_what, want);
+	nnop_tensor_info(like, &info);
+	return opapi_check_shape(elem_func(), what, t, info.dims, info.ndims);
 }
 
 aclnnStatus elem_check_store(int acl_dtype, const aclTensor *out, const char *what)
 {
 	int to = elem_acl_dtype(out);
-	bool ok;
 
-	if (to == ACL_BOOL)
-		ok = acl_dtype == ACL_BOOL;
-	else if (nnop_dtype_is_float(acl_dtype))
-		ok = nnop_dtype_is_float(to);
-	else
-		ok = true;
-	if (ok && nnop_card_dtype(to) >= 0)
+	if (opapi_can_cast(acl_dtype, to) && nnop_card_dtype(to) >= 0)
 		return ACLNN_SUCCESS;
 	return ELEM_FAIL(ACLNN_ERR_PARAM_INVALID, "a %s result cannot be stored in %s of type %s",
 			 nnop_dtype_name(acl_dtype), what, nnop_dtype_name(to));
@@ -195,24 +139,11 @@ int elem_promote_scalar(const aclTensor *t, const aclScalar *s)
 	return td;
 }
 
-/* An empty output needs no card operator (and the card takes none). */
-aclnnStatus elem_add(aclOpExecutor *x, unsigned int kind, const void *attrs, size_t attrs_size,
-		     unsigned int num_inputs, const struct nnop_view *views)
-{
-	const struct nnop_view *out = &views[num_inputs];
-	unsigned int i;
-
-	for (i = 0; i < out->ndims; i++)
-		if (!out->dims[i])
-			return ACLNN_SUCCESS;
-	return nnop_executor_add(x, kind, attrs, attrs_size, num_inputs, views);
-}
-
 aclnnStatus elem_cast(aclOpExecutor *x, const struct nnop_view *in, const struct nnop_view *out)
 {
 	struct nnop_view v[2] = { *in, *out };
 
-	return elem_add(x, NPU_OPERATOR_CAST, NULL, 0, 1, v);
+	return nnop_executor_add(x, NPU_OPERATOR_CAST, NULL, 0, 1, v);
 }
 
 struct nnop_view elem_temp(aclOpExecutor *x, const struct nnop_view *like, int acl_dtype)
@@ -223,20 +154,13 @@ struct nnop_view elem_temp(aclOpExecutor *x, const struct nnop_view *like, int a
 aclnnStatus elem_input(aclOpExecutor *x, const aclTensor *t, unsigned int ndims, int acl_dtype,
 		       struct nnop_view *v)
 {
-	struct nnop_view tmp;
 	int slot = nnop_executor_input(x, t);
-	aclnnStatus st;
+	struct nnop_view named;
 
 	if (slot < 0)
 		return slot;
-	*v = nnop_view_of(x, slot);
-	nnop_view_align(v, ndims);
-	if (v->card_dtype == nnop_card_dtype(acl_dtype))
-		return ACLNN_SUCCESS;
-	tmp = elem_temp(x, v, acl_dtype);
-	st = elem_cast(x, v, &tmp);
-	*v = tmp;
-	return st;
+	named = opapi_view(x, slot, ndims);
+	return opapi_cast(x, &named, nnop_card_dtype(acl_dtype), v);
 }
 
 aclnnStatus elem_output(aclOpExecutor *x, const aclTensor *t, struct nnop_view *v)
@@ -245,14 +169,14 @@ aclnnStatus elem_output(aclOpExecutor *x, const aclTensor *t, struct nnop_view *
 
 	if (slot < 0)
 		return slot;
-	*v = nnop_view_of(x, slot);
+	*v = opapi_view(x, slot, elem_ndims(t));
 	return ACLNN_SUCCESS;
 }
 
 aclnnStatus elem_scalar(aclOpExecutor *x, double value, int acl_dtype, unsigned int ndims,
 			struct nnop_view *v)
 {
-	return nnop_view_scalar(x, value, nnop_card_dtype(acl_dtype), ndims, v);
+	return nnop_view_scalar(x, value, nnop_card_dtype(acl_dtype), ndims ? ndims : 1, v);
 }
 
 struct nnop_view elem_target(aclOpExecutor *x, const struct nnop_view *out, int acl_dtype)
@@ -289,16 +213,7 @@ aclnnStatus elem_unary(aclOpExecutor *x, unsigned int kind, float alpha, float b
 	};
 	struct nnop_view v[2] = { *in, *out };
 
-	return elem_add(x, NPU_OPERATOR_UNARY, &attr, sizeof(attr), 1, v);
-}
-
-aclnnStatus elem_binary(aclOpExecutor *x, unsigned int kind, const struct nnop_view *a,
-			const struct nnop_view *b, const struct nnop_view *out)
-{
-	struct npu_attr_binary attr = { .kind = htole32(kind) };
-	struct nnop_view v[3] = { *a, *b, *out };
-
-	return elem_add(x, NPU_OPERATOR_BINARY, &attr, sizeof(attr), 2, v);
+	return nnop_executor_add(x, NPU_OPERATOR_UNARY, &attr, sizeof(attr), 1, v);
 }
 
 aclnnStatus elem_where(aclOpExecutor *x, const struct nnop_view *cond, const struct nnop_view *a,
@@ -306,5 +221,5 @@ aclnnStatus elem_where(aclOpExecutor *x, const struct nnop_view *cond, const str
 {
 	struct nnop_view v[4] = { *cond, *a, *b, *out };
 
-	return elem_add(x, NPU_OPERATOR_WHERE, NULL, 0, 3, v);
+	return nnop_executor_add(x, NPU_OPERATOR_WHERE, NULL, 0, 3, v);
 }

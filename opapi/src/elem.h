@@ -14,13 +14,14 @@
 #include <stdint.h>
 
 #include "nnop.h"
+#include "opapi.h"
 
 /* aclnn<name>: queue the executor its GetWorkspaceSize made. */
 #define ELEM_LAUNCHER(name)							\
-	NNOP_EXPORT aclnnStatus aclnn##name(void *workspace, uint64_t workspace_size, \
-					    aclOpExecutor *executor, aclrtStream stream) \
+	OPAPI_EXPORT aclnnStatus aclnn##name(void *workspace, uint64_t workspace_size, \
+					     aclOpExecutor *executor, aclrtStream stream) \
 	{									\
-		return nnop_launch(workspace, workspace_size, executor, stream, #name); \
+		return nnop_launch(workspace, workspace_size, executor, stream, __func__); \
 	}
 
 typedef aclnnStatus (*elem_build_fn)(aclOpExecutor *x, const void *args);
@@ -54,18 +55,13 @@ enum elem_class {
 aclnnStatus elem_check_dtype(const aclTensor *t, const char *what, unsigned int allowed);
 bool elem_dtype_in(int acl_dtype, unsigned int classes);
 
-/*
- * The numpy broadcast of a's and b's dims into dims and ndims, or
- * ACLNN_ERR_PARAM_INVALID naming them when they do not broadcast.
- */
-aclnnStatus elem_broadcast(const aclTensor *a, const char *a_what, const aclTensor *b,
-			   const char *b_what, int64_t *dims, unsigned int *ndims);
-/* ACLNN_ERR_PARAM_INVALID unless t's shape is dims. */
+/* The numpy broadcast of a's and b's dims (opapi_broadcast()). */
+aclnnStatus elem_broadcast(const aclTensor *a, const aclTensor *b, int64_t *dims,
+			   unsigned int *ndims);
+/* ACLNN_ERR_PARAM_INVALID unless t's shape is dims, or like's. */
 aclnnStatus elem_check_shape(const aclTensor *t, const char *what, const int64_t *dims,
 			     unsigned int ndims);
-/* Like shapes: t has the shape of like. */
-aclnnStatus elem_check_same_shape(const aclTensor *t, const char *what, const aclTensor *like,
-				  const char *like_what);
+aclnnStatus elem_check_same_shape(const aclTensor *t, const char *what, const aclTensor *like);
 /*
  * ACLNN_ERR_PARAM_INVALID unless a result of acl_dtype may be stored in
  * out as PyTorch allows (no float into an integer, nothing but bool into
@@ -82,6 +78,9 @@ int elem_promote_scalar(const aclTensor *t, const aclScalar *s);
 /* ---- views ----------------------------------------------------------- */
 
 /*
+ * The card's operators want an axis, so the views of 0-d tensors and
+ * scalars here have one dim of 1.
+ *
  * t named as the executor's next input, seen with ndims dims, in
  * acl_dtype (a CAST into workspace when t has another).
  */
@@ -105,14 +104,9 @@ struct nnop_view elem_temp(aclOpExecutor *x, const struct nnop_view *like, int a
 
 /* ---- card operators -------------------------------------------------- */
 
-/* nnop_executor_add(), but nothing for an empty output. */
-aclnnStatus elem_add(aclOpExecutor *x, unsigned int kind, const void *attrs, size_t attrs_size,
-		     unsigned int num_inputs, const struct nnop_view *views);
 aclnnStatus elem_cast(aclOpExecutor *x, const struct nnop_view *in, const struct nnop_view *out);
 aclnnStatus elem_unary(aclOpExecutor *x, unsigned int kind, float alpha, float beta,
 		       const struct nnop_view *in, const struct nnop_view *out);
-aclnnStatus elem_binary(aclOpExecutor *x, unsigned int kind, const struct nnop_view *a,
-			const struct nnop_view *b, const struct nnop_view *out);
 /* out = cond ? a : b */
 aclnnStatus elem_where(aclOpExecutor *x, const struct nnop_view *cond, const struct nnop_view *a,
 		       const struct nnop_view *b, const struct nnop_view *out);

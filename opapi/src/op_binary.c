@@ -65,9 +65,9 @@ static aclnnStatus binop_check_shape(const struct elem_binop *b)
 	aclnnStatus st;
 
 	if (!b->self || !b->other)
-		return elem_check_same_shape(b->out, "out", b->self ? b->self : b->other,
-					     b->self ? "self" : "exponent");
-	st = elem_broadcast(b->self, "self", b->other, "other", dims, &ndims);
+		return elem_check_same_shape(b->out, b->inplace ? "selfRef" : "out",
+					     b->self ? b->self : b->other);
+	st = elem_broadcast(b->self, b->other, dims, &ndims);
 	if (st)
 		return st;
 	return elem_check_shape(b->out, b->inplace ? "selfRef" : "out", dims, ndims);
@@ -97,7 +97,7 @@ static aclnnStatus binop_other(aclOpExecutor *x, const struct elem_binop *b, int
 	if (st)
 		return st;
 	scaled = elem_temp(x, v, dt);
-	st = elem_binary(x, NPU_BINARY_MUL, v, &factor, &scaled);
+	st = opapi_binary(x, NPU_BINARY_MUL, v, &factor, &scaled);
 	*v = scaled;
 	return st;
 }
@@ -127,7 +127,7 @@ aclnnStatus elem_binop_build(aclOpExecutor *x, const void *binop)
 	if (st)
 		return st;
 	dst = b->result == ELEM_RESULT_COMPARE ? vout : elem_target(x, &vout, dt);
-	st = elem_binary(x, b->kind, &va, &vb, &dst);
+	st = opapi_binary(x, b->kind, &va, &vb, &dst);
 	return st ? st : elem_store(x, &dst, &vout);
 }
 
@@ -139,7 +139,7 @@ static aclnnStatus binop_run(const char *name, const struct elem_binop *b,
 
 /* ---- Sub ----------------------------------------------------------- */
 
-NNOP_EXPORT aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
+OPAPI_EXPORT aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
 						 const aclScalar *alpha, aclTensor *out,
 						 uint64_t *workspaceSize, aclOpExecutor **executor)
 {
@@ -154,7 +154,7 @@ NNOP_EXPORT aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const ac
 }
 ELEM_LAUNCHER(Sub)
 
-NNOP_EXPORT aclnnStatus aclnnSubsGetWorkspaceSize(const aclTensor *self, const aclScalar *other,
+OPAPI_EXPORT aclnnStatus aclnnSubsGetWorkspaceSize(const aclTensor *self, const aclScalar *other,
 						  const aclScalar *alpha, aclTensor *out,
 						  uint64_t *workspaceSize, aclOpExecutor **executor)
 {
@@ -169,7 +169,7 @@ NNOP_EXPORT aclnnStatus aclnnSubsGetWorkspaceSize(const aclTensor *self, const a
 }
 ELEM_LAUNCHER(Subs)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceSubGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,
+OPAPI_EXPORT aclnnStatus aclnnInplaceSubGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,
 							const aclScalar *alpha,
 							uint64_t *workspaceSize,
 							aclOpExecutor **executor)
@@ -184,7 +184,7 @@ NNOP_EXPORT aclnnStatus aclnnInplaceSubGetWorkspaceSize(aclTensor *selfRef, cons
 }
 ELEM_LAUNCHER(InplaceSub)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceSubsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other,
+OPAPI_EXPORT aclnnStatus aclnnInplaceSubsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other,
 							 const aclScalar *alpha,
 							 uint64_t *workspaceSize,
 							 aclOpExecutor **executor)
@@ -202,7 +202,7 @@ ELEM_LAUNCHER(InplaceSubs)
 /* ---- Mul, Div: the same four forms without alpha ------------------------ */
 
 #define BINOP_FORMS(Name, KIND, RESULT)						\
-NNOP_EXPORT aclnnStatus aclnn##Name##GetWorkspaceSize(const aclTensor *self,	\
+OPAPI_EXPORT aclnnStatus aclnn##Name##GetWorkspaceSize(const aclTensor *self,	\
 		const aclTensor *other, aclTensor *out, uint64_t *workspaceSize,	\
 		aclOpExecutor **executor)						\
 {										\
@@ -215,7 +215,7 @@ NNOP_EXPORT aclnnStatus aclnn##Name##GetWorkspaceSize(const aclTensor *self,	\
 	return binop_run(#Name, &b, workspaceSize, executor);			\
 }										\
 ELEM_LAUNCHER(Name)								\
-NNOP_EXPORT aclnnStatus aclnn##Name##sGetWorkspaceSize(const aclTensor *self,	\
+OPAPI_EXPORT aclnnStatus aclnn##Name##sGetWorkspaceSize(const aclTensor *self,	\
 		const aclScalar *other, aclTensor *out, uint64_t *workspaceSize,	\
 		aclOpExecutor **executor)						\
 {										\
@@ -228,7 +228,7 @@ NNOP_EXPORT aclnnStatus aclnn##Name##sGetWorkspaceSize(const aclTensor *self,	\
 	return binop_run(#Name "s", &b, workspaceSize, executor);		\
 }										\
 ELEM_LAUNCHER(Name##s)								\
-NNOP_EXPORT aclnnStatus aclnnInplace##Name##GetWorkspaceSize(aclTensor *selfRef, \
+OPAPI_EXPORT aclnnStatus aclnnInplace##Name##GetWorkspaceSize(aclTensor *selfRef, \
 		const aclTensor *other, uint64_t *workspaceSize,		\
 		aclOpExecutor **executor)						\
 {										\
@@ -240,7 +240,7 @@ NNOP_EXPORT aclnnStatus aclnnInplace##Name##GetWorkspaceSize(aclTensor *selfRef,
 	return binop_run("Inplace" #Name, &b, workspaceSize, executor);		\
 }										\
 ELEM_LAUNCHER(Inplace##Name)							\
-NNOP_EXPORT aclnnStatus aclnnInplace##Name##sGetWorkspaceSize(aclTensor *selfRef, \
+OPAPI_EXPORT aclnnStatus aclnnInplace##Name##sGetWorkspaceSize(aclTensor *selfRef, \
 		const aclScalar *other, uint64_t *workspaceSize,		\
 		aclOpExecutor **executor)						\
 {										\
@@ -259,7 +259,7 @@ BINOP_FORMS(Div, NPU_BINARY_DIV, ELEM_RESULT_FLOAT)
 
 /* ---- Pow ------------------------------------------------------------- */
 
-NNOP_EXPORT aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor *self,
 							     const aclScalar *exponent,
 							     const aclTensor *out,
 							     uint64_t *workspaceSize,
@@ -275,7 +275,7 @@ NNOP_EXPORT aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor *se
 }
 ELEM_LAUNCHER(PowTensorScalar)
 
-NNOP_EXPORT aclnnStatus aclnnInplacePowTensorScalarGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnInplacePowTensorScalarGetWorkspaceSize(const aclTensor *self,
 								    const aclScalar *exponent,
 								    uint64_t *workspaceSize,
 								    aclOpExecutor **executor)
@@ -289,7 +289,7 @@ NNOP_EXPORT aclnnStatus aclnnInplacePowTensorScalarGetWorkspaceSize(const aclTen
 }
 ELEM_LAUNCHER(InplacePowTensorScalar)
 
-NNOP_EXPORT aclnnStatus aclnnPowScalarTensorGetWorkspaceSize(const aclScalar *self,
+OPAPI_EXPORT aclnnStatus aclnnPowScalarTensorGetWorkspaceSize(const aclScalar *self,
 							     const aclTensor *exponent,
 							     const aclTensor *out,
 							     uint64_t *workspaceSize,
@@ -305,7 +305,7 @@ NNOP_EXPORT aclnnStatus aclnnPowScalarTensorGetWorkspaceSize(const aclScalar *se
 }
 ELEM_LAUNCHER(PowScalarTensor)
 
-NNOP_EXPORT aclnnStatus aclnnPowTensorTensorGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnPowTensorTensorGetWorkspaceSize(const aclTensor *self,
 							     const aclTensor *exponent,
 							     aclTensor *out, uint64_t *workspaceSize,
 							     aclOpExecutor **executor)
@@ -320,7 +320,7 @@ NNOP_EXPORT aclnnStatus aclnnPowTensorTensorGetWorkspaceSize(const aclTensor *se
 }
 ELEM_LAUNCHER(PowTensorTensor)
 
-NNOP_EXPORT aclnnStatus aclnnInplacePowTensorTensorGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnInplacePowTensorTensorGetWorkspaceSize(const aclTensor *self,
 								    const aclTensor *exponent,
 								    uint64_t *workspaceSize,
 								    aclOpExecutor **executor)

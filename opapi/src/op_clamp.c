@@ -44,7 +44,7 @@ static aclnnStatus clamp_check_bound(const struct clamp_args *a, const aclTensor
 		return ACLNN_SUCCESS;
 	st = elem_check_dtype(bound, what, ELEM_FLOAT | ELEM_INT);
 	if (!st)
-		st = elem_broadcast(a->self, "self", bound, what, dims, &ndims);
+		st = elem_broadcast(a->self, bound, dims, &ndims);
 	if (st)
 		return st;
 	nnop_tensor_info(a->self, &self);
@@ -82,7 +82,7 @@ static aclnnStatus clamp_build(aclOpExecutor *x, const void *args)
 	if (!st && (dt == ACL_DT_UNDEFINED || nnop_card_dtype(dt) < 0))
 		st = ELEM_FAIL(ACLNN_ERR_PARAM_INVALID, "self and the bounds have no common type");
 	if (!st)
-		st = elem_check_same_shape(a->out, "out", a->self, "self");
+		st = elem_check_same_shape(a->out, "out", a->self);
 	if (!st)
 		st = elem_check_store(dt, a->out, "out");
 	if (!st)
@@ -97,11 +97,11 @@ static aclnnStatus clamp_build(aclOpExecutor *x, const void *args)
 		return st;
 	dst = elem_target(x, &out, dt);
 	if (has_min) {
-		st = elem_binary(x, NPU_BINARY_MAX, &in, &lo, &dst);
+		st = opapi_binary(x, NPU_BINARY_MAX, &in, &lo, &dst);
 		in = dst;
 	}
 	if (!st && has_max)
-		st = elem_binary(x, NPU_BINARY_MIN, &in, &hi, &dst);
+		st = opapi_binary(x, NPU_BINARY_MIN, &in, &hi, &dst);
 	return st ? st : elem_store(x, &dst, &out);
 }
 
@@ -111,7 +111,7 @@ static aclnnStatus clamp_run(const char *name, const struct clamp_args *a,
 	return elem_run(name, clamp_build, a, workspaceSize, executor);
 }
 
-NNOP_EXPORT aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self,
 						   const aclScalar *clipValueMin,
 						   const aclScalar *clipValueMax, aclTensor *out,
 						   uint64_t *workspaceSize,
@@ -126,7 +126,7 @@ NNOP_EXPORT aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self,
 }
 ELEM_LAUNCHER(Clamp)
 
-NNOP_EXPORT aclnnStatus aclnnClampMinGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnClampMinGetWorkspaceSize(const aclTensor *self,
 						      const aclScalar *clipValueMin,
 						      aclTensor *out, uint64_t *workspaceSize,
 						      aclOpExecutor **executor)
@@ -140,7 +140,7 @@ NNOP_EXPORT aclnnStatus aclnnClampMinGetWorkspaceSize(const aclTensor *self,
 }
 ELEM_LAUNCHER(ClampMin)
 
-NNOP_EXPORT aclnnStatus aclnnClampMaxGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnClampMaxGetWorkspaceSize(const aclTensor *self,
 						      const aclScalar *clipValueMax,
 						      aclTensor *out, uint64_t *workspaceSize,
 						      aclOpExecutor **executor)
@@ -154,7 +154,7 @@ NNOP_EXPORT aclnnStatus aclnnClampMaxGetWorkspaceSize(const aclTensor *self,
 }
 ELEM_LAUNCHER(ClampMax)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceClampMaxGetWorkspaceSize(const aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceClampMaxGetWorkspaceSize(const aclTensor *selfRef,
 							     const aclScalar *clipValueMax,
 							     uint64_t *workspaceSize,
 							     aclOpExecutor **executor)
@@ -167,7 +167,7 @@ NNOP_EXPORT aclnnStatus aclnnInplaceClampMaxGetWorkspaceSize(const aclTensor *se
 }
 ELEM_LAUNCHER(InplaceClampMax)
 
-NNOP_EXPORT aclnnStatus aclnnClampTensorGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnClampTensorGetWorkspaceSize(const aclTensor *self,
 							 const aclTensor *clipValueMin,
 							 const aclTensor *clipValueMax,
 							 aclTensor *out, uint64_t *workspaceSize,
@@ -182,7 +182,7 @@ NNOP_EXPORT aclnnStatus aclnnClampTensorGetWorkspaceSize(const aclTensor *self,
 }
 ELEM_LAUNCHER(ClampTensor)
 
-NNOP_EXPORT aclnnStatus aclnnClampMinTensorGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnClampMinTensorGetWorkspaceSize(const aclTensor *self,
 							    const aclTensor *clipValueMin,
 							    aclTensor *out,
 							    uint64_t *workspaceSize,
@@ -197,7 +197,7 @@ NNOP_EXPORT aclnnStatus aclnnClampMinTensorGetWorkspaceSize(const aclTensor *sel
 }
 ELEM_LAUNCHER(ClampMinTensor)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceClampMinTensorGetWorkspaceSize(aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceClampMinTensorGetWorkspaceSize(aclTensor *selfRef,
 								   const aclTensor *clipValueMin,
 								   uint64_t *workspaceSize,
 								   aclOpExecutor **executor)
@@ -210,7 +210,7 @@ NNOP_EXPORT aclnnStatus aclnnInplaceClampMinTensorGetWorkspaceSize(aclTensor *se
 }
 ELEM_LAUNCHER(InplaceClampMinTensor)
 
-NNOP_EXPORT aclnnStatus aclnnClampMaxTensorGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnClampMaxTensorGetWorkspaceSize(const aclTensor *self,
 							    const aclTensor *max, aclTensor *out,
 							    uint64_t *workspaceSize,
 							    aclOpExecutor **executor)
@@ -224,7 +224,7 @@ NNOP_EXPORT aclnnStatus aclnnClampMaxTensorGetWorkspaceSize(const aclTensor *sel
 }
 ELEM_LAUNCHER(ClampMaxTensor)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceClampMaxTensorGetWorkspaceSize(aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceClampMaxTensorGetWorkspaceSize(aclTensor *selfRef,
 								   const aclTensor *max,
 								   uint64_t *workspaceSize,
 								   aclOpExecutor **executor)

@@ -37,7 +37,7 @@ static aclnnStatus compare_run(const char *name, unsigned int kind, const aclTen
  * is TSelf and SSelf: the vendor declares some of them const.
  */
 #define COMPARE_OPS(Op, KIND, TSelf, SSelf)					\
-NNOP_EXPORT aclnnStatus aclnn##Op##TensorGetWorkspaceSize(const aclTensor *self, \
+OPAPI_EXPORT aclnnStatus aclnn##Op##TensorGetWorkspaceSize(const aclTensor *self, \
 		const aclTensor *other, aclTensor *out, uint64_t *workspaceSize, \
 		aclOpExecutor **executor)						\
 {										\
@@ -48,7 +48,7 @@ NNOP_EXPORT aclnnStatus aclnn##Op##TensorGetWorkspaceSize(const aclTensor *self,
 			   workspaceSize, executor);				\
 }										\
 ELEM_LAUNCHER(Op##Tensor)							\
-NNOP_EXPORT aclnnStatus aclnnInplace##Op##TensorGetWorkspaceSize(TSelf selfRef,	\
+OPAPI_EXPORT aclnnStatus aclnnInplace##Op##TensorGetWorkspaceSize(TSelf selfRef,	\
 		const aclTensor *other, uint64_t *workspaceSize,		\
 		aclOpExecutor **executor)						\
 {										\
@@ -58,7 +58,7 @@ NNOP_EXPORT aclnnStatus aclnnInplace##Op##TensorGetWorkspaceSize(TSelf selfRef,	
 			   selfRef, workspaceSize, executor);			\
 }										\
 ELEM_LAUNCHER(Inplace##Op##Tensor)						\
-NNOP_EXPORT aclnnStatus aclnn##Op##ScalarGetWorkspaceSize(const aclTensor *self, \
+OPAPI_EXPORT aclnnStatus aclnn##Op##ScalarGetWorkspaceSize(const aclTensor *self, \
 		const aclScalar *other, aclTensor *out, uint64_t *workspaceSize, \
 		aclOpExecutor **executor)						\
 {										\
@@ -69,7 +69,7 @@ NNOP_EXPORT aclnnStatus aclnn##Op##ScalarGetWorkspaceSize(const aclTensor *self,
 			   workspaceSize, executor);				\
 }										\
 ELEM_LAUNCHER(Op##Scalar)							\
-NNOP_EXPORT aclnnStatus aclnnInplace##Op##ScalarGetWorkspaceSize(SSelf selfRef,	\
+OPAPI_EXPORT aclnnStatus aclnnInplace##Op##ScalarGetWorkspaceSize(SSelf selfRef,	\
 		const aclScalar *other, uint64_t *workspaceSize,		\
 		aclOpExecutor **executor)						\
 {										\
@@ -98,7 +98,7 @@ static aclnnStatus logical_not_run(const char *name, const aclTensor *self, cons
 	return elem_run(name, elem_binop_build, &b, workspaceSize, executor);
 }
 
-NNOP_EXPORT aclnnStatus aclnnLogicalNotGetWorkspaceSize(const aclTensor *self, aclTensor *out,
+OPAPI_EXPORT aclnnStatus aclnnLogicalNotGetWorkspaceSize(const aclTensor *self, aclTensor *out,
 							uint64_t *workspaceSize,
 							aclOpExecutor **executor)
 {
@@ -108,7 +108,7 @@ NNOP_EXPORT aclnnStatus aclnnLogicalNotGetWorkspaceSize(const aclTensor *self, a
 }
 ELEM_LAUNCHER(LogicalNot)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceLogicalNotGetWorkspaceSize(aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceLogicalNotGetWorkspaceSize(aclTensor *selfRef,
 							       uint64_t *workspaceSize,
 							       aclOpExecutor **executor)
 {

@@ -45,7 +45,7 @@ static aclnnStatus fill_build(aclOpExecutor *x, const void *args)
 	st = elem_check_dtype(a->self, a->mode == NPU_FILL_RANGE ? "out" : "selfRef", ELEM_ANY);
 	if (!st)
 		st = elem_output(x, a->self, &out);
-	return st ? st : elem_add(x, NPU_OPERATOR_FILL, &attr, sizeof(attr), 0, &out);
+	return st ? st : nnop_executor_add(x, NPU_OPERATOR_FILL, &attr, sizeof(attr), 0, &out);
 }
 
 static aclnnStatus fill_run(const char *name, const aclTensor *self, double value,
@@ -56,7 +56,7 @@ static aclnnStatus fill_run(const char *name, const aclTensor *self, double valu
 	return elem_run(name, fill_build, &a, workspaceSize, executor);
 }
 
-NNOP_EXPORT aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *selfRef,
 							       const aclScalar *value,
 							       uint64_t *workspaceSize,
 							       aclOpExecutor **executor)
@@ -68,7 +68,7 @@ NNOP_EXPORT aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *selfRe
 }
 ELEM_LAUNCHER(InplaceFillScalar)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor *selfRef,
 							 uint64_t *workspaceSize,
 							 aclOpExecutor **executor)
 {
@@ -77,7 +77,7 @@ NNOP_EXPORT aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor *selfRef,
 }
 ELEM_LAUNCHER(InplaceZero)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceOneGetWorkspaceSize(const aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceOneGetWorkspaceSize(const aclTensor *selfRef,
 							uint64_t *workspaceSize,
 							aclOpExecutor **executor)
 {
@@ -123,7 +123,7 @@ static aclnnStatus arange_build(aclOpExecutor *x, const void *args)
 	return st ? st : fill_build(x, &a->fill);
 }
 
-NNOP_EXPORT aclnnStatus aclnnArangeGetWorkspaceSize(const aclScalar *start, const aclScalar *end,
+OPAPI_EXPORT aclnnStatus aclnnArangeGetWorkspaceSize(const aclScalar *start, const aclScalar *end,
 						    const aclScalar *step, aclTensor *out,
 						    uint64_t *workspaceSize,
 						    aclOpExecutor **executor)
@@ -158,7 +158,7 @@ static aclnnStatus masked_fill_check(const struct masked_fill_args *a)
 	if (!st)
 		st = elem_check_dtype(a->mask, "mask", ELEM_BOOL);
 	if (!st)
-		st = elem_broadcast(a->self, "selfRef", a->mask, "mask", dims, &ndims);
+		st = elem_broadcast(a->self, a->mask, dims, &ndims);
 	if (!st)
 		st = elem_check_shape(a->self, "selfRef", dims, ndims);
 	return st;
@@ -184,7 +184,7 @@ static aclnnStatus masked_fill_build(aclOpExecutor *x, const void *args)
 	return st ? st : elem_where(x, &mask, &value, &self, &out);
 }
 
-NNOP_EXPORT aclnnStatus aclnnInplaceMaskedFillScalarGetWorkspaceSize(aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceMaskedFillScalarGetWorkspaceSize(aclTensor *selfRef,
 								     const aclTensor *mask,
 								     const aclScalar *value,
 								     uint64_t *workspaceSize,
@@ -226,7 +226,7 @@ static aclnnStatus triangle_build(aclOpExecutor *x, const void *args)
 		st = ELEM_FAIL(ACLNN_ERR_PARAM_INVALID, "self has %u dims, fewer than 2",
 			       elem_ndims(a->self));
 	if (!st)
-		st = elem_check_same_shape(a->out, out_name, a->self, "self");
+		st = elem_check_same_shape(a->out, out_name, a->self);
 	if (!st)
 		st = elem_check_store(dt, a->out, out_name);
 	if (!st)
@@ -237,7 +237,7 @@ static aclnnStatus triangle_build(aclOpExecutor *x, const void *args)
 		return st;
 	dst = v[1];
 	v[1] = elem_target(x, &dst, dt);
-	st = elem_add(x, NPU_OPERATOR_TRIANGLE, &attr, sizeof(attr), 1, v);
+	st = nnop_executor_add(x, NPU_OPERATOR_TRIANGLE, &attr, sizeof(attr), 1, v);
 	return st ? st : elem_store(x, &v[1], &dst);
 }
 
@@ -251,7 +251,7 @@ static aclnnStatus triangle_run(const char *name, const aclTensor *self, const a
 	return elem_run(name, triangle_build, &a, workspaceSize, executor);
 }
 
-NNOP_EXPORT aclnnStatus aclnnTrilGetWorkspaceSize(const aclTensor *self, int64_t diagonal,
+OPAPI_EXPORT aclnnStatus aclnnTrilGetWorkspaceSize(const aclTensor *self, int64_t diagonal,
 						  aclTensor *out, uint64_t *workspaceSize,
 						  aclOpExecutor **executor)
 {
@@ -261,7 +261,7 @@ NNOP_EXPORT aclnnStatus aclnnTrilGetWorkspaceSize(const aclTensor *self, int64_t
 }
 ELEM_LAUNCHER(Tril)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceTrilGetWorkspaceSize(const aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceTrilGetWorkspaceSize(const aclTensor *selfRef,
 							 int64_t diagonal,
 							 uint64_t *workspaceSize,
 							 aclOpExecutor **executor)
@@ -272,7 +272,7 @@ NNOP_EXPORT aclnnStatus aclnnInplaceTrilGetWorkspaceSize(const aclTensor *selfRe
 }
 ELEM_LAUNCHER(InplaceTril)
 
-NNOP_EXPORT aclnnStatus aclnnTriuGetWorkspaceSize(const aclTensor *self, int64_t diagonal,
+OPAPI_EXPORT aclnnStatus aclnnTriuGetWorkspaceSize(const aclTensor *self, int64_t diagonal,
 						  aclTensor *out, uint64_t *workspaceSize,
 						  aclOpExecutor **executor)
 {
@@ -282,7 +282,7 @@ NNOP_EXPORT aclnnStatus aclnnTriuGetWorkspaceSize(const aclTensor *self, int64_t
 }
 ELEM_LAUNCHER(Triu)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceTriuGetWorkspaceSize(aclTensor *selfRef, int64_t diagonal,
+OPAPI_EXPORT aclnnStatus aclnnInplaceTriuGetWorkspaceSize(aclTensor *selfRef, int64_t diagonal,
 							 uint64_t *workspaceSize,
 							 aclOpExecutor **executor)
 {

@@ -83,11 +83,11 @@ static aclnnStatus glu_build(aclOpExecutor *x, const void *args)
 	nnop_view_narrow(&left, axis, 0, half, 1);
 	nnop_view_narrow(&right, axis, half, half, 1);
 	st = elem_unary(x, a->kind, 0, 0, a->activate_left ? &left : &right, &act);
-	return st ? st : elem_binary(x, NPU_BINARY_MUL, &act, a->activate_left ? &right : &left,
+	return st ? st : opapi_binary(x, NPU_BINARY_MUL, &act, a->activate_left ? &right : &left,
 				     &out);
 }
 
-NNOP_EXPORT aclnnStatus aclnnSwiGluGetWorkspaceSize(const aclTensor *x, int64_t dim,
+OPAPI_EXPORT aclnnStatus aclnnSwiGluGetWorkspaceSize(const aclTensor *x, int64_t dim,
 						    const aclTensor *out, uint64_t *workspaceSize,
 						    aclOpExecutor **executor)
 {
@@ -112,7 +112,7 @@ static aclnnStatus geglu_run(const char *name, const aclTensor *self, int64_t di
 	return elem_run(name, glu_build, &a, workspaceSize, executor);
 }
 
-NNOP_EXPORT aclnnStatus aclnnGeGluGetWorkspaceSize(const aclTensor *self, int64_t dim,
+OPAPI_EXPORT aclnnStatus aclnnGeGluGetWorkspaceSize(const aclTensor *self, int64_t dim,
 						   int64_t approximate, aclTensor *out,
 						   aclTensor *outGelu, uint64_t *workspaceSize,
 						   aclOpExecutor **executor)
@@ -125,7 +125,7 @@ NNOP_EXPORT aclnnStatus aclnnGeGluGetWorkspaceSize(const aclTensor *self, int64_
 }
 ELEM_LAUNCHER(GeGlu)
 
-NNOP_EXPORT aclnnStatus aclnnGeGluV3GetWorkspaceSize(const aclTensor *self, int64_t dim,
+OPAPI_EXPORT aclnnStatus aclnnGeGluV3GetWorkspaceSize(const aclTensor *self, int64_t dim,
 						     int64_t approximate, bool activateLeft,
 						     aclTensor *out, aclTensor *outGelu,
 						     uint64_t *workspaceSize,

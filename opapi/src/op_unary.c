@@ -111,25 +111,25 @@ static aclnnStatus unary_int(aclOpExecutor *x, const struct unary_args *a, int d
 		return st;
 	switch (a->def->kind) {
 	case NPU_UNARY_NEG:
-		return elem_binary(x, NPU_BINARY_SUB, &zero, in, out);
+		return opapi_binary(x, NPU_BINARY_SUB, &zero, in, out);
 	case NPU_UNARY_ABS:
 		if (unary_unsigned(in->card_dtype))
-			return elem_binary(x, NPU_BINARY_MAX, in, &zero, out);
+			return opapi_binary(x, NPU_BINARY_MAX, in, &zero, out);
 		t = elem_temp(x, in, dt);
-		st = elem_binary(x, NPU_BINARY_SUB, &zero, in, &t);
-		return st ? st : elem_binary(x, NPU_BINARY_MAX, in, &t, out);
+		st = opapi_binary(x, NPU_BINARY_SUB, &zero, in, &t);
+		return st ? st : opapi_binary(x, NPU_BINARY_MAX, in, &t, out);
 	case NPU_UNARY_RELU:
-		return elem_binary(x, NPU_BINARY_MAX, in, &zero, out);
+		return opapi_binary(x, NPU_BINARY_MAX, in, &zero, out);
 	case NPU_UNARY_SIGN:
 		t = elem_temp(x, in, dt);
 		u = elem_temp(x, in, dt);
-		st = elem_binary(x, NPU_BINARY_GT, in, &zero, &t);
+		st = opapi_binary(x, NPU_BINARY_GT, in, &zero, &t);
 		if (!st)
-			st = elem_binary(x, NPU_BINARY_LT, in, &zero, &u);
-		return st ? st : elem_binary(x, NPU_BINARY_SUB, &t, &u, out);
+			st = opapi_binary(x, NPU_BINARY_LT, in, &zero, &u);
+		return st ? st : opapi_binary(x, NPU_BINARY_SUB, &t, &u, out);
 	case NPU_UNARY_THRESHOLD:
 		mask = elem_temp(x, in, ACL_BOOL);
-		st = elem_binary(x, NPU_BINARY_GT, in, &zero, &mask);
+		st = opapi_binary(x, NPU_BINARY_GT, in, &zero, &mask);
 		if (!st)
 			st = elem_scalar(x, a->beta, dt, in->ndims, &value);
 		return st ? st : elem_where(x, &mask, in, &value, out);
@@ -149,7 +149,7 @@ static aclnnStatus unary_build(aclOpExecutor *x, const void *args)
 
 	st = elem_check_dtype(a->self, a->inplace ? "selfRef" : "self", unary_classes(a->def));
 	if (!st)
-		st = elem_check_same_shape(a->out, out_name, a->self, "self");
+		st = elem_check_same_shape(a->out, out_name, a->self);
 	if (!st)
 		st = elem_check_store(dt, a->out, out_name);
 	if (!st)
@@ -178,7 +178,7 @@ static aclnnStatus unary_run(const char *name, const struct unary_def *def, cons
 
 /* aclnn<Name>(self, out), out an OutT (the vendor's declaration) */
 #define UNARY_OP(Name, def, OutT)						\
-NNOP_EXPORT aclnnStatus aclnn##Name##GetWorkspaceSize(const aclTensor *self,	\
+OPAPI_EXPORT aclnnStatus aclnn##Name##GetWorkspaceSize(const aclTensor *self,	\
 		OutT out, uint64_t *workspaceSize, aclOpExecutor **executor)	\
 {										\
 	NNOP_CHECK_NOTNULL(self);						\
@@ -189,7 +189,7 @@ ELEM_LAUNCHER(Name)
 
 /* aclnnInplace<Name>(selfRef), selfRef a SelfT (the vendor's declaration) */
 #define UNARY_INPLACE_OP(Name, def, SelfT)					\
-NNOP_EXPORT aclnnStatus aclnnInplace##Name##GetWorkspaceSize(SelfT selfRef,	\
+OPAPI_EXPORT aclnnStatus aclnnInplace##Name##GetWorkspaceSize(SelfT selfRef,	\
 		uint64_t *workspaceSize, aclOpExecutor **executor)		\
 {										\
 	NNOP_CHECK_NOTNULL(selfRef);						\
@@ -228,7 +228,7 @@ UNARY_OP(Hardswish, unary_hardswish, const aclTensor *)
 UNARY_INPLACE_OP(Hardswish, unary_hardswish, const aclTensor *)
 
 /* PyTorch's hardsigmoid: min(max(x + 3, 0), 6) / 6 */
-NNOP_EXPORT aclnnStatus aclnnHardsigmoidGetWorkspaceSize(const aclTensor *self, aclTensor *out,
+OPAPI_EXPORT aclnnStatus aclnnHardsigmoidGetWorkspaceSize(const aclTensor *self, aclTensor *out,
 							 uint64_t *workspaceSize,
 							 aclOpExecutor **executor)
 {
@@ -239,7 +239,7 @@ NNOP_EXPORT aclnnStatus aclnnHardsigmoidGetWorkspaceSize(const aclTensor *self, 
 }
 ELEM_LAUNCHER(Hardsigmoid)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceHardsigmoidGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnInplaceHardsigmoidGetWorkspaceSize(const aclTensor *self,
 								uint64_t *workspaceSize,
 								aclOpExecutor **executor)
 {
@@ -249,7 +249,7 @@ NNOP_EXPORT aclnnStatus aclnnInplaceHardsigmoidGetWorkspaceSize(const aclTensor 
 }
 ELEM_LAUNCHER(InplaceHardsigmoid)
 
-NNOP_EXPORT aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *x, int64_t approximate,
+OPAPI_EXPORT aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *x, int64_t approximate,
 						    aclTensor *y, uint64_t *workspaceSize,
 						    aclOpExecutor **executor)
 {
@@ -264,7 +264,7 @@ NNOP_EXPORT aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *x, int64_t 
 }
 ELEM_LAUNCHER(GeluV2)
 
-NNOP_EXPORT aclnnStatus aclnnLeakyReluGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnLeakyReluGetWorkspaceSize(const aclTensor *self,
 						       const aclScalar *negativeSlope,
 						       aclTensor *out, uint64_t *workspaceSize,
 						       aclOpExecutor **executor)
@@ -277,7 +277,7 @@ NNOP_EXPORT aclnnStatus aclnnLeakyReluGetWorkspaceSize(const aclTensor *self,
 }
 ELEM_LAUNCHER(LeakyRelu)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceLeakyReluGetWorkspaceSize(aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceLeakyReluGetWorkspaceSize(aclTensor *selfRef,
 							      const aclScalar *negativeSlope,
 							      uint64_t *workspaceSize,
 							      aclOpExecutor **executor)
@@ -289,7 +289,7 @@ NNOP_EXPORT aclnnStatus aclnnInplaceLeakyReluGetWorkspaceSize(aclTensor *selfRef
 }
 ELEM_LAUNCHER(InplaceLeakyRelu)
 
-NNOP_EXPORT aclnnStatus aclnnSoftplusGetWorkspaceSize(const aclTensor *self, const aclScalar *beta,
+OPAPI_EXPORT aclnnStatus aclnnSoftplusGetWorkspaceSize(const aclTensor *self, const aclScalar *beta,
 						      const aclScalar *threshold, aclTensor *out,
 						      uint64_t *workspaceSize,
 						      aclOpExecutor **executor)
@@ -305,7 +305,7 @@ NNOP_EXPORT aclnnStatus aclnnSoftplusGetWorkspaceSize(const aclTensor *self, con
 }
 ELEM_LAUNCHER(Softplus)
 
-NNOP_EXPORT aclnnStatus aclnnThresholdGetWorkspaceSize(const aclTensor *self,
+OPAPI_EXPORT aclnnStatus aclnnThresholdGetWorkspaceSize(const aclTensor *self,
 						       const aclScalar *threshold,
 						       const aclScalar *value, aclTensor *out,
 						       uint64_t *workspaceSize,
@@ -321,7 +321,7 @@ NNOP_EXPORT aclnnStatus aclnnThresholdGetWorkspaceSize(const aclTensor *self,
 }
 ELEM_LAUNCHER(Threshold)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceThresholdGetWorkspaceSize(aclTensor *selfRef,
+OPAPI_EXPORT aclnnStatus aclnnInplaceThresholdGetWorkspaceSize(aclTensor *selfRef,
 							      const aclScalar *threshold,
 							      const aclScalar *value,
 							      uint64_t *workspaceSize,
@@ -359,9 +359,9 @@ static aclnnStatus elu_scaled_input(aclOpExecutor *x, const struct elu_args *a, 
 	if (!st)
 		st = elem_scalar(x, a->input_scale, dt, in->ndims, &factor);
 	if (!st)
-		st = elem_binary(x, NPU_BINARY_GT, in, &zero, &mask);
+		st = opapi_binary(x, NPU_BINARY_GT, in, &zero, &mask);
 	if (!st)
-		st = elem_binary(x, NPU_BINARY_MUL, in, &factor, &t);
+		st = opapi_binary(x, NPU_BINARY_MUL, in, &factor, &t);
 	if (!st)
 		st = elem_unary(x, NPU_UNARY_ELU, (float)a->alpha, 0, &t, &t);
 	return st ? st : elem_where(x, &mask, in, &t, dst);
@@ -377,7 +377,7 @@ static aclnnStatus elu_build(aclOpExecutor *x, const void *args)
 
 	st = elem_check_dtype(a->self, inplace ? "selfRef" : "self", ELEM_FLOAT);
 	if (!st)
-		st = elem_check_same_shape(a->out, "out", a->self, "self");
+		st = elem_check_same_shape(a->out, "out", a->self);
 	if (!st)
 		st = elem_check_store(dt, a->out, "out");
 	if (!st)
@@ -394,7 +394,7 @@ static aclnnStatus elu_build(aclOpExecutor *x, const void *args)
 	if (!st && a->scale != 1.0) {
 		st = elem_scalar(x, a->scale, dt, in.ndims, &factor);
 		if (!st)
-			st = elem_binary(x, NPU_BINARY_MUL, &dst, &factor, &dst);
+			st = opapi_binary(x, NPU_BINARY_MUL, &dst, &factor, &dst);
 	}
 	return st ? st : elem_store(x, &dst, &out);
 }
@@ -411,7 +411,7 @@ static aclnnStatus elu_run(const char *name, const aclTensor *self, const aclSca
 	return elem_run(name, elu_build, &a, workspaceSize, executor);
 }
 
-NNOP_EXPORT aclnnStatus aclnnEluGetWorkspaceSize(const aclTensor *self, const aclScalar *alpha,
+OPAPI_EXPORT aclnnStatus aclnnEluGetWorkspaceSize(const aclTensor *self, const aclScalar *alpha,
 						 const aclScalar *scale,
 						 const aclScalar *inputScale, aclTensor *out,
 						 uint64_t *workspaceSize, aclOpExecutor **executor)
@@ -425,7 +425,7 @@ NNOP_EXPORT aclnnStatus aclnnEluGetWorkspaceSize(const aclTensor *self, const ac
 }
 ELEM_LAUNCHER(Elu)
 
-NNOP_EXPORT aclnnStatus aclnnInplaceEluGetWorkspaceSize(aclTensor *selfRef, const aclScalar *alpha,
+OPAPI_EXPORT aclnnStatus aclnnInplaceEluGetWorkspaceSize(aclTensor *selfRef, const aclScalar *alpha,
 							const aclScalar *scale,
 							const aclScalar *inputScale,
 							uint64_t *workspaceSize,
