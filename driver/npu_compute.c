@@ -112,6 +112,8 @@ static const u8 npu_act_params[NPU_UNARY_LAST + 1] = {
 	[NPU_UNARY_HARDSIGMOID] = NPU_ACT_ALPHA | NPU_ACT_BETA,
 	[NPU_UNARY_LEAKY_RELU] = NPU_ACT_ALPHA,
 	[NPU_UNARY_ELU] = NPU_ACT_ALPHA,
+	[NPU_UNARY_THRESHOLD] = NPU_ACT_ALPHA | NPU_ACT_BETA,
+	[NPU_UNARY_SOFTPLUS_BETA] = NPU_ACT_ALPHA | NPU_ACT_BETA,
 };
 
 static void npu_op_desc_pool_release(struct drm_device *drm, void *pool)

@@ -122,9 +122,23 @@ enum npu_unary_kind {
 	NPU_UNARY_GELU = 14,		/* the erf form */
 	NPU_UNARY_ELU = 15,		/* alpha */
 	NPU_UNARY_SOFTPLUS = 16,
+	NPU_UNARY_SIN = 17,
+	NPU_UNARY_COS = 18,
+	NPU_UNARY_RSQRT = 19,		/* 1 / sqrt(x) */
+	NPU_UNARY_SILU = 20,		/* x * sigmoid(x) */
+	NPU_UNARY_GELU_TANH = 21,	/* the tanh approximation */
+	NPU_UNARY_SIGN = 22,		/* 1, -1, or x itself for 0 and NaN */
+	NPU_UNARY_THRESHOLD = 23,	/* x > alpha ? x : beta */
+	/*
+	 * alpha is beta and beta the threshold of PyTorch's Softplus:
+	 * x * alpha > beta ? x : log1p(exp(alpha * x)) / alpha; alpha not 0
+	 */
+	NPU_UNARY_SOFTPLUS_BETA = 24,
+	NPU_UNARY_LOGICAL_NOT = 25,	/* x == 0 ? 1 : 0 */
+	NPU_UNARY_RECIPROCAL = 26,	/* 1 / x */
 };
 
-#define NPU_UNARY_LAST			NPU_UNARY_SOFTPLUS
+#define NPU_UNARY_LAST			NPU_UNARY_RECIPROCAL
 
 /*
  * alpha and beta are IEEE 754 binary32 bit patterns, like every float
@@ -202,7 +216,19 @@ enum npu_binary_kind {
 	NPU_BINARY_POW = 4,
 	NPU_BINARY_MIN = 5,
 	NPU_BINARY_MAX = 6,
+	/*
+	 * Comparisons: y is 1 where a op b holds, else 0, in y's data type,
+	 * which need not be a's and b's (BOOL, say); a and b have one
+	 */
+	NPU_BINARY_EQ = 7,
+	NPU_BINARY_NE = 8,
+	NPU_BINARY_LT = 9,
+	NPU_BINARY_LE = 10,
+	NPU_BINARY_GT = 11,
+	NPU_BINARY_GE = 12,
 };
+
+#define NPU_BINARY_LAST			NPU_BINARY_GE
 
 /* a, b and y have the same rank; a and b broadcast where a dim is 1. */
 struct npu_attr_binary {
@@ -233,7 +259,12 @@ enum npu_reduce_kind {
 	NPU_REDUCE_SUM = 1,
 	NPU_REDUCE_MAX = 2,
 	NPU_REDUCE_MIN = 3,
+	NPU_REDUCE_L1 = 4,		/* sum(|x|) */
+	NPU_REDUCE_L2 = 5,		/* sqrt(sum(x^2)) */
+	NPU_REDUCE_PROD = 6,
 };
+
+#define NPU_REDUCE_LAST			NPU_REDUCE_PROD
 
 /* y has x's rank, with dims of 1 on exactly the axes in @axes. */
 struct npu_attr_reduce {

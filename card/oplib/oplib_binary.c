@@ -6,6 +6,11 @@
  * commutative operation swaps the sources; otherwise a is read through a
  * view of y's shape with stride 0 on its broadcast axes.  POW is a loop:
  * oneDNN's pow takes its exponent as a constant, not a tensor.
+ *
+ * The comparisons write 1 or 0 in y's data type.  oneDNN compares
+ * floating sources; integers compare exactly in a loop, since oneDNN would
+ * compare them as float32, which cannot tell 2^24 from 2^24 + 1.  Swapped
+ * sources swap the comparison.
  */
 #include <math.h>
 
@@ -16,11 +21,14 @@ static int binary_check(const struct oplib_op *op)
 	const struct npu_attr_binary *raw = &op->attrs->binary;
 	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
 	const struct oplib_tensor *y = oplib_out(op);
+	uint32_t kind = oplib_u32(raw->kind);
 	struct oplib_act act;
 	unsigned int d;
 	int err;
 
-	if (oplib_u32(raw->kind) > NPU_BINARY_MAX)	/* the last kind */
+	if (kind > NPU_BINARY_LAST)
+		return NPU_ERR_OPERATOR;
+	if (kind >= NPU_BINARY_EQ && a->dtype != b->dtype)
 		return NPU_ERR_OPERATOR;
 	if (raw->rsvd)
 		return NPU_ERR_RESERVED;
@@ -45,6 +53,19 @@ static bool broadcasts(const struct oplib_tensor *t,
 	return !oplib_same_dims(t, y);
 }
 
+/* a's and b's indices for y's index idx: 0 on their broadcast axes. */
+static void broadcast_index(const struct oplib_op *op, const int64_t *idx,
+			    int64_t *ia, int64_t *ib)
+{
+	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
+	unsigned int d;
+
+	for (d = 0; d < oplib_out(op)->ndims; d++) {
+		ia[d] = a->dims[d] == 1 ? 0 : idx[d];
+		ib[d] = b->dims[d] == 1 ? 0 : idx[d];
+	}
+}
+
 /* y[i] = act(pow(a[i], b[i])), a and b indexed with broadcasting. */
 static bool pow_loop(const struct oplib_op *op,
 		     const struct oplib_step *step, uint8_t *const *bufs,
@@ -56,16 +77,12 @@ static bool pow_loop(const struct oplib_op *op,
 	size_t ys = oplib_dtype_size(y->dtype);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
 	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
-	unsigned int d;
 	uint64_t count = 0;
 
 	do {
 		float va, vb;
 
-		for (d = 0; d < y->ndims; d++) {
-			ia[d] = a->dims[d] == 1 ? 0 : idx[d];
-			ib[d] = b->dims[d] == 1 ? 0 : idx[d];
-		}
+		broadcast_index(op, idx, ia, ib);
 		va = oplib_load(bufs[0] + oplib_offset(a, ia) * as, a->dtype);
 		vb = oplib_load(bufs[1] + oplib_offset(b, ib) * bs, b->dtype);
 		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ys,
@@ -75,6 +92,88 @@ static bool pow_loop(const struct oplib_op *op,
 	} while (oplib_index_next(idx, y->dims, y->ndims));
 	oplib_zero_padding(y, bufs[step->out]);
 	return true;
+}
+
+/* Whether a @kind b holds; NaN is unordered, unequal to everything. */
+static bool compare_holds(uint32_t kind, const uint8_t *pa, const uint8_t *pb,
+			  unsigned int dtype)
+{
+	bool lt, gt;
+
+	if (oplib_dtype_is_float(dtype)) {
+		float a = oplib_load(pa, dtype), b = oplib_load(pb, dtype);
+
+		lt = a < b;
+		gt = a > b;
+		if (isnan(a) || isnan(b))
+			return kind == NPU_BINARY_NE;
+	} else {
+		int64_t a = oplib_load_int(pa, dtype), b = oplib_load_int(pb, dtype);
+
+		lt = a < b;
+		gt = a > b;
+	}
+	switch (kind) {
+	case NPU_BINARY_EQ:
+		return !lt && !gt;
+	case NPU_BINARY_NE:
+		return lt || gt;
+	case NPU_BINARY_LT:
+		return lt;
+	case NPU_BINARY_LE:
+		return !gt;
+	case NPU_BINARY_GT:
+		return gt;
+	default:
+		return !lt;
+	}
+}
+
+/* y[i] = act(a[i] op b[i] ? 1 : 0), exact in every data type. */
+static bool compare_loop(const struct oplib_op *op,
+			 const struct oplib_step *step, uint8_t *const *bufs,
+			 const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
+	const struct oplib_tensor *y = oplib_out(op);
+	size_t es = oplib_dtype_size(a->dtype), ys = oplib_dtype_size(y->dtype);
+	uint32_t kind = oplib_u32(op->attrs->binary.kind);
+	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
+	uint64_t count = 0;
+
+	do {
+		bool holds;
+
+		broadcast_index(op, idx, ia, ib);
+		holds = compare_holds(kind, bufs[0] + oplib_offset(a, ia) * es,
+				      bufs[1] + oplib_offset(b, ib) * es,
+				      a->dtype);
+		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ys,
+			    y->dtype, oplib_act_apply(&step->act, holds));
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
+	} while (oplib_index_next(idx, y->dims, y->ndims));
+	oplib_zero_padding(y, bufs[step->out]);
+	return true;
+}
+
+/*
+ * The kinds a loop computes: POW, and comparisons oneDNN cannot make
+ * exactly or write (integer sources, sources or y of a type it lacks).
+ */
+static oplib_loop_fn binary_loop(const struct oplib_op *op, uint32_t kind)
+{
+	unsigned int src = op->t[0].dtype, dst = oplib_out(op)->dtype;
+
+	if (kind == NPU_BINARY_POW)
+		return pow_loop;
+	if (kind < NPU_BINARY_EQ)
+		return NULL;
+	if ((src != NPU_DTYPE_F32 && src != NPU_DTYPE_BF16) ||
+	    oplib_dnnl_dtype(dst) == dnnl_data_type_undef)
+		return compare_loop;
+	return NULL;
 }
 
 /* a seen with y's shape: stride 0 where it broadcasts. */
@@ -108,13 +207,34 @@ static int binary_plan(struct oplib *lib, const struct oplib_op *op,
 		[NPU_BINARY_DIV] = dnnl_binary_div,
 		[NPU_BINARY_MIN] = dnnl_binary_min,
 		[NPU_BINARY_MAX] = dnnl_binary_max,
+		[NPU_BINARY_EQ] = dnnl_binary_eq,
+		[NPU_BINARY_NE] = dnnl_binary_ne,
+		[NPU_BINARY_LT] = dnnl_binary_lt,
+		[NPU_BINARY_LE] = dnnl_binary_le,
+		[NPU_BINARY_GT] = dnnl_binary_gt,
+		[NPU_BINARY_GE] = dnnl_binary_ge,
+	};
+	/* b op a for a op b; 0 where the sources cannot swap */
+	static const dnnl_alg_kind_t swapped[] = {
+		[NPU_BINARY_ADD] = dnnl_binary_add,
+		[NPU_BINARY_MUL] = dnnl_binary_mul,
+		[NPU_BINARY_MIN] = dnnl_binary_min,
+		[NPU_BINARY_MAX] = dnnl_binary_max,
+		[NPU_BINARY_EQ] = dnnl_binary_eq,
+		[NPU_BINARY_NE] = dnnl_binary_ne,
+		[NPU_BINARY_LT] = dnnl_binary_gt,
+		[NPU_BINARY_LE] = dnnl_binary_ge,
+		[NPU_BINARY_GT] = dnnl_binary_lt,
+		[NPU_BINARY_GE] = dnnl_binary_le,
 	};
 	static const int args[] = { DNNL_ARG_SRC_0, DNNL_ARG_SRC_1,
 				    DNNL_ARG_DST };
 	const struct npu_attr_binary *raw = &op->attrs->binary;
 	const struct oplib_tensor *y = oplib_out(op);
 	uint32_t kind = oplib_u32(raw->kind);
+	dnnl_alg_kind_t alg = algs[kind];
 	unsigned int src0 = 0, src1 = 1, views[3];
+	oplib_loop_fn loop = binary_loop(op, kind);
 	dnnl_primitive_attr_t attr;
 	dnnl_primitive_desc_t pd;
 	dnnl_binary_desc_t desc;
@@ -123,13 +243,14 @@ static int binary_plan(struct oplib *lib, const struct oplib_op *op,
 	int err;
 
 	oplib_act_decode(&raw->act, &act);
-	if (kind == NPU_BINARY_POW)
-		return oplib_plan_loop(plan, pow_loop, 0, 2, &act);
+	if (loop)
+		return oplib_plan_loop(plan, loop, 0, 2, &act);
 
 	if (broadcasts(&op->t[0], y) && !broadcasts(&op->t[1], y) &&
-	    kind != NPU_BINARY_SUB && kind != NPU_BINARY_DIV) {
+	    swapped[kind]) {
 		src0 = 1;
 		src1 = 0;
+		alg = swapped[kind];
 	}
 	if (broadcasts(&op->t[src0], y))
 		err = broadcast_view(plan, op, src0, &views[0]);
@@ -146,7 +267,7 @@ static int binary_plan(struct oplib *lib, const struct oplib_op *op,
 		return NPU_ERR_OP_FAILED;
 	err = oplib_act_post_ops(&act, attr, &fused);
 	if (!err)
-		err = oplib_status(dnnl_binary_desc_init(&desc, algs[kind],
+		err = oplib_status(dnnl_binary_desc_init(&desc, alg,
 					&plan->views[views[0]].md,
 					&plan->views[views[1]].md,
 					&plan->views[views[2]].md));

@@ -5,8 +5,10 @@
  *
  * Each function is one or two oneDNN eltwise algorithms, which fuse into a
  * convolution, matmul or binary primitive as post-ops; HARDSIGMOID is
- * linear then clip, NEG is linear.  oneDNN 2.6 has no erf, so ERF is a loop,
- * run on the output after the primitive when it is an activation.
+ * linear then clip, NEG is linear, RSQRT and RECIPROCAL are powers.
+ * oneDNN 2.6 has no erf, sine or cosine, and nothing that compares x with
+ * a parameter, so those functions are loops, run on the output after the
+ * primitive when they are activations.
  */
 #include <math.h>
 
@@ -21,6 +23,8 @@ static const uint8_t act_params[NPU_UNARY_LAST + 1] = {
 	[NPU_UNARY_HARDSIGMOID]	= USES_ALPHA | USES_BETA,
 	[NPU_UNARY_LEAKY_RELU]	= USES_ALPHA,
 	[NPU_UNARY_ELU]		= USES_ALPHA,
+	[NPU_UNARY_THRESHOLD]	= USES_ALPHA | USES_BETA,
+	[NPU_UNARY_SOFTPLUS_BETA] = USES_ALPHA | USES_BETA,
 };
 
 int oplib_act_decode(const struct npu_activation *raw, struct oplib_act *act)
@@ -40,6 +44,10 @@ int oplib_act_decode(const struct npu_activation *raw, struct oplib_act *act)
 		return NPU_ERR_RESERVED;
 	/* the clip bounds the range; also false for NaN */
 	if (act->kind == NPU_UNARY_CLIP && !(act->alpha <= act->beta))
+		return NPU_ERR_OP_PARAM;
+	/* it divides by alpha */
+	if (act->kind == NPU_UNARY_SOFTPLUS_BETA &&
+	    (act->alpha == 0 || !isfinite(act->alpha)))
 		return NPU_ERR_OP_PARAM;
 	return NPU_ERR_NONE;
 }
@@ -87,6 +95,28 @@ float oplib_act_apply(const struct oplib_act *act, float x)
 		return x > 0 ? x : act->alpha * expm1f(x);
 	case NPU_UNARY_SOFTPLUS:
 		return x > 20.0f ? x : log1pf(expf(x));
+	case NPU_UNARY_SIN:
+		return sinf(x);
+	case NPU_UNARY_COS:
+		return cosf(x);
+	case NPU_UNARY_RSQRT:
+		return 1.0f / sqrtf(x);
+	case NPU_UNARY_SILU:
+		return x / (1.0f + expf(-x));
+	case NPU_UNARY_GELU_TANH:
+		return 0.5f * x * (1.0f + tanhf(0.7978845608f *
+						(x + 0.044715f * x * x * x)));
+	case NPU_UNARY_SIGN:
+		return x > 0 ? 1.0f : x < 0 ? -1.0f : x;
+	case NPU_UNARY_THRESHOLD:
+		return x > act->alpha ? x : act->beta;
+	case NPU_UNARY_SOFTPLUS_BETA:
+		return x * act->alpha > act->beta ? x :
+		       log1pf(expf(act->alpha * x)) / act->alpha;
+	case NPU_UNARY_LOGICAL_NOT:
+		return x == 0 ? 1.0f : 0.0f;
+	case NPU_UNARY_RECIPROCAL:
+		return 1.0f / x;
 	}
 	return x;
 }
@@ -113,13 +143,29 @@ static int act_algs(const struct oplib_act *act, struct eltwise_alg *algs)
 		[NPU_UNARY_ABS]		= dnnl_eltwise_abs,
 		[NPU_UNARY_GELU]	= dnnl_eltwise_gelu_erf,
 		[NPU_UNARY_SOFTPLUS]	= dnnl_eltwise_soft_relu,
+		[NPU_UNARY_GELU_TANH]	= dnnl_eltwise_gelu_tanh,
 	};
 
 	switch (act->kind) {
 	case NPU_UNARY_NONE:
 		return 0;
 	case NPU_UNARY_ERF:
+	case NPU_UNARY_SIN:
+	case NPU_UNARY_COS:
+	case NPU_UNARY_SIGN:
+	case NPU_UNARY_THRESHOLD:
+	case NPU_UNARY_SOFTPLUS_BETA:
+	case NPU_UNARY_LOGICAL_NOT:
 		return -1;
+	case NPU_UNARY_RSQRT:
+		algs[0] = (struct eltwise_alg){ dnnl_eltwise_pow, 1.0f, -0.5f };
+		return 1;
+	case NPU_UNARY_RECIPROCAL:
+		algs[0] = (struct eltwise_alg){ dnnl_eltwise_pow, 1.0f, -1.0f };
+		return 1;
+	case NPU_UNARY_SILU:
+		algs[0] = (struct eltwise_alg){ dnnl_eltwise_swish, 1.0f, 0.0f };
+		return 1;
 	/*
 	 * oneDNN's log is a polynomial that gives log(1) = -1.4e-6, outside
 	 * ONNX's atol of 1e-7 for Log; the loop's logf is exact there.
@@ -273,6 +319,16 @@ int oplib_plan_act(struct oplib *lib, struct oplib_plan *plan,
 	return err;
 }
 
+/*
+ * oneDNN 2.6 computes f16 only on CPUs with AVX512-FP16, and not the types
+ * it has no name for: those are the loop's.
+ */
+static bool eltwise_lacks(unsigned int dtype)
+{
+	return dtype == NPU_DTYPE_F16 ||
+	       oplib_dnnl_dtype(dtype) == dnnl_data_type_undef;
+}
+
 /* UNARY: y = fn(x), x and y of one shape and type. */
 static int unary_check(const struct oplib_op *op)
 {
@@ -299,7 +355,7 @@ static int unary_plan(struct oplib *lib, const struct oplib_op *op,
 
 	oplib_act_decode(&op->attrs->unary.fn, &fn);
 	n = act_algs(&fn, algs);
-	if (n < 0)
+	if (n < 0 || eltwise_lacks(op->t[0].dtype))
 		return oplib_plan_loop(plan, act_loop, 0, op->num_inputs, &fn);
 
 	err = oplib_plan_tensor(plan, op, 0, &x);

@@ -291,6 +291,8 @@ static inline bool oplib_loop_go_on(const struct oplib_hooks *hooks,
 /* oplib_loop.c: what the loops share */
 float oplib_load(const uint8_t *p, unsigned int dtype);
 void oplib_store(uint8_t *p, unsigned int dtype, float v);
+bool oplib_dtype_is_float(unsigned int dtype);
+int64_t oplib_load_int(const uint8_t *p, unsigned int dtype);
 int64_t oplib_offset(const struct oplib_tensor *t, const int64_t *idx);
 bool oplib_index_next(int64_t *idx, const int64_t *dims, unsigned int ndims);
 void oplib_zero_padding(const struct oplib_tensor *t, uint8_t *base);

@@ -106,6 +106,29 @@ void oplib_store(uint8_t *p, unsigned int dtype, float f)
 	memcpy(p, &v, oplib_dtype_size(dtype));
 }
 
+bool oplib_dtype_is_float(unsigned int dtype)
+{
+	return dtype == NPU_DTYPE_F32 || dtype == NPU_DTYPE_BF16 ||
+	       dtype == NPU_DTYPE_F16;
+}
+
+/* An integer element as it is, where float would round it. */
+int64_t oplib_load_int(const uint8_t *p, unsigned int dtype)
+{
+	int32_t s32;
+
+	switch (dtype) {
+	case NPU_DTYPE_S32:
+		memcpy(&s32, p, sizeof(s32));
+		return s32;
+	case NPU_DTYPE_S8:
+		return (int8_t)*p;
+	case NPU_DTYPE_U8:
+		return *p;
+	}
+	return 0;
+}
+
 /* The element offset, in elements, of index idx[0..ndims). */
 int64_t oplib_offset(const struct oplib_tensor *t, const int64_t *idx)
 {

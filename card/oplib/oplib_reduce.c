@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * REDUCE: mean, sum, max or min over the axes of a bit mask, with oneDNN's
- * reduction.  y keeps x's rank, with 1 on the reduced axes.  A reduction
- * over axes of size 1 only is a copy, which oneDNN's reduction refuses,
- * so it is a reorder.
+ * REDUCE: mean, sum, max, min, L1 and L2 norms or product over the axes of
+ * a bit mask, with oneDNN's reduction (the norms are its p-norms of p 1
+ * and 2).  y keeps x's rank, with 1 on the reduced axes.  A reduction over
+ * axes of size 1 only is a copy, which oneDNN's reduction refuses, so it
+ * is a reorder, and for the norms the absolute value after it.  f16 is
+ * reduced in float32.
  */
 #include "oplib_impl.h"
 
@@ -14,7 +16,7 @@ static int reduce_check(const struct oplib_op *op)
 	uint32_t axes = oplib_u32(raw->axes);
 	unsigned int d;
 
-	if (oplib_u32(raw->kind) > NPU_REDUCE_MIN)	/* the last kind */
+	if (oplib_u32(raw->kind) > NPU_REDUCE_LAST)
 		return NPU_ERR_OPERATOR;
 	if (x->ndims != y->ndims || (axes >> x->ndims))
 		return NPU_ERR_OP_PARAM;
@@ -24,20 +26,66 @@ static int reduce_check(const struct oplib_op *op)
 	return x->dtype == y->dtype ? NPU_ERR_NONE : NPU_ERR_OPERATOR;
 }
 
-static int reduce_plan(struct oplib *lib, const struct oplib_op *op,
-		       struct oplib_plan *plan)
+/*
+ * A dense float32 scratch copy of @view's shape: oneDNN 2.6 reduces f16
+ * only on CPUs with AVX512-FP16, so f16 is reduced in float32 between two
+ * reorders.
+ */
+static int f32_scratch(struct oplib_plan *plan, unsigned int view,
+		       unsigned int *scratch)
+{
+	const dnnl_memory_desc_t *md = &plan->views[view].md;
+	dnnl_memory_desc_t f32;
+	int err;
+
+	err = oplib_md_dense(&f32, md->ndims, md->dims, NPU_DTYPE_F32);
+	return err ? err : oplib_plan_scratch(plan, &f32, scratch);
+}
+
+/* The reduction itself, from view @src to view @dst. */
+static int plan_reduction(struct oplib *lib, struct oplib_plan *plan,
+			  uint32_t kind, const unsigned int *views, bool copy)
 {
 	static const dnnl_alg_kind_t algs[] = {
 		[NPU_REDUCE_MEAN]	= dnnl_reduction_mean,
 		[NPU_REDUCE_SUM]	= dnnl_reduction_sum,
 		[NPU_REDUCE_MAX]	= dnnl_reduction_max,
 		[NPU_REDUCE_MIN]	= dnnl_reduction_min,
+		[NPU_REDUCE_L1]		= dnnl_reduction_norm_lp_sum,
+		[NPU_REDUCE_L2]		= dnnl_reduction_norm_lp_sum,
+		[NPU_REDUCE_PROD]	= dnnl_reduction_mul,
 	};
 	static const int args[] = { DNNL_ARG_SRC, DNNL_ARG_DST };
-	const struct npu_attr_reduce *raw = &op->attrs->reduce;
+	static const struct oplib_act abs = { .kind = NPU_UNARY_ABS };
+	bool norm = kind == NPU_REDUCE_L1 || kind == NPU_REDUCE_L2;
 	dnnl_reduction_desc_t desc;
 	dnnl_primitive_desc_t pd;
-	unsigned int views[2];
+	int err;
+
+	if (copy) {
+		err = oplib_plan_reorder(lib, plan, views[0], views[1]);
+		if (!err && norm)
+			err = oplib_plan_act(lib, plan, 1, views[1], &abs);
+		return err;
+	}
+	/* p: the norm's power; the others ignore it */
+	err = oplib_status(dnnl_reduction_desc_init(&desc, algs[kind],
+				&plan->views[views[0]].md,
+				&plan->views[views[1]].md,
+				kind == NPU_REDUCE_L2 ? 2.0f : 1.0f, 0.0f));
+	if (!err)
+		err = oplib_pd_create(&pd, &desc, NULL, lib);
+	if (!err)
+		err = oplib_plan_primitive(plan, pd, 2, args, views);
+	return err;
+}
+
+static int reduce_plan(struct oplib *lib, const struct oplib_op *op,
+		       struct oplib_plan *plan)
+{
+	uint32_t kind = oplib_u32(op->attrs->reduce.kind);
+	bool copy = oplib_same_dims(&op->t[0], &op->t[1]);
+	unsigned int views[2], f32[2];
 	int err;
 
 	err = oplib_plan_tensor(plan, op, 0, &views[0]);
@@ -45,16 +93,17 @@ static int reduce_plan(struct oplib *lib, const struct oplib_op *op,
 		err = oplib_plan_tensor(plan, op, 1, &views[1]);
 	if (err)
 		return err;
-	if (oplib_same_dims(&op->t[0], &op->t[1]))
-		return oplib_plan_reorder(lib, plan, views[0], views[1]);
-	err = oplib_status(dnnl_reduction_desc_init(&desc,
-				algs[oplib_u32(raw->kind)],
-				&plan->views[views[0]].md,
-				&plan->views[views[1]].md, 0.0f, 0.0f));
+	if (op->t[0].dtype != NPU_DTYPE_F16)
+		return plan_reduction(lib, plan, kind, views, copy);
+	err = f32_scratch(plan, views[0], &f32[0]);
 	if (!err)
-		err = oplib_pd_create(&pd, &desc, NULL, lib);
+		err = f32_scratch(plan, views[1], &f32[1]);
 	if (!err)
-		err = oplib_plan_primitive(plan, pd, 2, args, views);
+		err = oplib_plan_reorder(lib, plan, views[0], f32[0]);
+	if (!err)
+		err = plan_reduction(lib, plan, kind, f32, copy);
+	if (!err)
+		err = oplib_plan_reorder(lib, plan, f32[1], views[1]);
 	return err;
 }
 

@@ -1347,7 +1347,7 @@ TEST_F(npu, compute_fail_op)
 
 	add_op(c, bad, 0, 4 * KiB, 8 * KiB, n);
 	((struct npu_op_desc *)client_gpa_ptr(c, bad))->attrs.binary.kind =
-		htole32(NPU_BINARY_MAX + 1);
+		htole32(NPU_BINARY_LAST + 1);
 	fill_pair(c, 0, 4 * KiB, n);
 	memset(client_dev_ptr(c, 8 * KiB), 0xaa, n * 4);
 	ASSERT_TRUE(client_ctrl_inject(c, 0, NPU_FAULT_FAIL_OP, 0));

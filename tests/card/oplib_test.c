@@ -575,6 +575,26 @@ static double act_ref(unsigned int kind, double a, double b, double x)
 		return x > 0 ? x : a * (exp(x) - 1);
 	case NPU_UNARY_SOFTPLUS:
 		return log1p(exp(x));
+	case NPU_UNARY_SIN:
+		return sin(x);
+	case NPU_UNARY_COS:
+		return cos(x);
+	case NPU_UNARY_RSQRT:
+		return 1 / sqrt(x);
+	case NPU_UNARY_SILU:
+		return x / (1 + exp(-x));
+	case NPU_UNARY_GELU_TANH:
+		return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+	case NPU_UNARY_SIGN:
+		return x > 0 ? 1 : x < 0 ? -1 : x;
+	case NPU_UNARY_THRESHOLD:
+		return x > a ? x : b;
+	case NPU_UNARY_SOFTPLUS_BETA:
+		return x * a > b ? x : log1p(exp(a * x)) / a;
+	case NPU_UNARY_LOGICAL_NOT:
+		return x == 0;
+	case NPU_UNARY_RECIPROCAL:
+		return 1 / x;
 	}
 	return x;
 }
@@ -598,6 +618,15 @@ static void act_params(unsigned int kind, float *a, float *b)
 		break;
 	case NPU_UNARY_ELU:
 		*a = 0.7f;
+		break;
+	case NPU_UNARY_THRESHOLD:
+		*a = 0.25f;
+		*b = -7;
+		break;
+	case NPU_UNARY_SOFTPLUS_BETA:
+		/* both branches within the inputs */
+		*a = 2;
+		*b = 3;
 		break;
 	}
 }
@@ -1283,7 +1312,8 @@ static void unary_range(unsigned int kind, double *lo, double *hi)
 {
 	*lo = -4;
 	*hi = 4;
-	if (kind == NPU_UNARY_LOG || kind == NPU_UNARY_SQRT)
+	if (kind == NPU_UNARY_LOG || kind == NPU_UNARY_SQRT ||
+	    kind == NPU_UNARY_RSQRT || kind == NPU_UNARY_RECIPROCAL)
 		*lo = 0.1;
 }
 
@@ -1378,6 +1408,93 @@ TEST_F(oplib, unary_bf16_scalar_in_place)
 	}
 }
 
+/*
+ * The new functions where they turn: THRESHOLD at its threshold, SIGN and
+ * LOGICAL_NOT of both zeros and NaN, SOFTPLUS_BETA on both sides of its
+ * threshold, RSQRT and RECIPROCAL of 0 and negatives; in f32, f16, bf16.
+ */
+TEST_F(oplib, unary_new_functions_at_their_edges)
+{
+	static const struct {
+		unsigned int kind;
+		float alpha, beta;
+		double x[6];
+	} cases[] = {
+		{ NPU_UNARY_THRESHOLD, 1, -5, { 1, 1.0078125, 0.5, 2, -1, 0 } },
+		{ NPU_UNARY_THRESHOLD, -0.5f, 0.25f, { -0.5, -0.25, -1, 3, 0, -0.5 } },
+		{ NPU_UNARY_SIGN, 0, 0, { 0, -0.0, 3, -2, NAN, 0.0078125 } },
+		{ NPU_UNARY_LOGICAL_NOT, 0, 0, { 0, -0.0, 1, -3, 0.5, NAN } },
+		{ NPU_UNARY_SOFTPLUS_BETA, 1, 20, { 25, 20.5, 0, -3, 19.5, 4 } },
+		{ NPU_UNARY_SOFTPLUS_BETA, -2, 4, { -3, -1, 0, 1, -2.5, 2 } },
+		{ NPU_UNARY_RSQRT, 0, 0, { 4, 0, 0.25, 16, 1, 2 } },
+		{ NPU_UNARY_RECIPROCAL, 0, 0, { -4, 0, 0.5, -0.125, 3, -0.0 } },
+		{ NPU_UNARY_SIN, 0, 0, { 0, M_PI / 2, -M_PI / 6, 3, -5, 1 } },
+		{ NPU_UNARY_COS, 0, 0, { 0, M_PI, M_PI / 3, -2, 5, 1 } },
+		{ NPU_UNARY_SILU, 0, 0, { 0, -1, 1, -6, 6, 0.5 } },
+		{ NPU_UNARY_GELU_TANH, 0, 0, { 0, -1, 1, -3, 3, 0.5 } },
+	};
+	static const unsigned int dtypes[] = { NPU_DTYPE_F32, NPU_DTYPE_F16, NPU_DTYPE_BF16 };
+	static const int64_t dims[1] = { 6 };
+	unsigned int i, j, e;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+	for (j = 0; j < ARRAY_SIZE(dtypes); j++) {
+		struct tt *x, *y;
+		struct desc o;
+		double want[6];
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf), "case %u, dtype %u",
+			 i, dtypes[j]);
+		self->step = self->step_buf;
+		x = T(self, dtypes[j], 1, dims);
+		y = T(self, dtypes[j], 1, dims);
+		memcpy(x->v, cases[i].x, sizeof(cases[i].x));
+		tt_put(self, x);
+		tt_get(self, x, x->v);
+		for (e = 0; e < 6; e++)
+			want[e] = act_ref(cases[i].kind, cases[i].alpha, cases[i].beta,
+					  x->v[e]);
+		desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, y);
+		D(&o)->attrs.unary.fn = act(cases[i].kind, cases[i].alpha, cases[i].beta);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+	}
+}
+
+/* SIGN and LOGICAL_NOT of integers: exact, whatever the magnitude. */
+TEST_F(oplib, unary_sign_and_not_of_integers)
+{
+	static const unsigned int dtypes[] = { NPU_DTYPE_S32, NPU_DTYPE_S8, NPU_DTYPE_U8 };
+	static const double v[5] = { 0, 1, -7, 100, 2147483520.0 };
+	static const int64_t dims[1] = { 5 };
+	unsigned int j, k, e;
+
+	for (j = 0; j < ARRAY_SIZE(dtypes); j++)
+	for (k = 0; k < 2; k++) {
+		unsigned int kind = k ? NPU_UNARY_LOGICAL_NOT : NPU_UNARY_SIGN;
+		struct tt *x, *y;
+		struct desc o;
+		double want[5];
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf), "function %u, dtype %u",
+			 kind, dtypes[j]);
+		self->step = self->step_buf;
+		x = T(self, dtypes[j], 1, dims);
+		y = T(self, dtypes[j], 1, dims);
+		memcpy(x->v, v, sizeof(v));
+		tt_put(self, x);
+		tt_get(self, x, x->v);
+		for (e = 0; e < 5; e++)
+			want[e] = to_int(act_ref(kind, 0, 0, x->v[e]), -128, 255);
+		desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, y);
+		D(&o)->attrs.unary.fn = act(kind, 0, 0);
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+	}
+}
+
 static double binary_ref(unsigned int kind, double a, double b)
 {
 	switch (kind) {
@@ -1395,6 +1512,18 @@ static double binary_ref(unsigned int kind, double a, double b)
 		return fmin(a, b);
 	case NPU_BINARY_MAX:
 		return fmax(a, b);
+	case NPU_BINARY_EQ:
+		return a == b;
+	case NPU_BINARY_NE:
+		return a != b;
+	case NPU_BINARY_LT:
+		return a < b;
+	case NPU_BINARY_LE:
+		return a <= b;
+	case NPU_BINARY_GT:
+		return a > b;
+	case NPU_BINARY_GE:
+		return a >= b;
 	}
 	return 0;
 }
@@ -1424,7 +1553,7 @@ TEST_F(oplib, binary)
 {
 	unsigned int kind, i, d;
 
-	for (kind = 0; kind <= NPU_BINARY_MAX; kind++)
+	for (kind = 0; kind <= NPU_BINARY_LAST; kind++)
 	for (i = 0; i < ARRAY_SIZE(binary_shapes); i++) {
 		const struct binary_shapes *k = &binary_shapes[i];
 		int64_t yd[4], idx[4], ia[4], ib[4];
@@ -1506,6 +1635,119 @@ TEST_F(oplib, binary_activations)
 		RUN_OK(&o);
 		EXPECT_OUTPUT(y, want);
 		free(want);
+	}
+}
+
+/*
+ * Comparisons: sources of every data type holding equal values often, into
+ * outputs of another type, each side broadcast (which swaps the sources
+ * for oneDNN); integers beyond float32's precision and NaN.
+ */
+TEST_F(oplib, compare)
+{
+	static const struct {
+		unsigned int src, dst;
+	} types[] = {
+		{ NPU_DTYPE_F32, NPU_DTYPE_F32 }, { NPU_DTYPE_F32, NPU_DTYPE_U8 },
+		{ NPU_DTYPE_BF16, NPU_DTYPE_S8 }, { NPU_DTYPE_F16, NPU_DTYPE_F16 },
+		{ NPU_DTYPE_F16, NPU_DTYPE_U8 }, { NPU_DTYPE_S32, NPU_DTYPE_U8 },
+		{ NPU_DTYPE_S8, NPU_DTYPE_F32 }, { NPU_DTYPE_U8, NPU_DTYPE_BF16 },
+	};
+	static const int64_t shapes[3][2][3] = {
+		{ { 2, 3, 4 }, { 2, 3, 4 } },
+		{ { 2, 3, 4 }, { 1, 3, 1 } },
+		{ { 2, 1, 4 }, { 2, 3, 4 } },
+	};
+	unsigned int kind, t, sh, d;
+
+	for (kind = NPU_BINARY_EQ; kind <= NPU_BINARY_LAST; kind++)
+	for (t = 0; t < ARRAY_SIZE(types); t++)
+	for (sh = 0; sh < 3; sh++) {
+		int64_t yd[3], idx[3], ia[3], ib[3];
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf), "kind %u, types %u, shape %u",
+			 kind, t, sh);
+		self->step = self->step_buf;
+		for (d = 0; d < 3; d++)
+			yd[d] = shapes[sh][0][d] == 1 ? shapes[sh][1][d] : shapes[sh][0][d];
+		in[0] = T(self, types[t].src, 3, shapes[sh][0]);
+		in[1] = T(self, types[t].src, 3, shapes[sh][1]);
+		y = T(self, types[t].dst, 3, yd);
+		/* three values, so that a third of the pairs are equal */
+		for (e = 0; e < in[0]->n; e++)
+			in[0]->v[e] = floor(rnd_uniform(self, 0, 3));
+		for (e = 0; e < in[1]->n; e++)
+			in[1]->v[e] = floor(rnd_uniform(self, 0, 3));
+		tt_put(self, in[0]);
+		tt_put(self, in[1]);
+		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+		D(&o)->attrs.binary.kind = htole32(kind);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, yd, 3, idx);
+			for (d = 0; d < 3; d++) {
+				ia[d] = shapes[sh][0][d] == 1 ? 0 : idx[d];
+				ib[d] = shapes[sh][1][d] == 1 ? 0 : idx[d];
+			}
+			want[e] = binary_ref(kind, in[0]->v[ravel(ia, shapes[sh][0], 3)],
+					     in[1]->v[ravel(ib, shapes[sh][1], 3)]);
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
+/* float32 cannot tell 2^24 + 1 from 2^24; the card's comparisons can. */
+TEST_F(oplib, compare_exact_integers_and_nan)
+{
+	static const int64_t dims[1] = { 4 };
+	static const double ia[4] = { 16777217, -2147483648.0, 5, 16777216 };
+	static const double ib[4] = { 16777216, -2147483647.0, 5, 16777217 };
+	static const double fa[4] = { NAN, 1, NAN, -0.0 };
+	static const double fb[4] = { 1, NAN, NAN, 0 };
+	unsigned int kind, f;
+
+	for (f = 0; f < 2; f++)
+	for (kind = NPU_BINARY_EQ; kind <= NPU_BINARY_LAST; kind++) {
+		unsigned int dtype = f ? NPU_DTYPE_F32 : NPU_DTYPE_S32;
+		struct tt *in[2], *y;
+		struct desc o;
+		double want[4];
+		uint64_t e;
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf), "kind %u, %s", kind,
+			 f ? "NaN" : "s32");
+		self->step = self->step_buf;
+		in[0] = T(self, dtype, 1, dims);
+		in[1] = T(self, dtype, 1, dims);
+		y = T(self, NPU_DTYPE_U8, 1, dims);
+		memcpy(in[0]->v, f ? fa : ia, sizeof(ia));
+		memcpy(in[1]->v, f ? fb : ib, sizeof(ib));
+		/* the s32 ones straight in: store() goes through float */
+		for (e = 0; e < 4; e++) {
+			int32_t a = ia[e], b = ib[e];
+
+			if (f) {
+				store(tt_ptr(self, in[0], (int64_t[]){ e }), dtype, fa[e]);
+				store(tt_ptr(self, in[1], (int64_t[]){ e }), dtype, fb[e]);
+				continue;
+			}
+			memcpy(tt_ptr(self, in[0], (int64_t[]){ e }), &a, 4);
+			memcpy(tt_ptr(self, in[1], (int64_t[]){ e }), &b, 4);
+		}
+		for (e = 0; e < 4; e++)
+			want[e] = binary_ref(kind, in[0]->v[e], in[1]->v[e]);
+		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+		D(&o)->attrs.binary.kind = htole32(kind);
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
 	}
 }
 
@@ -1734,12 +1976,41 @@ static const struct reduce_case reduce_cases[] = {
 	{ "NCHW16C over H and W", 4, { 2, 18, 3, 4 }, 0xc, NPU_FORMAT_NCHW16C },
 };
 
+/* What a reduction starts from, adds each element with, and ends with. */
+static double reduce_start(unsigned int kind)
+{
+	return kind == NPU_REDUCE_MAX ? -INFINITY : kind == NPU_REDUCE_MIN ? INFINITY :
+	       kind == NPU_REDUCE_PROD ? 1 : 0;
+}
+
+static double reduce_step(unsigned int kind, double w, double v)
+{
+	switch (kind) {
+	case NPU_REDUCE_MAX:
+		return fmax(w, v);
+	case NPU_REDUCE_MIN:
+		return fmin(w, v);
+	case NPU_REDUCE_L1:
+		return w + fabs(v);
+	case NPU_REDUCE_L2:
+		return w + v * v;
+	case NPU_REDUCE_PROD:
+		return w * v;
+	}
+	return w + v;
+}
+
+static double reduce_end(unsigned int kind, double w, uint64_t n)
+{
+	return kind == NPU_REDUCE_MEAN ? w / n : kind == NPU_REDUCE_L2 ? sqrt(w) : w;
+}
+
 TEST_F(oplib, reduce)
 {
 	unsigned int i, kind, d;
 
 	for (i = 0; i < ARRAY_SIZE(reduce_cases); i++)
-	for (kind = 0; kind <= NPU_REDUCE_MIN; kind++) {
+	for (kind = 0; kind <= NPU_REDUCE_LAST; kind++) {
 		const struct reduce_case *k = &reduce_cases[i];
 		int64_t yd[5], idx[5], at[5];
 		struct tt *x, *y;
@@ -1761,24 +2032,60 @@ TEST_F(oplib, reduce)
 		D(&o)->attrs.reduce.axes = htole32(k->axes);
 		want = want_alloc(y);
 		for (e = 0; e < y->n; e++)
-			want[e] = kind == NPU_REDUCE_MAX ? -INFINITY :
-				  kind == NPU_REDUCE_MIN ? INFINITY : 0;
+			want[e] = reduce_start(kind);
 		for (e = 0; e < x->n; e++) {
-			double *w, v = x->v[e];
+			double *w;
 
 			unravel(e, k->dims, k->rank, idx);
 			for (d = 0; d < k->rank; d++)
 				at[d] = (k->axes >> d) & 1 ? 0 : idx[d];
 			w = &want[ravel(at, yd, k->rank)];
-			*w = kind == NPU_REDUCE_MAX ? fmax(*w, v) :
-			     kind == NPU_REDUCE_MIN ? fmin(*w, v) : *w + v;
+			*w = reduce_step(kind, *w, x->v[e]);
 		}
 		n = x->n / y->n;
-		for (e = 0; e < y->n && kind == NPU_REDUCE_MEAN; e++)
-			want[e] /= n;
+		for (e = 0; e < y->n; e++)
+			want[e] = reduce_end(kind, want[e], n);
 		RUN_OK(&o);
 		EXPECT_CLOSE(y, want, 1e-5, 1e-5);
 		free(want);
+	}
+}
+
+/* The new kinds in bf16 and f16: norms of signs that cancel, products. */
+TEST_F(oplib, reduce_norms_and_product_half)
+{
+	static const unsigned int kinds[] = { NPU_REDUCE_L1, NPU_REDUCE_L2, NPU_REDUCE_PROD };
+	static const unsigned int dtypes[] = { NPU_DTYPE_BF16, NPU_DTYPE_F16 };
+	static const int64_t xd[2] = { 3, 4 }, yd[2] = { 3, 1 };
+	static const double v[12] = { -1, 2, -2, 0.5, 3, -3, 1, 1, 0, 4, -1, 2 };
+	unsigned int i, j;
+	uint64_t e;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+	for (j = 0; j < ARRAY_SIZE(dtypes); j++) {
+		struct tt *x, *y;
+		struct desc o;
+		double want[3];
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf), "kind %u, dtype %u",
+			 kinds[i], dtypes[j]);
+		self->step = self->step_buf;
+		x = T(self, dtypes[j], 2, xd);
+		y = T(self, dtypes[j], 2, yd);
+		memcpy(x->v, v, sizeof(v));
+		tt_put(self, x);
+		for (e = 0; e < 3; e++)
+			want[e] = reduce_start(kinds[i]);
+		for (e = 0; e < 12; e++)
+			want[e / 4] = reduce_step(kinds[i], want[e / 4], v[e]);
+		for (e = 0; e < 3; e++)
+			want[e] = reduce_end(kinds[i], want[e], 4);
+		desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, y);
+		D(&o)->attrs.reduce.kind = htole32(kinds[i]);
+		D(&o)->attrs.reduce.axes = htole32(0x2);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
 	}
 }
 
@@ -2553,6 +2860,10 @@ MUT(relu_with_alpha, d->attrs.conv.act = act(NPU_UNARY_RELU, 0.5f, 0))
 MUT(elu_with_beta, d->attrs.conv.act = act(NPU_UNARY_ELU, 1, 1))
 MUT(clip_upside_down, d->attrs.conv.act = act(NPU_UNARY_CLIP, 2, 1))
 MUT(clip_nan, d->attrs.conv.act = act(NPU_UNARY_CLIP, NAN, 1))
+MUT(softplus_beta_0, d->attrs.conv.act = act(NPU_UNARY_SOFTPLUS_BETA, 0, 20))
+MUT(softplus_beta_inf, d->attrs.conv.act = act(NPU_UNARY_SOFTPLUS_BETA, INFINITY, 20))
+MUT(sign_with_alpha, d->attrs.conv.act = act(NPU_UNARY_SIGN, 1, 0))
+MUT(rsqrt_with_beta, d->attrs.conv.act = act(NPU_UNARY_RSQRT, 0, 1))
 /* convolution */
 MUT(conv_rsvd, d->attrs.conv.rsvd = L32(1))
 MUT(conv_stride_0, d->attrs.conv.strides[1] = 0)
@@ -2594,11 +2905,13 @@ MUT(pool_y_channels, Y.dims[1] = L64(1))
 MUT(unary_dtype, Y.dtype = htole16(NPU_DTYPE_BF16))
 MUT(unary_dims, Y.dims[1] = L64(5))
 MUT(unary_kind, d->attrs.unary.fn.kind = L32(99))
-MUT(binary_kind, d->attrs.binary.kind = L32(NPU_BINARY_MAX + 1))
+MUT(binary_kind, d->attrs.binary.kind = L32(NPU_BINARY_LAST + 1))
 MUT(binary_rsvd, d->attrs.binary.rsvd = L32(1))
 MUT(binary_not_broadcast, t[1].dims[1] = L64(2))
 MUT(binary_y_wrong, Y.dims[0] = L64(1))
 MUT(binary_rank, t[1].ndims = htole16(1); t[1].dims[1] = 0; t[1].strides[1] = 0)
+MUT(compare_mixed, d->attrs.binary.kind = L32(NPU_BINARY_LT);
+    t[1].dtype = htole16(NPU_DTYPE_BF16))
 /* normalizations */
 MUT(bn_axis, d->attrs.norm.axis = L32(1))
 MUT(bn_scale_length, t[1].dims[0] = L64(4))
@@ -2613,7 +2926,7 @@ MUT(sm_axis, d->attrs.softmax.axis = L32(2))
 MUT(sm_log_2, d->attrs.softmax.log = L32(2))
 MUT(sm_attr_tail, d->attrs.bytes[8] = 1)
 /* reductions and moves */
-MUT(red_kind, d->attrs.reduce.kind = L32(NPU_REDUCE_MIN + 1))
+MUT(red_kind, d->attrs.reduce.kind = L32(NPU_REDUCE_LAST + 1))
 MUT(red_axis_past_rank, d->attrs.reduce.axes = L32(0x8))
 MUT(red_y_not_1, d->attrs.reduce.axes = L32(0x1))
 MUT(cat_sum, Y.dims[1] = L64(8))
@@ -2716,6 +3029,10 @@ static const struct reject_case {
 	{ "elu with a beta", B_CONV, elu_with_beta, NPU_ERR_RESERVED },
 	{ "clip upside down", B_CONV, clip_upside_down, NPU_ERR_OP_PARAM },
 	{ "clip to NaN", B_CONV, clip_nan, NPU_ERR_OP_PARAM },
+	{ "softplus with beta 0", B_CONV, softplus_beta_0, NPU_ERR_OP_PARAM },
+	{ "softplus with an infinite beta", B_CONV, softplus_beta_inf, NPU_ERR_OP_PARAM },
+	{ "sign with an alpha", B_CONV, sign_with_alpha, NPU_ERR_RESERVED },
+	{ "rsqrt with a beta", B_CONV, rsqrt_with_beta, NPU_ERR_RESERVED },
 	{ "conv rsvd", B_CONV, conv_rsvd, NPU_ERR_RESERVED },
 	{ "conv stride 0", B_CONV, conv_stride_0, NPU_ERR_OP_PARAM },
 	{ "conv dilation 0", B_CONV, conv_dilation_0, NPU_ERR_OP_PARAM },
@@ -2756,6 +3073,7 @@ static const struct reject_case {
 	{ "binary not broadcastable", B_BINARY, binary_not_broadcast, NPU_ERR_OP_PARAM },
 	{ "binary y", B_BINARY, binary_y_wrong, NPU_ERR_OP_PARAM },
 	{ "binary ranks", B_BINARY, binary_rank, NPU_ERR_OP_PARAM },
+	{ "comparison of two dtypes", B_BINARY, compare_mixed, NPU_ERR_OPERATOR },
 	{ "batchnorm axis", B_BATCHNORM, bn_axis, NPU_ERR_RESERVED },
 	{ "batchnorm scale length", B_BATCHNORM, bn_scale_length, NPU_ERR_OP_PARAM },
 	{ "batchnorm var bf16", B_BATCHNORM, bn_var_bf16, NPU_ERR_OPERATOR },

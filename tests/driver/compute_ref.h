@@ -146,6 +146,26 @@ static inline double ref_act(const struct npu_activation *a, double x)
 		return x > 0 ? x : alpha * (exp(x) - 1);
 	case NPU_UNARY_SOFTPLUS:
 		return log1p(exp(x));
+	case NPU_UNARY_SIN:
+		return sin(x);
+	case NPU_UNARY_COS:
+		return cos(x);
+	case NPU_UNARY_RSQRT:
+		return 1 / sqrt(x);
+	case NPU_UNARY_SILU:
+		return x / (1 + exp(-x));
+	case NPU_UNARY_GELU_TANH:
+		return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+	case NPU_UNARY_SIGN:
+		return x > 0 ? 1 : x < 0 ? -1 : x;
+	case NPU_UNARY_THRESHOLD:
+		return x > alpha ? x : beta;
+	case NPU_UNARY_SOFTPLUS_BETA:
+		return x * alpha > beta ? x : log1p(exp(alpha * x)) / alpha;
+	case NPU_UNARY_LOGICAL_NOT:
+		return x == 0;
+	case NPU_UNARY_RECIPROCAL:
+		return 1 / x;
 	default:
 		return x;
 	}
@@ -176,6 +196,18 @@ static inline double ref_binary_fn(uint32_t kind, double a, double b)
 		return pow(a, b);
 	case NPU_BINARY_MIN:
 		return fmin(a, b);
+	case NPU_BINARY_EQ:
+		return a == b;
+	case NPU_BINARY_NE:
+		return a != b;
+	case NPU_BINARY_LT:
+		return a < b;
+	case NPU_BINARY_LE:
+		return a <= b;
+	case NPU_BINARY_GT:
+		return a > b;
+	case NPU_BINARY_GE:
+		return a >= b;
 	default:
 		return fmax(a, b);
 	}
@@ -409,6 +441,32 @@ static inline void ref_softmax(const struct ref_tensor *x, const struct npu_attr
 	} while (ref_next(idx, x->dims, x->ndims));
 }
 
+static inline double ref_reduce_start(uint32_t kind)
+{
+	return kind == NPU_REDUCE_MAX ? -INFINITY : kind == NPU_REDUCE_MIN ? INFINITY :
+	       kind == NPU_REDUCE_PROD ? 1 : 0;
+}
+
+static inline double ref_reduce_step(uint32_t kind, double acc, double v, uint64_t n)
+{
+	switch (kind) {
+	case NPU_REDUCE_MAX:
+		return fmax(acc, v);
+	case NPU_REDUCE_MIN:
+		return fmin(acc, v);
+	case NPU_REDUCE_MEAN:
+		return acc + v / n;
+	case NPU_REDUCE_L1:
+		return acc + fabs(v);
+	case NPU_REDUCE_L2:
+		return acc + v * v;
+	case NPU_REDUCE_PROD:
+		return acc * v;
+	default:
+		return acc + v;
+	}
+}
+
 static inline void ref_reduce(const struct ref_tensor *x, const struct ref_tensor *yt,
 			      const struct npu_attr_reduce *at, double *y)
 {
@@ -416,21 +474,15 @@ static inline void ref_reduce(const struct ref_tensor *x, const struct ref_tenso
 	unsigned int d;
 
 	for (i = 0; i < count; i++)
-		y[i] = at->kind == NPU_REDUCE_MAX ? -INFINITY :
-		       at->kind == NPU_REDUCE_MIN ? INFINITY : 0;
+		y[i] = ref_reduce_start(at->kind);
 	n = ref_count(x) / count;
 	do {
-		double v = ref_at(x, idx);
-
 		for (i = 0, d = 0; d < x->ndims; d++)
 			i = i * yt->dims[d] + (at->axes >> d & 1 ? 0 : idx[d]);
-		if (at->kind == NPU_REDUCE_MAX)
-			y[i] = fmax(y[i], v);
-		else if (at->kind == NPU_REDUCE_MIN)
-			y[i] = fmin(y[i], v);
-		else
-			y[i] += at->kind == NPU_REDUCE_MEAN ? v / n : v;
+		y[i] = ref_reduce_step(at->kind, y[i], ref_at(x, idx), n);
 	} while (ref_next(idx, x->dims, x->ndims));
+	for (i = 0; i < count && at->kind == NPU_REDUCE_L2; i++)
+		y[i] = sqrt(y[i]);
 }
 
 static inline void ref_concat(const struct ref_tensor *const *in, unsigned int nin,

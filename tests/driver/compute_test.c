@@ -1122,6 +1122,12 @@ static const struct {
 	{ NPU_UNARY_ABS, 0, 0, -2, 2 },	{ NPU_UNARY_NEG, 0, 0, -2, 2 },
 	{ NPU_UNARY_ERF, 0, 0, -2, 2 },	{ NPU_UNARY_GELU, 0, 0, -3, 3 },
 	{ NPU_UNARY_ELU, 1.3f, 0, -3, 3 },	{ NPU_UNARY_SOFTPLUS, 0, 0, -3, 3 },
+	{ NPU_UNARY_SIN, 0, 0, -4, 4 },	{ NPU_UNARY_COS, 0, 0, -4, 4 },
+	{ NPU_UNARY_RSQRT, 0, 0, 0.1f, 4 },	{ NPU_UNARY_SILU, 0, 0, -4, 4 },
+	{ NPU_UNARY_GELU_TANH, 0, 0, -3, 3 },	{ NPU_UNARY_SIGN, 0, 0, -2, 2 },
+	{ NPU_UNARY_THRESHOLD, 0.5f, -2, -2, 2 },
+	{ NPU_UNARY_SOFTPLUS_BETA, 2, 3, -3, 3 },
+	{ NPU_UNARY_LOGICAL_NOT, 0, 0, -2, 2 },	{ NPU_UNARY_RECIPROCAL, 0, 0, 0.25f, 4 },
 };
 
 #define NFUNCTIONS	(sizeof(functions) / sizeof(functions[0]))
@@ -1195,7 +1201,7 @@ TEST_F(result, binary_every_kind_with_broadcast)
 	uint32_t kind;
 
 	NEED_OPERATOR(NPU_OPERATOR_BINARY);
-	for (kind = 0; kind <= NPU_BINARY_MAX; kind++) {
+	for (kind = 0; kind <= NPU_BINARY_LAST; kind++) {
 		forget_tensors(self);
 		a = DENSE(4, 1, 5);
 		b = DENSE(1, 6, 5);
@@ -1486,12 +1492,15 @@ TEST_F(result, reduce_every_kind_and_axes)
 	unsigned int kind, m, i;
 
 	NEED_OPERATOR(NPU_OPERATOR_REDUCE);
-	for (kind = 0; kind <= NPU_REDUCE_MIN; kind++) {
+	for (kind = 0; kind <= NPU_REDUCE_LAST; kind++) {
 		for (m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
 			uint64_t ydims[3] = { 4, 5, 6 };
 
 			forget_tensors(self);
 			x = DENSE(4, 5, 6);
+			/* a product of 120 factors near 1 stays a float */
+			if (kind == NPU_REDUCE_PROD)
+				fill(self, x, 0.8f, 1.25f);
 			for (i = 0; i < 3; i++)
 				if (masks[m] >> i & 1)
 					ydims[i] = 1;

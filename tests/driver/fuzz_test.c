@@ -336,7 +336,7 @@ static bool plausible_compute(struct fuzzer *f, struct drm_npu_cmd *c)
 		d->attrs.unary.fn.kind = below(f, NPU_UNARY_LAST + 1);
 		break;
 	case NPU_OPERATOR_BINARY:
-		d->attrs.binary.kind = below(f, NPU_BINARY_MAX + 1);
+		d->attrs.binary.kind = below(f, NPU_BINARY_LAST + 1);
 		break;
 	case NPU_OPERATOR_CAST:
 		d->tensors[1].dtype = to;
