@@ -55,8 +55,13 @@ def gelu(x):
     return 0.5 * x * (1 + erf(x / math.sqrt(2)))
 
 
+# numpy's own float64 tanh goes wrong in the guest's emulated CPU (its SIMD
+# path), so the reference is the C library's.
+tanh = np.vectorize(math.tanh)
+
+
 def gelu_tanh(x):
-    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
 def sigmoid(x):
@@ -73,7 +78,7 @@ UNARY = [
     ("Rsqrt", lambda x: 1 / np.sqrt(x), (0.2, 5)),
     ("Sin", np.sin, (-3, 3)),
     ("Cos", np.cos, (-3, 3)),
-    ("Tanh", np.tanh, (-3, 3)),
+    ("Tanh", tanh, (-3, 3)),
     ("Erf", erf, (-3, 3)),
     ("Relu", lambda x: np.maximum(x, 0), (-3, 3)),
     ("Sigmoid", sigmoid, (-5, 5)),
@@ -135,7 +140,7 @@ def test_unary_into_a_strided_output(device):
     x = rand((3, 4), np.float32)
     out = aclnn.tensor(np.zeros((3, 4), np.float32), strides=(8, 2), offset=1)
     run_ok("Tanh", aclnn.tensor(x), out)
-    check(out.numpy(), np.tanh(x.astype(np.float64)), np.float32)
+    check(out.numpy(), tanh(x.astype(np.float64)), np.float32)
     storage = out.storage()
     written = np.zeros(storage.shape, bool)
     for i in range(3):
