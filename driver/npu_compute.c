@@ -489,6 +489,45 @@ static int npu_tensor_extent(struct npu_device *ndev, const struct npu_tensor_de
 	return 0;
 }
 
+/*
+ * Two of a strided output's elements at one address: taken by increasing
+ * stride, an axis of more than one element has a stride not above the
+ * span of the axes before it.  The card would refuse the operator; an
+ * input may so repeat elements (a broadcast view), an output may not.
+ * Called after npu_tensor_extent(), so no product overflows.
+ */
+static bool npu_output_overlaps(const struct npu_tensor_desc *t)
+{
+	unsigned int n, d, next, ndims = le16_to_cpu(t->ndims);
+	u64 span = 0, dim, stride;
+	u32 done = 0;
+
+	if (le16_to_cpu(t->format) != NPU_FORMAT_STRIDED)
+		return false;
+	for (d = 0; d < ndims; d++)
+		if (!t->dims[d])
+			return false;
+	for (n = 0; n < ndims; n++) {
+		next = ndims;
+		for (d = 0; d < ndims; d++) {
+			if ((done & BIT(d)) || le64_to_cpu(t->dims[d]) < 2)
+				continue;
+			if (next == ndims ||
+			    le64_to_cpu(t->strides[d]) < le64_to_cpu(t->strides[next]))
+				next = d;
+		}
+		if (next == ndims)
+			break;
+		dim = le64_to_cpu(t->dims[next]);
+		stride = le64_to_cpu(t->strides[next]);
+		if (stride <= span)
+			return true;
+		span += (dim - 1) * stride;
+		done |= BIT(next);
+	}
+	return false;
+}
+
 /* Header, operator, attributes: everything but the tensors' ranges. */
 static int npu_check_desc(struct npu_device *ndev, const struct npu_op_desc *desc,
 			  u64 size, u64 *extents)
@@ -514,6 +553,8 @@ static int npu_check_desc(struct npu_device *ndev, const struct npu_op_desc *des
 		ret = npu_tensor_extent(ndev, &desc->tensors[i], &extents[i]);
 		if (ret)
 			return ret;
+		if (i >= desc->num_inputs && npu_output_overlaps(&desc->tensors[i]))
+			return -EINVAL;
 	}
 	ret = npu_check_attrs(kind, &desc->attrs, le16_to_cpu(desc->tensors[0].ndims));
 	return ret ?: npu_check_unused(kind, desc);

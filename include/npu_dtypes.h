@@ -44,13 +44,13 @@
 	X(INT8,		"int8",		1,  2, 3,  2,  NPU_DTYPE_S8)		\
 	X(INT32,	"int32",	4,  3, 6,  3,  NPU_DTYPE_S32)		\
 	X(UINT8,	"uint8",	1,  4, 2,  4,  NPU_DTYPE_U8)		\
-	X(INT16,	"int16",	2,  6, 5,  6,  NPU_DT_NONE)		\
+	X(INT16,	"int16",	2,  6, 5,  6,  NPU_DTYPE_S16)		\
 	X(UINT16,	"uint16",	2,  7, 4,  7,  NPU_DT_NONE)		\
 	X(UINT32,	"uint32",	4,  8, 12, 8,  NPU_DT_NONE)		\
-	X(INT64,	"int64",	8,  9, 7,  9,  NPU_DT_NONE)		\
+	X(INT64,	"int64",	8,  9, 7,  9,  NPU_DTYPE_S64)		\
 	X(UINT64,	"uint64",	8, 10, 13, 10, NPU_DT_NONE)		\
 	X(DOUBLE,	"double",	8, 11, 11, 11, NPU_DT_NONE)		\
-	X(BOOL,		"bool",		1, 12, 9,  12, NPU_DT_NONE)		\
+	X(BOOL,		"bool",		1, 12, 9,  12, NPU_DTYPE_BOOL)		\
 	X(STRING,	"string",	0, 13, 8,  13, NPU_DT_NONE)		\
 	X(BF16,		"bfloat16",	2, 27, 16, 27, NPU_DTYPE_BF16)
 

@@ -10,9 +10,12 @@
 #   make acl-tsan        the library and the tests/acl suites under ThreadSanitizer,
 #                        in build/tsan (tools/check runs those suites too)
 #   make install         headers, libraries and ascendcl.pc under
-#                        $(DESTDIR)$(PREFIX) (PREFIX defaults to /usr/local)
+#                        $(DESTDIR)$(PREFIX) (PREFIX defaults to /usr/local),
+#                        the libraries in lib64 as the vendor's toolkit has them
 
 PREFIX		?= /usr/local
+# Where every part installs its libraries and .pc files: the vendor's name.
+INSTALL_LIBDIR	 = $(PREFIX)/lib64
 ACL_SOVER	:= 1
 ACL_VERSION	:= 1.0.0
 ACL_LIBDIR	:= $(BUILD)/lib
@@ -167,14 +170,15 @@ acl-run: acl
 install: acl-install
 
 acl-install: acl-lib
-	install -d $(DESTDIR)$(PREFIX)/include/acl/error_codes $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/include/acl/error_codes $(DESTDIR)$(INSTALL_LIBDIR)/pkgconfig
 	install -m 644 $(wildcard $(ACL_INC)/acl/*.h) $(DESTDIR)$(PREFIX)/include/acl/
 	install -m 644 $(wildcard $(ACL_INC)/acl/error_codes/*.h) \
 		$(DESTDIR)$(PREFIX)/include/acl/error_codes/
-	install -m 755 $(ACL_LIB) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libascendcl.so.$(ACL_VERSION) $(DESTDIR)$(PREFIX)/lib/libascendcl.so.$(ACL_SOVER)
-	ln -sf libascendcl.so.$(ACL_SOVER) $(DESTDIR)$(PREFIX)/lib/libascendcl.so
-	ln -sf libascendcl.so $(DESTDIR)$(PREFIX)/lib/libacl_rt.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib|' \
+	install -m 755 $(ACL_LIB) $(DESTDIR)$(INSTALL_LIBDIR)/
+	ln -sf libascendcl.so.$(ACL_VERSION) $(DESTDIR)$(INSTALL_LIBDIR)/libascendcl.so.$(ACL_SOVER)
+	ln -sf libascendcl.so.$(ACL_SOVER) $(DESTDIR)$(INSTALL_LIBDIR)/libascendcl.so
+	ln -sf libascendcl.so $(DESTDIR)$(INSTALL_LIBDIR)/libacl_rt.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib64|' \
 	    -e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(ACL_VERSION)|' \
-	    libacl/ascendcl.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/ascendcl.pc
+	    libacl/ascendcl.pc.in >$(DESTDIR)$(INSTALL_LIBDIR)/pkgconfig/ascendcl.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' libacl/set_env.sh.in >$(DESTDIR)$(PREFIX)/set_env.sh

@@ -77,17 +77,17 @@ install: ge-install
 
 ge-install: ge-lib acl-install
 	install -d $(DESTDIR)$(PREFIX)/include/ge $(DESTDIR)$(PREFIX)/include/graph \
-		$(DESTDIR)$(PREFIX)/include/parser $(DESTDIR)$(PREFIX)/lib/pkgconfig
+		$(DESTDIR)$(PREFIX)/include/parser $(DESTDIR)$(INSTALL_LIBDIR)/pkgconfig
 	install -m 644 $(wildcard $(GE_INC)/ge/*.h) $(DESTDIR)$(PREFIX)/include/ge/
 	install -m 644 $(wildcard $(GE_INC)/graph/*.h) $(DESTDIR)$(PREFIX)/include/graph/
 	install -m 644 $(wildcard $(GE_INC)/parser/*.h) $(DESTDIR)$(PREFIX)/include/parser/
 	install -m 644 $(wildcard $(GE_INC)/*.h) $(DESTDIR)$(PREFIX)/include/
-	install -m 755 $(GE_LIB) $(GE_PARSER_LIB) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libge_runner.so $(DESTDIR)$(PREFIX)/lib/libgraph.so
-	ln -sf libge_runner.so $(DESTDIR)$(PREFIX)/lib/libgraph_base.so
-	ln -sf libfmk_onnx_parser.so $(DESTDIR)$(PREFIX)/lib/libfmk_parser.so
+	install -m 755 $(GE_LIB) $(GE_PARSER_LIB) $(DESTDIR)$(INSTALL_LIBDIR)/
+	ln -sf libge_runner.so $(DESTDIR)$(INSTALL_LIBDIR)/libgraph.so
+	ln -sf libge_runner.so $(DESTDIR)$(INSTALL_LIBDIR)/libgraph_base.so
+	ln -sf libfmk_onnx_parser.so $(DESTDIR)$(INSTALL_LIBDIR)/libfmk_parser.so
 	for pc in ge_runner fmk_onnx_parser; do \
-		sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib|' \
+		sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib64|' \
 		    -e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(GE_VERSION)|' \
-		    libge/$$pc.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/$$pc.pc; \
+		    libge/$$pc.pc.in >$(DESTDIR)$(INSTALL_LIBDIR)/pkgconfig/$$pc.pc; \
 	done

@@ -79,6 +79,6 @@ install: python-install
 # Linked again, to find the installed libascendcl rather than the build tree's.
 python-install: $(PY_OBJS) acl-install
 	install -d $(DESTDIR)$(PYTHONDIR)
-	$(call py_link,$(BUILD)/python/obj/acl-installed.so,$(PREFIX)/lib)
+	$(call py_link,$(BUILD)/python/obj/acl-installed.so,$(INSTALL_LIBDIR))
 	install -m 644 $(BUILD)/python/obj/acl-installed.so \
 		$(DESTDIR)$(PYTHONDIR)/acl$(PY_EXT_SUFFIX)

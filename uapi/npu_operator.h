@@ -23,9 +23,13 @@ enum npu_dtype {
 	NPU_DTYPE_S32 = 3,
 	NPU_DTYPE_S8 = 4,
 	NPU_DTYPE_U8 = 5,
+	NPU_DTYPE_S64 = 6,
+	NPU_DTYPE_S16 = 7,
+	/* one byte, 0 or 1; the card reads any byte but 0 as true */
+	NPU_DTYPE_BOOL = 8,
 };
 
-#define NPU_DTYPE_LAST			NPU_DTYPE_U8
+#define NPU_DTYPE_LAST			NPU_DTYPE_BOOL
 
 /*
  * Bytes per element of enum npu_dtype t, for t up to NPU_DTYPE_LAST: four
@@ -37,7 +41,10 @@ enum npu_dtype {
 				 (2ULL << (4 * NPU_DTYPE_F16)) |	\
 				 (4ULL << (4 * NPU_DTYPE_S32)) |	\
 				 (1ULL << (4 * NPU_DTYPE_S8)) |		\
-				 (1ULL << (4 * NPU_DTYPE_U8)))
+				 (1ULL << (4 * NPU_DTYPE_U8)) |		\
+				 (8ULL << (4 * NPU_DTYPE_S64)) |	\
+				 (2ULL << (4 * NPU_DTYPE_S16)) |	\
+				 (1ULL << (4 * NPU_DTYPE_BOOL)))
 #define NPU_DTYPE_SIZE(t)	((unsigned int)((NPU_DTYPE_SIZES >> (4 * (t))) & 0xf))
 
 enum npu_tensor_format {
@@ -85,9 +92,12 @@ enum npu_tensor_format {
  * the bytes the tensor spans are [addr, addr + extent) with extent
  * (sum((dims[d] - 1) * strides[d]) + 1) * element size, which must lie in
  * device memory; addr is a multiple of the element size.  No two elements
- * share an address: by increasing stride, each axis of more than one
- * element has a stride above the span of those before it.  A dimension of
- * 0 makes an empty tensor.
+ * of an output share an address: by increasing stride, each axis of more
+ * than one element has a stride above the span of those before it.  An
+ * input may repeat its elements along axes of stride 0, as a broadcast
+ * view does (its other axes as an output's), and then have no more
+ * elements than device memory holds in its data type.  A dimension of 0
+ * makes an empty tensor.
  *
  * On a direct ring (docs/hardware.md) a tensor names its buffer instead:
  * bind is a DEVICE binding, addr an offset into it, and the extent must
@@ -241,7 +251,9 @@ struct npu_attr_binary {
  * BATCHNORM (inference) normalizes NCHW-like x per channel (axis 1) with
  * the given mean and var; its @axis is 0.  LAYERNORM normalizes over the
  * axes from @axis to the last, scale and bias having those axes' dims.
- * The parameters are F32.
+ * The parameters are F32.  RMSNORM divides by the root mean square over
+ * the axes from @axis to the last: y = act(x / sqrt(mean(x^2) + epsilon) *
+ * gamma), gamma having those axes' dims and any floating data type.
  */
 struct npu_attr_norm {
 	__le32 axis;
@@ -376,6 +388,31 @@ struct npu_attr_gather {
 	__le32 rsvd;
 };
 
+/*
+ * TRIANGLE keeps a triangle of each matrix of the last two axes (row i,
+ * column j) and zeroes the rest: y = x where j - i <= diagonal (upper 0,
+ * tril) or j - i >= diagonal (upper 1, triu), else 0.  x and y have one
+ * shape and data type, of rank 2 or more.
+ */
+struct npu_attr_triangle {
+	__le32 upper;
+	__le32 rsvd;
+	__le64 diagonal;	/* signed */
+};
+
+/*
+ * GROUPNORM normalizes x (N, C, ...) over each group of C / groups
+ * channels with all their spatial elements, by the group's mean and biased
+ * variance, then scales and shifts per channel: y = act((x - mean) /
+ * sqrt(var + epsilon) * gamma + beta), gamma and beta of dims (C) and any
+ * floating data type.  groups divides C.
+ */
+struct npu_attr_groupnorm {
+	__le32 groups;
+	__le32 epsilon;
+	struct npu_activation act;
+};
+
 union npu_op_attrs {
 	struct npu_attr_conv conv;
 	struct npu_attr_matmul matmul;
@@ -392,6 +429,8 @@ union npu_op_attrs {
 	struct npu_attr_slice slice;
 	struct npu_attr_pack_conv pack_conv;
 	struct npu_attr_gather gather;
+	struct npu_attr_triangle triangle;
+	struct npu_attr_groupnorm groupnorm;
 	__u8 bytes[128];	/* the union's size; unused bytes 0 */
 };
 

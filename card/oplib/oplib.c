@@ -196,14 +196,28 @@ static bool tensor_span(const struct oplib_tensor *t, uint64_t *elems)
 	return *elems != 0;
 }
 
+/* An input that repeats elements: a stride of 0 on an axis of several. */
+bool oplib_broadcasts(const struct oplib_tensor *t)
+{
+	unsigned int d;
+
+	if (t->format != NPU_FORMAT_STRIDED || !t->nelems)
+		return false;
+	for (d = 0; d < t->ndims; d++)
+		if (t->dims[d] > 1 && !t->strides[d])
+			return true;
+	return false;
+}
+
 /*
  * Two indices at one address: taken by increasing stride, an axis's stride
- * does not pass the span of the axes before it.  No operator needs that
- * (broadcasting is by dims of 1), and it would let a few bytes stand for
- * more elements than memory holds: hours of work for one command.  The
- * span is bounded by the extent, which is checked first.
+ * does not pass the span of the axes before it.  An output must not, or
+ * what it holds would depend on the order of the writes.  An input may
+ * repeat its elements along axes of stride 0, as a broadcast view does,
+ * but not otherwise: an axis of stride 0 is left out here.  The span is
+ * bounded by the extent, which is checked first.
  */
-static bool tensor_overlaps(const struct oplib_tensor *t)
+static bool tensor_overlaps(const struct oplib_tensor *t, bool output)
 {
 	bool done[NPU_TENSOR_MAX_DIMS] = { false };
 	uint64_t span = 0;
@@ -214,7 +228,7 @@ static bool tensor_overlaps(const struct oplib_tensor *t)
 	for (n = 0; n < t->ndims; n++) {
 		next = t->ndims;
 		for (d = 0; d < t->ndims; d++)
-			if (!done[d] && t->dims[d] > 1 &&
+			if (!done[d] && t->dims[d] > 1 && (output || t->strides[d]) &&
 			    (next == t->ndims || t->strides[d] < t->strides[next]))
 				next = d;
 		if (next == t->ndims)
@@ -228,11 +242,26 @@ static bool tensor_overlaps(const struct oplib_tensor *t)
 }
 
 /*
+ * A broadcast input stands for more elements than its bytes; no more than
+ * device memory would hold densely, or a few bytes could stand for hours
+ * of work.
+ */
+static bool tensor_too_many(const struct oplib_tensor *t, size_t esize,
+			    uint64_t devmem_size)
+{
+	uint64_t bytes;
+
+	return oplib_broadcasts(t) &&
+	       (__builtin_mul_overflow(t->nelems, esize, &bytes) ||
+		bytes > devmem_size);
+}
+
+/*
  * Aligned, in device memory (and in @within, when the submitter's buffer
  * is known), and not overlapping itself.
  */
 static int tensor_place(struct oplib_tensor *t, uint64_t devmem_size,
-			const struct oplib_range *within)
+			const struct oplib_range *within, bool output)
 {
 	size_t esize = oplib_dtype_size(t->dtype);
 	uint64_t elems;
@@ -249,7 +278,8 @@ static int tensor_place(struct oplib_tensor *t, uint64_t devmem_size,
 	if (within && (t->addr < within->addr || t->addr - within->addr > within->size ||
 		       t->extent > within->size - (t->addr - within->addr)))
 		return NPU_ERR_ACCESS;
-	if (tensor_overlaps(t))
+	if (tensor_overlaps(t, output) ||
+	    tensor_too_many(t, esize, devmem_size))
 		return NPU_ERR_OP_PARAM;
 	return NPU_ERR_NONE;
 }
@@ -261,7 +291,8 @@ static int tensors_place(struct oplib_op *op, const struct oplib_family *fam,
 	int err;
 
 	for (i = 0; i < op->num_tensors; i++) {
-		err = tensor_place(&op->t[i], devmem_size, within ? &within[i] : NULL);
+		err = tensor_place(&op->t[i], devmem_size, within ? &within[i] : NULL,
+				   i >= op->num_inputs);
 		if (err)
 			return err;
 	}
@@ -313,7 +344,35 @@ static void desc_key(const struct npu_op_desc *desc, size_t size,
 		k->tensors[i].addr = 0;
 }
 
+/*
+ * The inputs a family gets as dense copies, and the operator as it then
+ * looks to the family: those inputs row-major.
+ */
+static uint32_t op_densify(struct oplib_op *op, const struct oplib_family *fam)
+{
+	uint32_t inputs = 0;
+	unsigned int i, d;
+
+	if (fam->reads_broadcast)
+		return 0;
+	for (i = 0; i < op->num_inputs; i++) {
+		struct oplib_tensor *t = &op->t[i];
+		int64_t stride = 1;
+
+		if (!oplib_broadcasts(t))
+			continue;
+		inputs |= 1u << i;
+		for (d = t->ndims; d-- > 0;) {
+			t->strides[d] = stride;
+			stride *= t->dims[d];
+		}
+	}
+	return inputs;
+}
+
+/* @op as the checks left it; the family plans for it densified. */
 static int plan_get(struct oplib *lib, const struct oplib_op *op,
+		    const struct oplib_op *dense, uint32_t dense_inputs,
 		    const struct oplib_family *fam,
 		    const struct npu_op_desc *desc, size_t size,
 		    struct oplib_cache_entry **entry)
@@ -330,7 +389,9 @@ static int plan_get(struct oplib *lib, const struct oplib_op *op,
 	plan = calloc(1, sizeof(*plan));
 	if (!plan)
 		return NPU_ERR_OP_FAILED;
-	err = fam->plan(lib, op, plan);
+	err = oplib_plan_dense_inputs(lib, plan, op, dense_inputs);
+	if (!err)
+		err = fam->plan(lib, dense, plan);
 	if (err) {
 		oplib_plan_destroy(plan);
 		return err;
@@ -496,8 +557,11 @@ static int plan_execute(struct oplib *lib, const struct oplib_op *op,
 	int err;
 
 	for (i = 0; i < op->num_tensors; i++)
-		bufs[i] = devmem + op->t[i].addr;
+		bufs[i] = bufs[OPLIB_SOURCE_BUF(i)] = devmem + op->t[i].addr;
 	err = scratch_alloc(plan, bufs, &scratchpad, &own);
+	for (i = 0; !err && i < op->num_tensors; i++)
+		if (plan->dense_inputs & (1u << i))
+			bufs[i] = bufs[plan->dense_buf[i]];
 	if (!err && dnnl_stream_create(&stream, lib->engine,
 				       dnnl_stream_default_flags) != dnnl_success)
 		err = NPU_ERR_OP_FAILED;
@@ -530,21 +594,25 @@ int oplib_run(struct oplib *lib, const struct npu_op_desc *desc, size_t size,
 {
 	const struct oplib_family *family;
 	struct oplib_cache_entry *entry;
-	struct oplib_op op;
+	struct oplib_op op, dense;
+	uint32_t dense_inputs;
 	int err;
 
 	err = op_prepare(desc, size, devmem_size, NULL, &op, &family);
 	if (err || !oplib_out(&op)->nelems)
 		return err;
+	dense = op;
+	dense_inputs = op_densify(&dense, family);
 
 	/* per thread: oneDNN sizes its parallel regions by it */
 	omp_set_num_threads(lib->threads);
 	if (!engine_get(hooks))
 		return OPLIB_ABORTED;
 	/* compiling is the engine's work too */
-	err = plan_get(lib, &op, family, desc, size, &entry);
+	err = plan_get(lib, &op, &dense, dense_inputs, family, desc, size,
+		       &entry);
 	if (!err) {
-		err = plan_execute(lib, &op, oplib_cache_plan(entry), devmem,
+		err = plan_execute(lib, &dense, oplib_cache_plan(entry), devmem,
 				   hooks);
 		oplib_cache_put(&lib->cache, entry);
 	}
@@ -590,7 +658,10 @@ uint32_t oplib_dtypes(const struct oplib *lib)
 	return lib->dtypes;
 }
 
-/* A data type is supported if values convert to and from float32. */
+/*
+ * A data type is supported if values convert to and from float32; those
+ * oneDNN has not are the loops', which convert every type.
+ */
 static uint32_t probe_dtypes(dnnl_engine_t engine)
 {
 	uint32_t dtypes = 1u << NPU_DTYPE_F32;
@@ -603,6 +674,10 @@ static uint32_t probe_dtypes(dnnl_engine_t engine)
 	for (dt = 0; dt <= NPU_DTYPE_LAST; dt++) {
 		bool ok = true;
 
+		if (oplib_dnnl_dtype(dt) == dnnl_data_type_undef) {
+			dtypes |= 1u << dt;
+			continue;
+		}
 		dnnl_memory_desc_init_by_tag(&other, 1, dims,
 					     oplib_dnnl_dtype(dt), dnnl_a);
 		if (dnnl_reorder_primitive_desc_create(&pd, &f32, engine, &other,

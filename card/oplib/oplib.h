@@ -25,8 +25,8 @@
 #include "npu_hw.h"
 
 #define OPLIB_VERSION_MAJOR	1
-/* 1: OIHW16I16O weights; 2: GATHER */
-#define OPLIB_VERSION_MINOR	2
+/* 1: OIHW16I16O weights; 2: GATHER; 3: S64, S16, BOOL, broadcast inputs */
+#define OPLIB_VERSION_MINOR	3
 #define OPLIB_VERSION		((OPLIB_VERSION_MAJOR << 16) | OPLIB_VERSION_MINOR)
 
 /* The largest descriptor: the header and NPU_OP_MAX_TENSORS tensors. */

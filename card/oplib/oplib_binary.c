@@ -100,7 +100,7 @@ static bool compare_holds(uint32_t kind, const uint8_t *pa, const uint8_t *pb,
 {
 	bool lt, gt;
 
-	if (oplib_dtype_is_float(dtype)) {
+	if (!oplib_dtype_is_int(dtype)) {
 		float a = oplib_load(pa, dtype), b = oplib_load(pb, dtype);
 
 		lt = a < b;

@@ -345,6 +345,21 @@ static int unary_check(const struct oplib_op *op)
 	return NPU_ERR_NONE;
 }
 
+/* The identity: a copy, of any type. */
+static int unary_copy_plan(struct oplib *lib, const struct oplib_op *op,
+			   struct oplib_plan *plan)
+{
+	unsigned int x, y;
+	int err;
+
+	err = oplib_plan_copy_tensor(plan, op, 0, &x);
+	if (!err)
+		err = oplib_plan_copy_tensor(plan, op, op->num_inputs, &y);
+	if (!err)
+		err = oplib_plan_reorder(lib, plan, x, y);
+	return err;
+}
+
 static int unary_plan(struct oplib *lib, const struct oplib_op *op,
 		      struct oplib_plan *plan)
 {
@@ -355,6 +370,8 @@ static int unary_plan(struct oplib *lib, const struct oplib_op *op,
 
 	oplib_act_decode(&op->attrs->unary.fn, &fn);
 	n = act_algs(&fn, algs);
+	if (n == 0)
+		return unary_copy_plan(lib, op, plan);
 	if (n < 0 || eltwise_lacks(op->t[0].dtype))
 		return oplib_plan_loop(plan, act_loop, 0, op->num_inputs, &fn);
 
@@ -364,7 +381,7 @@ static int unary_plan(struct oplib *lib, const struct oplib_op *op,
 	if (err)
 		return err;
 	/* oneDNN's eltwise writes the layout it reads: else copy first */
-	if (n == 0 || !dnnl_memory_desc_equal(&plan->views[x].md,
+	if (!dnnl_memory_desc_equal(&plan->views[x].md,
 					      &plan->views[y].md)) {
 		err = oplib_plan_reorder(lib, plan, x, y);
 		x = y;

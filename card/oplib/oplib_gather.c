@@ -136,6 +136,7 @@ static int gather_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_gather_family = {
+	.reads_broadcast = true,
 	.check = gather_check,
 	.plan = gather_plan,
 };

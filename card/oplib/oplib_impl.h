@@ -62,13 +62,21 @@ struct oplib_act {
 	float beta;
 };
 
-/* Scratch buffers a plan may use, allocated per run. */
-#define OPLIB_MAX_SCRATCH	6
-/* Buffers: the operator's tensors by index, then the scratch buffers. */
-#define OPLIB_NUM_BUFS		(NPU_OP_MAX_TENSORS + OPLIB_MAX_SCRATCH)
+/*
+ * Scratch buffers a plan may use, allocated per run: the family's, and
+ * the dense copies of broadcast inputs (oplib_plan_dense_inputs()).
+ */
+#define OPLIB_MAX_SCRATCH	10
+/*
+ * Buffers: the operator's tensors by index (an input copied densely: the
+ * copy), the scratch buffers, then the tensors where they lie in device
+ * memory, which only the copies of broadcast inputs read.
+ */
+#define OPLIB_NUM_BUFS		(2 * NPU_OP_MAX_TENSORS + OPLIB_MAX_SCRATCH)
 #define OPLIB_SCRATCH_BUF(i)	(NPU_OP_MAX_TENSORS + (i))
-#define OPLIB_MAX_VIEWS		28
-#define OPLIB_MAX_STEPS		6
+#define OPLIB_SOURCE_BUF(i)	(NPU_OP_MAX_TENSORS + OPLIB_MAX_SCRATCH + (i))
+#define OPLIB_MAX_VIEWS		34
+#define OPLIB_MAX_STEPS		9
 #define OPLIB_STEP_ARGS		(NPU_OP_MAX_TENSORS + 1)
 
 /* Memory a step reads or writes: md over buffer buf from byte offset. */
@@ -132,6 +140,9 @@ struct oplib_plan {
 	uint64_t scratch_size[OPLIB_MAX_SCRATCH];
 	/* the largest step scratchpad: steps run one at a time and share it */
 	uint64_t scratchpad_size;
+	/* inputs the family reads as dense copies, and the copies' buffers */
+	uint32_t dense_inputs;
+	unsigned int dense_buf[NPU_OP_MAX_TENSORS];
 	struct oplib_view views[OPLIB_MAX_VIEWS];
 	struct oplib_step steps[OPLIB_MAX_STEPS];
 };
@@ -177,6 +188,11 @@ struct oplib {
 struct oplib_family {
 	/* an empty input is fine even when the output is not */
 	bool empty_inputs_ok;
+	/*
+	 * it reads inputs with a stride of 0 (oplib_broadcasts()) as they
+	 * are: loops, and reorders from them; else it gets dense copies
+	 */
+	bool reads_broadcast;
 	int (*check)(const struct oplib_op *op);
 	int (*plan)(struct oplib *lib, const struct oplib_op *op,
 		    struct oplib_plan *plan);
@@ -220,6 +236,11 @@ static inline bool oplib_zero(const void *p, size_t from, size_t to)
 /* oplib_plan.c: building plans */
 size_t oplib_dtype_size(unsigned int dtype);
 dnnl_data_type_t oplib_dnnl_dtype(unsigned int dtype);
+int oplib_md_copy(dnnl_memory_desc_t *md, unsigned int ndims,
+		  const int64_t *dims, const int64_t *strides,
+		  unsigned int dtype);
+int oplib_plan_copy_tensor(struct oplib_plan *plan, const struct oplib_op *op,
+			   unsigned int tensor, unsigned int *view);
 int oplib_status(dnnl_status_t status);
 int oplib_md_strided(dnnl_memory_desc_t *md, unsigned int ndims,
 		     const int64_t *dims, const int64_t *strides,
@@ -251,6 +272,8 @@ int oplib_plan_output(struct oplib_plan *plan, unsigned int view,
 		      const dnnl_memory_desc_t *want, unsigned int *bound);
 int oplib_plan_output_done(struct oplib *lib, struct oplib_plan *plan,
 			   unsigned int view, unsigned int bound);
+int oplib_plan_dense_inputs(struct oplib *lib, struct oplib_plan *plan,
+			    const struct oplib_op *op, uint32_t inputs);
 int oplib_plan_reshape(struct oplib *lib, struct oplib_plan *plan,
 		       unsigned int view, unsigned int ndims,
 		       const int64_t *dims, bool output, unsigned int *shaped,
@@ -289,15 +312,19 @@ static inline bool oplib_loop_go_on(const struct oplib_hooks *hooks,
 }
 
 /* oplib_loop.c: what the loops share */
+bool oplib_dtype_is_int(unsigned int dtype);
 float oplib_load(const uint8_t *p, unsigned int dtype);
 void oplib_store(uint8_t *p, unsigned int dtype, float v);
-bool oplib_dtype_is_float(unsigned int dtype);
 int64_t oplib_load_int(const uint8_t *p, unsigned int dtype);
+double oplib_load_f64(const uint8_t *p, unsigned int dtype);
+void oplib_store_int(uint8_t *p, unsigned int dtype, int64_t v);
+int64_t oplib_f64_to_int(double d);
 int64_t oplib_offset(const struct oplib_tensor *t, const int64_t *idx);
 bool oplib_index_next(int64_t *idx, const int64_t *dims, unsigned int ndims);
 void oplib_zero_padding(const struct oplib_tensor *t, uint8_t *base);
 
 /* oplib.c: checks several families share */
+bool oplib_broadcasts(const struct oplib_tensor *t);
 int oplib_strided_only(const struct oplib_tensor *t);
 bool oplib_dense(const struct oplib_tensor *t);
 bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b);

@@ -6,7 +6,8 @@
  * reads x through its axes permuted, SLICE through strides multiplied by
  * the steps from an offset, CAST converts on the way.  A slice that walks
  * an axis backwards would need a negative stride, which oneDNN has not,
- * so it is a loop; so are the conversions oneDNN's reorders lack.
+ * so it is a loop; so are the conversions oneDNN's reorders lack.  The
+ * types oneDNN has not are moved as bytes (oplib_md_copy()).
  */
 #include "oplib_impl.h"
 
@@ -52,14 +53,14 @@ static int concat_plan(struct oplib *lib, const struct oplib_op *op,
 	for (i = 0; i < op->num_inputs; i++) {
 		if (!op->t[i].nelems)
 			continue;
-		err = oplib_plan_tensor(plan, op, i, &views[n]);
+		err = oplib_plan_copy_tensor(plan, op, i, &views[n]);
 		if (err)
 			return err;
 		srcs[n] = plan->views[views[n]].md;
 		args[n] = DNNL_ARG_MULTIPLE_SRC + n;
 		n++;
 	}
-	err = oplib_plan_tensor(plan, op, op->num_inputs, &y);
+	err = oplib_plan_copy_tensor(plan, op, op->num_inputs, &y);
 	if (err)
 		return err;
 	if (n == 1)
@@ -109,21 +110,28 @@ static int transpose_plan(struct oplib *lib, const struct oplib_op *op,
 			  struct oplib_plan *plan)
 {
 	const struct npu_attr_transpose *raw = &op->attrs->transpose;
-	int moved_to[NPU_TENSOR_MAX_DIMS] = { 0 };
+	const struct oplib_tensor *t = &op->t[0];
+	int moved_to[NPU_TENSOR_MAX_DIMS + 1] = { 0 };
 	dnnl_memory_desc_t x, permuted;
 	unsigned int view, y, d;
 	int err;
 
-	for (d = 0; d < op->t[0].ndims; d++)
+	for (d = 0; d < t->ndims; d++)
 		moved_to[oplib_u32(raw->perm[d])] = d;
-	err = oplib_tensor_md(&op->t[0], &x);
+	/* the innermost axis oplib_md_copy() may add stays where it is */
+	moved_to[t->ndims] = t->ndims;
+	if (oplib_dnnl_dtype(t->dtype) != dnnl_data_type_undef)
+		err = oplib_tensor_md(t, &x);
+	else
+		err = oplib_strided_only(t) ?:
+		      oplib_md_copy(&x, t->ndims, t->dims, t->strides, t->dtype);
 	if (!err)
 		err = oplib_status(dnnl_memory_desc_permute_axes(&permuted, &x,
 								 moved_to));
 	if (!err)
 		err = oplib_plan_view(plan, 0, 0, &permuted, &view);
 	if (!err)
-		err = oplib_plan_tensor(plan, op, 1, &y);
+		err = oplib_plan_copy_tensor(plan, op, 1, &y);
 	if (!err)
 		err = oplib_plan_reorder(lib, plan, view, y);
 	return err;
@@ -135,7 +143,30 @@ static int cast_check(const struct oplib_op *op)
 							   NPU_ERR_OP_PARAM;
 }
 
-/* Conversions oneDNN's reorders lack (bf16 and s32, most of f16). */
+/*
+ * One element: integers through int64, exactly; floats through double,
+ * which holds every value of the float types; a float into an integer
+ * toward zero and saturated, as C, numpy and PyTorch convert.  BOOL is
+ * whether the value is not 0.
+ */
+static void cast_elem(const uint8_t *from, unsigned int from_dtype,
+		      uint8_t *to, unsigned int to_dtype)
+{
+	double v;
+
+	if (oplib_dtype_is_int(from_dtype)) {
+		oplib_store_int(to, to_dtype, oplib_load_int(from, from_dtype));
+		return;
+	}
+	v = oplib_load_f64(from, from_dtype);
+	if (to_dtype == NPU_DTYPE_BOOL)
+		oplib_store_int(to, to_dtype, v != 0);
+	else if (oplib_dtype_is_int(to_dtype))
+		oplib_store_int(to, to_dtype, oplib_f64_to_int(v));
+	else
+		oplib_store(to, to_dtype, (float)v);
+}
+
 static bool cast_loop(const struct oplib_op *op,
 		      const struct oplib_step *step, uint8_t *const *bufs,
 		      const struct oplib_hooks *hooks)
@@ -146,11 +177,8 @@ static bool cast_loop(const struct oplib_op *op,
 	uint64_t count = 0;
 
 	do {
-		float v = oplib_load(bufs[step->in] + oplib_offset(x, idx) * xs,
-				     x->dtype);
-
-		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ys,
-			    y->dtype, v);
+		cast_elem(bufs[step->in] + oplib_offset(x, idx) * xs, x->dtype,
+			  bufs[step->out] + oplib_offset(y, idx) * ys, y->dtype);
 		if (!oplib_loop_go_on(hooks, &count))
 			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));
@@ -158,13 +186,18 @@ static bool cast_loop(const struct oplib_op *op,
 	return true;
 }
 
-/* oneDNN 2.6 wraps out-of-range bf16 into 8-bit integers. */
-static bool cast_saturates(const struct oplib_op *op)
+/*
+ * oneDNN's reorders convert as cast_elem() does between its own types,
+ * but for floats into integers, which they round to nearest (and bf16
+ * into 8 bits, which oneDNN 2.6 wraps).
+ */
+static bool cast_by_reorder(unsigned int from, unsigned int to)
 {
-	unsigned int to = oplib_out(op)->dtype;
-
-	return op->t[0].dtype != NPU_DTYPE_BF16 ||
-	       (to != NPU_DTYPE_S8 && to != NPU_DTYPE_U8);
+	if (from == to)
+		return true;
+	return oplib_dnnl_dtype(from) != dnnl_data_type_undef &&
+	       oplib_dnnl_dtype(to) != dnnl_data_type_undef &&
+	       (oplib_dtype_is_int(from) || !oplib_dtype_is_int(to));
 }
 
 static int cast_plan(struct oplib *lib, const struct oplib_op *op,
@@ -173,11 +206,11 @@ static int cast_plan(struct oplib *lib, const struct oplib_op *op,
 	unsigned int x, y;
 	int err;
 
-	if (!cast_saturates(op))
+	if (!cast_by_reorder(op->t[0].dtype, oplib_out(op)->dtype))
 		return oplib_plan_loop(plan, cast_loop, 0, 1, NULL);
-	err = oplib_plan_tensor(plan, op, 0, &x);
+	err = oplib_plan_copy_tensor(plan, op, 0, &x);
 	if (!err)
-		err = oplib_plan_tensor(plan, op, 1, &y);
+		err = oplib_plan_copy_tensor(plan, op, 1, &y);
 	if (!err)
 		err = oplib_plan_reorder(lib, plan, x, y);
 	if (err == NPU_ERR_OPERATOR)
@@ -282,12 +315,12 @@ static int slice_plan(struct oplib *lib, const struct oplib_op *op,
 					      x->strides[d];
 		offset += s.starts[d] * x->strides[d];
 	}
-	err = oplib_md_strided(&md, x->ndims, y->dims, strides, x->dtype);
+	err = oplib_md_copy(&md, x->ndims, y->dims, strides, x->dtype);
 	if (!err)
 		err = oplib_plan_view(plan, 0, offset * oplib_dtype_size(x->dtype),
 				      &md, &view);
 	if (!err)
-		err = oplib_plan_tensor(plan, op, 1, &out);
+		err = oplib_plan_copy_tensor(plan, op, 1, &out);
 	if (!err)
 		err = oplib_plan_reorder(lib, plan, view, out);
 	return err;
@@ -300,16 +333,19 @@ const struct oplib_family oplib_concat_family = {
 };
 
 const struct oplib_family oplib_transpose_family = {
+	.reads_broadcast = true,
 	.check = transpose_check,
 	.plan = transpose_plan,
 };
 
 const struct oplib_family oplib_slice_family = {
+	.reads_broadcast = true,
 	.check = slice_check,
 	.plan = slice_plan,
 };
 
 const struct oplib_family oplib_cast_family = {
+	.reads_broadcast = true,
 	.check = cast_check,
 	.plan = cast_plan,
 };

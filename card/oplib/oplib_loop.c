@@ -3,7 +3,9 @@
  * What the loops share: element access in every data type and format.
  *
  * Loops compute in float, as oneDNN does, and store the way oneDNN's
- * reorders do: round to nearest even, integers saturated.  Elements are
+ * reorders do: round to nearest even, integers saturated.  What must be
+ * exact in int64 (CAST, integer arithmetic) reads and writes integers
+ * with oplib_load_int() and oplib_store_int().  Elements are
  * moved with memcpy, so an element need not be aligned for the compiler's
  * sake (the checks align tensors anyway).
  */
@@ -40,18 +42,61 @@ static float saturate(float v, float lo, float hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-float oplib_load(const uint8_t *p, unsigned int dtype)
+/* BOOL counts: it is stored as 0 or 1 and converts as an integer. */
+bool oplib_dtype_is_int(unsigned int dtype)
 {
-	union {
-		float f;
-		uint16_t h;
-		_Float16 f16;
-		int32_t s32;
-		int8_t s8;
-		uint8_t u8;
-	} v;
+	return dtype == NPU_DTYPE_S32 || dtype == NPU_DTYPE_S8 ||
+	       dtype == NPU_DTYPE_U8 || dtype == NPU_DTYPE_S64 ||
+	       dtype == NPU_DTYPE_S16 || dtype == NPU_DTYPE_BOOL;
+}
+
+/* The element's bits as they are stored, of any type. */
+union oplib_elem {
+	float f;
+	uint16_t h;
+	_Float16 f16;
+	int64_t s64;
+	int32_t s32;
+	int16_t s16;
+	int8_t s8;
+	uint8_t u8;
+};
+
+static union oplib_elem elem_get(const uint8_t *p, unsigned int dtype)
+{
+	union oplib_elem v;
 
 	memcpy(&v, p, oplib_dtype_size(dtype));
+	return v;
+}
+
+/* An integer type's value (BOOL: 0 or 1); 0 for the float types. */
+int64_t oplib_load_int(const uint8_t *p, unsigned int dtype)
+{
+	union oplib_elem v = elem_get(p, dtype);
+
+	switch (dtype) {
+	case NPU_DTYPE_S64:
+		return v.s64;
+	case NPU_DTYPE_S32:
+		return v.s32;
+	case NPU_DTYPE_S16:
+		return v.s16;
+	case NPU_DTYPE_S8:
+		return v.s8;
+	case NPU_DTYPE_U8:
+		return v.u8;
+	case NPU_DTYPE_BOOL:
+		return v.u8 != 0;
+	}
+	return 0;
+}
+
+/* Any type's value; exact but for S64 beyond 2^53. */
+double oplib_load_f64(const uint8_t *p, unsigned int dtype)
+{
+	union oplib_elem v = elem_get(p, dtype);
+
 	switch (dtype) {
 	case NPU_DTYPE_F32:
 		return v.f;
@@ -59,26 +104,79 @@ float oplib_load(const uint8_t *p, unsigned int dtype)
 		return bf16_to_float(v.h);
 	case NPU_DTYPE_F16:
 		return v.f16;
-	case NPU_DTYPE_S32:
-		return v.s32;
-	case NPU_DTYPE_S8:
-		return v.s8;
-	case NPU_DTYPE_U8:
-		return v.u8;
 	}
-	return 0;
+	return (double)oplib_load_int(p, dtype);
+}
+
+float oplib_load(const uint8_t *p, unsigned int dtype)
+{
+	if (dtype == NPU_DTYPE_S64)
+		return (float)oplib_load_int(p, dtype);
+	return (float)oplib_load_f64(p, dtype);
+}
+
+static int64_t clamp_int(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* An integer into any type: saturated into an integer type's range. */
+void oplib_store_int(uint8_t *p, unsigned int dtype, int64_t i)
+{
+	union oplib_elem v;
+
+	switch (dtype) {
+	case NPU_DTYPE_F32:
+		v.f = (float)i;
+		break;
+	case NPU_DTYPE_BF16:
+		v.h = float_to_bf16((float)i);
+		break;
+	case NPU_DTYPE_F16:
+		v.f16 = (_Float16)i;
+		break;
+	case NPU_DTYPE_S64:
+		v.s64 = i;
+		break;
+	case NPU_DTYPE_S32:
+		v.s32 = clamp_int(i, INT32_MIN, INT32_MAX);
+		break;
+	case NPU_DTYPE_S16:
+		v.s16 = clamp_int(i, INT16_MIN, INT16_MAX);
+		break;
+	case NPU_DTYPE_S8:
+		v.s8 = clamp_int(i, INT8_MIN, INT8_MAX);
+		break;
+	case NPU_DTYPE_U8:
+		v.u8 = clamp_int(i, 0, UINT8_MAX);
+		break;
+	case NPU_DTYPE_BOOL:
+		v.u8 = i != 0;
+		break;
+	default:
+		return;
+	}
+	memcpy(p, &v, oplib_dtype_size(dtype));
+}
+
+/*
+ * A float toward zero into int64, saturated, NaN 0: 2^63 is the first
+ * double past the range.
+ */
+int64_t oplib_f64_to_int(double d)
+{
+	if (isnan(d))
+		return 0;
+	if (d >= 0x1p63)
+		return INT64_MAX;
+	if (d < -0x1p63)
+		return INT64_MIN;
+	return (int64_t)d;
 }
 
 void oplib_store(uint8_t *p, unsigned int dtype, float f)
 {
-	union {
-		float f;
-		uint16_t h;
-		_Float16 f16;
-		int32_t s32;
-		int8_t s8;
-		uint8_t u8;
-	} v;
+	union oplib_elem v;
 
 	switch (dtype) {
 	case NPU_DTYPE_F32:
@@ -100,33 +198,20 @@ void oplib_store(uint8_t *p, unsigned int dtype, float f)
 	case NPU_DTYPE_U8:
 		v.u8 = saturate(f, 0, 255);
 		break;
+	case NPU_DTYPE_S16:
+		v.s16 = saturate(f, -32768, 32767);
+		break;
+	case NPU_DTYPE_S64:
+		v.s64 = isnan(f) ? 0 : oplib_f64_to_int(nearbyintf(f));
+		break;
+	case NPU_DTYPE_BOOL:
+		/* NaN is not 0 */
+		v.u8 = f != 0;
+		break;
 	default:
 		return;
 	}
 	memcpy(p, &v, oplib_dtype_size(dtype));
-}
-
-bool oplib_dtype_is_float(unsigned int dtype)
-{
-	return dtype == NPU_DTYPE_F32 || dtype == NPU_DTYPE_BF16 ||
-	       dtype == NPU_DTYPE_F16;
-}
-
-/* An integer element as it is, where float would round it. */
-int64_t oplib_load_int(const uint8_t *p, unsigned int dtype)
-{
-	int32_t s32;
-
-	switch (dtype) {
-	case NPU_DTYPE_S32:
-		memcpy(&s32, p, sizeof(s32));
-		return s32;
-	case NPU_DTYPE_S8:
-		return (int8_t)*p;
-	case NPU_DTYPE_U8:
-		return *p;
-	}
-	return 0;
 }
 
 /* The element offset, in elements, of index idx[0..ndims). */

@@ -104,7 +104,7 @@ static bool pad_loop(const struct oplib_op *op,
 	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
 	size_t esize = oplib_dtype_size(y->dtype);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, from[NPU_TENSOR_MAX_DIMS];
-	uint8_t fill[sizeof(float)];
+	uint8_t fill[sizeof(int64_t)];
 	struct pad_attrs p;
 	unsigned int d;
 	uint64_t count = 0;
@@ -138,6 +138,7 @@ static int pad_plan(struct oplib *lib, const struct oplib_op *op,
 }
 
 const struct oplib_family oplib_pad_family = {
+	.reads_broadcast = true,
 	.empty_inputs_ok = true,
 	.check = pad_check,
 	.plan = pad_plan,

@@ -64,9 +64,9 @@ int oplib_status(dnnl_status_t status)
  * binary computes a permuted source with a unit axis and a broadcast
  * second source wrongly (zeros on AVX-512 when C is not a multiple of 16).
  */
-int oplib_md_strided(dnnl_memory_desc_t *md, unsigned int ndims,
-		     const int64_t *dims, const int64_t *strides,
-		     unsigned int dtype)
+static int md_strided(dnnl_memory_desc_t *md, unsigned int ndims,
+		      const int64_t *dims, const int64_t *strides,
+		      dnnl_data_type_t dtype)
 {
 	dnnl_dims_t size = { 1 }, fixed = { 1 };
 	int64_t inner = 1;
@@ -79,8 +79,72 @@ int oplib_md_strided(dnnl_memory_desc_t *md, unsigned int ndims,
 			inner = dims[d] * strides[d];
 	}
 	return oplib_status(dnnl_memory_desc_init_by_strides(md,
-				ndims ? ndims : 1, size,
-				oplib_dnnl_dtype(dtype), fixed));
+				ndims ? ndims : 1, size, dtype, fixed));
+}
+
+int oplib_md_strided(dnnl_memory_desc_t *md, unsigned int ndims,
+		     const int64_t *dims, const int64_t *strides,
+		     unsigned int dtype)
+{
+	/* arithmetic on the types oneDNN has not is the loops' */
+	if (oplib_dnnl_dtype(dtype) == dnnl_data_type_undef)
+		return NPU_ERR_OPERATOR;
+	return md_strided(md, ndims, dims, strides, oplib_dnnl_dtype(dtype));
+}
+
+/*
+ * For operators that only move elements: a type oneDNN has not is moved
+ * as its bytes, a type oneDNN has of the same size (BOOL as u8), or as
+ * two of one of half the size on an innermost axis of their own (S64 as
+ * s32 pairs, S16 as u8 pairs).  Such a view is good for reorders and
+ * concatenations, never for arithmetic.
+ */
+int oplib_md_copy(dnnl_memory_desc_t *md, unsigned int ndims,
+		  const int64_t *dims, const int64_t *strides,
+		  unsigned int dtype)
+{
+	int64_t wide_dims[NPU_TENSOR_MAX_DIMS + 1];
+	int64_t wide_strides[NPU_TENSOR_MAX_DIMS + 1];
+	dnnl_data_type_t half;
+	unsigned int d;
+
+	switch (dtype) {
+	case NPU_DTYPE_BOOL:
+		return md_strided(md, ndims, dims, strides, dnnl_u8);
+	case NPU_DTYPE_S64:
+		half = dnnl_s32;
+		break;
+	case NPU_DTYPE_S16:
+		half = dnnl_u8;
+		break;
+	default:
+		return oplib_md_strided(md, ndims, dims, strides, dtype);
+	}
+	for (d = 0; d < ndims; d++) {
+		wide_dims[d] = dims[d];
+		wide_strides[d] = strides[d] * 2;
+	}
+	wide_dims[ndims] = 2;
+	wide_strides[ndims] = 1;
+	return md_strided(md, ndims + 1, wide_dims, wide_strides, half);
+}
+
+/* A tensor seen by oplib_md_copy(): strided ones only. */
+int oplib_plan_copy_tensor(struct oplib_plan *plan, const struct oplib_op *op,
+			   unsigned int tensor, unsigned int *view)
+{
+	const struct oplib_tensor *t = &op->t[tensor];
+	dnnl_memory_desc_t md;
+	int err;
+
+	if (oplib_dnnl_dtype(t->dtype) != dnnl_data_type_undef)
+		return oplib_plan_tensor(plan, op, tensor, view);
+	err = oplib_strided_only(t);
+	if (!err)
+		err = oplib_md_copy(&md, t->ndims, t->dims, t->strides, t->dtype);
+	if (!err)
+		err = oplib_plan_view(plan, tensor, 0, &md, view);
+	return err;
 }
 
 static void dense_strides(unsigned int ndims, const int64_t *dims,
@@ -110,6 +174,8 @@ int oplib_tensor_md(const struct oplib_tensor *t, dnnl_memory_desc_t *md)
 {
 	dnnl_dims_t dims = { t->dims[0], t->dims[1], t->dims[2], t->dims[3] };
 
+	if (oplib_dnnl_dtype(t->dtype) == dnnl_data_type_undef)
+		return NPU_ERR_OPERATOR;
 	if (t->format != NPU_FORMAT_STRIDED)
 		return oplib_status(dnnl_memory_desc_init_by_tag(md, 4, dims,
 					oplib_dnnl_dtype(t->dtype),
@@ -338,6 +404,43 @@ int oplib_plan_output_done(struct oplib *lib, struct oplib_plan *plan,
 	if (bound == view)
 		return NPU_ERR_NONE;
 	return oplib_plan_reorder(lib, plan, bound, view);
+}
+
+/*
+ * Each input in @inputs (a bit per tensor) copied row-major into scratch
+ * by a first step, from its place in device memory (OPLIB_SOURCE_BUF),
+ * for a family whose primitives assume that each element has an address
+ * of its own; the copy stands in for the input from then on.
+ */
+int oplib_plan_dense_inputs(struct oplib *lib, struct oplib_plan *plan,
+			    const struct oplib_op *op, uint32_t inputs)
+{
+	int64_t strides[NPU_TENSOR_MAX_DIMS];
+	dnnl_memory_desc_t md;
+	unsigned int i, src = 0, dst = 0;
+	int err;
+
+	for (i = 0; i < op->num_inputs; i++) {
+		const struct oplib_tensor *t = &op->t[i];
+
+		if (!(inputs & (1u << i)))
+			continue;
+		err = oplib_md_copy(&md, t->ndims, t->dims, t->strides, t->dtype);
+		if (!err)
+			err = oplib_plan_view(plan, OPLIB_SOURCE_BUF(i), 0, &md, &src);
+		dense_strides(t->ndims, t->dims, strides);
+		if (!err)
+			err = oplib_md_copy(&md, t->ndims, t->dims, strides, t->dtype);
+		if (!err)
+			err = oplib_plan_scratch(plan, &md, &dst);
+		if (!err)
+			err = oplib_plan_reorder(lib, plan, src, dst);
+		if (err)
+			return err;
+		plan->dense_inputs |= 1u << i;
+		plan->dense_buf[i] = plan->views[dst].buf;
+	}
+	return NPU_ERR_NONE;
 }
 
 /*

@@ -99,7 +99,7 @@ static int pool_dst_md(const struct oplib_op *op, dnnl_memory_desc_t *md)
 	const struct oplib_tensor *x = &op->t[0], *y = &op->t[1];
 	dnnl_dims_t dims = { y->dims[0], y->dims[1], y->dims[2], y->dims[3] };
 
-	if (x->format == y->format)
+	if (x->format == y->format || oplib_dnnl_dtype(y->dtype) == dnnl_data_type_undef)
 		return oplib_tensor_md(y, md);
 	return oplib_status(dnnl_memory_desc_init_by_tag(md, 4, dims,
 				oplib_dnnl_dtype(y->dtype),

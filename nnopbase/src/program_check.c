@@ -32,6 +32,18 @@ static uint64_t view_end(const struct nnop_view *v)
 	return v->offset + (last + 1) * NPU_DTYPE_SIZE(v->card_dtype);
 }
 
+/* The same for a named tensor, from its view's first element. */
+static uint64_t slot_end(const struct nnop_tensor_info *i)
+{
+	uint64_t last = 0;
+
+	if (!i->nelems)
+		return 0;
+	for (unsigned int d = 0; d < i->ndims; d++)
+		last += (uint64_t)(i->dims[d] - 1) * (uint64_t)i->strides[d];
+	return (last + 1) * nnop_dtype_size(i->acl_dtype);
+}
+
 /* No two elements of an output share an address: no stride 0 over a dim of more than 1. */
 static bool overlaps(const struct nnop_view *v)
 {
@@ -61,6 +73,9 @@ static aclnnStatus check_view(const aclOpExecutor *x, unsigned int i, unsigned i
 	if (v->base == NNOP_BASE_TENSOR && (v->slot < 0 || (unsigned int)v->slot >= x->num_slots))
 		return NNOP_FAIL(ACLNN_ERR_INNER, "%s: tensor %u of its %s names slot %d of %u",
 				 x->op_name, t, kind, v->slot, x->num_slots);
+	if (v->base == NNOP_BASE_TENSOR && view_end(v) > slot_end(&x->slots[v->slot].info))
+		return NNOP_FAIL(ACLNN_ERR_INNER, "%s: tensor %u of its %s reaches past the "
+				 "tensor it views", x->op_name, t, kind);
 	return ACLNN_SUCCESS;
 }
 

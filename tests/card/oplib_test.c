@@ -115,12 +115,7 @@ static double rnd_uniform(FIXTURE_DATA(oplib) *self, double lo, double hi)
 
 static size_t dtype_size(unsigned int dtype)
 {
-	static const size_t size[] = {
-		[NPU_DTYPE_F32] = 4, [NPU_DTYPE_BF16] = 2, [NPU_DTYPE_F16] = 2,
-		[NPU_DTYPE_S32] = 4, [NPU_DTYPE_S8] = 1, [NPU_DTYPE_U8] = 1,
-	};
-
-	return size[dtype];
+	return NPU_DTYPE_SIZE(dtype);
 }
 
 /* Round half to even, then clamp: how the card stores into integers. */
@@ -141,6 +136,8 @@ static void store(uint8_t *p, unsigned int dtype, double v)
 	uint8_t u8;
 	uint16_t h;
 	_Float16 f16;
+	int64_t s64;
+	int16_t s16;
 
 	switch (dtype) {
 	case NPU_DTYPE_F32:
@@ -171,6 +168,18 @@ static void store(uint8_t *p, unsigned int dtype, double v)
 		u8 = to_int(v, 0, 255);
 		memcpy(p, &u8, 1);
 		break;
+	case NPU_DTYPE_S16:
+		s16 = to_int(v, INT16_MIN, INT16_MAX);
+		memcpy(p, &s16, 2);
+		break;
+	case NPU_DTYPE_S64:
+		/* the largest double below 2^63 */
+		s64 = to_int(v, -0x1p63, 0x1.fffffffffffffp62);
+		memcpy(p, &s64, 8);
+		break;
+	case NPU_DTYPE_BOOL:
+		*p = v != 0;
+		break;
 	}
 }
 
@@ -180,6 +189,8 @@ static double load(const uint8_t *p, unsigned int dtype)
 	uint16_t h;
 	_Float16 f16;
 	int32_t s32;
+	int16_t s16;
+	int64_t s64;
 	float f;
 
 	switch (dtype) {
@@ -201,6 +212,14 @@ static double load(const uint8_t *p, unsigned int dtype)
 		return *(const int8_t *)p;
 	case NPU_DTYPE_U8:
 		return *p;
+	case NPU_DTYPE_S16:
+		memcpy(&s16, p, 2);
+		return s16;
+	case NPU_DTYPE_S64:
+		memcpy(&s64, p, 8);
+		return s64;
+	case NPU_DTYPE_BOOL:
+		return *p != 0;
 	}
 	return 0;
 }
@@ -217,7 +236,7 @@ static void unravel(uint64_t i, const int64_t *dims, unsigned int ndims,
 	}
 }
 
-static __attribute__((unused)) uint64_t ravel(const int64_t *idx, const int64_t *dims,
+static uint64_t ravel(const int64_t *idx, const int64_t *dims,
 		      unsigned int ndims)
 {
 	uint64_t i = 0;
@@ -2599,7 +2618,55 @@ TEST_F(oplib, gather_index_out_of_range)
 	RUN_OK(&o);
 }
 
-/* Every conversion, rounding to nearest even and saturating. */
+static bool dtype_is_int(unsigned int dtype)
+{
+	return dtype != NPU_DTYPE_F32 && dtype != NPU_DTYPE_F16 &&
+	       dtype != NPU_DTYPE_BF16;
+}
+
+/* An integer type's range, in int64. */
+static void int_range(unsigned int dtype, int64_t *lo, int64_t *hi)
+{
+	switch (dtype) {
+	case NPU_DTYPE_S64: *lo = INT64_MIN; *hi = INT64_MAX; break;
+	case NPU_DTYPE_S32: *lo = INT32_MIN; *hi = INT32_MAX; break;
+	case NPU_DTYPE_S16: *lo = INT16_MIN; *hi = INT16_MAX; break;
+	case NPU_DTYPE_S8: *lo = INT8_MIN; *hi = INT8_MAX; break;
+	case NPU_DTYPE_U8: *lo = 0; *hi = UINT8_MAX; break;
+	default: *lo = 0; *hi = 1; break;
+	}
+}
+
+/* An integer into an integer type's bytes, saturated exactly. */
+static void store_int(uint8_t *p, unsigned int dtype, int64_t v)
+{
+	int64_t lo, hi;
+
+	int_range(dtype, &lo, &hi);
+	v = v < lo ? lo : v > hi ? hi : v;
+	/* little endian: the low bytes */
+	memcpy(p, &v, dtype_size(dtype));
+}
+
+/*
+ * What CAST makes of v: floats into integers toward zero, saturated (NaN
+ * 0), integers exactly, anything into BOOL whether it is not 0.
+ */
+static void cast_ref(uint8_t *cell, unsigned int from, unsigned int to, double v)
+{
+	if (to == NPU_DTYPE_BOOL)
+		store_int(cell, to, v != 0);
+	else if (!dtype_is_int(to))
+		store(cell, to, v);
+	else if (isnan(v))
+		store_int(cell, to, 0);
+	else if (!dtype_is_int(from) && fabs(v) >= 0x1p63)
+		store_int(cell, to, v < 0 ? INT64_MIN : INT64_MAX);
+	else
+		store_int(cell, to, (int64_t)v);
+}
+
+/* Every conversion, toward zero into integers and saturating. */
 TEST_F(oplib, cast)
 {
 	static const int64_t dims[2] = { 5, 11 };
@@ -2613,7 +2680,7 @@ TEST_F(oplib, cast)
 		struct tt *x, *y;
 		struct desc o;
 		double want[55];
-		uint8_t cell[4];
+		uint8_t cell[8];
 		uint64_t e;
 
 		snprintf(self->step_buf, sizeof(self->step_buf),
@@ -2624,17 +2691,52 @@ TEST_F(oplib, cast)
 		y = T(self, to, 2, dims);
 		/* past every integer range; halves to see the rounding */
 		for (e = 0; e < x->n; e++)
-			x->v[e] = e == 0 ? 1e10 : e == 1 ? -1e10 :
+			x->v[e] = e == 0 ? 1e10 : e == 1 ? -1e10 : e == 2 ? 0 :
 				  round(rnd_uniform(self, -600, 600)) / 2;
 		tt_put(self, x);
 		tt_get(self, x, x->v);
 		desc_init(&o, NPU_OPERATOR_CAST, &x, 1, y);
 		for (e = 0; e < y->n; e++) {
-			store(cell, to, x->v[e]);
+			cast_ref(cell, from, to, x->v[e]);
 			want[e] = load(cell, to);
 		}
 		RUN_OK(&o);
 		EXPECT_EXACT(y, want);
+	}
+}
+
+/* int64 beyond float's and double's precision, exactly through integers. */
+TEST_F(oplib, cast_s64_exact)
+{
+	static const int64_t big[] = {
+		INT64_MAX, INT64_MIN, (1LL << 53) + 1, -(1LL << 53) - 3,
+		(1LL << 31) + 1, -(1LL << 31) - 1, 40000, -40000, 255, -1,
+	};
+	static const unsigned int to[] = {
+		NPU_DTYPE_S64, NPU_DTYPE_S32, NPU_DTYPE_S16, NPU_DTYPE_S8,
+		NPU_DTYPE_U8, NPU_DTYPE_BOOL,
+	};
+	const int64_t dims[1] = { ARRAY_SIZE(big) };
+	unsigned int i, e;
+
+	for (i = 0; i < ARRAY_SIZE(to); i++) {
+		struct tt *x, *y;
+		struct desc o;
+
+		arena_reset(self);
+		x = T(self, NPU_DTYPE_S64, 1, dims);
+		y = T(self, to[i], 1, dims);
+		memcpy(self->mem + x->addr, big, sizeof(big));
+		desc_init(&o, NPU_OPERATOR_CAST, &x, 1, y);
+		RUN_OK(&o);
+		for (e = 0; e < dims[0]; e++) {
+			uint8_t want[8] = { 0 };
+
+			store_int(want, to[i], to[i] == NPU_DTYPE_BOOL ? big[e] != 0 : big[e]);
+			EXPECT_EQ(0, memcmp(want, self->mem + y->addr + e * dtype_size(to[i]),
+					    dtype_size(to[i])))
+				TH_LOG("to %u: element %u", to[i], e);
+		}
 	}
 }
 
@@ -2655,6 +2757,163 @@ TEST_F(oplib, cast_layouts)
 	RUN_OK(&o);
 	/* through bf16 */
 	ASSERT_EQ(0, compare(self, z, x->v, 1.0 / 256, 0));
+}
+
+/*
+ * Values of every type that tell its bytes apart: S64 ones with both
+ * halves in use (still exact in a double), BOOL 0 and 1.
+ */
+static void fill_any(FIXTURE_DATA(oplib) *self, struct tt *t)
+{
+	uint64_t i;
+
+	for (i = 0; i < t->n; i++) {
+		double v = round(rnd_uniform(self, -100, 100));
+
+		if (t->dtype == NPU_DTYPE_S64)
+			v = v * 0x1p32 + round(rnd_uniform(self, 0, 1000));
+		else if (t->dtype == NPU_DTYPE_U8)
+			v = fabs(v);
+		else if (t->dtype == NPU_DTYPE_BOOL)
+			v = v > 0;
+		t->v[i] = v;
+	}
+	tt_put(self, t);
+	tt_get(self, t, t->v);
+}
+
+enum copy_kind { COPY_UNARY, COPY_TRANSPOSE, COPY_SLICE, COPY_SLICE_BACK,
+		 COPY_CONCAT, COPY_PAD, COPY_GATHER, COPY_COUNT };
+
+/*
+ * x (2, 3, 4) into y by one of the operators that only move elements,
+ * and the index into x that y's element idx comes from (false: PAD's
+ * fill).
+ */
+static bool copy_source(enum copy_kind k, const int64_t *idx, int64_t *at)
+{
+	switch (k) {
+	case COPY_TRANSPOSE:	/* perm (2, 0, 1): y (4, 2, 3) */
+		at[0] = idx[1];
+		at[1] = idx[2];
+		at[2] = idx[0];
+		return true;
+	case COPY_SLICE:	/* starts (1, 0, 1), steps (1, 2, 2): y (1, 2, 2) */
+		at[0] = 1 + idx[0];
+		at[1] = 2 * idx[1];
+		at[2] = 1 + 2 * idx[2];
+		return true;
+	case COPY_SLICE_BACK:	/* starts (1, 2, 3), steps (-1, -1, -3): y (2, 3, 2) */
+		at[0] = 1 - idx[0];
+		at[1] = 2 - idx[1];
+		at[2] = 3 - 3 * idx[2];
+		return true;
+	case COPY_CONCAT:	/* x twice along axis 1: y (2, 6, 4) */
+		at[0] = idx[0];
+		at[1] = idx[1] % 3;
+		at[2] = idx[2];
+		return true;
+	case COPY_PAD:		/* one in front of axis 2: y (2, 3, 5) */
+		at[0] = idx[0];
+		at[1] = idx[1];
+		at[2] = idx[2] - 1;
+		return at[2] >= 0;
+	case COPY_GATHER:	/* axis 1 at (2, -3, 1): y (2, 3, 4) */
+		at[0] = idx[0];
+		at[1] = idx[1] == 0 ? 2 : idx[1] == 1 ? 0 : 1;
+		at[2] = idx[2];
+		return true;
+	default:
+		memcpy(at, idx, 3 * sizeof(*at));
+		return true;
+	}
+}
+
+static struct tt *copy_build(FIXTURE_DATA(oplib) *self, enum copy_kind k,
+			     unsigned int dtype, struct tt *x, struct desc *o)
+{
+	static const int64_t ydims[COPY_COUNT][3] = {
+		[COPY_UNARY] = { 2, 3, 4 }, [COPY_TRANSPOSE] = { 4, 2, 3 },
+		[COPY_SLICE] = { 1, 2, 2 }, [COPY_SLICE_BACK] = { 2, 3, 2 },
+		[COPY_CONCAT] = { 2, 6, 4 }, [COPY_PAD] = { 2, 3, 5 },
+		[COPY_GATHER] = { 2, 3, 4 },
+	};
+	static const int64_t starts[2][3] = { { 1, 0, 1 }, { 1, 2, 3 } };
+	static const int64_t steps[2][3] = { { 1, 2, 2 }, { -1, -1, -3 } };
+	static const int64_t three = 3;
+	struct tt *in[2] = { x, x };
+	struct tt *y = T(self, dtype, 3, ydims[k]);
+	unsigned int d;
+
+	switch (k) {
+	case COPY_UNARY:
+		desc_init(o, NPU_OPERATOR_UNARY, in, 1, y);
+		break;
+	case COPY_TRANSPOSE:
+		desc_init(o, NPU_OPERATOR_TRANSPOSE, in, 1, y);
+		D(o)->attrs.transpose.perm[0] = htole32(2);
+		D(o)->attrs.transpose.perm[2] = htole32(1);
+		break;
+	case COPY_SLICE:
+	case COPY_SLICE_BACK:
+		desc_init(o, NPU_OPERATOR_SLICE, in, 1, y);
+		for (d = 0; d < 3; d++) {
+			D(o)->attrs.slice.starts[d] = htole64(starts[k == COPY_SLICE_BACK][d]);
+			D(o)->attrs.slice.steps[d] = htole64(steps[k == COPY_SLICE_BACK][d]);
+		}
+		break;
+	case COPY_CONCAT:
+		desc_init(o, NPU_OPERATOR_CONCAT, in, 2, y);
+		D(o)->attrs.concat.axis = htole32(1);
+		break;
+	case COPY_PAD:
+		desc_init(o, NPU_OPERATOR_PAD, in, 1, y);
+		D(o)->attrs.pad.value = F(1);
+		D(o)->attrs.pad.begin[2] = htole32(1);
+		break;
+	default:
+		in[1] = T(self, NPU_DTYPE_S32, 1, &three);
+		in[1]->v[0] = 2;
+		in[1]->v[1] = -3;
+		in[1]->v[2] = 1;
+		tt_put(self, in[1]);
+		desc_init(o, NPU_OPERATOR_GATHER, in, 2, y);
+		D(o)->attrs.gather.axis = htole32(1);
+		break;
+	}
+	return y;
+}
+
+/* UNARY NONE, TRANSPOSE, SLICE, CONCAT, PAD and GATHER move every type. */
+TEST_F(oplib, copies_every_type)
+{
+	static const int64_t xdims[3] = { 2, 3, 4 };
+	unsigned int dtype, k;
+
+	for (dtype = 0; dtype <= NPU_DTYPE_LAST; dtype++)
+	for (k = 0; k < COPY_COUNT; k++) {
+		int64_t idx[3], at[3];
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "dtype %u, copy %u", dtype, k);
+		self->step = self->step_buf;
+		arena_reset(self);
+		x = T(self, dtype, 3, xdims);
+		fill_any(self, x);
+		y = copy_build(self, k, dtype, x, &o);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, y->dims, 3, idx);
+			want[e] = copy_source(k, idx, at) ? x->v[ravel(at, xdims, 3)] : 1;
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
 }
 
 /* Bad descriptors */
@@ -2849,7 +3108,8 @@ MUT(span_overflows, t[0].strides[0] = L64(1ULL << 62))
 MUT(elements_overflow, t[0].dims[0] = L64(1ULL << 40);
     t[0].dims[1] = L64(1ULL << 40); t[0].strides[0] = 0; t[0].strides[1] = 0)
 MUT(bytes_overflow, t[0].dims[0] = L64(1ULL << 62); t[0].strides[0] = L64(1))
-MUT(broadcast_by_stride_0, t[1].dims[0] = L64(2); t[1].strides[0] = 0)
+MUT(output_broadcast_by_stride_0, Y.strides[0] = 0)
+MUT(input_overlapping, t[0].strides[0] = L64(1))
 MUT(output_overlapping, Y.strides[0] = L64(1))
 MUT(huge_by_stride_0, t[0].dims[0] = L64(1ULL << 40); t[0].strides[0] = 0;
     t[0].strides[1] = L64(1))
@@ -3020,7 +3280,9 @@ static const struct reject_case {
 	{ "span overflowing", B_UNARY, span_overflows, NPU_ERR_DEV_ADDR },
 	{ "elements overflowing", B_CAST, elements_overflow, NPU_ERR_DEV_ADDR },
 	{ "bytes overflowing", B_UNARY, bytes_overflow, NPU_ERR_DEV_ADDR },
-	{ "broadcast by a stride of 0", B_BINARY, broadcast_by_stride_0, NPU_ERR_OP_PARAM },
+	{ "output broadcast by a stride of 0", B_BINARY, output_broadcast_by_stride_0,
+	  NPU_ERR_OP_PARAM },
+	{ "input overlapping but by a stride of 0", B_UNARY, input_overlapping, NPU_ERR_OP_PARAM },
 	{ "output writing elements twice", B_UNARY, output_overlapping, NPU_ERR_OP_PARAM },
 	{ "2^40 elements in a few bytes", B_REDUCE, huge_by_stride_0, NPU_ERR_OP_PARAM },
 	{ "unknown activation", B_CONV, act_kind_unknown, NPU_ERR_OPERATOR },
@@ -3164,6 +3426,83 @@ TEST_F(oplib, rejects_bad_descriptors)
 /* The plan cache */
 
 /* A 3x3 convolution of x (1, c, 9, 9): its shape picks the plan. */
+/*
+ * Input i of @o read through a stride of 0 on @axis: a row of one element
+ * there, repeated.  *full is the same input written out densely.
+ */
+static struct tt *broadcast_input(FIXTURE_DATA(oplib) *self, struct desc *o,
+				  unsigned int i, unsigned int axis, struct tt **full)
+{
+	const struct npu_tensor_desc *t = &D(o)->tensors[i];
+	int64_t dims[NPU_TENSOR_MAX_DIMS], idx[NPU_TENSOR_MAX_DIMS];
+	unsigned int d, n = le16toh(t->ndims);
+	struct tt *row;
+	uint64_t e;
+
+	for (d = 0; d < n; d++)
+		dims[d] = le64toh(t->dims[d]);
+	*full = T(self, le16toh(t->dtype), n, dims);
+	dims[axis] = 1;
+	row = T(self, le16toh(t->dtype), n, dims);
+	tt_fill(self, row, -1, 1);
+	for (e = 0; e < (*full)->n; e++) {
+		unravel(e, (*full)->dims, n, idx);
+		idx[axis] = 0;
+		(*full)->v[e] = row->v[ravel(idx, dims, n)];
+	}
+	tt_put(self, *full);
+	/* the row, seen with the full dims */
+	row->dims[axis] = (*full)->dims[axis];
+	row->strides[axis] = 0;
+	return row;
+}
+
+/*
+ * Every operator reads an input with a stride of 0 as the same input
+ * written out densely: on its outermost and on its innermost axis of more
+ * than one element, each input in turn.
+ */
+TEST_F(oplib, broadcast_inputs)
+{
+	unsigned int b, i, a, d;
+
+	for (b = 0; b < B_COUNT; b++) {
+		struct desc o;
+		unsigned int nin;
+
+		arena_reset(self);
+		base_build(self, b, &o);
+		nin = D(&o)->num_inputs;
+		for (i = 0; i < nin; i++)
+		for (a = 0; a < 2; a++) {
+			const struct npu_tensor_desc *t = &D(&o)->tensors[i];
+			unsigned int n = le16toh(t->ndims), axis = n;
+			struct tt *full, *row;
+			double *want;
+
+			for (d = 0; d < n; d++)
+				if (le64toh(t->dims[d]) > 1 && (axis == n || a))
+					axis = d;
+			if (axis == n || le16toh(t->format) != NPU_FORMAT_STRIDED)
+				continue;
+			snprintf(self->step_buf, sizeof(self->step_buf),
+				 "operator %u, input %u, axis %u", b, i, axis);
+			self->step = self->step_buf;
+			row = broadcast_input(self, &o, i, axis, &full);
+			tensor_desc(&D(&o)->tensors[i], full);
+			want = want_alloc(o.out);
+			RUN_OK(&o);
+			tt_get(self, o.out, want);
+			tensor_desc(&D(&o)->tensors[i], row);
+			RUN_OK(&o);
+			EXPECT_EXACT(o.out, want);
+			free(want);
+			/* the next case starts from a dense input again */
+			tensor_desc(&D(&o)->tensors[i], full);
+		}
+	}
+}
+
 static void small_conv(FIXTURE_DATA(oplib) *self, int64_t c, struct desc *o)
 {
 	struct conv_case k = { "cached", 1, c, 9, 9, 4, 3, 3, 9, 9,

@@ -39,9 +39,7 @@ static inline uint64_t om_acl_dtype_size(uint32_t t)
 
 static inline uint64_t om_npu_dtype_size(uint16_t t)
 {
-	static const uint8_t sizes[] = { 4, 2, 2, 4, 1, 1 };
-
-	return t <= NPU_DTYPE_LAST ? sizes[t] : 0;
+	return t <= NPU_DTYPE_LAST ? NPU_DTYPE_SIZE(t) : 0;
 }
 
 /* The bytes a tensor spans, or UINT64_MAX when its fields are invalid. */

@@ -416,6 +416,81 @@ static inline void ref_layernorm(const struct ref_tensor *x, const struct ref_te
 	}
 }
 
+/* x's element idx, or 0 outside the triangle of the last two axes. */
+static inline void ref_triangle(const struct ref_tensor *x, const struct npu_attr_triangle *at,
+				double *y)
+{
+	uint64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, i = 0;
+	int64_t diagonal = (int64_t)at->diagonal, col;
+
+	do {
+		col = (int64_t)idx[x->ndims - 1] - (int64_t)idx[x->ndims - 2];
+		y[i++] = (at->upper ? col >= diagonal : col <= diagonal) ? ref_at(x, idx) : 0;
+	} while (ref_next(idx, x->dims, x->ndims));
+}
+
+/* x's rows from @axis on divided by their root mean square, times gamma. */
+static inline void ref_rmsnorm(const struct ref_tensor *x, const struct ref_tensor *gamma,
+			       const struct npu_attr_norm *at, double *y)
+{
+	uint64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, inner = 1, i = 0, j;
+	unsigned int d;
+
+	for (d = at->axis; d < x->ndims; d++)
+		inner *= x->dims[d];
+	do {
+		double sum = 0, r;
+		uint64_t row[NPU_TENSOR_MAX_DIMS];
+
+		memcpy(row, idx, sizeof(row));
+		for (j = 0; j < inner; j++) {
+			sum += ref_at(x, row) * ref_at(x, row);
+			ref_next(row, x->dims, x->ndims);
+		}
+		r = 1 / sqrt(sum / inner + ref_f32(at->epsilon));
+		for (j = 0; j < inner; j++, i++) {
+			y[i] = ref_act(&at->act, ref_at(x, idx) * r * ref_at(gamma, idx + at->axis));
+			ref_next(idx, x->dims, x->ndims);
+		}
+	} while (i < ref_count(x));
+}
+
+/* x (N, C, ...) normalized per group of channels, then per channel. */
+static inline void ref_groupnorm(const struct ref_tensor *x, const struct ref_tensor *gamma,
+				 const struct ref_tensor *beta,
+				 const struct npu_attr_groupnorm *at, double *y)
+{
+	uint64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, spatial = 1, per, i = 0, j;
+	unsigned int d;
+
+	for (d = 2; d < x->ndims; d++)
+		spatial *= x->dims[d];
+	per = x->dims[1] / at->groups * spatial;
+	/* in row-major order, a group's elements follow each other */
+	do {
+		uint64_t first[NPU_TENSOR_MAX_DIMS];
+		double mean = 0, var = 0, v;
+
+		memcpy(first, idx, sizeof(first));
+		for (j = 0; j < per; j++) {
+			mean += ref_at(x, idx) / per;
+			ref_next(idx, x->dims, x->ndims);
+		}
+		memcpy(idx, first, sizeof(idx));
+		for (j = 0; j < per; j++) {
+			v = ref_at(x, idx) - mean;
+			var += v * v / per;
+			ref_next(idx, x->dims, x->ndims);
+		}
+		memcpy(idx, first, sizeof(idx));
+		for (j = 0; j < per; j++, i++) {
+			v = (ref_at(x, idx) - mean) / sqrt(var + ref_f32(at->epsilon));
+			y[i] = ref_act(&at->act, v * ref_at1(gamma, idx[1]) + ref_at1(beta, idx[1]));
+			ref_next(idx, x->dims, x->ndims);
+		}
+	} while (i < ref_count(x));
+}
+
 /* Softmax along one axis; @y is dense, in x's logical order. */
 static inline void ref_softmax(const struct ref_tensor *x, const struct npu_attr_softmax *at,
 			       double *y)

@@ -51,16 +51,11 @@ static void op_init(struct op *op, uint16_t kind, uint8_t inputs, uint8_t output
 	desc_of(op)->num_outputs = outputs;
 }
 
-static const unsigned int dtype_bytes[] = {
-	[NPU_DTYPE_F32] = 4, [NPU_DTYPE_BF16] = 2, [NPU_DTYPE_F16] = 2,
-	[NPU_DTYPE_S32] = 4, [NPU_DTYPE_S8] = 1, [NPU_DTYPE_U8] = 1,
-};
-
 /* A dense row-major tensor; returns its bytes. */
 static uint64_t tensor_dense(struct npu_tensor_desc *t, uint64_t addr, uint16_t dtype,
 			     unsigned int ndims, const uint64_t *dims)
 {
-	return test_tensor_dense(t, addr, dtype, ndims, dims) * dtype_bytes[dtype];
+	return test_tensor_dense(t, addr, dtype, ndims, dims) * NPU_DTYPE_SIZE(dtype);
 }
 
 static struct drm_npu_cmd compute_cmd(struct op *op, uint64_t size)
@@ -622,6 +617,34 @@ TEST_F(compute, dims_the_card_cannot_count_are_einval)
 	stream_untouched(_metadata, self);
 }
 
+/*
+ * An output's elements each have an address of their own; an input may
+ * repeat its elements along an axis of stride 0, a broadcast view, which
+ * the card then checks (it fails the stream for other overlaps).
+ */
+TEST_F(compute, overlapping_output_is_einval)
+{
+	struct npu_tensor_desc *t;
+
+	reset_op(self);
+	t = tensor_of(&self->op, 1);
+	t->strides[0] = 0;
+	EXPECT_EQ(-EINVAL, try(self));
+	/* rows overlapping by half */
+	t->strides[0] = 16;
+	EXPECT_EQ(-EINVAL, try(self));
+	/* an axis of one element may have any stride, 0 too */
+	reset_op(self);
+	t = tensor_of(&self->op, 1);
+	t->dims[0] = 1;
+	t->strides[0] = 0;
+	EXPECT_EQ(0, try(self));
+	/* a broadcast input is the card's to check */
+	reset_op(self);
+	tensor_of(&self->op, 0)->strides[0] = 0;
+	EXPECT_EQ(0, try(self));
+}
+
 TEST_F(compute, wrong_sizes_and_counts_are_einval)
 {
 	static const struct {
@@ -851,7 +874,11 @@ static float random_value(struct _test_data_result *self, uint16_t dtype)
 {
 	switch (dtype) {
 	case NPU_DTYPE_S32:
+	case NPU_DTYPE_S64:
+	case NPU_DTYPE_S16:
 		return floorf(random_in(self, -1000, 1000));
+	case NPU_DTYPE_BOOL:
+		return floorf(random_in(self, 0, 2));
 	case NPU_DTYPE_S8:
 		return floorf(random_in(self, -128, 128));
 	case NPU_DTYPE_U8:
@@ -905,7 +932,7 @@ static struct ref_tensor *tensor(struct _test_data_result *self, uint16_t dtype,
 		if ((i / (16 * dims[2] * dims[3])) % ((dims[1] + 15) / 16) * 16 + i % 16 >= dims[1])
 			t->val[i] = 0;
 	self->addr[self->nt++] = self->next;
-	self->next += ((t->elems + 1) * dtype_bytes[dtype] + 63) & ~63ULL;
+	self->next += ((t->elems + 1) * NPU_DTYPE_SIZE(dtype) + 63) & ~63ULL;
 	return t;
 }
 
@@ -928,6 +955,8 @@ static void pack(const struct ref_tensor *t, uint8_t *out)
 		uint32_t bits = ref_bits(v);
 		_Float16 h = (_Float16)v;
 		int32_t s = (int32_t)v;
+		int64_t s64 = (int64_t)v;
+		int16_t s16 = (int16_t)v;
 
 		switch (t->dtype) {
 		case NPU_DTYPE_F32:
@@ -943,6 +972,12 @@ static void pack(const struct ref_tensor *t, uint8_t *out)
 		case NPU_DTYPE_S32:
 			memcpy(out + 4 * i, &s, 4);
 			break;
+		case NPU_DTYPE_S64:
+			memcpy(out + 8 * i, &s64, 8);
+			break;
+		case NPU_DTYPE_S16:
+			memcpy(out + 2 * i, &s16, 2);
+			break;
 		default:
 			out[i] = (uint8_t)s;
 			break;
@@ -955,6 +990,8 @@ static float unpack_one(uint16_t dtype, const uint8_t *in, uint64_t i)
 	uint32_t bits = 0;
 	_Float16 h;
 	int32_t s;
+	int64_t s64;
+	int16_t s16;
 	float f;
 
 	switch (dtype) {
@@ -972,6 +1009,14 @@ static float unpack_one(uint16_t dtype, const uint8_t *in, uint64_t i)
 		return (float)s;
 	case NPU_DTYPE_S8:
 		return (int8_t)in[i];
+	case NPU_DTYPE_S64:
+		memcpy(&s64, in + 8 * i, 8);
+		return (float)s64;
+	case NPU_DTYPE_S16:
+		memcpy(&s16, in + 2 * i, 2);
+		return s16;
+	case NPU_DTYPE_BOOL:
+		return in[i] != 0;
 	default:
 		return in[i];
 	}
@@ -987,7 +1032,7 @@ static int upload(struct _test_data_result *self)
 	int ret;
 
 	for (i = 0; i < self->nt; i++) {
-		uint64_t bytes = self->t[i].elems * dtype_bytes[self->t[i].dtype];
+		uint64_t bytes = self->t[i].elems * NPU_DTYPE_SIZE(self->t[i].dtype);
 
 		images[i] = malloc(bytes + 1);
 		pack(&self->t[i], images[i]);
@@ -1061,7 +1106,7 @@ static int run_and_check(struct _test_data_result *self, double atol, double rto
 		ret = run_op(self);
 	if (ret)
 		return ret;
-	bytes = y->elems * dtype_bytes[y->dtype];
+	bytes = y->elems * NPU_DTYPE_SIZE(y->dtype);
 	image = malloc(bytes + 1);
 	logical = calloc(y->elems + 1, 1);
 	back = test_cmd_copy((uintptr_t)image, self->addr[self->nt - 1], bytes,
@@ -1086,12 +1131,12 @@ static int run_and_check(struct _test_data_result *self, double atol, double rto
 	}
 	for (i = 0; i < y->elems; i++) {
 		float was = y->val[i];
-		uint8_t packed[4];
+		uint8_t packed[8];
 		struct ref_tensor one = { .dtype = y->dtype, .elems = 1, .val = &was };
 
 		pack(&one, packed);
-		if (!logical[i] && memcmp(packed, image + i * dtype_bytes[y->dtype],
-					  dtype_bytes[y->dtype]) && bad++ < 5)
+		if (!logical[i] && memcmp(packed, image + i * NPU_DTYPE_SIZE(y->dtype),
+					  NPU_DTYPE_SIZE(y->dtype)) && bad++ < 5)
 			fprintf(stderr, "#   gap at offset %llu was written\n",
 				(unsigned long long)i);
 	}
@@ -1647,8 +1692,10 @@ TEST_F(result, cast_between_types)
 			tensor(self, to, NPU_FORMAT_STRIDED, 2, DIMS(7, 9), NULL);
 			d = build(self, NPU_OPERATOR_CAST);
 			(void)d;
+			/* BOOL: any byte but 0 is true, and true is 1 */
 			for (i = 0; i < x->elems; i++)
-				self->want[i] = x->val[i];
+				self->want[i] = from == NPU_DTYPE_BOOL || to == NPU_DTYPE_BOOL ?
+						x->val[i] != 0 : x->val[i];
 			EXPECT_EQ(0, run_and_check(self, 0, 0)) TH_LOG("%u to %u", from, to);
 		}
 	}
@@ -1818,9 +1865,9 @@ TEST_F(result, what_only_the_card_checks_fails_the_stream)
 	d = desc_of(&self->op);
 	x = tensor_of(&self->op, 0);
 
-	/* A stride of 0 where a dim is over 1: elements overlap. */
+	/* Input elements overlapping other than by a stride of 0. */
 	x->dims[0] = 8;
-	x->strides[0] = 0;
+	x->strides[0] = 16;
 	EXPECT_EQ(-EIO, run_on_new_stream(self, &error));
 	EXPECT_EQ(DRM_NPU_ERR_OP_PARAM, error);
 	x->strides[0] = 32;
@@ -1848,11 +1895,26 @@ TEST_F(result, what_only_the_card_checks_fails_the_stream)
 	EXPECT_EQ(0, error);
 }
 
+/* An input read through a stride of 0 repeats its first row. */
+TEST_F(result, broadcast_input_by_stride_0)
+{
+	struct ref_tensor *x;
+	uint64_t i;
+
+	NEED_OPERATOR(NPU_OPERATOR_UNARY);
+	negate_op(self);
+	x = &self->t[0];
+	tensor_of(&self->op, 0)->strides[0] = 0;
+	for (i = 0; i < 8 * 32; i++)
+		self->want[i] = -x->val[i % 32];
+	EXPECT_EQ(0, run_and_check(self, 0, 0));
+}
+
 /* The output's image on the card is still what upload() wrote there. */
 static bool output_unchanged(struct _test_data_result *self)
 {
 	const struct ref_tensor *y = &self->t[self->nt - 1];
-	uint64_t bytes = y->elems * dtype_bytes[y->dtype], seq;
+	uint64_t bytes = y->elems * NPU_DTYPE_SIZE(y->dtype), seq;
 	uint8_t *want = malloc(bytes + 1), *got = malloc(bytes + 1);
 	struct drm_npu_cmd back = test_cmd_copy((uintptr_t)got, self->addr[self->nt - 1], bytes,
 						DRM_NPU_CMD_DST_USER);

@@ -18,28 +18,28 @@ installed_files() {
 		include/ge/ge_error_codes.h include/graph/graph.h include/graph/operator.h \
 		include/graph/operator_reg.h include/graph/tensor.h include/graph/types.h \
 		include/graph/ascend_string.h include/graph/ge_error_codes.h \
-		include/parser/onnx_parser.h include/all_ops.h lib/libge_runner.so \
-		lib/libgraph.so lib/libgraph_base.so lib/libfmk_onnx_parser.so lib/libfmk_parser.so lib/pkgconfig/ge_runner.pc \
-		lib/pkgconfig/fmk_onnx_parser.pc; do
+		include/parser/onnx_parser.h include/all_ops.h lib64/libge_runner.so \
+		lib64/libgraph.so lib64/libgraph_base.so lib64/libfmk_onnx_parser.so lib64/libfmk_parser.so lib64/pkgconfig/ge_runner.pc \
+		lib64/pkgconfig/fmk_onnx_parser.pc; do
 		[ -e "$prefix/$f" ] || { echo "missing $f"; return 1; }
 	done
 }
 
 flags() {
-	PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config "$@" ge_runner fmk_onnx_parser
+	PKG_CONFIG_PATH=$prefix/lib64/pkgconfig pkg-config "$@" ge_runner fmk_onnx_parser
 }
 
 build() {
 	# shellcheck disable=SC2046 # pkg-config's words are meant to split
 	g++ -O2 -Wall -Wextra -Werror -std=c++17 -o "$prog" examples/graph/run_graph_async.cc \
-		$(flags --cflags --libs) -Wl,-rpath,"$prefix/lib"
+		$(flags --cflags --libs) -Wl,-rpath,"$prefix/lib64"
 }
 
 links_installed() {
 	local lib
 	lib=$(ldd "$prog" | awk '$1 == "libge_runner.so" { print $3 }')
 	echo "libge_runner.so => $lib"
-	[ "$lib" -ef "$prefix/lib/libge_runner.so" ]
+	[ "$lib" -ef "$prefix/lib64/libge_runner.so" ]
 }
 
 echo "TAP version 13"

@@ -208,6 +208,8 @@ def scalar(value, dtype=ACL_FLOAT):
         dtype = acl_dtype(dtype)
     if dtype == ACL_FLOAT16:
         raw = ctypes.c_uint16(int(np.array(value, np.float16).view(np.uint16)))
+    elif dtype == ACL_BF16:         # the high half of the float32, truncated
+        raw = ctypes.c_uint16(int(np.array(value, np.float32).view(np.uint32)) >> 16)
     else:
         raw = _SCALAR_CTYPES[dtype](value)
     return _Handle(nnopbase.aclCreateScalar(ctypes.byref(raw), dtype), nnopbase.aclDestroyScalar)

@@ -30,7 +30,7 @@ links_installed() {
 	local lib
 	lib=$(ldd "$site/acl$suffix" | awk '$1 == "libascendcl.so.1" { print $3 }')
 	echo "libascendcl.so.1 => $lib"
-	[ "$lib" -ef "$prefix/lib/libascendcl.so.1" ]
+	[ "$lib" -ef "$prefix/lib64/libascendcl.so.1" ]
 }
 
 runs() {

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GROUPNORM: x (N, C, ...) normalized over each group of C / groups
+ * channels and all their spatial elements, then scaled and shifted per
+ * channel.  oneDNN 2.6 has no group normalization, so this is a loop:
+ * over each group a pass for the mean, one for the variance (two passes
+ * in double, which a large group needs) and one that writes.  x and y may
+ * be NCHW16C, the padding channels of y left 0.
+ */
+#include <math.h>
+
+#include "oplib_impl.h"
+
+static uint32_t groupnorm_groups(const struct oplib_op *op)
+{
+	return oplib_u32(op->attrs->groupnorm.groups);
+}
+
+/* gamma and beta: strided vectors of C floats */
+static int groupnorm_param_check(const struct oplib_tensor *p, int64_t c)
+{
+	int err = oplib_strided_only(p);
+
+	if (err)
+		return err;
+	if (oplib_dtype_is_int(p->dtype))
+		return NPU_ERR_OPERATOR;
+	return p->ndims == 1 && p->dims[0] == c ? NPU_ERR_NONE : NPU_ERR_OP_PARAM;
+}
+
+static int groupnorm_check(const struct oplib_op *op)
+{
+	const struct npu_attr_groupnorm *raw = &op->attrs->groupnorm;
+	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
+	float epsilon = oplib_f32(raw->epsilon);
+	uint32_t groups = groupnorm_groups(op);
+	struct oplib_act act;
+	int err;
+
+	err = oplib_act_decode(&raw->act, &act);
+	if (err)
+		return err;
+	if (oplib_dtype_is_int(x->dtype) || y->dtype != x->dtype)
+		return NPU_ERR_OPERATOR;
+	if (x->ndims < 2 || !oplib_same_dims(x, y))
+		return NPU_ERR_OP_PARAM;
+	err = groupnorm_param_check(&op->t[1], x->dims[1]);
+	if (!err)
+		err = groupnorm_param_check(&op->t[2], x->dims[1]);
+	if (err)
+		return err;
+	if (!groups || x->dims[1] % groups)
+		return NPU_ERR_OP_PARAM;
+	/* also false for NaN */
+	if (!(epsilon >= 0 && isfinite(epsilon)))
+		return NPU_ERR_OP_PARAM;
+	return NPU_ERR_NONE;
+}
+
+/* The next element of a group: spatial axes first, then the channel. */
+static bool group_next(const struct oplib_tensor *x, int64_t *idx,
+		       int64_t c_end)
+{
+	if (oplib_index_next(idx + 2, x->dims + 2, x->ndims - 2))
+		return true;
+	return ++idx[1] < c_end;
+}
+
+struct group_stats {
+	double mean;
+	double inv_std;		/* 1 / sqrt(var + epsilon) */
+};
+
+/* Of the group of channels from idx[1] to c_end, batch idx[0]. */
+static struct group_stats group_stats(const struct oplib_op *op,
+				      uint8_t *const *bufs, const int64_t *at,
+				      int64_t c_end)
+{
+	const struct oplib_tensor *x = &op->t[0];
+	size_t xs = oplib_dtype_size(x->dtype);
+	int64_t idx[NPU_TENSOR_MAX_DIMS];
+	struct group_stats s = { 0, 0 };
+	double sum = 0, dev = 0;
+	uint64_t n = 0;
+
+	memcpy(idx, at, sizeof(idx));
+	do {
+		sum += oplib_load(bufs[0] + oplib_offset(x, idx) * xs, x->dtype);
+		n++;
+	} while (group_next(x, idx, c_end));
+	s.mean = sum / n;
+	memcpy(idx, at, sizeof(idx));
+	do {
+		double v = oplib_load(bufs[0] + oplib_offset(x, idx) * xs,
+				      x->dtype) - s.mean;
+
+		dev += v * v;
+	} while (group_next(x, idx, c_end));
+	s.inv_std = 1 / sqrt(dev / n + oplib_f32(op->attrs->groupnorm.epsilon));
+	return s;
+}
+
+static float param_at(const struct oplib_op *op, uint8_t *const *bufs,
+		      unsigned int tensor, int64_t c)
+{
+	const struct oplib_tensor *p = &op->t[tensor];
+
+	return oplib_load(bufs[tensor] + oplib_offset(p, &c) *
+			  oplib_dtype_size(p->dtype), p->dtype);
+}
+
+/* Normalizes one group; false if the operator was abandoned. */
+static bool group_write(const struct oplib_op *op,
+			const struct oplib_step *step, uint8_t *const *bufs,
+			const int64_t *at, int64_t c_end,
+			const struct oplib_hooks *hooks, uint64_t *count)
+{
+	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
+	struct group_stats s = group_stats(op, bufs, at, c_end);
+	size_t xs = oplib_dtype_size(x->dtype);
+	int64_t idx[NPU_TENSOR_MAX_DIMS];
+
+	memcpy(idx, at, sizeof(idx));
+	do {
+		double v = oplib_load(bufs[0] + oplib_offset(x, idx) * xs, x->dtype);
+		float z = (v - s.mean) * s.inv_std;
+
+		z = z * param_at(op, bufs, 1, idx[1]) + param_at(op, bufs, 2, idx[1]);
+		oplib_store(bufs[step->out] + oplib_offset(y, idx) * xs, y->dtype,
+			    oplib_act_apply(&step->act, z));
+		if (!oplib_loop_go_on(hooks, count))
+			return false;
+	} while (group_next(x, idx, c_end));
+	return true;
+}
+
+static bool groupnorm_loop(const struct oplib_op *op,
+			   const struct oplib_step *step, uint8_t *const *bufs,
+			   const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *y = oplib_out(op);
+	int64_t per_group = y->dims[1] / groupnorm_groups(op);
+	int64_t at[NPU_TENSOR_MAX_DIMS] = { 0 }, n, c;
+	uint64_t count = 0;
+
+	for (n = 0; n < y->dims[0]; n++)
+		for (c = 0; c < y->dims[1]; c += per_group) {
+			at[0] = n;
+			at[1] = c;
+			if (!group_write(op, step, bufs, at, c + per_group, hooks,
+					 &count))
+				return false;
+		}
+	oplib_zero_padding(y, bufs[step->out]);
+	return true;
+}
+
+static int groupnorm_plan(struct oplib *lib, const struct oplib_op *op,
+			  struct oplib_plan *plan)
+{
+	struct oplib_act act;
+
+	(void)lib;
+	oplib_act_decode(&op->attrs->groupnorm.act, &act);
+	return oplib_plan_loop(plan, groupnorm_loop, 0, op->num_inputs, &act);
+}
+
+const struct oplib_family oplib_groupnorm_family = {
+	.check = groupnorm_check,
+	.plan = groupnorm_plan,
+};

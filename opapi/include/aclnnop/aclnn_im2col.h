@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Im2col: sliding windows of an image as columns. The vendor's declarations;
+ * not on this card yet (issue 26): each call returns
+ * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ */
+#ifndef ACLNNOP_ACLNN_IM2COL_H
+#define ACLNNOP_ACLNN_IM2COL_H
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self,
+	const aclIntArray *kernelSize, const aclIntArray *dilation, const aclIntArray *padding,
+	const aclIntArray *stride, const aclTensor *out, uint64_t *workspaceSize,
+	aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnIm2col(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+	aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_IM2COL_H */

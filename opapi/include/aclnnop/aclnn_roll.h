@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Roll: elements shifted circularly along dims. The vendor's declarations;
+ * not on this card yet (issue 26): each call returns
+ * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ */
+#ifndef ACLNNOP_ACLNN_ROLL_H
+#define ACLNNOP_ACLNN_ROLL_H
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnRollGetWorkspaceSize(const aclTensor *x, const aclIntArray *shifts,
+	const aclIntArray *dims, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnRoll(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+	aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_ROLL_H */

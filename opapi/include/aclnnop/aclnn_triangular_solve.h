@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * TriangularSolve: x with A x = self, A triangular. The vendor's
+ * declarations; not on this card yet (issue 26): each call returns
+ * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ */
+#ifndef ACLNNOP_ACLNN_TRIANGULAR_SOLVE_H
+#define ACLNNOP_ACLNN_TRIANGULAR_SOLVE_H
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnTriangularSolveGetWorkspaceSize(const aclTensor *self,
+	const aclTensor *A, bool upper, bool transpose, bool unitriangular, aclTensor *xOut,
+	aclTensor *mOut, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnTriangularSolve(void *workspace, uint64_t workspaceSize,
+	aclOpExecutor *executor, const aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_TRIANGULAR_SOLVE_H */
