@@ -63,7 +63,7 @@ static aclnnStatus glu_build(aclOpExecutor *x, const void *args)
 {
 	const struct glu_args *a = args;
 	struct nnop_view in, left, right, out, act;
-	unsigned int axis;
+	unsigned int axis = 0;
 	int64_t half;
 	aclnnStatus st;
 
