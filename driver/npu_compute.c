@@ -296,6 +296,9 @@ static int npu_check_unused(u16 kind, const struct npu_op_desc *desc)
 	case NPU_OPERATOR_BATCHNORM:
 		/* its channel axis is 1: axis is LAYERNORM's */
 		return a->norm.axis ? -EINVAL : 0;
+	case NPU_OPERATOR_FILL:
+		return le32_to_cpu(a->fill.mode) == NPU_FILL_CONSTANT && a->fill.step ?
+		       -EINVAL : 0;
 	case NPU_OPERATOR_PAD:
 		mode = le32_to_cpu(a->pad.mode);
 		return (mode == NPU_PAD_REFLECT || mode == NPU_PAD_EDGE) && a->pad.value ?

@@ -48,6 +48,7 @@ SIZE_IS(struct npu_attr_pad, 72);
 SIZE_IS(struct npu_attr_slice, 128);
 SIZE_IS(struct npu_attr_pack_conv, 120);
 SIZE_IS(struct npu_attr_gather, 8);
+SIZE_IS(struct npu_attr_fill, 24);
 SIZE_IS(struct npu_attr_triangle, 16);
 SIZE_IS(struct npu_attr_groupnorm, 24);
 SIZE_IS(union npu_op_attrs, 128);

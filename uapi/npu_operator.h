@@ -240,7 +240,12 @@ enum npu_binary_kind {
 
 #define NPU_BINARY_LAST			NPU_BINARY_GE
 
-/* a, b and y have the same rank; a and b broadcast where a dim is 1. */
+/*
+ * a, b and y have the same rank; a and b broadcast where a dim is 1.  On
+ * integers (all three of integer types) the arithmetic is exact in 64
+ * bits, saturated into y's type, DIV toward zero and 0 for a division by
+ * 0, and act is NONE.
+ */
 struct npu_attr_binary {
 	__le32 kind;		/* enum npu_binary_kind */
 	__le32 rsvd;
@@ -388,6 +393,25 @@ struct npu_attr_gather {
 	__le32 rsvd;
 };
 
+enum npu_fill_mode {
+	NPU_FILL_CONSTANT = 0,		/* y = value */
+	NPU_FILL_RANGE = 1,		/* y[i] = value + i * step */
+};
+
+/*
+ * FILL writes y without reading anything: i is an element's row-major
+ * index in y; value and step are IEEE 754 binary64 bit patterns (step 0
+ * for CONSTANT).  Into an integer y exactly when value and step are
+ * integers (computed in 64 bits), else toward zero and saturated; into
+ * BOOL, 1 where the value is not 0.
+ */
+struct npu_attr_fill {
+	__le32 mode;		/* enum npu_fill_mode */
+	__le32 rsvd;
+	__le64 value;
+	__le64 step;
+};
+
 /*
  * TRIANGLE keeps a triangle of each matrix of the last two axes (row i,
  * column j) and zeroes the rest: y = x where j - i <= diagonal (upper 0,
@@ -429,6 +453,7 @@ union npu_op_attrs {
 	struct npu_attr_slice slice;
 	struct npu_attr_pack_conv pack_conv;
 	struct npu_attr_gather gather;
+	struct npu_attr_fill fill;
 	struct npu_attr_triangle triangle;
 	struct npu_attr_groupnorm groupnorm;
 	__u8 bytes[128];	/* the union's size; unused bytes 0 */
@@ -505,7 +530,11 @@ union npu_op_attrs {
 	NPU_OPERATOR(PACK_CONV2D, 16, 1, 1, attr(pack_conv), attr(pack_conv.conv.rsvd), \
 		     attr(pack_conv.conv.act), pack_conv2d) \
 	/* in: x, ind (S32); out: y */ \
-	NPU_OPERATOR(GATHER, 17, 2, 2, attr(gather), attr(gather.rsvd), none, gather))
+	NPU_OPERATOR(GATHER, 17, 2, 2, attr(gather), attr(gather.rsvd), none, gather) \
+	/* in: none; out: y */ \
+	NPU_OPERATOR(FILL, 18, 0, 0, attr(fill), attr(fill.rsvd), none, fill) \
+	/* in: cond (any type, not 0: true), a, b; out: y = cond ? a : b */ \
+	NPU_OPERATOR(WHERE, 19, 3, 3, none, none, none, where))
 
 /* The rows as one macro argument, which checkpatch takes for an expression. */
 #define __NPU_OPERATOR_ROWS(...)	__VA_ARGS__

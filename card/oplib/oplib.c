@@ -344,41 +344,75 @@ static void desc_key(const struct npu_op_desc *desc, size_t size,
 		k->tensors[i].addr = 0;
 }
 
-/*
- * The inputs a family gets as dense copies, and the operator as it then
- * looks to the family: those inputs row-major.
- */
-static uint32_t op_densify(struct oplib_op *op, const struct oplib_family *fam)
+/* Inputs with a stride of 0 the family would rather read densely. */
+static uint32_t broadcast_inputs(const struct oplib_op *op,
+				 const struct oplib_family *fam)
 {
 	uint32_t inputs = 0;
-	unsigned int i, d;
+	unsigned int i;
 
-	if (fam->reads_broadcast)
-		return 0;
-	for (i = 0; i < op->num_inputs; i++) {
-		struct oplib_tensor *t = &op->t[i];
-		int64_t stride = 1;
-
-		if (!oplib_broadcasts(t))
-			continue;
-		inputs |= 1u << i;
-		for (d = t->ndims; d-- > 0;) {
-			t->strides[d] = stride;
-			stride *= t->dims[d];
-		}
-	}
+	for (i = 0; !fam->reads_broadcast && i < op->num_inputs; i++)
+		if (oplib_broadcasts(&op->t[i]))
+			inputs |= 1u << i;
 	return inputs;
 }
 
-/* @op as the checks left it; the family plans for it densified. */
+/*
+ * F16 and BF16 tensors, which the family may have no primitive for on
+ * this CPU (oneDNN 2.6 has F16 only where the CPU computes it): they are
+ * then computed in F32 in scratch.  Not a packed convolution's: its
+ * header names its type.
+ */
+static uint32_t half_tensors(const struct oplib_op *op)
+{
+	uint32_t half = 0;
+	unsigned int i;
+
+	for (i = 0; i < op->num_tensors; i++) {
+		if (op->t[i].format == NPU_FORMAT_PACKED)
+			return 0;
+		if (op->t[i].dtype == NPU_DTYPE_F16 ||
+		    op->t[i].dtype == NPU_DTYPE_BF16)
+			half |= 1u << i;
+	}
+	return half;
+}
+
+/* The family's plan with @staged tensors in scratch, @widened in F32. */
+static int plan_staged(struct oplib *lib, const struct oplib_op *op,
+		       const struct oplib_family *fam, uint32_t staged,
+		       uint32_t widened, struct oplib_plan **planp)
+{
+	struct oplib_plan *plan = calloc(1, sizeof(*plan));
+	struct oplib_op seen = *op;
+	int err;
+
+	if (!plan)
+		return NPU_ERR_OP_FAILED;
+	plan->staged = staged;
+	plan->widened = widened;
+	oplib_op_staged(&seen, staged, widened);
+	err = oplib_plan_stage_begin(lib, plan, op, &seen);
+	if (!err)
+		err = fam->plan(lib, &seen, plan);
+	if (!err)
+		err = oplib_plan_stage_end(lib, plan, op, &seen);
+	if (err) {
+		oplib_plan_destroy(plan);
+		return err;
+	}
+	*planp = plan;
+	return NPU_ERR_NONE;
+}
+
 static int plan_get(struct oplib *lib, const struct oplib_op *op,
-		    const struct oplib_op *dense, uint32_t dense_inputs,
 		    const struct oplib_family *fam,
 		    const struct npu_op_desc *desc, size_t size,
 		    struct oplib_cache_entry **entry)
 {
 	uint8_t key[OPLIB_DESC_MAX] __attribute__((aligned(8)));
-	struct oplib_plan *plan;
+	uint32_t dense = broadcast_inputs(op, fam), half = half_tensors(op);
+	struct oplib_plan *plan = NULL;
 	int err;
 
 	desc_key(desc, size, op->num_tensors, key);
@@ -386,16 +420,11 @@ static int plan_get(struct oplib *lib, const struct oplib_op *op,
 	if (*entry)
 		return NPU_ERR_NONE;
 
-	plan = calloc(1, sizeof(*plan));
-	if (!plan)
-		return NPU_ERR_OP_FAILED;
-	err = oplib_plan_dense_inputs(lib, plan, op, dense_inputs);
-	if (!err)
-		err = fam->plan(lib, dense, plan);
-	if (err) {
-		oplib_plan_destroy(plan);
+	err = plan_staged(lib, op, fam, dense, 0, &plan);
+	if (err == NPU_ERR_OPERATOR && half)
+		err = plan_staged(lib, op, fam, dense | half, half, &plan);
+	if (err)
 		return err;
-	}
 	*entry = oplib_cache_add(&lib->cache, key, size, plan);
 	return *entry ? NPU_ERR_NONE : NPU_ERR_OP_FAILED;
 }
@@ -560,8 +589,8 @@ static int plan_execute(struct oplib *lib, const struct oplib_op *op,
 		bufs[i] = bufs[OPLIB_SOURCE_BUF(i)] = devmem + op->t[i].addr;
 	err = scratch_alloc(plan, bufs, &scratchpad, &own);
 	for (i = 0; !err && i < op->num_tensors; i++)
-		if (plan->dense_inputs & (1u << i))
-			bufs[i] = bufs[plan->dense_buf[i]];
+		if (plan->staged & (1u << i))
+			bufs[i] = bufs[plan->staged_buf[i]];
 	if (!err && dnnl_stream_create(&stream, lib->engine,
 				       dnnl_stream_default_flags) != dnnl_success)
 		err = NPU_ERR_OP_FAILED;
@@ -594,26 +623,25 @@ int oplib_run(struct oplib *lib, const struct npu_op_desc *desc, size_t size,
 {
 	const struct oplib_family *family;
 	struct oplib_cache_entry *entry;
-	struct oplib_op op, dense;
-	uint32_t dense_inputs;
+	const struct oplib_plan *plan;
+	struct oplib_op op, seen;
 	int err;
 
 	err = op_prepare(desc, size, devmem_size, NULL, &op, &family);
 	if (err || !oplib_out(&op)->nelems)
 		return err;
-	dense = op;
-	dense_inputs = op_densify(&dense, family);
 
 	/* per thread: oneDNN sizes its parallel regions by it */
 	omp_set_num_threads(lib->threads);
 	if (!engine_get(hooks))
 		return OPLIB_ABORTED;
 	/* compiling is the engine's work too */
-	err = plan_get(lib, &op, &dense, dense_inputs, family, desc, size,
-		       &entry);
+	err = plan_get(lib, &op, family, desc, size, &entry);
 	if (!err) {
-		err = plan_execute(lib, &dense, oplib_cache_plan(entry), devmem,
-				   hooks);
+		plan = oplib_cache_plan(entry);
+		seen = op;
+		oplib_op_staged(&seen, plan->staged, plan->widened);
+		err = plan_execute(lib, &seen, plan, devmem, hooks);
 		oplib_cache_put(&lib->cache, entry);
 	}
 	if (err != OPLIB_ABORTED)

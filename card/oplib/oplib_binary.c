@@ -5,16 +5,26 @@
  * oneDNN broadcasts only its second source.  When a broadcasts, a
  * commutative operation swaps the sources; otherwise a is read through a
  * view of y's shape with stride 0 on its broadcast axes.  POW is a loop:
- * oneDNN's pow takes its exponent as a constant, not a tensor.
+ * oneDNN's pow takes its exponent as a constant, not a tensor.  So is
+ * arithmetic on integers, which oneDNN does in float: here it is exact, in
+ * int64, a result outside y's type saturated; DIV truncates toward zero
+ * and gives 0 for a division by 0.
  *
  * The comparisons write 1 or 0 in y's data type.  oneDNN compares
- * floating sources; integers compare exactly in a loop, since oneDNN would
- * compare them as float32, which cannot tell 2^24 from 2^24 + 1.  Swapped
- * sources swap the comparison.
+ * float32 and bfloat16 sources; the others compare exactly in a loop,
+ * integers as int64, since oneDNN would compare them as float32, which
+ * cannot tell 2^24 from 2^24 + 1.  Swapped sources swap the comparison.
  */
 #include <math.h>
 
 #include "oplib_impl.h"
+
+static bool binary_is_int(const struct oplib_op *op)
+{
+	return oplib_dtype_is_int(op->t[0].dtype) &&
+	       oplib_dtype_is_int(op->t[1].dtype) &&
+	       oplib_dtype_is_int(oplib_out(op)->dtype);
+}
 
 static int binary_check(const struct oplib_op *op)
 {
@@ -35,6 +45,9 @@ static int binary_check(const struct oplib_op *op)
 	err = oplib_act_decode(&raw->act, &act);
 	if (err)
 		return err;
+	/* functions are of floats */
+	if (binary_is_int(op) && !oplib_act_is_none(&act))
+		return NPU_ERR_OPERATOR;
 	if (a->ndims != y->ndims || b->ndims != y->ndims)
 		return NPU_ERR_OP_PARAM;
 	for (d = 0; d < y->ndims; d++) {
@@ -53,19 +66,6 @@ static bool broadcasts(const struct oplib_tensor *t,
 	return !oplib_same_dims(t, y);
 }
 
-/* a's and b's indices for y's index idx: 0 on their broadcast axes. */
-static void broadcast_index(const struct oplib_op *op, const int64_t *idx,
-			    int64_t *ia, int64_t *ib)
-{
-	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
-	unsigned int d;
-
-	for (d = 0; d < oplib_out(op)->ndims; d++) {
-		ia[d] = a->dims[d] == 1 ? 0 : idx[d];
-		ib[d] = b->dims[d] == 1 ? 0 : idx[d];
-	}
-}
-
 /* y[i] = act(pow(a[i], b[i])), a and b indexed with broadcasting. */
 static bool pow_loop(const struct oplib_op *op,
 		     const struct oplib_step *step, uint8_t *const *bufs,
@@ -77,16 +77,106 @@ static bool pow_loop(const struct oplib_op *op,
 	size_t ys = oplib_dtype_size(y->dtype);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
 	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
+	unsigned int d;
 	uint64_t count = 0;
 
 	do {
 		float va, vb;
 
-		broadcast_index(op, idx, ia, ib);
+		for (d = 0; d < y->ndims; d++) {
+			ia[d] = a->dims[d] == 1 ? 0 : idx[d];
+			ib[d] = b->dims[d] == 1 ? 0 : idx[d];
+		}
 		va = oplib_load(bufs[0] + oplib_offset(a, ia) * as, a->dtype);
 		vb = oplib_load(bufs[1] + oplib_offset(b, ib) * bs, b->dtype);
 		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ys,
 			    y->dtype, oplib_act_apply(&step->act, powf(va, vb)));
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
+	} while (oplib_index_next(idx, y->dims, y->ndims));
+	oplib_zero_padding(y, bufs[step->out]);
+	return true;
+}
+
+/* An overflowed result saturated toward the side it overflowed to. */
+static int64_t saturated(bool overflow, int64_t v, bool negative)
+{
+	if (!overflow)
+		return v;
+	return negative ? INT64_MIN : INT64_MAX;
+}
+
+/* a to the b, saturated; a negative b leaves the integer part of 1 / a^-b. */
+static int64_t int_pow(int64_t a, int64_t b)
+{
+	int64_t r = 1;
+	bool negative = a < 0 && (b & 1);
+
+	if (b < 0)
+		return a == 1 ? 1 : a == -1 ? (negative ? -1 : 1) : 0;
+	for (; b; b >>= 1) {
+		if ((b & 1) && __builtin_mul_overflow(r, a, &r))
+			return negative ? INT64_MIN : INT64_MAX;
+		if (b > 1 && __builtin_mul_overflow(a, a, &a))
+			return negative ? INT64_MIN : INT64_MAX;
+	}
+	return r;
+}
+
+static int64_t binary_int(uint32_t kind, int64_t a, int64_t b)
+{
+	int64_t r = 0;
+	bool over;
+
+	switch (kind) {
+	case NPU_BINARY_ADD:
+		over = __builtin_add_overflow(a, b, &r);
+		return saturated(over, r, a < 0);
+	case NPU_BINARY_SUB:
+		over = __builtin_sub_overflow(a, b, &r);
+		return saturated(over, r, a < 0);
+	case NPU_BINARY_MUL:
+		over = __builtin_mul_overflow(a, b, &r);
+		return saturated(over, r, (a < 0) != (b < 0));
+	case NPU_BINARY_DIV:
+		if (!b)
+			return 0;
+		return a == INT64_MIN && b == -1 ? INT64_MAX : a / b;
+	case NPU_BINARY_POW:
+		return int_pow(a, b);
+	case NPU_BINARY_MIN:
+		return a < b ? a : b;
+	case NPU_BINARY_MAX:
+		return a > b ? a : b;
+	}
+	return 0;
+}
+
+/* y[i] = a[i] op b[i] on integers, a and b indexed with broadcasting. */
+static bool int_loop(const struct oplib_op *op, const struct oplib_step *step,
+		     uint8_t *const *bufs, const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
+	const struct oplib_tensor *y = oplib_out(op);
+	size_t as = oplib_dtype_size(a->dtype), bs = oplib_dtype_size(b->dtype);
+	size_t ys = oplib_dtype_size(y->dtype);
+	uint32_t kind = oplib_u32(op->attrs->binary.kind);
+	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
+	unsigned int d;
+	uint64_t count = 0;
+
+	do {
+		int64_t va, vb;
+
+		for (d = 0; d < y->ndims; d++) {
+			ia[d] = a->dims[d] == 1 ? 0 : idx[d];
+			ib[d] = b->dims[d] == 1 ? 0 : idx[d];
+		}
+		va = oplib_load_int(bufs[0] + oplib_offset(a, ia) * as, a->dtype);
+		vb = oplib_load_int(bufs[1] + oplib_offset(b, ib) * bs, b->dtype);
+		oplib_store_int(bufs[step->out] + oplib_offset(y, idx) * ys,
+				y->dtype, binary_int(kind, va, vb));
 		if (!oplib_loop_go_on(hooks, &count))
 			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));
@@ -103,10 +193,10 @@ static bool compare_holds(uint32_t kind, const uint8_t *pa, const uint8_t *pb,
 	if (!oplib_dtype_is_int(dtype)) {
 		float a = oplib_load(pa, dtype), b = oplib_load(pb, dtype);
 
-		lt = a < b;
-		gt = a > b;
 		if (isnan(a) || isnan(b))
 			return kind == NPU_BINARY_NE;
+		lt = a < b;
+		gt = a > b;
 	} else {
 		int64_t a = oplib_load_int(pa, dtype), b = oplib_load_int(pb, dtype);
 
@@ -140,12 +230,16 @@ static bool compare_loop(const struct oplib_op *op,
 	uint32_t kind = oplib_u32(op->attrs->binary.kind);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
 	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
+	unsigned int d;
 	uint64_t count = 0;
 
 	do {
 		bool holds;
 
-		broadcast_index(op, idx, ia, ib);
+		for (d = 0; d < y->ndims; d++) {
+			ia[d] = a->dims[d] == 1 ? 0 : idx[d];
+			ib[d] = b->dims[d] == 1 ? 0 : idx[d];
+		}
 		holds = compare_holds(kind, bufs[0] + oplib_offset(a, ia) * es,
 				      bufs[1] + oplib_offset(b, ib) * es,
 				      a->dtype);
@@ -159,21 +253,20 @@ static bool compare_loop(const struct oplib_op *op,
 }
 
 /*
- * The kinds a loop computes: POW, and comparisons oneDNN cannot make
- * exactly or write (integer sources, sources or y of a type it lacks).
+ * The loop a kind needs, or NULL for oneDNN's binary: comparisons oneDNN
+ * cannot make exactly or write, integer arithmetic, POW.
  */
 static oplib_loop_fn binary_loop(const struct oplib_op *op, uint32_t kind)
 {
 	unsigned int src = op->t[0].dtype, dst = oplib_out(op)->dtype;
 
-	if (kind == NPU_BINARY_POW)
-		return pow_loop;
-	if (kind < NPU_BINARY_EQ)
-		return NULL;
-	if ((src != NPU_DTYPE_F32 && src != NPU_DTYPE_BF16) ||
-	    oplib_dnnl_dtype(dst) == dnnl_data_type_undef)
-		return compare_loop;
-	return NULL;
+	if (kind >= NPU_BINARY_EQ)
+		return (src != NPU_DTYPE_F32 && src != NPU_DTYPE_BF16) ||
+		       oplib_dnnl_dtype(dst) == dnnl_data_type_undef ?
+		       compare_loop : NULL;
+	if (binary_is_int(op))
+		return int_loop;
+	return kind == NPU_BINARY_POW ? pow_loop : NULL;
 }
 
 /* a seen with y's shape: stride 0 where it broadcasts. */

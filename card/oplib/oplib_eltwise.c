@@ -5,7 +5,7 @@
  *
  * Each function is one or two oneDNN eltwise algorithms, which fuse into a
  * convolution, matmul or binary primitive as post-ops; HARDSIGMOID is
- * linear then clip, NEG is linear, RSQRT and RECIPROCAL are powers.
+ * linear then clip, NEG is linear, RSQRT is a power.
  * oneDNN 2.6 has no erf, sine or cosine, and nothing that compares x with
  * a parameter, so those functions are loops, run on the output after the
  * primitive when they are activations.
@@ -156,12 +156,11 @@ static int act_algs(const struct oplib_act *act, struct eltwise_alg *algs)
 	case NPU_UNARY_THRESHOLD:
 	case NPU_UNARY_SOFTPLUS_BETA:
 	case NPU_UNARY_LOGICAL_NOT:
+	/* oneDNN's pow makes 1 / -0 +inf where IEEE has -inf */
+	case NPU_UNARY_RECIPROCAL:
 		return -1;
 	case NPU_UNARY_RSQRT:
 		algs[0] = (struct eltwise_alg){ dnnl_eltwise_pow, 1.0f, -0.5f };
-		return 1;
-	case NPU_UNARY_RECIPROCAL:
-		algs[0] = (struct eltwise_alg){ dnnl_eltwise_pow, 1.0f, -1.0f };
 		return 1;
 	case NPU_UNARY_SILU:
 		algs[0] = (struct eltwise_alg){ dnnl_eltwise_swish, 1.0f, 0.0f };
@@ -319,16 +318,6 @@ int oplib_plan_act(struct oplib *lib, struct oplib_plan *plan,
 	return err;
 }
 
-/*
- * oneDNN 2.6 computes f16 only on CPUs with AVX512-FP16, and not the types
- * it has no name for: those are the loop's.
- */
-static bool eltwise_lacks(unsigned int dtype)
-{
-	return dtype == NPU_DTYPE_F16 ||
-	       oplib_dnnl_dtype(dtype) == dnnl_data_type_undef;
-}
-
 /* UNARY: y = fn(x), x and y of one shape and type. */
 static int unary_check(const struct oplib_op *op)
 {
@@ -343,6 +332,31 @@ static int unary_check(const struct oplib_op *op)
 	if (!oplib_same_dims(x, y))
 		return NPU_ERR_OP_PARAM;
 	return NPU_ERR_NONE;
+}
+
+/* ABS and NEG of integers, exactly, saturated into y's type. */
+static bool int_sign_loop(const struct oplib_op *op,
+			  const struct oplib_step *step, uint8_t *const *bufs,
+			  const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *x = &op->t[step->in], *y = &op->t[step->out];
+	size_t size = oplib_dtype_size(y->dtype);
+	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	uint64_t count = 0;
+
+	do {
+		int64_t v = oplib_load_int(bufs[step->in] + oplib_offset(x, idx) * size,
+					   x->dtype);
+
+		if (step->act.kind == NPU_UNARY_NEG || v < 0)
+			v = v == INT64_MIN ? INT64_MAX : -v;
+		oplib_store_int(bufs[step->out] + oplib_offset(y, idx) * size,
+				y->dtype, v);
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
+	} while (oplib_index_next(idx, y->dims, y->ndims));
+	oplib_zero_padding(y, bufs[step->out]);
+	return true;
 }
 
 /* The identity: a copy, of any type. */
@@ -372,7 +386,11 @@ static int unary_plan(struct oplib *lib, const struct oplib_op *op,
 	n = act_algs(&fn, algs);
 	if (n == 0)
 		return unary_copy_plan(lib, op, plan);
-	if (n < 0 || eltwise_lacks(op->t[0].dtype))
+	/* oneDNN computes in float, which would round large integers */
+	if (oplib_dtype_is_int(op->t[0].dtype) &&
+	    (fn.kind == NPU_UNARY_ABS || fn.kind == NPU_UNARY_NEG))
+		return oplib_plan_loop(plan, int_sign_loop, 0, op->num_inputs, &fn);
+	if (n < 0 || oplib_dnnl_dtype(op->t[0].dtype) == dnnl_data_type_undef)
 		return oplib_plan_loop(plan, act_loop, 0, op->num_inputs, &fn);
 
 	err = oplib_plan_tensor(plan, op, 0, &x);

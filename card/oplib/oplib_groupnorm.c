@@ -71,33 +71,51 @@ struct group_stats {
 	double inv_std;		/* 1 / sqrt(var + epsilon) */
 };
 
-/* Of the group of channels from idx[1] to c_end, batch idx[0]. */
-static struct group_stats group_stats(const struct oplib_op *op,
-				      uint8_t *const *bufs, const int64_t *at,
-				      int64_t c_end)
+/*
+ * One pass over the group of channels from at[1] to c_end, batch at[0]:
+ * the sum of x - @mean, or of its square.  False if the operator was
+ * abandoned meanwhile.
+ */
+static bool group_sum(const struct oplib_op *op, uint8_t *const *bufs,
+		      const int64_t *at, int64_t c_end, double mean, bool square,
+		      const struct oplib_hooks *hooks, uint64_t *count,
+		      double *sum, uint64_t *n)
 {
 	const struct oplib_tensor *x = &op->t[0];
 	size_t xs = oplib_dtype_size(x->dtype);
 	int64_t idx[NPU_TENSOR_MAX_DIMS];
-	struct group_stats s = { 0, 0 };
-	double sum = 0, dev = 0;
-	uint64_t n = 0;
 
 	memcpy(idx, at, sizeof(idx));
-	do {
-		sum += oplib_load(bufs[0] + oplib_offset(x, idx) * xs, x->dtype);
-		n++;
-	} while (group_next(x, idx, c_end));
-	s.mean = sum / n;
-	memcpy(idx, at, sizeof(idx));
+	*sum = 0;
+	*n = 0;
 	do {
 		double v = oplib_load(bufs[0] + oplib_offset(x, idx) * xs,
-				      x->dtype) - s.mean;
+				      x->dtype) - mean;
 
-		dev += v * v;
+		*sum += square ? v * v : v;
+		++*n;
+		if (!oplib_loop_go_on(hooks, count))
+			return false;
 	} while (group_next(x, idx, c_end));
-	s.inv_std = 1 / sqrt(dev / n + oplib_f32(op->attrs->groupnorm.epsilon));
-	return s;
+	return true;
+}
+
+/* The group's mean and biased variance, in two passes for accuracy. */
+static bool group_stats(const struct oplib_op *op, uint8_t *const *bufs,
+			const int64_t *at, int64_t c_end,
+			const struct oplib_hooks *hooks, uint64_t *count,
+			struct group_stats *s)
+{
+	double sum;
+	uint64_t n;
+
+	if (!group_sum(op, bufs, at, c_end, 0, false, hooks, count, &sum, &n))
+		return false;
+	s->mean = sum / n;
+	if (!group_sum(op, bufs, at, c_end, s->mean, true, hooks, count, &sum, &n))
+		return false;
+	s->inv_std = 1 / sqrt(sum / n + oplib_f32(op->attrs->groupnorm.epsilon));
+	return true;
 }
 
 static float param_at(const struct oplib_op *op, uint8_t *const *bufs,
@@ -116,10 +134,12 @@ static bool group_write(const struct oplib_op *op,
 			const struct oplib_hooks *hooks, uint64_t *count)
 {
 	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
-	struct group_stats s = group_stats(op, bufs, at, c_end);
 	size_t xs = oplib_dtype_size(x->dtype);
 	int64_t idx[NPU_TENSOR_MAX_DIMS];
+	struct group_stats s;
 
+	if (!group_stats(op, bufs, at, c_end, hooks, count, &s))
+		return false;
 	memcpy(idx, at, sizeof(idx));
 	do {
 		double v = oplib_load(bufs[0] + oplib_offset(x, idx) * xs, x->dtype);

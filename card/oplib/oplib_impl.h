@@ -64,19 +64,19 @@ struct oplib_act {
 
 /*
  * Scratch buffers a plan may use, allocated per run: the family's, and
- * the dense copies of broadcast inputs (oplib_plan_dense_inputs()).
+ * the staged tensors (oplib_plan_stage_begin()).
  */
-#define OPLIB_MAX_SCRATCH	10
+#define OPLIB_MAX_SCRATCH	12
 /*
- * Buffers: the operator's tensors by index (an input copied densely: the
- * copy), the scratch buffers, then the tensors where they lie in device
- * memory, which only the copies of broadcast inputs read.
+ * Buffers: the operator's tensors by index (a staged one: its scratch),
+ * the scratch buffers, then the tensors where they lie in device memory,
+ * which only the steps that stage them touch.
  */
 #define OPLIB_NUM_BUFS		(2 * NPU_OP_MAX_TENSORS + OPLIB_MAX_SCRATCH)
 #define OPLIB_SCRATCH_BUF(i)	(NPU_OP_MAX_TENSORS + (i))
 #define OPLIB_SOURCE_BUF(i)	(NPU_OP_MAX_TENSORS + OPLIB_MAX_SCRATCH + (i))
-#define OPLIB_MAX_VIEWS		34
-#define OPLIB_MAX_STEPS		9
+#define OPLIB_MAX_VIEWS		40
+#define OPLIB_MAX_STEPS		12
 #define OPLIB_STEP_ARGS		(NPU_OP_MAX_TENSORS + 1)
 
 /* Memory a step reads or writes: md over buffer buf from byte offset. */
@@ -140,9 +140,13 @@ struct oplib_plan {
 	uint64_t scratch_size[OPLIB_MAX_SCRATCH];
 	/* the largest step scratchpad: steps run one at a time and share it */
 	uint64_t scratchpad_size;
-	/* inputs the family reads as dense copies, and the copies' buffers */
-	uint32_t dense_inputs;
-	unsigned int dense_buf[NPU_OP_MAX_TENSORS];
+	/*
+	 * tensors (a bit each) the family works on in scratch, and which of
+	 * those are F32 there (oplib_op_staged()); the scratch buffers
+	 */
+	uint32_t staged;
+	uint32_t widened;
+	unsigned int staged_buf[NPU_OP_MAX_TENSORS];
 	struct oplib_view views[OPLIB_MAX_VIEWS];
 	struct oplib_step steps[OPLIB_MAX_STEPS];
 };
@@ -272,8 +276,11 @@ int oplib_plan_output(struct oplib_plan *plan, unsigned int view,
 		      const dnnl_memory_desc_t *want, unsigned int *bound);
 int oplib_plan_output_done(struct oplib *lib, struct oplib_plan *plan,
 			   unsigned int view, unsigned int bound);
-int oplib_plan_dense_inputs(struct oplib *lib, struct oplib_plan *plan,
-			    const struct oplib_op *op, uint32_t inputs);
+void oplib_op_staged(struct oplib_op *op, uint32_t staged, uint32_t widened);
+int oplib_plan_stage_begin(struct oplib *lib, struct oplib_plan *plan,
+			   const struct oplib_op *op, const struct oplib_op *staged);
+int oplib_plan_stage_end(struct oplib *lib, struct oplib_plan *plan,
+			 const struct oplib_op *op, const struct oplib_op *staged);
 int oplib_plan_reshape(struct oplib *lib, struct oplib_plan *plan,
 		       unsigned int view, unsigned int ndims,
 		       const int64_t *dims, bool output, unsigned int *shaped,

@@ -407,40 +407,96 @@ int oplib_plan_output_done(struct oplib *lib, struct oplib_plan *plan,
 }
 
 /*
- * Each input in @inputs (a bit per tensor) copied row-major into scratch
- * by a first step, from its place in device memory (OPLIB_SOURCE_BUF),
- * for a family whose primitives assume that each element has an address
- * of its own; the copy stands in for the input from then on.
+ * The operator as a plan's family sees it: each tensor in @staged lies in
+ * scratch, row-major if strided, and in F32 if in @widened.
  */
-int oplib_plan_dense_inputs(struct oplib *lib, struct oplib_plan *plan,
-			    const struct oplib_op *op, uint32_t inputs)
+void oplib_op_staged(struct oplib_op *op, uint32_t staged, uint32_t widened)
 {
-	int64_t strides[NPU_TENSOR_MAX_DIMS];
+	unsigned int i;
+
+	for (i = 0; i < op->num_tensors; i++) {
+		struct oplib_tensor *t = &op->t[i];
+
+		if (!(staged & (1u << i)))
+			continue;
+		if (t->format == NPU_FORMAT_STRIDED)
+			dense_strides(t->ndims, t->dims, t->strides);
+		if (widened & (1u << i))
+			t->dtype = NPU_DTYPE_F32;
+	}
+}
+
+/* A tensor's md for staging: a copy's view of the types oneDNN has not. */
+static int stage_md(const struct oplib_tensor *t, dnnl_memory_desc_t *md)
+{
+	if (t->format == NPU_FORMAT_STRIDED)
+		return oplib_md_copy(md, t->ndims, t->dims, t->strides, t->dtype);
+	return oplib_tensor_md(t, md);
+}
+
+/* Tensor i where it lies (@op's) and in scratch (@staged's). */
+static int stage_views(struct oplib_plan *plan, const struct oplib_op *op,
+		       const struct oplib_op *staged, unsigned int i,
+		       unsigned int *src, unsigned int *dst)
+{
 	dnnl_memory_desc_t md;
+	int err;
+
+	err = stage_md(&op->t[i], &md);
+	if (!err)
+		err = oplib_plan_view(plan, OPLIB_SOURCE_BUF(i), 0, &md, src);
+	if (!err)
+		err = stage_md(&staged->t[i], &md);
+	if (!err)
+		err = oplib_plan_scratch(plan, &md, dst);
+	if (!err)
+		plan->staged_buf[i] = plan->views[*dst].buf;
+	return err;
+}
+
+/*
+ * Before the family's steps: each staged input copied into scratch (made
+ * dense, widened), and the staged output's scratch set aside.
+ */
+int oplib_plan_stage_begin(struct oplib *lib, struct oplib_plan *plan,
+			   const struct oplib_op *op, const struct oplib_op *staged)
+{
 	unsigned int i, src = 0, dst = 0;
 	int err;
 
-	for (i = 0; i < op->num_inputs; i++) {
-		const struct oplib_tensor *t = &op->t[i];
-
-		if (!(inputs & (1u << i)))
+	for (i = 0; i < op->num_tensors; i++) {
+		if (!(plan->staged & (1u << i)))
 			continue;
-		err = oplib_md_copy(&md, t->ndims, t->dims, t->strides, t->dtype);
-		if (!err)
-			err = oplib_plan_view(plan, OPLIB_SOURCE_BUF(i), 0, &md, &src);
-		dense_strides(t->ndims, t->dims, strides);
-		if (!err)
-			err = oplib_md_copy(&md, t->ndims, t->dims, strides, t->dtype);
-		if (!err)
-			err = oplib_plan_scratch(plan, &md, &dst);
-		if (!err)
+		err = stage_views(plan, op, staged, i, &src, &dst);
+		if (!err && i < op->num_inputs)
 			err = oplib_plan_reorder(lib, plan, src, dst);
 		if (err)
 			return err;
-		plan->dense_inputs |= 1u << i;
-		plan->dense_buf[i] = plan->views[dst].buf;
 	}
 	return NPU_ERR_NONE;
+}
+
+/* After them: the staged output copied to where it lies. */
+int oplib_plan_stage_end(struct oplib *lib, struct oplib_plan *plan,
+			 const struct oplib_op *op, const struct oplib_op *staged)
+{
+	unsigned int y = op->num_inputs;
+	dnnl_memory_desc_t md;
+	unsigned int src, dst;
+	int err;
+
+	if (!(plan->staged & (1u << y)))
+		return NPU_ERR_NONE;
+	err = stage_md(&op->t[y], &md);
+	if (!err)
+		err = oplib_plan_view(plan, OPLIB_SOURCE_BUF(y), 0, &md, &dst);
+	if (!err)
+		err = stage_md(&staged->t[y], &md);
+	if (!err)
+		err = oplib_plan_view(plan, plan->staged_buf[y], 0, &md, &src);
+	if (!err)
+		err = oplib_plan_reorder(lib, plan, src, dst);
+	return err;
 }
 
 /*

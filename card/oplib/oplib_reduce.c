@@ -4,8 +4,7 @@
  * a bit mask, with oneDNN's reduction (the norms are its p-norms of p 1
  * and 2).  y keeps x's rank, with 1 on the reduced axes.  A reduction over
  * axes of size 1 only is a copy, which oneDNN's reduction refuses, so it
- * is a reorder, and for the norms the absolute value after it.  f16 is
- * reduced in float32.
+ * is a reorder, and for the norms the absolute value after it.
  */
 #include "oplib_impl.h"
 
@@ -26,23 +25,7 @@ static int reduce_check(const struct oplib_op *op)
 	return x->dtype == y->dtype ? NPU_ERR_NONE : NPU_ERR_OPERATOR;
 }
 
-/*
- * A dense float32 scratch copy of @view's shape: oneDNN 2.6 reduces f16
- * only on CPUs with AVX512-FP16, so f16 is reduced in float32 between two
- * reorders.
- */
-static int f32_scratch(struct oplib_plan *plan, unsigned int view,
-		       unsigned int *scratch)
-{
-	const dnnl_memory_desc_t *md = &plan->views[view].md;
-	dnnl_memory_desc_t f32;
-	int err;
-
-	err = oplib_md_dense(&f32, md->ndims, md->dims, NPU_DTYPE_F32);
-	return err ? err : oplib_plan_scratch(plan, &f32, scratch);
-}
-
-/* The reduction itself, from view @src to view @dst. */
+/* The reduction itself, from views[0] to views[1]. */
 static int plan_reduction(struct oplib *lib, struct oplib_plan *plan,
 			  uint32_t kind, const unsigned int *views, bool copy)
 {
@@ -85,7 +68,7 @@ static int reduce_plan(struct oplib *lib, const struct oplib_op *op,
 {
 	uint32_t kind = oplib_u32(op->attrs->reduce.kind);
 	bool copy = oplib_same_dims(&op->t[0], &op->t[1]);
-	unsigned int views[2], f32[2];
+	unsigned int views[2];
 	int err;
 
 	err = oplib_plan_tensor(plan, op, 0, &views[0]);
@@ -93,18 +76,7 @@ static int reduce_plan(struct oplib *lib, const struct oplib_op *op,
 		err = oplib_plan_tensor(plan, op, 1, &views[1]);
 	if (err)
 		return err;
-	if (op->t[0].dtype != NPU_DTYPE_F16)
-		return plan_reduction(lib, plan, kind, views, copy);
-	err = f32_scratch(plan, views[0], &f32[0]);
-	if (!err)
-		err = f32_scratch(plan, views[1], &f32[1]);
-	if (!err)
-		err = oplib_plan_reorder(lib, plan, views[0], f32[0]);
-	if (!err)
-		err = plan_reduction(lib, plan, kind, f32, copy);
-	if (!err)
-		err = oplib_plan_reorder(lib, plan, f32[1], views[1]);
-	return err;
+	return plan_reduction(lib, plan, kind, views, copy);
 }
 
 const struct oplib_family oplib_reduce_family = {

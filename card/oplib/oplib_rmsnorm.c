@@ -38,11 +38,16 @@ static int rmsnorm_check(const struct oplib_op *op)
 	return NPU_ERR_NONE;
 }
 
-/* 1 / the root mean square of the slice at outer index idx[0..axis). */
-static float rms_inverse(const struct oplib_op *op, uint8_t *const *bufs,
-			 int64_t *idx, unsigned int axis, float epsilon)
+/*
+ * *r: 1 / the root mean square of the slice at outer index idx[0..axis);
+ * false if the operator was abandoned meanwhile.
+ */
+static bool rms_inverse(const struct oplib_op *op, uint8_t *const *bufs,
+			int64_t *idx, const struct oplib_hooks *hooks,
+			uint64_t *count, float *r)
 {
 	const struct oplib_tensor *x = &op->t[0];
+	unsigned int axis = oplib_u32(op->attrs->norm.axis);
 	size_t xs = oplib_dtype_size(x->dtype);
 	uint64_t n = 0;
 	double sum = 0;
@@ -52,8 +57,11 @@ static float rms_inverse(const struct oplib_op *op, uint8_t *const *bufs,
 
 		sum += v * v;
 		n++;
+		if (!oplib_loop_go_on(hooks, count))
+			return false;
 	} while (oplib_index_next(idx + axis, x->dims + axis, x->ndims - axis));
-	return 1 / sqrt(sum / n + epsilon);
+	*r = 1 / sqrt(sum / n + oplib_f32(op->attrs->norm.epsilon));
+	return true;
 }
 
 static bool rmsnorm_loop(const struct oplib_op *op,
@@ -65,13 +73,13 @@ static bool rmsnorm_loop(const struct oplib_op *op,
 	const struct oplib_tensor *y = oplib_out(op);
 	size_t xs = oplib_dtype_size(x->dtype), gs = oplib_dtype_size(gamma->dtype);
 	unsigned int axis = oplib_u32(raw->axis);
-	float epsilon = oplib_f32(raw->epsilon);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
 	uint64_t count = 0;
+	float r;
 
 	do {
-		float r = rms_inverse(op, bufs, idx, axis, epsilon);
-
+		if (!rms_inverse(op, bufs, idx, hooks, &count, &r))
+			return false;
 		do {
 			float v = oplib_load(bufs[0] + oplib_offset(x, idx) * xs,
 					     x->dtype);

@@ -2916,6 +2916,306 @@ TEST_F(oplib, copies_every_type)
 	}
 }
 
+static __le64 F64(double d)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &d, 8);
+	return htole64(bits);
+}
+
+static void fill_desc(struct desc *o, struct tt *y, uint32_t mode, double value,
+		      double step)
+{
+	desc_init(o, NPU_OPERATOR_FILL, NULL, 0, y);
+	D(o)->attrs.fill.mode = htole32(mode);
+	D(o)->attrs.fill.value = F64(value);
+	D(o)->attrs.fill.step = F64(step);
+}
+
+/* A constant and a range into every type, through a strided y. */
+TEST_F(oplib, fill)
+{
+	static const int64_t dims[2] = { 3, 5 }, strides[2] = { 7, 1 };
+	unsigned int dtype, e;
+
+	for (dtype = 0; dtype <= NPU_DTYPE_LAST; dtype++) {
+		uint8_t cell[8];
+		double want[15];
+		struct desc o;
+		struct tt *y;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "dtype %u", dtype);
+		self->step = self->step_buf;
+		arena_reset(self);
+		y = tt_alloc(self, dtype, NPU_FORMAT_STRIDED, 2, dims, strides);
+		fill_desc(&o, y, NPU_FILL_CONSTANT, -3.75, 0);
+		for (e = 0; e < 15; e++) {
+			cast_ref(cell, NPU_DTYPE_F32, dtype, -3.75);
+			want[e] = load(cell, dtype);
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		/* a range through 0, toward zero into integers */
+		fill_desc(&o, y, NPU_FILL_RANGE, -2.5, 0.5);
+		for (e = 0; e < 15; e++) {
+			cast_ref(cell, NPU_DTYPE_F32, dtype, -2.5 + 0.5 * e);
+			want[e] = load(cell, dtype);
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+	}
+}
+
+/* Integer ranges of int64 past double's precision are exact. */
+TEST_F(oplib, fill_s64_exact)
+{
+	static const int64_t n = 6;
+	struct desc o;
+	struct tt *y;
+	int64_t got;
+	unsigned int e;
+
+	y = T(self, NPU_DTYPE_S64, 1, &n);
+	fill_desc(&o, y, NPU_FILL_RANGE, 0x1p60, -3);
+	RUN_OK(&o);
+	for (e = 0; e < n; e++) {
+		memcpy(&got, self->mem + y->addr + 8 * e, 8);
+		EXPECT_EQ((1LL << 60) - 3 * (int64_t)e, got);
+	}
+	/* and saturate rather than wrap */
+	fill_desc(&o, y, NPU_FILL_RANGE, 0x1p62, 0x1p62);
+	RUN_OK(&o);
+	memcpy(&got, self->mem + y->addr + 8 * 2, 8);
+	EXPECT_EQ(INT64_MAX, got);
+	/* a plain range */
+	fill_desc(&o, y, NPU_FILL_RANGE, 0, 1);
+	RUN_OK(&o);
+	memcpy(&got, self->mem + y->addr + 8 * 5, 8);
+	EXPECT_EQ(5, got);
+}
+
+TEST_F(oplib, fill_rejects)
+{
+	static const int64_t n = 4;
+	struct desc o;
+	struct tt *y;
+
+	y = T(self, NPU_DTYPE_F32, 1, &n);
+	fill_desc(&o, y, NPU_FILL_CONSTANT, 1, 1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o));
+	fill_desc(&o, y, NPU_FILL_RANGE + 1, 1, 0);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	fill_desc(&o, y, NPU_FILL_CONSTANT, 1, 0);
+	D(&o)->attrs.fill.rsvd = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o));
+	EXPECT_EQ(0, self->stray);
+}
+
+/*
+ * y = cond ? a : b for every type of a, b and y, cond in several types,
+ * all three broadcast to y by dims of 1.
+ */
+TEST_F(oplib, where)
+{
+	static const int64_t cd[3] = { 2, 1, 4 }, ad[3] = { 1, 3, 4 };
+	static const int64_t bd[3] = { 2, 3, 1 }, yd[3] = { 2, 3, 4 };
+	static const unsigned int conds[] = { NPU_DTYPE_BOOL, NPU_DTYPE_F32,
+					      NPU_DTYPE_S64, NPU_DTYPE_U8 };
+	unsigned int dtype, c, e;
+
+	for (dtype = 0; dtype <= NPU_DTYPE_LAST; dtype++)
+	for (c = 0; c < ARRAY_SIZE(conds); c++) {
+		int64_t idx[3], at[3];
+		struct tt *in[3], *y;
+		double want[24];
+		struct desc o;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "dtype %u, cond %u", dtype, conds[c]);
+		self->step = self->step_buf;
+		arena_reset(self);
+		in[0] = T(self, conds[c], 3, cd);
+		in[1] = T(self, dtype, 3, ad);
+		in[2] = T(self, dtype, 3, bd);
+		y = T(self, dtype, 3, yd);
+		for (e = 0; e < in[0]->n; e++)
+			in[0]->v[e] = e % 3 == 0 ? 0 : e % 3 == 1 ? 1 : 2;
+		if (conds[c] == NPU_DTYPE_F32)
+			in[0]->v[7] = NAN;
+		tt_put(self, in[0]);
+		fill_any(self, in[1]);
+		fill_any(self, in[2]);
+		desc_init(&o, NPU_OPERATOR_WHERE, in, 3, y);
+		for (e = 0; e < y->n; e++) {
+			bool pick;
+
+			unravel(e, yd, 3, idx);
+			memcpy(at, idx, sizeof(at));
+			at[1] = 0;
+			/* NaN is not 0 */
+			pick = in[0]->v[ravel(at, cd, 3)] != 0;
+			at[0] = 0;
+			at[1] = idx[1];
+			if (pick) {
+				want[e] = in[1]->v[ravel(at, ad, 3)];
+			} else {
+				at[0] = idx[0];
+				at[2] = 0;
+				want[e] = in[2]->v[ravel(at, bd, 3)];
+			}
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+	}
+}
+
+TEST_F(oplib, where_rejects)
+{
+	static const int64_t d2[2] = { 2, 3 }, d3[2] = { 3, 3 };
+	struct tt *in[3], *y;
+	struct desc o;
+
+	in[0] = T(self, NPU_DTYPE_BOOL, 2, d2);
+	in[1] = T(self, NPU_DTYPE_F32, 2, d2);
+	in[2] = T(self, NPU_DTYPE_F16, 2, d2);
+	y = T(self, NPU_DTYPE_F32, 2, d2);
+	desc_init(&o, NPU_OPERATOR_WHERE, in, 3, y);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	in[2] = T(self, NPU_DTYPE_F32, 2, d3);
+	desc_init(&o, NPU_OPERATOR_WHERE, in, 3, y);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	EXPECT_EQ(0, self->stray);
+}
+
+/* An integer type's element, exactly. */
+static int64_t load_int(const uint8_t *p, unsigned int dtype)
+{
+	int64_t s64;
+	int32_t s32;
+	int16_t s16;
+
+	switch (dtype) {
+	case NPU_DTYPE_S64: memcpy(&s64, p, 8); return s64;
+	case NPU_DTYPE_S32: memcpy(&s32, p, 4); return s32;
+	case NPU_DTYPE_S16: memcpy(&s16, p, 2); return s16;
+	case NPU_DTYPE_S8: return (int8_t)*p;
+	default: return *p;
+	}
+}
+
+/* The exact result, in 128 bits, saturated later into the type. */
+static __int128 binary_int_ref(unsigned int kind, __int128 a, __int128 b)
+{
+	__int128 r = 1;
+	int64_t i;
+
+	switch (kind) {
+	case NPU_BINARY_ADD: return a + b;
+	case NPU_BINARY_SUB: return a - b;
+	case NPU_BINARY_MUL: return a * b;
+	case NPU_BINARY_DIV: return b ? a / b : 0;
+	case NPU_BINARY_MIN: return a < b ? a : b;
+	case NPU_BINARY_MAX: return a > b ? a : b;
+	}
+	/* POW, with exponents small enough here not to pass 2^127 */
+	if (b < 0)
+		return a == 1 ? 1 : a == -1 ? (b % 2 ? -1 : 1) : 0;
+	for (i = 0; i < b; i++)
+		r *= a;
+	return r;
+}
+
+static int64_t clamp128(__int128 v, unsigned int dtype)
+{
+	int64_t lo, hi;
+
+	int_range(dtype, &lo, &hi);
+	return v < lo ? lo : v > hi ? hi : (int64_t)v;
+}
+
+/*
+ * Every binary operation on every integer type, b broadcast along a's
+ * rows: exact, saturated into y's type, DIV toward zero and 0 by 0.
+ */
+TEST_F(oplib, binary_integers)
+{
+	static const unsigned int types[] = { NPU_DTYPE_S64, NPU_DTYPE_S32,
+					      NPU_DTYPE_S16, NPU_DTYPE_S8,
+					      NPU_DTYPE_U8 };
+	static const int64_t av[3][4] = {
+		{ 7, -7, 0, (1LL << 53) + 1 },
+		{ INT64_MAX, INT64_MIN, 100, -100 },
+		{ 3, 250, -3, 2 },
+	};
+	static const int64_t bv[4] = { 2, -3, 0, 3 };
+	static const int64_t ad[2] = { 3, 4 }, bd[2] = { 1, 4 };
+	unsigned int t, kind, e;
+
+	for (t = 0; t < ARRAY_SIZE(types); t++)
+	for (kind = 0; kind <= NPU_BINARY_MAX; kind++) {
+		unsigned int dt = types[t];
+		size_t es = dtype_size(dt);
+		struct tt *in[2], *y;
+		struct desc o;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "dtype %u, kind %u", dt, kind);
+		self->step = self->step_buf;
+		arena_reset(self);
+		in[0] = T(self, dt, 2, ad);
+		in[1] = T(self, dt, 2, bd);
+		y = T(self, dt, 2, ad);
+		for (e = 0; e < 12; e++)
+			store_int(self->mem + in[0]->addr + e * es, dt, av[e / 4][e % 4]);
+		for (e = 0; e < 4; e++)
+			store_int(self->mem + in[1]->addr + e * es, dt, bv[e]);
+		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+		D(&o)->attrs.binary.kind = htole32(kind);
+		RUN_OK(&o);
+		for (e = 0; e < 12; e++) {
+			int64_t a = load_int(self->mem + in[0]->addr + e * es, dt);
+			int64_t b = load_int(self->mem + in[1]->addr + e % 4 * es, dt);
+			int64_t want = clamp128(binary_int_ref(kind, a, b), dt);
+
+			ASSERT_EQ(want, load_int(self->mem + y->addr + e * es, dt))
+				TH_LOG("%s: %lld, %lld", STEP, (long long)a, (long long)b);
+		}
+	}
+}
+
+/* ABS and NEG of integers, saturated; a function of floats is refused. */
+TEST_F(oplib, unary_integers)
+{
+	static const int64_t v[4] = { INT64_MIN, -5, 0, (1LL << 60) + 1 };
+	static const int64_t n = 4;
+	static const unsigned int kinds[2] = { NPU_UNARY_ABS, NPU_UNARY_NEG };
+	unsigned int dt, k, e;
+
+	for (dt = NPU_DTYPE_S32; dt <= NPU_DTYPE_S16; dt++)
+	for (k = 0; k < 2; k++) {
+		struct tt *x, *y;
+		struct desc o;
+		size_t es = dtype_size(dt);
+
+		arena_reset(self);
+		x = T(self, dt, 1, &n);
+		y = T(self, dt, 1, &n);
+		for (e = 0; e < 4; e++)
+			store_int(self->mem + x->addr + e * es, dt, v[e]);
+		desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, y);
+		D(&o)->attrs.unary.fn = act(kinds[k], 0, 0);
+		RUN_OK(&o);
+		for (e = 0; e < 4; e++) {
+			__int128 a = load_int(self->mem + x->addr + e * es, dt);
+			__int128 want = kinds[k] == NPU_UNARY_NEG || a < 0 ? -a : a;
+
+			ASSERT_EQ(clamp128(want, dt), load_int(self->mem + y->addr + e * es, dt))
+				TH_LOG("dtype %u, kind %u, element %u", dt, kinds[k], e);
+		}
+	}
+}
+
 /* Bad descriptors */
 
 enum base { B_CONV, B_MATMUL, B_POOL, B_UNARY, B_BINARY, B_BATCHNORM,
@@ -3500,6 +3800,67 @@ TEST_F(oplib, broadcast_inputs)
 			/* the next case starts from a dense input again */
 			tensor_desc(&D(&o)->tensors[i], full);
 		}
+	}
+}
+
+/* Whether base b's tensor i is data, which takes the half types. */
+static bool half_tensor(enum base b, unsigned int i, unsigned int nin)
+{
+	if (b == B_GATHER && i == 1)
+		return false;
+	/* the norms' parameters are F32 */
+	if ((b == B_BATCHNORM || b == B_LAYERNORM) && i && i < nin)
+		return false;
+	return true;
+}
+
+/*
+ * Every operator in F16 and BF16, against itself in F32 on the same
+ * values: within the half type's rounding of the result.
+ */
+TEST_F(oplib, half_types_on_every_family)
+{
+	static const unsigned int halves[2] = { NPU_DTYPE_F16, NPU_DTYPE_BF16 };
+	unsigned int b, h, i;
+
+	for (b = 0; b < B_COUNT; b++)
+	for (h = 0; h < 2; h++) {
+		struct tt *half[NPU_OP_MAX_TENSORS], *y;
+		unsigned int nt;
+		double *want;
+		struct desc o;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "operator %u, dtype %u", b, halves[h]);
+		self->step = self->step_buf;
+		arena_reset(self);
+		base_build(self, b, &o);
+		nt = D(&o)->num_inputs + 1;
+		for (i = 0; i < nt; i++) {
+			struct tt *t = &self->t[i];
+
+			half[i] = t;
+			if (!half_tensor(b, i, nt - 1))
+				continue;
+			/* values the half type holds, in both runs */
+			half[i] = tt_alloc(self, halves[h], t->format, t->ndims,
+					   t->dims, NULL);
+			memcpy(half[i]->v, t->v, t->n * sizeof(double));
+			tt_put(self, half[i]);
+			tt_get(self, half[i], half[i]->v);
+			memcpy(t->v, half[i]->v, t->n * sizeof(double));
+			tt_put(self, t);
+		}
+		y = o.out;
+		want = want_alloc(y);
+		RUN_OK(&o);
+		tt_get(self, y, want);
+		for (i = 0; i < nt; i++)
+			tensor_desc(&D(&o)->tensors[i], half[i]);
+		o.out = half[nt - 1];
+		RUN_OK(&o);
+		EXPECT_CLOSE(o.out, want, h ? 1.0 / 64 : 1.0 / 512, h ? 1.0 / 64 : 1.0 / 512);
+		free(want);
 	}
 }
 
