@@ -11,6 +11,8 @@ from aclnn import (ACL_FLOAT, ACL_FORMAT_NC1HWC0, ACL_FORMAT_ND, ACLNN_ERR_PARAM
                    ACLNN_ERR_PARAM_NULLPTR, nnopbase)
 
 _i64 = ctypes.c_int64
+ACL_ERROR_API_NOT_SUPPORT = 200001
+ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000
 
 
 def create(dims, strides=None, offset=0, storage=None, dtype=ACL_FLOAT, fmt=ACL_FORMAT_ND,
@@ -235,3 +237,31 @@ def test_repeatable_executor_runs_again_on_new_addresses(device):
     assert "no input tensor 5" in aclnn.err_msg()
     assert nnopbase.aclDestroyAclOpExecutor(ctypes.c_void_p(ex)) == 0
     assert nnopbase.aclDestroyAclOpExecutor(ctypes.c_void_p(ex)) == ACLNN_ERR_PARAM_INVALID
+
+
+# ---- what is not on this card yet -----------------------------------------
+
+def test_issue_26_operators_link_and_refuse_with_a_message():
+    h = aclnn.tensor(np.zeros(4, np.float32), dev=False)
+    ret, _, _ = aclnn.prepare("Argsort", h, 0, False, h)
+    assert ret == aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    assert "Argsort: not on this card yet (issue 26)" in aclnn.err_msg()
+    assert aclnn.launch("FusedInferAttentionScoreV2", None, 0, None) == \
+        aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    assert "issue 26" in aclnn.err_msg()
+
+
+def test_virtual_memory_and_capture_refuse_with_a_message():
+    ptr = ctypes.c_void_p()
+    assert aclnn.acl.aclrtReserveMemAddress(ctypes.byref(ptr), ctypes.c_size_t(1 << 21),
+                                            ctypes.c_size_t(0), None, ctypes.c_uint64(0)) == \
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert "issue 27" in aclnn.err_msg()
+    assert aclnn.acl.aclmdlRICaptureBegin(None, 0) == ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert "issue 28" in aclnn.err_msg()
+
+
+def test_dump_is_not_supported_with_a_message():
+    assert nnopbase.aclDumpOpTensors(b"Add", b"add0", None, ctypes.c_size_t(0),
+                                     ctypes.c_size_t(0), None) == ACL_ERROR_API_NOT_SUPPORT
+    assert "not supported" in aclnn.err_msg()
