@@ -534,7 +534,13 @@ union npu_op_attrs {
 	/* in: none; out: y */ \
 	NPU_OPERATOR(FILL, 18, 0, 0, attr(fill), attr(fill.rsvd), none, fill) \
 	/* in: cond (any type, not 0: true), a, b; out: y = cond ? a : b */ \
-	NPU_OPERATOR(WHERE, 19, 3, 3, none, none, none, where))
+	NPU_OPERATOR(WHERE, 19, 3, 3, none, none, none, where) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(TRIANGLE, 20, 1, 1, attr(triangle), attr(triangle.rsvd), none, triangle) \
+	/* in: x, gamma; out: y */ \
+	NPU_OPERATOR(RMSNORM, 21, 2, 2, attr(norm), none, attr(norm.act), rmsnorm) \
+	/* in: x, gamma, beta; out: y */ \
+	NPU_OPERATOR(GROUPNORM, 22, 3, 3, attr(groupnorm), none, attr(groupnorm.act), groupnorm))
 
 /* The rows as one macro argument, which checkpatch takes for an expression. */
 #define __NPU_OPERATOR_ROWS(...)	__VA_ARGS__

@@ -25,8 +25,12 @@
 #include "npu_hw.h"
 
 #define OPLIB_VERSION_MAJOR	1
-/* 1: OIHW16I16O weights; 2: GATHER; 3: S64, S16, BOOL, broadcast inputs */
-#define OPLIB_VERSION_MINOR	3
+/*
+ * 1: OIHW16I16O weights; 2: GATHER; 3: S64, S16, BOOL, broadcast inputs;
+ * 4: the single-operator functions, comparisons and reductions, TRIANGLE,
+ * RMSNORM and GROUPNORM
+ */
+#define OPLIB_VERSION_MINOR	4
 #define OPLIB_VERSION		((OPLIB_VERSION_MAJOR << 16) | OPLIB_VERSION_MINOR)
 
 /* The largest descriptor: the header and NPU_OP_MAX_TENSORS tensors. */

@@ -1671,6 +1671,8 @@ TEST_F(oplib, compare)
 		{ NPU_DTYPE_BF16, NPU_DTYPE_S8 }, { NPU_DTYPE_F16, NPU_DTYPE_F16 },
 		{ NPU_DTYPE_F16, NPU_DTYPE_U8 }, { NPU_DTYPE_S32, NPU_DTYPE_U8 },
 		{ NPU_DTYPE_S8, NPU_DTYPE_F32 }, { NPU_DTYPE_U8, NPU_DTYPE_BF16 },
+		{ NPU_DTYPE_F32, NPU_DTYPE_BOOL }, { NPU_DTYPE_S64, NPU_DTYPE_BOOL },
+		{ NPU_DTYPE_S16, NPU_DTYPE_S64 }, { NPU_DTYPE_BOOL, NPU_DTYPE_BOOL },
 	};
 	static const int64_t shapes[3][2][3] = {
 		{ { 2, 3, 4 }, { 2, 3, 4 } },
@@ -1704,6 +1706,9 @@ TEST_F(oplib, compare)
 			in[1]->v[e] = floor(rnd_uniform(self, 0, 3));
 		tt_put(self, in[0]);
 		tt_put(self, in[1]);
+		/* as stored: BOOL holds 2 as 1 */
+		tt_get(self, in[0], in[0]->v);
+		tt_get(self, in[1], in[1]->v);
 		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
 		D(&o)->attrs.binary.kind = htole32(kind);
 		want = want_alloc(y);
@@ -1719,6 +1724,41 @@ TEST_F(oplib, compare)
 		RUN_OK(&o);
 		EXPECT_EXACT(y, want);
 		free(want);
+	}
+}
+
+/* Beyond double's 2^53 too: S64 compares as int64. */
+TEST_F(oplib, compare_s64_exact)
+{
+	static const int64_t a[3] = { (1LL << 62) + 1, INT64_MIN, -(1LL << 60) };
+	static const int64_t b[3] = { 1LL << 62, INT64_MIN + 1, -(1LL << 60) };
+	static const int64_t dims[1] = { 3 };
+	unsigned int kind;
+	uint64_t e;
+
+	for (kind = NPU_BINARY_EQ; kind <= NPU_BINARY_LAST; kind++) {
+		struct tt *in[2], *y;
+		struct desc o;
+		double want[3];
+
+		arena_reset(self);
+		in[0] = T(self, NPU_DTYPE_S64, 1, dims);
+		in[1] = T(self, NPU_DTYPE_S64, 1, dims);
+		y = T(self, NPU_DTYPE_BOOL, 1, dims);
+		for (e = 0; e < 3; e++) {
+			memcpy(tt_ptr(self, in[0], (int64_t[]){ e }), &a[e], 8);
+			memcpy(tt_ptr(self, in[1], (int64_t[]){ e }), &b[e], 8);
+			want[e] = kind == NPU_BINARY_EQ ? a[e] == b[e] :
+				  kind == NPU_BINARY_NE ? a[e] != b[e] :
+				  kind == NPU_BINARY_LT ? a[e] < b[e] :
+				  kind == NPU_BINARY_LE ? a[e] <= b[e] :
+				  kind == NPU_BINARY_GT ? a[e] > b[e] : a[e] >= b[e];
+		}
+		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+		D(&o)->attrs.binary.kind = htole32(kind);
+		self->step = "s64";
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
 	}
 }
 
@@ -2666,6 +2706,236 @@ static void cast_ref(uint8_t *cell, unsigned int from, unsigned int to, double v
 		store_int(cell, to, (int64_t)v);
 }
 
+/* New kinds: triangles and the normalizations the single-operator API adds */
+
+static double triangle_ref(const struct tt *x, uint64_t e, bool upper, int64_t diagonal)
+{
+	int64_t idx[NPU_TENSOR_MAX_DIMS], i, j;
+
+	unravel(e, x->dims, x->ndims, idx);
+	i = idx[x->ndims - 2];
+	j = idx[x->ndims - 1];
+	return (upper ? j - i >= diagonal : j - i <= diagonal) ? x->v[e] : 0;
+}
+
+/*
+ * Both triangles from diagonals inside, at and past the matrix either way,
+ * INT64_MIN and INT64_MAX too; batches, gaps, and every data type moved.
+ */
+TEST_F(oplib, triangle)
+{
+	static const struct {
+		const char *what;
+		unsigned int dtype, rank;
+		int64_t dims[4], strides[4];
+	} shapes[] = {
+		{ "4x5", NPU_DTYPE_F32, 2, { 4, 5 } },
+		{ "batched 2x3x6x4 with gaps", NPU_DTYPE_F32, 4, { 2, 3, 6, 4 },
+		  { 200, 60, 9, 1 } },
+		{ "tall bf16", NPU_DTYPE_BF16, 2, { 7, 2 } },
+		{ "f16", NPU_DTYPE_F16, 3, { 2, 3, 3 } },
+		{ "s32", NPU_DTYPE_S32, 2, { 5, 5 } },
+		{ "s8, columns first", NPU_DTYPE_S8, 2, { 3, 4 }, { 1, 3 } },
+		{ "u8", NPU_DTYPE_U8, 2, { 1, 6 } },
+		{ "s64", NPU_DTYPE_S64, 2, { 4, 3 } },
+		{ "s16", NPU_DTYPE_S16, 3, { 2, 2, 5 } },
+		{ "bool", NPU_DTYPE_BOOL, 2, { 5, 4 } },
+	};
+	static const int64_t diagonals[] = { 0, 1, -1, 2, -3, 5, -7, 1LL << 40,
+					     -(1LL << 40), INT64_MAX, INT64_MIN };
+	unsigned int s, k, upper;
+
+	for (s = 0; s < ARRAY_SIZE(shapes); s++)
+	for (k = 0; k < ARRAY_SIZE(diagonals); k++)
+	for (upper = 0; upper < 2; upper++) {
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf), "%s, %s diagonal %lld",
+			 shapes[s].what, upper ? "upper" : "lower", (long long)diagonals[k]);
+		self->step = self->step_buf;
+		x = tt_alloc(self, shapes[s].dtype, 0, shapes[s].rank, shapes[s].dims,
+			     shapes[s].strides[0] ? shapes[s].strides : NULL);
+		y = T(self, shapes[s].dtype, shapes[s].rank, shapes[s].dims);
+		tt_fill(self, x, 1, 100);
+		desc_init(&o, NPU_OPERATOR_TRIANGLE, &x, 1, y);
+		D(&o)->attrs.triangle.upper = htole32(upper);
+		D(&o)->attrs.triangle.diagonal = htole64((uint64_t)diagonals[k]);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++)
+			want[e] = triangle_ref(x, e, upper, diagonals[k]);
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
+/* x and y one tensor: each element is read before it is written. */
+TEST_F(oplib, triangle_in_place)
+{
+	static const int64_t dims[2] = { 6, 6 };
+	struct tt *x = T(self, NPU_DTYPE_F32, 2, dims);
+	double want[36];
+	struct desc o;
+	uint64_t e;
+
+	tt_fill(self, x, 1, 2);
+	desc_init(&o, NPU_OPERATOR_TRIANGLE, &x, 1, x);
+	D(&o)->attrs.triangle.upper = htole32(1);
+	D(&o)->attrs.triangle.diagonal = htole64(-1);
+	for (e = 0; e < 36; e++)
+		want[e] = triangle_ref(x, e, true, -1);
+	RUN_OK(&o);
+	EXPECT_EXACT(x, want);
+}
+
+struct rms_case {
+	const char *what;
+	unsigned int rank;
+	int64_t dims[4];
+	unsigned int axis;
+	unsigned int dtype, gamma_dtype;
+	float epsilon;
+	unsigned int act;
+	bool gaps;
+};
+
+static const struct rms_case rms_cases[] = {
+	{ "over the last axis", 3, { 2, 3, 8 }, 2, NPU_DTYPE_F32, NPU_DTYPE_F32, 1e-6f },
+	{ "over the last two axes", 3, { 2, 3, 8 }, 1, NPU_DTYPE_F32, NPU_DTYPE_F32, 1e-5f },
+	{ "over everything", 2, { 5, 7 }, 0, NPU_DTYPE_F32, NPU_DTYPE_F32, 0.5f },
+	{ "rank 1, epsilon 0", 1, { 9 }, 0, NPU_DTYPE_F32, NPU_DTYPE_F32, 0 },
+	{ "bf16 x, f32 gamma, gapped", 3, { 3, 2, 16 }, 2, NPU_DTYPE_BF16, NPU_DTYPE_F32, 1e-6f,
+	  NPU_UNARY_NONE, true },
+	{ "f16 x and gamma, silu", 2, { 4, 24 }, 1, NPU_DTYPE_F16, NPU_DTYPE_F16, 1e-6f,
+	  NPU_UNARY_SILU },
+	{ "relu, gapped, two axes", 4, { 2, 2, 3, 5 }, 2, NPU_DTYPE_F32, NPU_DTYPE_BF16, 1e-6f,
+	  NPU_UNARY_RELU, true },
+};
+
+TEST_F(oplib, rmsnorm)
+{
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(rms_cases); i++) {
+		const struct rms_case *k = &rms_cases[i];
+		int64_t strides[4], s = 1;
+		uint64_t e, inner = 1, row;
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		for (d = k->rank; d-- > 0;) {
+			strides[d] = s;
+			s *= k->dims[d] + (k->gaps && d == k->rank - 1 ? 3 : 0);
+		}
+		for (d = k->axis; d < k->rank; d++)
+			inner *= k->dims[d];
+		in[0] = tt_alloc(self, k->dtype, 0, k->rank, k->dims, k->gaps ? strides : NULL);
+		in[1] = T(self, k->gamma_dtype, k->rank - k->axis, &k->dims[k->axis]);
+		y = T(self, k->dtype, k->rank, k->dims);
+		tt_fill(self, in[0], -3, 3);
+		tt_fill(self, in[1], -2, 2);
+		desc_init(&o, NPU_OPERATOR_RMSNORM, in, 2, y);
+		D(&o)->attrs.norm.axis = htole32(k->axis);
+		D(&o)->attrs.norm.epsilon = F(k->epsilon);
+		D(&o)->attrs.norm.act = act(k->act, 0, 0);
+		want = want_alloc(y);
+		for (row = 0; row < y->n / inner; row++) {
+			double sum = 0, r;
+
+			for (e = 0; e < inner; e++)
+				sum += in[0]->v[row * inner + e] * in[0]->v[row * inner + e];
+			r = 1 / sqrt(sum / inner + k->epsilon);
+			for (e = 0; e < inner; e++)
+				want[row * inner + e] = act_ref(k->act, 0, 0, in[0]->v[row * inner + e] *
+								r * in[1]->v[e]);
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+struct gn_case {
+	const char *what;
+	unsigned int rank;
+	int64_t dims[5];
+	uint32_t groups;
+	unsigned int dtype, fmt;
+	float epsilon;
+	unsigned int act;
+};
+
+static const struct gn_case gn_cases[] = {
+	{ "one group", 4, { 2, 6, 3, 4 }, 1, NPU_DTYPE_F32, 0, 1e-5f },
+	{ "a group per channel", 4, { 2, 6, 3, 4 }, 6, NPU_DTYPE_F32, 0, 1e-5f },
+	{ "three groups", 4, { 2, 6, 3, 4 }, 3, NPU_DTYPE_F32, 0, 1e-3f },
+	{ "N, C only", 2, { 3, 8 }, 2, NPU_DTYPE_F32, 0, 1e-5f },
+	{ "rank 3, silu", 3, { 2, 4, 10 }, 2, NPU_DTYPE_F32, 0, 1e-5f, NPU_UNARY_SILU },
+	{ "rank 5", 5, { 1, 4, 2, 3, 2 }, 4, NPU_DTYPE_F32, 0, 1e-5f },
+	{ "bf16", 4, { 1, 8, 4, 4 }, 4, NPU_DTYPE_BF16, 0, 1e-5f },
+	{ "f16, relu", 4, { 2, 4, 3, 3 }, 2, NPU_DTYPE_F16, 0, 1e-5f, NPU_UNARY_RELU },
+	{ "NCHW16C", 4, { 2, 20, 3, 3 }, 5, NPU_DTYPE_F32, NPU_FORMAT_NCHW16C, 1e-5f },
+};
+
+TEST_F(oplib, groupnorm)
+{
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(gn_cases); i++) {
+		const struct gn_case *k = &gn_cases[i];
+		uint64_t spatial = 1, per, n, g, e;
+		struct tt *in[3], *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		for (d = 2; d < k->rank; d++)
+			spatial *= k->dims[d];
+		/* a group's elements are consecutive in row-major NC... order */
+		per = k->dims[1] / k->groups * spatial;
+		in[0] = tt_alloc(self, k->dtype, k->fmt, k->rank, k->dims, NULL);
+		in[1] = T(self, NPU_DTYPE_F32, 1, &k->dims[1]);
+		in[2] = T(self, k->dtype, 1, &k->dims[1]);
+		y = tt_alloc(self, k->dtype, k->fmt, k->rank, k->dims, NULL);
+		/* an offset, so that a variance about 0 would be wrong */
+		tt_fill(self, in[0], 1, 5);
+		tt_fill(self, in[1], -2, 2);
+		tt_fill(self, in[2], -1, 1);
+		desc_init(&o, NPU_OPERATOR_GROUPNORM, in, 3, y);
+		D(&o)->attrs.groupnorm.groups = htole32(k->groups);
+		D(&o)->attrs.groupnorm.epsilon = F(k->epsilon);
+		D(&o)->attrs.groupnorm.act = act(k->act, 0, 0);
+		want = want_alloc(y);
+		for (n = 0; n < (uint64_t)k->dims[0]; n++)
+		for (g = 0; g < k->groups; g++) {
+			uint64_t at = (n * k->groups + g) * per;
+			double mean = 0, var = 0;
+
+			for (e = 0; e < per; e++)
+				mean += in[0]->v[at + e] / per;
+			for (e = 0; e < per; e++)
+				var += (in[0]->v[at + e] - mean) * (in[0]->v[at + e] - mean) / per;
+			for (e = 0; e < per; e++) {
+				uint64_t c = (at + e) / spatial % k->dims[1];
+				double z = (in[0]->v[at + e] - mean) / sqrt(var + k->epsilon);
+
+				want[at + e] = act_ref(k->act, 0, 0, z * in[1]->v[c] + in[2]->v[c]);
+			}
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
 /* Every conversion, toward zero into integers and saturating. */
 TEST_F(oplib, cast)
 {
@@ -3220,7 +3490,8 @@ TEST_F(oplib, unary_integers)
 
 enum base { B_CONV, B_MATMUL, B_POOL, B_UNARY, B_BINARY, B_BATCHNORM,
 	    B_LAYERNORM, B_SOFTMAX, B_REDUCE, B_CONCAT, B_TRANSPOSE, B_RESIZE,
-	    B_PAD, B_SLICE, B_CAST, B_GATHER, B_COUNT };
+	    B_PAD, B_SLICE, B_CAST, B_GATHER, B_TRIANGLE, B_RMSNORM, B_GROUPNORM,
+	    B_COUNT };
 
 /* A valid descriptor of each operator, for the mutations to break. */
 static void base_build(FIXTURE_DATA(oplib) *self, enum base b, struct desc *o)
@@ -3346,6 +3617,26 @@ static void base_build(FIXTURE_DATA(oplib) *self, enum base b, struct desc *o)
 		in[0] = T(self, 0, 2, d3x4);
 		in[1] = T(self, NPU_DTYPE_S32, 1, (int64_t[]){ 2 });
 		desc_init(o, NPU_OPERATOR_GATHER, in, 2, T(self, 0, 2, (int64_t[]){ 2, 4 }));
+		break;
+	case B_TRIANGLE:
+		in[0] = T(self, 0, 2, d3x4);
+		desc_init(o, NPU_OPERATOR_TRIANGLE, in, 1, T(self, 0, 2, d3x4));
+		D(o)->attrs.triangle.diagonal = htole64(-1);
+		break;
+	case B_RMSNORM:
+		in[0] = T(self, 0, 2, d3x4);
+		in[1] = T(self, 0, 1, (int64_t[]){ 4 });
+		desc_init(o, NPU_OPERATOR_RMSNORM, in, 2, T(self, 0, 2, d3x4));
+		D(o)->attrs.norm.axis = htole32(1);
+		D(o)->attrs.norm.epsilon = F(1e-6f);
+		break;
+	case B_GROUPNORM:
+		in[0] = T(self, 0, 3, (int64_t[]){ 2, 6, 4 });
+		in[1] = T(self, 0, 1, (int64_t[]){ 6 });
+		in[2] = T(self, 0, 1, (int64_t[]){ 6 });
+		desc_init(o, NPU_OPERATOR_GROUPNORM, in, 3, T(self, 0, 3, (int64_t[]){ 2, 6, 4 }));
+		D(o)->attrs.groupnorm.groups = htole32(3);
+		D(o)->attrs.groupnorm.epsilon = F(1e-5f);
 		break;
 	case B_COUNT:
 		break;
@@ -3541,6 +3832,41 @@ MUT(ga_y_dtype, Y.dtype = htole16(NPU_DTYPE_BF16))
 MUT(ga_y_dims, Y.dims[0] = L64(3))
 MUT(ga_y_rank, Y.ndims = htole16(3); Y.dims[2] = L64(1); Y.strides[2] = L64(1))
 MUT(ga_indices_s8, t[1].dtype = htole16(NPU_DTYPE_S8))
+/* triangles and the new normalizations */
+MUT(tri_upper_2, d->attrs.triangle.upper = L32(2))
+MUT(tri_rsvd, d->attrs.triangle.rsvd = L32(1))
+MUT(tri_attr_tail, d->attrs.bytes[sizeof(struct npu_attr_triangle)] = 1)
+MUT(tri_rank_1, t[0].ndims = Y.ndims = htole16(1); t[0].dims[1] = Y.dims[1] = 0;
+    t[0].strides[1] = Y.strides[1] = 0; t[0].dims[0] = Y.dims[0] = L64(12);
+    t[0].strides[0] = Y.strides[0] = L64(1))
+MUT(tri_y_dtype, Y.dtype = htole16(NPU_DTYPE_BF16))
+MUT(tri_y_dims, Y.dims[1] = L64(3))
+MUT(tri_blocked, t[0].format = Y.format = htole16(NPU_FORMAT_NCHW16C);
+    memset(t[0].strides, 0, sizeof(t[0].strides)); memset(Y.strides, 0, sizeof(Y.strides));
+    t[0].ndims = Y.ndims = htole16(4); t[0].dims[2] = t[0].dims[3] = L64(1);
+    Y.dims[2] = Y.dims[3] = L64(1))
+MUT(rms_axis_past_rank, d->attrs.norm.axis = L32(2))
+MUT(rms_gamma_dims, t[1].dims[0] = L64(3))
+MUT(rms_gamma_s32, t[1].dtype = htole16(NPU_DTYPE_S32))
+MUT(rms_x_s8, t[0].dtype = Y.dtype = htole16(NPU_DTYPE_S8))
+MUT(rms_y_dtype, Y.dtype = htole16(NPU_DTYPE_BF16))
+MUT(rms_epsilon_negative, d->attrs.norm.epsilon = F(-1e-6f))
+MUT(rms_epsilon_nan, d->attrs.norm.epsilon = F(NAN))
+MUT(rms_act_unknown, d->attrs.norm.act.kind = L32(NPU_UNARY_LAST + 1))
+MUT(rms_three_inputs, d->num_inputs = 3; t[3] = t[2]; t[2] = t[1]; *size += sizeof(*t))
+MUT(gn_groups_0, d->attrs.groupnorm.groups = 0)
+MUT(gn_groups_not_dividing, d->attrs.groupnorm.groups = L32(4))
+MUT(gn_groups_past_c, d->attrs.groupnorm.groups = L32(12))
+MUT(gn_beta_length, t[2].dims[0] = L64(5))
+MUT(gn_gamma_s32, t[1].dtype = htole16(NPU_DTYPE_S32))
+MUT(gn_x_rank_1, t[0].ndims = Y.ndims = htole16(1); t[0].dims[1] = Y.dims[1] = 0;
+    t[0].dims[2] = Y.dims[2] = 0; t[0].strides[1] = Y.strides[1] = 0;
+    t[0].strides[2] = Y.strides[2] = 0; t[0].dims[0] = Y.dims[0] = L64(6);
+    t[0].strides[0] = Y.strides[0] = L64(1))
+MUT(gn_epsilon_inf, d->attrs.groupnorm.epsilon = F(INFINITY))
+MUT(gn_act_rsvd, d->attrs.groupnorm.act.rsvd = L32(1))
+MUT(gn_attr_tail, d->attrs.bytes[sizeof(struct npu_attr_groupnorm)] = 1)
+MUT(gn_two_inputs, d->num_inputs = 2; t[2] = t[3]; *size -= sizeof(*t))
 
 static const struct reject_case {
 	const char *what;
@@ -3692,6 +4018,36 @@ static const struct reject_case {
 	{ "gather y dims", B_GATHER, ga_y_dims, NPU_ERR_OP_PARAM },
 	{ "gather y rank", B_GATHER, ga_y_rank, NPU_ERR_OP_PARAM },
 	{ "gather by s8 indices", B_GATHER, ga_indices_s8, NPU_ERR_OPERATOR },
+	{ "triangle upper 2", B_TRIANGLE, tri_upper_2, NPU_ERR_OP_PARAM },
+	{ "triangle rsvd", B_TRIANGLE, tri_rsvd, NPU_ERR_RESERVED },
+	{ "triangle attribute bytes past its struct", B_TRIANGLE, tri_attr_tail,
+	  NPU_ERR_RESERVED },
+	{ "triangle of rank 1", B_TRIANGLE, tri_rank_1, NPU_ERR_OP_PARAM },
+	{ "triangle into another dtype", B_TRIANGLE, tri_y_dtype, NPU_ERR_OPERATOR },
+	{ "triangle y dims", B_TRIANGLE, tri_y_dims, NPU_ERR_OP_PARAM },
+	{ "triangle of NCHW16C", B_TRIANGLE, tri_blocked, NPU_ERR_OPERATOR },
+	{ "rmsnorm axis past the rank", B_RMSNORM, rms_axis_past_rank, NPU_ERR_OP_PARAM },
+	{ "rmsnorm gamma dims", B_RMSNORM, rms_gamma_dims, NPU_ERR_OP_PARAM },
+	{ "rmsnorm gamma s32", B_RMSNORM, rms_gamma_s32, NPU_ERR_OPERATOR },
+	{ "rmsnorm of s8", B_RMSNORM, rms_x_s8, NPU_ERR_OPERATOR },
+	{ "rmsnorm into another dtype", B_RMSNORM, rms_y_dtype, NPU_ERR_OPERATOR },
+	{ "rmsnorm epsilon negative", B_RMSNORM, rms_epsilon_negative, NPU_ERR_OP_PARAM },
+	{ "rmsnorm epsilon NaN", B_RMSNORM, rms_epsilon_nan, NPU_ERR_OP_PARAM },
+	{ "rmsnorm activation", B_RMSNORM, rms_act_unknown, NPU_ERR_OPERATOR },
+	{ "rmsnorm of three inputs", B_RMSNORM, rms_three_inputs, NPU_ERR_OP_PARAM },
+	{ "groupnorm of 0 groups", B_GROUPNORM, gn_groups_0, NPU_ERR_OP_PARAM },
+	{ "groupnorm groups not dividing C", B_GROUPNORM, gn_groups_not_dividing,
+	  NPU_ERR_OP_PARAM },
+	{ "groupnorm more groups than channels", B_GROUPNORM, gn_groups_past_c,
+	  NPU_ERR_OP_PARAM },
+	{ "groupnorm beta length", B_GROUPNORM, gn_beta_length, NPU_ERR_OP_PARAM },
+	{ "groupnorm gamma s32", B_GROUPNORM, gn_gamma_s32, NPU_ERR_OPERATOR },
+	{ "groupnorm x rank 1", B_GROUPNORM, gn_x_rank_1, NPU_ERR_OP_PARAM },
+	{ "groupnorm epsilon infinite", B_GROUPNORM, gn_epsilon_inf, NPU_ERR_OP_PARAM },
+	{ "groupnorm activation rsvd", B_GROUPNORM, gn_act_rsvd, NPU_ERR_RESERVED },
+	{ "groupnorm attribute bytes past its struct", B_GROUPNORM, gn_attr_tail,
+	  NPU_ERR_RESERVED },
+	{ "groupnorm of two inputs", B_GROUPNORM, gn_two_inputs, NPU_ERR_OP_PARAM },
 };
 
 /*

@@ -511,6 +511,12 @@ TEST_F(compute, reserved_attributes_of_each_operator_are_einval)
 		{ NPU_OPERATOR_REDUCE, 1, sizeof(struct npu_attr_reduce) + 4 },
 		{ NPU_OPERATOR_GATHER, 2, offsetof(struct npu_attr_gather, rsvd) },
 		{ NPU_OPERATOR_GATHER, 2, sizeof(struct npu_attr_gather) },
+		{ NPU_OPERATOR_TRIANGLE, 1, offsetof(struct npu_attr_triangle, rsvd) },
+		{ NPU_OPERATOR_TRIANGLE, 1, sizeof(struct npu_attr_triangle) },
+		{ NPU_OPERATOR_RMSNORM, 2, offsetof(struct npu_attr_norm, act.rsvd) },
+		{ NPU_OPERATOR_RMSNORM, 2, sizeof(struct npu_attr_norm) },
+		{ NPU_OPERATOR_GROUPNORM, 3, offsetof(struct npu_attr_groupnorm, act.rsvd) },
+		{ NPU_OPERATOR_GROUPNORM, 3, sizeof(struct npu_attr_groupnorm) },
 	};
 	static const uint64_t dims[] = { 8, 32 };
 	unsigned int i, t;
@@ -549,6 +555,10 @@ TEST_F(compute, unused_parameters_are_einval)
 	reset_op(self);
 	d->attrs.unary.fn.kind = NPU_UNARY_NEG;
 	d->attrs.unary.fn.beta = 1;
+	EXPECT_EQ(-EINVAL, try(self));
+	reset_op(self);
+	d->attrs.unary.fn.kind = NPU_UNARY_SIGN;
+	d->attrs.unary.fn.alpha = ref_bits(1);
 	EXPECT_EQ(-EINVAL, try(self));
 
 	if (self->operators & 1ULL << NPU_OPERATOR_MATMUL) {
@@ -675,6 +685,9 @@ TEST_F(compute, wrong_sizes_and_counts_are_einval)
 		{ NPU_OPERATOR_CONCAT, 0, 1 }, { NPU_OPERATOR_CONCAT, 15, 2 },
 		{ NPU_OPERATOR_CAST, 1, 2 },
 		{ NPU_OPERATOR_GATHER, 1, 1 }, { NPU_OPERATOR_GATHER, 3, 1 },
+		{ NPU_OPERATOR_TRIANGLE, 2, 1 }, { NPU_OPERATOR_RMSNORM, 1, 1 },
+		{ NPU_OPERATOR_RMSNORM, 3, 1 }, { NPU_OPERATOR_GROUPNORM, 2, 1 },
+		{ NPU_OPERATOR_GROUPNORM, 4, 1 },
 	};
 	uint64_t size;
 	unsigned int i, t;
@@ -1522,6 +1535,67 @@ TEST_F(result, batchnorm_and_layernorm)
 	EXPECT_EQ(0, run_and_check(self, 1e-4, 1e-4));
 }
 
+/* Lower and upper triangles, from a diagonal inside and one past the matrix. */
+TEST_F(result, triangle_both_ways)
+{
+	static const int64_t diagonals[] = { 0, -2, 3, 1LL << 40, -(1LL << 40) };
+	struct ref_tensor *x;
+	struct npu_op_desc *d;
+	unsigned int k, upper;
+
+	NEED_OPERATOR(NPU_OPERATOR_TRIANGLE);
+	for (k = 0; k < sizeof(diagonals) / sizeof(diagonals[0]); k++) {
+		for (upper = 0; upper < 2; upper++) {
+			forget_tensors(self);
+			x = tensor(self, NPU_DTYPE_F32, NPU_FORMAT_STRIDED, 3, DIMS(2, 5, 7),
+				   DIMS(48, 9, 1));
+			DENSE(2, 5, 7);
+			d = build(self, NPU_OPERATOR_TRIANGLE);
+			d->attrs.triangle.upper = upper;
+			d->attrs.triangle.diagonal = (uint64_t)diagonals[k];
+			ref_triangle(x, &d->attrs.triangle, self->want);
+			EXPECT_EQ(0, run_and_check(self, 0, 0)) TH_LOG("diagonal %lld, upper %u",
+								    (long long)diagonals[k], upper);
+		}
+	}
+}
+
+/* RMS norms over one and two axes, a group norm of 1, 2 and C groups. */
+TEST_F(result, rmsnorm_and_groupnorm)
+{
+	static const uint32_t groups[] = { 1, 2, 6 };
+	struct ref_tensor *x, *gamma, *beta;
+	struct npu_op_desc *d;
+	unsigned int axis, i;
+
+	NEED_OPERATOR(NPU_OPERATOR_RMSNORM);
+	for (axis = 1; axis < 3; axis++) {
+		forget_tensors(self);
+		x = DENSE(3, 4, 6);
+		gamma = axis == 1 ? DENSE(4, 6) : DENSE(6);
+		DENSE(3, 4, 6);
+		d = build(self, NPU_OPERATOR_RMSNORM);
+		d->attrs.norm.axis = axis;
+		d->attrs.norm.epsilon = ref_bits(1e-6f);
+		d->attrs.norm.act = activation(NPU_UNARY_SILU, 0, 0);
+		ref_rmsnorm(x, gamma, &d->attrs.norm, self->want);
+		EXPECT_EQ(0, run_and_check(self, 1e-4, 1e-4)) TH_LOG("axis %u", axis);
+	}
+	NEED_OPERATOR(NPU_OPERATOR_GROUPNORM);
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		forget_tensors(self);
+		x = DENSE(2, 6, 3, 5);
+		gamma = DENSE(6);
+		beta = DENSE(6);
+		DENSE(2, 6, 3, 5);
+		d = build(self, NPU_OPERATOR_GROUPNORM);
+		d->attrs.groupnorm.groups = groups[i];
+		d->attrs.groupnorm.epsilon = ref_bits(1e-5f);
+		ref_groupnorm(x, gamma, beta, &d->attrs.groupnorm, self->want);
+		EXPECT_EQ(0, run_and_check(self, 1e-4, 1e-4)) TH_LOG("%u groups", groups[i]);
+	}
+}
+
 TEST_F(result, softmax_every_axis_and_log)
 {
 	struct ref_tensor *x;
@@ -1983,6 +2057,26 @@ static bool output_unchanged(struct _test_data_result *self)
 	free(want);
 	free(got);
 	return same;
+}
+
+/* What only the card checks of the new kinds fails the stream with OP_PARAM. */
+TEST_F(result, bad_new_attributes_fail_the_stream)
+{
+	struct npu_op_desc *d;
+	uint32_t error;
+
+	NEED_OPERATOR(NPU_OPERATOR_GROUPNORM);
+	DENSE(2, 6, 4);
+	DENSE(6);
+	DENSE(6);
+	DENSE(2, 6, 4);
+	d = build(self, NPU_OPERATOR_GROUPNORM);
+	d->attrs.groupnorm.groups = 4;		/* does not divide 6 */
+	ASSERT_EQ(0, upload(self));
+	EXPECT_EQ(-EIO, run_on_new_stream(self, &error));
+	EXPECT_EQ(DRM_NPU_ERR_OP_PARAM, error);
+	ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &self->stream));
+	EXPECT_TRUE(output_unchanged(self));
 }
 
 /*

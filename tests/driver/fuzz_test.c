@@ -301,13 +301,14 @@ static void dense_tensor(struct npu_tensor_desc *t, uint16_t dtype, unsigned int
 
 /*
  * An operator the driver takes and the card runs, sized to the room its
- * tensors have: elementwise ones of any function, a cast or a small
- * matrix product, on our own buffers.
+ * tensors have: elementwise ones of any function or comparison, a cast, a
+ * triangle of a row or a small matrix product, on our own buffers.
  */
 static bool plausible_compute(struct fuzzer *f, struct drm_npu_cmd *c)
 {
 	static const uint16_t kinds[] = {
 		NPU_OPERATOR_UNARY, NPU_OPERATOR_BINARY, NPU_OPERATOR_CAST, NPU_OPERATOR_MATMUL,
+		NPU_OPERATOR_TRIANGLE,
 	};
 #define NPU_OPERATOR(NAME, number, min, ...)	[NPU_OPERATOR_##NAME] = (min),
 	static const uint8_t min_inputs[] = { NPU_OPERATOR_TABLE };
@@ -334,6 +335,15 @@ static bool plausible_compute(struct fuzzer *f, struct drm_npu_cmd *c)
 	switch (kind) {
 	case NPU_OPERATOR_UNARY:
 		d->attrs.unary.fn.kind = below(f, NPU_UNARY_LAST + 1);
+		/* the one function that divides by its alpha */
+		if (d->attrs.unary.fn.kind == NPU_UNARY_SOFTPLUS_BETA)
+			d->attrs.unary.fn.alpha = 0x3f800000;	/* 1.0f */
+		break;
+	case NPU_OPERATOR_TRIANGLE:
+		for (i = 0; i <= d->num_inputs; i++)
+			dense_tensor(&d->tensors[i], NPU_DTYPE_F32, 2, (uint64_t[]){ 1, n });
+		d->attrs.triangle.upper = below(f, 2);
+		d->attrs.triangle.diagonal = below(f, 2 * n + 1) - n;
 		break;
 	case NPU_OPERATOR_BINARY:
 		d->attrs.binary.kind = below(f, NPU_BINARY_LAST + 1);
