@@ -97,8 +97,11 @@ static aclnnStatus clamp_build(aclOpExecutor *x, const void *args)
 		return st;
 	dst = elem_target(x, &out, dt);
 	if (has_min) {
-		st = opapi_binary(x, NPU_BINARY_MAX, &in, &lo, &dst);
-		in = dst;
+		/* an output slot is never read back: the lower bound's result goes to workspace */
+		struct nnop_view raised = has_max ? elem_temp(x, &in, dt) : dst;
+
+		st = opapi_binary(x, NPU_BINARY_MAX, &in, &lo, &raised);
+		in = raised;
 	}
 	if (!st && has_max)
 		st = opapi_binary(x, NPU_BINARY_MIN, &in, &hi, &dst);

@@ -62,7 +62,7 @@ static aclnnStatus glu_check(const struct glu_args *a, unsigned int *axis)
 static aclnnStatus glu_build(aclOpExecutor *x, const void *args)
 {
 	const struct glu_args *a = args;
-	struct nnop_view in, left, right, out, act;
+	struct nnop_view in, left, right, out, act, gated;
 	unsigned int axis = 0;
 	int64_t half;
 	aclnnStatus st;
@@ -82,9 +82,13 @@ static aclnnStatus glu_build(aclOpExecutor *x, const void *args)
 	right = in;
 	nnop_view_narrow(&left, axis, 0, half, 1);
 	nnop_view_narrow(&right, axis, half, half, 1);
-	st = elem_unary(x, a->kind, 0, 0, a->activate_left ? &left : &right, &act);
-	return st ? st : opapi_binary(x, NPU_BINARY_MUL, &act, a->activate_left ? &right : &left,
-				     &out);
+	/* the product reads the activation from workspace, never from an output */
+	gated = elem_temp(x, &left, elem_acl_dtype(a->self));
+	st = elem_unary(x, a->kind, 0, 0, a->activate_left ? &left : &right, &gated);
+	if (!st && a->out_act)
+		st = elem_unary(x, a->kind, 0, 0, a->activate_left ? &left : &right, &act);
+	return st ? st : opapi_binary(x, NPU_BINARY_MUL, &gated,
+				     a->activate_left ? &right : &left, &out);
 }
 
 OPAPI_EXPORT aclnnStatus aclnnSwiGluGetWorkspaceSize(const aclTensor *x, int64_t dim,

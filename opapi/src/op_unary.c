@@ -371,7 +371,7 @@ static aclnnStatus elu_build(aclOpExecutor *x, const void *args)
 {
 	const struct elu_args *a = args;
 	bool inplace = a->self == a->out;
-	struct nnop_view in, out, dst, factor;
+	struct nnop_view in, out, dst, res, factor;
 	int dt = elem_acl_dtype(a->self);
 	aclnnStatus st;
 
@@ -387,14 +387,16 @@ static aclnnStatus elu_build(aclOpExecutor *x, const void *args)
 	if (st)
 		return st;
 	dst = elem_target(x, &out, dt);
+	/* scaled afterwards from workspace: an output slot is never read back */
+	res = a->scale == 1.0 ? dst : elem_temp(x, &in, dt);
 	if (a->input_scale == 1.0)
-		st = elem_unary(x, NPU_UNARY_ELU, (float)a->alpha, 0, &in, &dst);
+		st = elem_unary(x, NPU_UNARY_ELU, (float)a->alpha, 0, &in, &res);
 	else
-		st = elu_scaled_input(x, a, dt, &in, &dst);
+		st = elu_scaled_input(x, a, dt, &in, &res);
 	if (!st && a->scale != 1.0) {
 		st = elem_scalar(x, a->scale, dt, in.ndims, &factor);
 		if (!st)
-			st = opapi_binary(x, NPU_BINARY_MUL, &dst, &factor, &dst);
+			st = opapi_binary(x, NPU_BINARY_MUL, &res, &factor, &dst);
 	}
 	return st ? st : elem_store(x, &dst, &out);
 }
