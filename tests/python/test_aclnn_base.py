@@ -155,15 +155,6 @@ def test_inplace_add_writes_self(device):
     np.testing.assert_array_equal(x.numpy(), a + b)
 
 
-def card_has_fill():
-    h = aclnn.tensor(np.zeros(1, np.float32), dev=False)
-    ret, _, ex = aclnn.prepare("Adds", h, aclnn.scalar(1.0), aclnn.scalar(1.0), h)
-    if ret == 0:
-        nnopbase.aclDestroyAclOpExecutor(ctypes.c_void_p(ex))
-    return ret != aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR
-
-
-@pytest.mark.skipif(not card_has_fill(), reason="the card has no FILL operator yet")
 def test_add_with_alpha_and_adds(device):
     a, b = rand((5,), np.float32), rand((5,), np.float32)
     x, y = aclnn.tensor(a), aclnn.tensor(b)
@@ -172,6 +163,14 @@ def test_add_with_alpha_and_adds(device):
     np.testing.assert_allclose(out.numpy(), a + 2.5 * b, rtol=1e-6)
     assert aclnn.run("Adds", x, aclnn.scalar(3.0), aclnn.scalar(2.0), out) == 0
     np.testing.assert_allclose(out.numpy(), a + 6.0, rtol=1e-6)
+    ints = rand((3, 4), np.int32)
+    t = aclnn.tensor(ints)
+    assert aclnn.run("InplaceAdds", t, aclnn.scalar(7, np.int32), aclnn.scalar(-2, np.int32)) == 0
+    np.testing.assert_array_equal(t.numpy(), ints - 14)
+    h = rand((6,), np.float16)
+    th, oh = aclnn.tensor(h), aclnn.tensor(np.zeros(6, np.float16))
+    assert aclnn.run("Adds", th, aclnn.scalar(0.5), aclnn.scalar(1.0), oh) == 0, aclnn.err_msg()
+    np.testing.assert_allclose(oh.numpy(), h + np.float16(0.5), rtol=1e-3, atol=1e-3)
 
 
 def test_add_bad_arguments_return_codes_and_messages(device):

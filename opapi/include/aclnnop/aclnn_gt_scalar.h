@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * out = self > other (a scalar), 1 or 0 in out's type; the Inplace form writes selfRef.
+ * Each operator is two calls: aclnnXxxGetWorkspaceSize() checks the
+ * arguments and returns the workspace and executor that aclnnXxx() queues
+ * on a stream, where the card computes it.
+ */
+#ifndef ACLNNOP_ACLNN_GT_SCALAR_H
+#define ACLNNOP_ACLNN_GT_SCALAR_H
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnGtScalarGetWorkspaceSize(const aclTensor *self, const aclScalar *other,
+	aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnGtScalar(void *workspace, uint64_t workspaceSize,
+	aclOpExecutor *executor, aclrtStream stream);
+ACLNN_API aclnnStatus aclnnInplaceGtScalarGetWorkspaceSize(aclTensor *selfRef,
+	const aclScalar *other, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnInplaceGtScalar(void *workspace, uint64_t workspaceSize,
+	aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_GT_SCALAR_H */

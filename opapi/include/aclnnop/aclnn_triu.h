@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * out = self with the elements below diagonal (of the last two axes) zeroed.
+ * Each operator is two calls: aclnnXxxGetWorkspaceSize() checks the
+ * arguments and returns the workspace and executor that aclnnXxx() queues
+ * on a stream, where the card computes it.
+ */
+#ifndef ACLNNOP_ACLNN_TRIU_H
+#define ACLNNOP_ACLNN_TRIU_H
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnTriuGetWorkspaceSize(const aclTensor *self, int64_t diagonal,
+	aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnTriu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+	aclrtStream stream);
+ACLNN_API aclnnStatus aclnnInplaceTriuGetWorkspaceSize(aclTensor *selfRef, int64_t diagonal,
+	uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnInplaceTriu(void *workspace, uint64_t workspaceSize,
+	aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_TRIU_H */
