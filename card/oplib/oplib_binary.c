@@ -19,9 +19,11 @@
 
 #include "oplib_impl.h"
 
+/* Arithmetic (ADD .. MAX) on integers, which int_loop() does exactly. */
 static bool binary_is_int(const struct oplib_op *op)
 {
-	return oplib_dtype_is_int(op->t[0].dtype) &&
+	return oplib_u32(op->attrs->binary.kind) <= NPU_BINARY_MAX &&
+	       oplib_dtype_is_int(op->t[0].dtype) &&
 	       oplib_dtype_is_int(op->t[1].dtype) &&
 	       oplib_dtype_is_int(oplib_out(op)->dtype);
 }

@@ -434,26 +434,6 @@ static int stage_md(const struct oplib_tensor *t, dnnl_memory_desc_t *md)
 	return oplib_tensor_md(t, md);
 }
 
-/* Tensor i where it lies (@op's) and in scratch (@staged's). */
-static int stage_views(struct oplib_plan *plan, const struct oplib_op *op,
-		       const struct oplib_op *staged, unsigned int i,
-		       unsigned int *src, unsigned int *dst)
-{
-	dnnl_memory_desc_t md;
-	int err;
-
-	err = stage_md(&op->t[i], &md);
-	if (!err)
-		err = oplib_plan_view(plan, OPLIB_SOURCE_BUF(i), 0, &md, src);
-	if (!err)
-		err = stage_md(&staged->t[i], &md);
-	if (!err)
-		err = oplib_plan_scratch(plan, &md, dst);
-	if (!err)
-		plan->staged_buf[i] = plan->views[*dst].buf;
-	return err;
-}
-
 /*
  * Before the family's steps: each staged input copied into scratch (made
  * dense, widened), and the staged output's scratch set aside.
@@ -461,14 +441,25 @@ static int stage_views(struct oplib_plan *plan, const struct oplib_op *op,
 int oplib_plan_stage_begin(struct oplib *lib, struct oplib_plan *plan,
 			   const struct oplib_op *op, const struct oplib_op *staged)
 {
-	unsigned int i, src = 0, dst = 0;
+	dnnl_memory_desc_t md;
+	unsigned int i, src, dst;
 	int err;
 
 	for (i = 0; i < op->num_tensors; i++) {
 		if (!(plan->staged & (1u << i)))
 			continue;
-		err = stage_views(plan, op, staged, i, &src, &dst);
-		if (!err && i < op->num_inputs)
+		err = stage_md(&staged->t[i], &md);
+		if (!err)
+			err = oplib_plan_scratch(plan, &md, &dst);
+		if (err)
+			return err;
+		plan->staged_buf[i] = plan->views[dst].buf;
+		if (i >= op->num_inputs)
+			continue;
+		err = stage_md(&op->t[i], &md);
+		if (!err)
+			err = oplib_plan_view(plan, OPLIB_SOURCE_BUF(i), 0, &md, &src);
+		if (!err)
 			err = oplib_plan_reorder(lib, plan, src, dst);
 		if (err)
 			return err;

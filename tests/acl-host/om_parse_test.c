@@ -47,7 +47,6 @@ static u128 add_cap(u128 a, u128 b)
 /* Bytes a tensor spans, computed another way than the parser does. */
 static u128 extent128(const struct npu_tensor_desc *t)
 {
-	static const unsigned int esize[] = { 4, 2, 2, 4, 1, 1 };
 	u128 last = 0;
 
 	for (unsigned int d = 0; d < t->ndims; d++)
@@ -55,20 +54,20 @@ static u128 extent128(const struct npu_tensor_desc *t)
 			return 0;
 	if (t->format == NPU_FORMAT_NCHW16C)
 		return mul_cap(mul_cap(mul_cap(mul_cap(t->dims[0], ((u128)t->dims[1] + 15) / 16 * 16),
-					       t->dims[2]), t->dims[3]), esize[t->dtype]);
+					       t->dims[2]), t->dims[3]), NPU_DTYPE_SIZE(t->dtype));
 	if (t->format == NPU_FORMAT_PACKED)
 		return mul_cap(add_cap(mul_cap(mul_cap(mul_cap(((u128)t->dims[0] + 15) / 16 * 16,
 							       ((u128)t->dims[1] + 15) / 16 * 16),
 						       (u128)t->dims[2] + 3),
 					       (u128)t->dims[3] + 3), NPU_PACKED_HEADER_ELEMS),
-			       esize[t->dtype]);
+			       NPU_DTYPE_SIZE(t->dtype));
 	if (t->format == NPU_FORMAT_OIHW16I16O)
 		return mul_cap(mul_cap(mul_cap(mul_cap(((u128)t->dims[0] + 15) / 16 * 16,
 						       ((u128)t->dims[1] + 15) / 16 * 16),
-					       t->dims[2]), t->dims[3]), esize[t->dtype]);
+					       t->dims[2]), t->dims[3]), NPU_DTYPE_SIZE(t->dtype));
 	for (unsigned int d = 0; d < t->ndims; d++)
 		last = add_cap(last, mul_cap(t->dims[d] - 1, t->strides[d]));
-	return mul_cap(last + 1, esize[t->dtype]);
+	return mul_cap(last + 1, NPU_DTYPE_SIZE(t->dtype));
 }
 
 /* NULL when om keeps every promise the runtime relies on, else which it breaks. */
@@ -363,7 +362,7 @@ static void tensor_stride_overflow(void *f, size_t *size)
 	(void)size;
 	op_record(f, 0)->desc.tensors[0].strides[0] = UINT64_MAX / 8;
 }
-static void tensor_dtype(void *f, size_t *size) { (void)size; op_record(f, 0)->desc.tensors[0].dtype = 6; }
+static void tensor_dtype(void *f, size_t *size) { (void)size; op_record(f, 0)->desc.tensors[0].dtype = NPU_DTYPE_LAST + 1; }
 static void tensor_format(void *f, size_t *size)
 {
 	(void)size;

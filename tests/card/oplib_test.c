@@ -3388,11 +3388,14 @@ static __int128 binary_int_ref(unsigned int kind, __int128 a, __int128 b)
 	case NPU_BINARY_MIN: return a < b ? a : b;
 	case NPU_BINARY_MAX: return a > b ? a : b;
 	}
-	/* POW, with exponents small enough here not to pass 2^127 */
+	/* POW: past 2^64 the sign is all that is left to know */
 	if (b < 0)
 		return a == 1 ? 1 : a == -1 ? (b % 2 ? -1 : 1) : 0;
-	for (i = 0; i < b; i++)
+	for (i = 0; i < b; i++) {
 		r *= a;
+		if (r > (__int128)1 << 64 || r < -((__int128)1 << 64))
+			return (a < 0 && b % 2 ? -1 : 1) * ((__int128)1 << 64);
+	}
 	return r;
 }
 

@@ -643,15 +643,31 @@ TEST_F(compute, overlapping_output_is_einval)
 	/* rows overlapping by half */
 	t->strides[0] = 16;
 	EXPECT_EQ(-EINVAL, try(self));
-	/* an axis of one element may have any stride, 0 too */
+	/* an axis of one element may have any stride, 0 too (x has one too) */
 	reset_op(self);
 	t = tensor_of(&self->op, 1);
 	t->dims[0] = 1;
 	t->strides[0] = 0;
+	tensor_of(&self->op, 0)->dims[0] = 1;
 	EXPECT_EQ(0, try(self));
 	/* a broadcast input is the card's to check */
 	reset_op(self);
 	tensor_of(&self->op, 0)->strides[0] = 0;
+	EXPECT_EQ(0, try(self));
+}
+
+/* A constant FILL has no step; the driver says so before the card. */
+TEST_F(compute, fill_constant_with_a_step_is_einval)
+{
+	static const uint64_t dims[] = { 8, 32 };
+
+	if (!(self->operators & 1ULL << NPU_OPERATOR_FILL))
+		SKIP(return, "the card has no FILL");
+	op_init(&self->op, NPU_OPERATOR_FILL, 0, 1);
+	tensor_dense(tensor_of(&self->op, 0), self->buf.addr, NPU_DTYPE_F32, 2, dims);
+	desc_of(&self->op)->attrs.fill.step = 1;
+	EXPECT_EQ(-EINVAL, try(self));
+	desc_of(&self->op)->attrs.fill.mode = NPU_FILL_RANGE;
 	EXPECT_EQ(0, try(self));
 }
 
@@ -1981,6 +1997,46 @@ TEST_F(result, broadcast_input_by_stride_0)
 	tensor_of(&self->op, 0)->strides[0] = 0;
 	for (i = 0; i < 8 * 32; i++)
 		self->want[i] = -x->val[i % 32];
+	EXPECT_EQ(0, run_and_check(self, 0, 0));
+}
+
+static uint64_t f64_bits(double d)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	return bits;
+}
+
+/* FILL writes a range from nothing; WHERE picks by a condition. */
+TEST_F(result, fill_and_where)
+{
+	struct ref_tensor *c, *a, *b;
+	struct npu_op_desc *d;
+	uint64_t i;
+
+	NEED_OPERATOR(NPU_OPERATOR_FILL);
+	NEED_OPERATOR(NPU_OPERATOR_WHERE);
+	forget_tensors(self);
+	DENSE(8, 32);
+	d = build(self, NPU_OPERATOR_FILL);
+	d->attrs.fill.mode = NPU_FILL_RANGE;
+	d->attrs.fill.value = f64_bits(-3);
+	d->attrs.fill.step = f64_bits(0.25);
+	for (i = 0; i < 8 * 32; i++)
+		self->want[i] = -3 + 0.25 * i;
+	EXPECT_EQ(0, run_and_check(self, 0, 0));
+
+	forget_tensors(self);
+	c = DENSE(8, 1);
+	a = DENSE(8, 32);
+	b = DENSE(1, 32);
+	DENSE(8, 32);
+	for (i = 0; i < 8; i++)
+		c->val[i] = i % 3 ? 0 : 1.5f;
+	build(self, NPU_OPERATOR_WHERE);
+	for (i = 0; i < 8 * 32; i++)
+		self->want[i] = c->val[i / 32] ? a->val[i] : b->val[i % 32];
 	EXPECT_EQ(0, run_and_check(self, 0, 0));
 }
 
