@@ -3170,6 +3170,12 @@ TEST_F(direct, operators_by_binding)
 		ASSERT_EQ(-((float)k + 0.5f), y[k]) TH_LOG("element %u", k);
 	EXPECT_EQ(1, client_ring_rd64(c, 2, NPU_RING_OPS_DONE));
 	EXPECT_EQ(0, le64toh(d->kshadow->bind_epoch));
+	/*
+	 * Ring 1 takes over ring 2's queue and user shadow: ring 2, left
+	 * enabled, would see the shadow's tail go back and run its queue
+	 * again, writing y behind the cases' backs.
+	 */
+	ASSERT_TRUE(client_ctrl_ring_reset(c, 2));
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct npu_op_desc *bad = (struct npu_op_desc *)client_gpa_ptr(c, page[2]);
