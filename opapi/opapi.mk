@@ -58,3 +58,14 @@ $(BUILD)/tests/aclnn/%: tests/aclnn/%.c $(ACL_TEST_DEPS) $(NNOP_HDRS) $(OPAPI_HD
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(ACL_TEST_CFLAGS) -I$(NNOP_INC) -I$(OPAPI_INC) -o $@ $< $(ACL_USE) \
 		-lopapi -lnnopbase
+
+# Examples of ours that call aclnn (examples/aclnn), run with the others by
+# tests/acl-extra/examples.sh.
+ACLNN_EXAMPLES	:= $(patsubst examples/aclnn/%.c,$(BUILD)/examples/aclnn_%,$(wildcard examples/aclnn/*.c))
+
+all: $(ACLNN_EXAMPLES)
+
+$(BUILD)/examples/aclnn_%: examples/aclnn/%.c examples/check.h $(ACL_HDRS) $(NNOP_HDRS) $(OPAPI_HDRS) \
+		$(OPAPI_LIB) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -I$(NNOP_INC) -I$(OPAPI_INC) -o $@ $< $(ACL_USE) -lopapi -lnnopbase -lm
