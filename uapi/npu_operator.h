@@ -279,9 +279,15 @@ enum npu_reduce_kind {
 	NPU_REDUCE_L1 = 4,		/* sum(|x|) */
 	NPU_REDUCE_L2 = 5,		/* sqrt(sum(x^2)) */
 	NPU_REDUCE_PROD = 6,
+	/*
+	 * The index along the one axis in @axes of the first largest or
+	 * smallest element; y is S32 or S64.
+	 */
+	NPU_REDUCE_ARGMAX = 7,
+	NPU_REDUCE_ARGMIN = 8,
 };
 
-#define NPU_REDUCE_LAST			NPU_REDUCE_PROD
+#define NPU_REDUCE_LAST			NPU_REDUCE_PROD	/* ARGMAX, ARGMIN: not yet */
 
 /* y has x's rank, with dims of 1 on exactly the axes in @axes. */
 struct npu_attr_reduce {
@@ -437,6 +443,123 @@ struct npu_attr_groupnorm {
 	struct npu_activation act;
 };
 
+enum npu_scatter_mode {
+	/* y's slices along @axis at ind[i] = src's slice i (index_copy) */
+	NPU_SCATTER_SLICES = 0,
+	/* y at ind[p] on @axis, p elsewhere = src[p] (ONNX ScatterElements) */
+	NPU_SCATTER_ELEMENTS = 1,
+};
+
+enum npu_scatter_reduce {
+	NPU_SCATTER_REPLACE = 0,
+	NPU_SCATTER_ADD = 1,
+	NPU_SCATTER_MUL = 2,
+};
+
+/*
+ * SCATTER writes src into y, which it updates in place: only the elements
+ * the indices (S32 or S64, negative ones counting from the end) select are
+ * written.  The card checks every index before it writes: one outside
+ * stops the ring with NPU_ERR_OP_PARAM, y untouched.
+ */
+struct npu_attr_scatter {
+	__le32 axis;
+	__le32 mode;		/* enum npu_scatter_mode */
+	__le32 reduce;		/* enum npu_scatter_reduce */
+	__le32 rsvd;
+};
+
+/*
+ * SORT writes into ind (S32 or S64) the positions along @axis of x's
+ * elements in sorted order, stable (equal elements keep their order),
+ * NaN last; ind's dims are x's but for @axis, which may be shorter (the
+ * first k: top-k).  The values are a GATHER_ELEMENTS away.
+ */
+struct npu_attr_sort {
+	__le32 axis;
+	__le32 descending;	/* 0 or 1 */
+};
+
+/* CUMSUM: y[i] = sum of x[j] along @axis, j <= i (exclusive: j < i). */
+struct npu_attr_cumsum {
+	__le32 axis;
+	__le32 exclusive;	/* 0 or 1 */
+	__le32 reverse;		/* 1: from the end */
+	__le32 rsvd;
+};
+
+enum npu_rope_mode {
+	/* pairs (i, i + d / 2): the halves rotate (GPT-NeoX) */
+	NPU_ROPE_HALF = 0,
+	/* pairs (2i, 2i + 1) (GPT-J) */
+	NPU_ROPE_INTERLEAVED = 1,
+};
+
+/*
+ * ROPE rotates pairs of x's last axis (d, even) by the angles whose
+ * cosines and sines are cos and sin, of d elements each in the layout of
+ * @mode, broadcast over x's other axes: y = x * cos + rotated(x) * sin.
+ */
+struct npu_attr_rope {
+	__le32 mode;		/* enum npu_rope_mode */
+	__le32 rsvd;
+};
+
+enum npu_attention_mask {
+	NPU_ATTENTION_MASK_ADD = 0,	/* added to the scaled scores */
+	NPU_ATTENTION_MASK_BOOL = 1,	/* not 0: that score is left out */
+};
+
+/*
+ * ATTENTION: y = softmax(q k^T * scale + mask) v per head, q (B, N, Sq,
+ * D), k (B, Nk, Sk, D), v (B, Nk, Sk, Dv), y (B, N, Sq, Dv), N a multiple
+ * of Nk (grouped heads: head h reads k and v head h / (N / Nk)); mask
+ * broadcast to (B, N, Sq, Sk).  The card never holds a whole row of
+ * scores: it keeps a running maximum and sum.  A row left with no score
+ * is 0.
+ */
+struct npu_attr_attention {
+	__le32 scale;		/* IEEE 754 binary32 */
+	__le32 mask;		/* enum npu_attention_mask */
+	__le32 rsvd;
+	__le32 rsvd2;		/* 0 */
+};
+
+/*
+ * IM2COL: x (N, C, H, W) to y (N, C * kh * kw, L), L the count of window
+ * positions, as PyTorch's unfold; padding is zeros, the same on both
+ * sides of an axis.  Entries are (h, w).
+ */
+struct npu_attr_im2col {
+	__le32 kernel[2];
+	__le32 stride[2];
+	__le32 pad[2];
+	__le32 dilation[2];
+};
+
+#define NPU_TRISOLVE_UPPER		0x1	/* else lower */
+#define NPU_TRISOLVE_TRANSPOSE		0x2	/* solve a^T x = b */
+#define NPU_TRISOLVE_UNIT		0x4	/* a's diagonal taken as 1 */
+
+/* TRISOLVE: x with a x = b, a (..., n, n) triangular, b and x (..., n, k). */
+struct npu_attr_trisolve {
+	__le32 flags;		/* NPU_TRISOLVE_* */
+	__le32 rsvd;
+};
+
+/*
+ * QMATMUL: y = x w', w' = (w + offset) * scale dequantized inside the
+ * product: x (..., M, K) of a floating type, w (K, N) S8, or S8 of (K, N /
+ * 2) holding two 4-bit values a byte (@bits 4); scale and offset (K /
+ * group, N), or (1, N) or (N) with @group 0; y (..., M, N) x's type.
+ */
+struct npu_attr_qmatmul {
+	__le32 group;		/* rows of w per scale; 0: one for all K */
+	__le32 bits;		/* 8 or 4 */
+	__le32 rsvd;
+	__le32 rsvd2;		/* 0 */
+};
+
 union npu_op_attrs {
 	struct npu_attr_conv conv;
 	struct npu_attr_matmul matmul;
@@ -456,6 +579,14 @@ union npu_op_attrs {
 	struct npu_attr_fill fill;
 	struct npu_attr_triangle triangle;
 	struct npu_attr_groupnorm groupnorm;
+	struct npu_attr_scatter scatter;
+	struct npu_attr_sort sort;
+	struct npu_attr_cumsum cumsum;
+	struct npu_attr_rope rope;
+	struct npu_attr_attention attention;
+	struct npu_attr_im2col im2col;
+	struct npu_attr_trisolve trisolve;
+	struct npu_attr_qmatmul qmatmul;
 	__u8 bytes[128];	/* the union's size; unused bytes 0 */
 };
 
@@ -540,7 +671,26 @@ union npu_op_attrs {
 	/* in: x, gamma; out: y */ \
 	NPU_OPERATOR(RMSNORM, 21, 2, 2, attr(norm), none, attr(norm.act), rmsnorm) \
 	/* in: x, gamma, beta; out: y */ \
-	NPU_OPERATOR(GROUPNORM, 22, 3, 3, attr(groupnorm), none, attr(groupnorm.act), groupnorm))
+	NPU_OPERATOR(GROUPNORM, 22, 3, 3, attr(groupnorm), none, attr(groupnorm.act), groupnorm) \
+	/* in: ind (S32 or S64), src; out: y (updated in place) */ \
+	NPU_OPERATOR(SCATTER, 23, 2, 2, attr(scatter), attr(scatter.rsvd), none, scatter) \
+	/* in: x; out: ind (S32 or S64) */ \
+	NPU_OPERATOR(SORT, 24, 1, 1, attr(sort), none, none, sort) \
+	/* in: x, ind (S32 or S64); out: y, ind's dims */ \
+	NPU_OPERATOR(GATHER_ELEMENTS, 25, 2, 2, attr(gather), attr(gather.rsvd), none, \
+		     gather_elements) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(CUMSUM, 26, 1, 1, attr(cumsum), attr(cumsum.rsvd), none, cumsum) \
+	/* in: x, cos, sin; out: y */ \
+	NPU_OPERATOR(ROPE, 27, 3, 3, attr(rope), attr(rope.rsvd), none, rope) \
+	/* in: q, k, v, [mask]; out: y */ \
+	NPU_OPERATOR(ATTENTION, 28, 3, 4, attr(attention), attr(attention.rsvd), none, attention) \
+	/* in: x; out: y */ \
+	NPU_OPERATOR(IM2COL, 29, 1, 1, attr(im2col), none, none, im2col) \
+	/* in: a, b; out: x */ \
+	NPU_OPERATOR(TRISOLVE, 30, 2, 2, attr(trisolve), attr(trisolve.rsvd), none, trisolve) \
+	/* in: x, w, scale, [offset]; out: y */ \
+	NPU_OPERATOR(QMATMUL, 31, 3, 4, attr(qmatmul), attr(qmatmul.rsvd), none, qmatmul))
 
 /* The rows as one macro argument, which checkpatch takes for an expression. */
 #define __NPU_OPERATOR_ROWS(...)	__VA_ARGS__
