@@ -4575,4 +4575,594 @@ TEST_F(oplib, capabilities)
 	EXPECT_LE(oplib_threads_per_engine(2), oplib_threads_per_engine(1));
 	EXPECT_EQ(1, oplib_threads_per_engine(100000));
 }
+/* Language model operators: rotary embedding, attention, im2col, solves */
+
+/* y = x * cos + rotated(x) * sin, the pairing written out per mode. */
+static double rope_ref(const struct tt *x, const struct tt *c, const struct tt *s,
+		       uint64_t e, bool half)
+{
+	int64_t idx[NPU_TENSOR_MAX_DIMS], at[NPU_TENSOR_MAX_DIMS];
+	int64_t d = x->dims[x->ndims - 1], i, lead = x->ndims - c->ndims, a;
+	double rot;
+
+	unravel(e, x->dims, x->ndims, idx);
+	i = idx[x->ndims - 1];
+	if (half)
+		rot = i < d / 2 ? -x->v[e + d / 2] : x->v[e - d / 2];
+	else
+		rot = i % 2 ? x->v[e - 1] : -x->v[e + 1];
+	for (a = 0; a < (int64_t)c->ndims; a++)
+		at[a] = c->dims[a] == 1 ? 0 : idx[lead + a];
+	return x->v[e] * c->v[ravel(at, c->dims, c->ndims)] +
+	       rot * s->v[ravel(at, s->dims, s->ndims)];
+}
+
+/*
+ * Both pairings; cos and sin per position broadcast over batch and heads
+ * (stride 0 or dims of 1, of lower rank), x with gaps, halves, in place.
+ */
+TEST_F(oplib, rope)
+{
+	static const struct {
+		const char *what;
+		unsigned int dtype, rank, crank;
+		int64_t dims[4], cdims[4];
+		bool gaps, in_place;
+	} cases[] = {
+		{ "f32 (2,3,2,8), cos (1,3,1,8)", NPU_DTYPE_F32, 4, 4, { 2, 3, 2, 8 },
+		  { 1, 3, 1, 8 } },
+		{ "f32 gapped, cos (3,1,8)", NPU_DTYPE_F32, 4, 3, { 2, 3, 2, 8 }, { 3, 1, 8 },
+		  true },
+		{ "f16 (1,5,4,16), cos (5,1,16)", NPU_DTYPE_F16, 4, 3, { 1, 5, 4, 16 },
+		  { 5, 1, 16 } },
+		{ "bf16 (4,6), cos (4,6)", NPU_DTYPE_BF16, 2, 2, { 4, 6 }, { 4, 6 } },
+		{ "f32 in place, cos (1,1,2)", NPU_DTYPE_F32, 3, 3, { 3, 4, 2 }, { 1, 1, 2 },
+		  false, true },
+	};
+	unsigned int k, mode;
+
+	for (k = 0; k < ARRAY_SIZE(cases); k++)
+	for (mode = 0; mode < 2; mode++) {
+		int64_t gapped[4], s = 1;
+		struct tt *in[3], *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+		int d;
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf), "%s, mode %u",
+			 cases[k].what, mode);
+		self->step = self->step_buf;
+		for (d = cases[k].rank - 1; d >= 0; d--) {
+			gapped[d] = s;
+			s *= cases[k].dims[d] + 1;
+		}
+		in[0] = tt_alloc(self, cases[k].dtype, 0, cases[k].rank, cases[k].dims,
+				 cases[k].gaps ? gapped : NULL);
+		in[1] = T(self, NPU_DTYPE_F32, cases[k].crank, cases[k].cdims);
+		in[2] = T(self, cases[k].dtype, cases[k].crank, cases[k].cdims);
+		tt_fill(self, in[0], -2, 2);
+		tt_fill(self, in[1], -1, 1);
+		tt_fill(self, in[2], -1, 1);
+		y = cases[k].in_place ? in[0] : T(self, cases[k].dtype, cases[k].rank,
+						  cases[k].dims);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++)
+			want[e] = rope_ref(in[0], in[1], in[2], e, mode == NPU_ROPE_HALF);
+		desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+		D(&o)->attrs.rope.mode = htole32(mode);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* cos broadcast along an axis by a stride of 0, as a view of one row. */
+TEST_F(oplib, rope_stride_zero_cos)
+{
+	static const int64_t dims[3] = { 2, 3, 4 }, row[1] = { 4 };
+	struct tt *in[3], *y, *c, *sn;
+	struct desc o;
+	double want[24];
+	uint64_t e;
+
+	in[0] = T(self, NPU_DTYPE_F32, 3, dims);
+	c = T(self, NPU_DTYPE_F32, 1, row);
+	sn = T(self, NPU_DTYPE_F32, 1, row);
+	y = T(self, NPU_DTYPE_F32, 3, dims);
+	tt_fill(self, in[0], -1, 1);
+	tt_fill(self, c, -1, 1);
+	tt_fill(self, sn, -1, 1);
+	for (e = 0; e < 24; e++)
+		want[e] = rope_ref(in[0], c, sn, e, false);
+	in[1] = c;
+	in[2] = sn;
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	/* cos and sin seen as (2, 3, 4) with strides (0, 0, 1) */
+	for (e = 1; e < 3; e++) {
+		struct npu_tensor_desc *t = &D(&o)->tensors[e];
+
+		t->ndims = htole16(3);
+		t->dims[0] = htole64(2);
+		t->dims[1] = htole64(3);
+		t->dims[2] = htole64(4);
+		t->strides[0] = 0;
+		t->strides[1] = 0;
+		t->strides[2] = htole64(1);
+	}
+	D(&o)->attrs.rope.mode = htole32(NPU_ROPE_INTERLEAVED);
+	RUN_OK(&o);
+	EXPECT_OUTPUT(y, want);
+}
+
+TEST_F(oplib, rope_rejects)
+{
+	static const int64_t odd[2] = { 2, 5 }, dims[2] = { 2, 6 }, wrong[2] = { 3, 6 };
+	static const int64_t ok[1] = { 6 };
+	struct tt *in[3], *y;
+	struct desc o;
+
+	in[0] = T(self, NPU_DTYPE_F32, 2, odd);
+	in[1] = in[2] = T(self, NPU_DTYPE_F32, 2, odd);
+	y = T(self, NPU_DTYPE_F32, 2, odd);
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("odd last axis");
+
+	in[0] = T(self, NPU_DTYPE_F32, 2, dims);
+	in[1] = in[2] = T(self, NPU_DTYPE_F32, 2, wrong);
+	y = T(self, NPU_DTYPE_F32, 2, dims);
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("cos does not broadcast");
+
+	in[1] = in[2] = T(self, NPU_DTYPE_F32, 1, ok);
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	D(&o)->attrs.rope.mode = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("mode 2");
+	D(&o)->attrs.rope.mode = 0;
+	D(&o)->attrs.rope.rsvd = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o)) TH_LOG("rsvd");
+	D(&o)->attrs.rope.rsvd = 0;
+	ASSERT_EQ(NPU_ERR_NONE, run(self, &o));
+
+	in[0] = T(self, NPU_DTYPE_S32, 2, dims);
+	y = T(self, NPU_DTYPE_S32, 2, dims);
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("integers");
+}
+
+struct attention_case {
+	const char *what;
+	unsigned int dtype;
+	int64_t b, n, nk, sq, sk, d, dv;
+	/* mask dims (0: none), its kind and data type */
+	int64_t mdims[4];
+	unsigned int mkind, mdtype;
+	bool bsnd;	/* q, k, v and y strided as (B, S, N, D) */
+};
+
+static const struct attention_case attention_cases[] = {
+	{ "one head", NPU_DTYPE_F32, 1, 1, 1, 3, 5, 4, 4 },
+	{ "grouped heads, keys over two blocks", NPU_DTYPE_F32, 2, 4, 2, 7, 300, 8, 6 },
+	{ "query rows over two blocks, BSND", NPU_DTYPE_F32, 1, 2, 2, 70, 40, 16, 16,
+	  { 0 }, 0, 0, true },
+	{ "added mask broadcast over batch and heads", NPU_DTYPE_F32, 2, 2, 1, 5, 260, 8, 8,
+	  { 1, 1, 5, 260 }, NPU_ATTENTION_MASK_ADD, NPU_DTYPE_F32 },
+	{ "causal bool mask, f16", NPU_DTYPE_F16, 1, 2, 1, 9, 9, 8, 8,
+	  { 1, 1, 9, 9 }, NPU_ATTENTION_MASK_BOOL, NPU_DTYPE_BOOL },
+	{ "bool mask per key, a row all masked, bf16", NPU_DTYPE_BF16, 2, 2, 2, 4, 20, 8, 4,
+	  { 2, 1, 4, 20 }, NPU_ATTENTION_MASK_BOOL, NPU_DTYPE_U8 },
+	{ "f16 mask added to bf16", NPU_DTYPE_BF16, 1, 3, 1, 2, 33, 8, 8,
+	  { 1, 3, 1, 33 }, NPU_ATTENTION_MASK_ADD, NPU_DTYPE_F16 },
+	{ "decoding: one query, 4096 keys", NPU_DTYPE_F32, 1, 2, 1, 1, 4096, 64, 64 },
+};
+
+static struct tt *attention_tensor(FIXTURE_DATA(oplib) *self, unsigned int dtype,
+				   int64_t b, int64_t n, int64_t s, int64_t d, bool bsnd)
+{
+	int64_t dims[4] = { b, n, s, d }, strides[4] = { s * n * d, d, n * d, 1 };
+
+	return tt_alloc(self, dtype, 0, 4, dims, bsnd ? strides : NULL);
+}
+
+/* The mask's value at (b, h, i, j), as broadcast. */
+static double attention_mask_at(const struct tt *m, int64_t b, int64_t h, int64_t i,
+				int64_t j)
+{
+	int64_t at[4] = { b, h, i, j };
+	unsigned int d;
+
+	for (d = 0; d < 4; d++)
+		if (m->dims[d] == 1)
+			at[d] = 0;
+	return m->v[ravel(at, m->dims, 4)];
+}
+
+/* Naive softmax attention in double, a whole row of scores at a time. */
+static void attention_ref(const struct attention_case *k, float scale, struct tt *const *in,
+			  double *want)
+{
+	const struct tt *q = in[0], *kt = in[1], *v = in[2], *m = k->mdims[0] ? in[3] : NULL;
+	double *row = calloc(k->sk, sizeof(double));
+	int64_t b, h, i, j, e;
+
+	for (b = 0; b < k->b; b++)
+	for (h = 0; h < k->n; h++)
+	for (i = 0; i < k->sq; i++) {
+		int64_t kh = h / (k->n / k->nk);
+		double top = -INFINITY, sum = 0;
+
+		for (j = 0; j < k->sk; j++) {
+			double s = 0;
+
+			for (e = 0; e < k->d; e++)
+				s += q->v[((b * k->n + h) * k->sq + i) * k->d + e] *
+				     kt->v[((b * k->nk + kh) * k->sk + j) * k->d + e];
+			s *= scale;
+			if (m && k->mkind == NPU_ATTENTION_MASK_ADD)
+				s += attention_mask_at(m, b, h, i, j);
+			else if (m && attention_mask_at(m, b, h, i, j) != 0)
+				s = -INFINITY;
+			row[j] = s;
+			if (s > top)
+				top = s;
+		}
+		for (j = 0; j < k->sk; j++) {
+			row[j] = top == -INFINITY ? 0 : exp(row[j] - top);
+			sum += row[j];
+		}
+		for (e = 0; e < k->dv; e++) {
+			double acc = 0;
+
+			for (j = 0; j < k->sk; j++)
+				acc += row[j] * v->v[((b * k->nk + kh) * k->sk + j) * k->dv + e];
+			want[((b * k->n + h) * k->sq + i) * k->dv + e] = sum ? acc / sum : 0;
+		}
+	}
+	free(row);
+}
+
+static void attention_mask_fill(FIXTURE_DATA(oplib) *self, const struct attention_case *k,
+				struct tt *m)
+{
+	int64_t idx[4];
+	uint64_t e;
+
+	if (k->mkind == NPU_ATTENTION_MASK_ADD) {
+		tt_fill(self, m, -3, 1);
+		return;
+	}
+	for (e = 0; e < m->n; e++) {
+		unravel(e, m->dims, 4, idx);
+		if (m->dims[3] == m->dims[2])	/* causal */
+			m->v[e] = idx[3] > idx[2];
+		else				/* batch 1's row 2 left with nothing */
+			m->v[e] = (idx[0] == 1 && idx[2] == 2) || rnd_uniform(self, 0, 1) < 0.3;
+	}
+	tt_put(self, m);
+}
+
+/*
+ * Against the naive definition: grouped heads, blocks of keys and of
+ * query rows crossed, masks added and left out with broadcasts, the half
+ * types, a row with no score (0), a strided BSND layout, a long decode.
+ */
+TEST_F(oplib, attention)
+{
+	unsigned int c;
+
+	for (c = 0; c < ARRAY_SIZE(attention_cases); c++) {
+		const struct attention_case *k = &attention_cases[c];
+		float scale = 1 / sqrt((double)k->d);
+		struct tt *in[4], *y;
+		unsigned int nin = 3;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		in[0] = attention_tensor(self, k->dtype, k->b, k->n, k->sq, k->d, k->bsnd);
+		in[1] = attention_tensor(self, k->dtype, k->b, k->nk, k->sk, k->d, k->bsnd);
+		in[2] = attention_tensor(self, k->dtype, k->b, k->nk, k->sk, k->dv, k->bsnd);
+		y = attention_tensor(self, k->dtype, k->b, k->n, k->sq, k->dv, k->bsnd);
+		tt_fill(self, in[0], -1, 1);
+		tt_fill(self, in[1], -1, 1);
+		tt_fill(self, in[2], -1, 1);
+		if (k->mdims[0]) {
+			in[nin] = T(self, k->mdtype, 4, k->mdims);
+			attention_mask_fill(self, k, in[nin]);
+			nin++;
+		}
+		want = want_alloc(y);
+		attention_ref(k, scale, in, want);
+		desc_init(&o, NPU_OPERATOR_ATTENTION, in, nin, y);
+		D(&o)->attrs.attention.scale = F(scale);
+		D(&o)->attrs.attention.mask = htole32(k->mkind);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* A mask of one row seen through strides of 0 over batch, heads and queries. */
+TEST_F(oplib, attention_stride_zero_mask)
+{
+	const struct attention_case k = { "row mask", NPU_DTYPE_F32, 2, 2, 2, 3, 10, 4, 4,
+					  { 1, 1, 1, 10 }, NPU_ATTENTION_MASK_ADD };
+	struct tt *in[4], *y;
+	struct npu_tensor_desc *t;
+	struct desc o;
+	double *want;
+	unsigned int d;
+
+	in[0] = attention_tensor(self, k.dtype, 2, 2, 3, 4, false);
+	in[1] = attention_tensor(self, k.dtype, 2, 2, 10, 4, false);
+	in[2] = attention_tensor(self, k.dtype, 2, 2, 10, 4, false);
+	in[3] = T(self, NPU_DTYPE_F32, 4, k.mdims);
+	y = attention_tensor(self, k.dtype, 2, 2, 3, 4, false);
+	tt_fill(self, in[0], -1, 1);
+	tt_fill(self, in[1], -1, 1);
+	tt_fill(self, in[2], -1, 1);
+	tt_fill(self, in[3], -2, 0);
+	want = want_alloc(y);
+	attention_ref(&k, 0.5f, in, want);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 4, y);
+	t = &D(&o)->tensors[3];
+	for (d = 0; d < 3; d++) {
+		static const int64_t full[3] = { 2, 2, 3 };
+
+		t->dims[d] = htole64(full[d]);
+		t->strides[d] = 0;
+	}
+	D(&o)->attrs.attention.scale = F(0.5f);
+	RUN_OK(&o);
+	EXPECT_OUTPUT(y, want);
+	free(want);
+}
+
+TEST_F(oplib, attention_rejects)
+{
+	static const int64_t q3[4] = { 1, 3, 2, 4 }, k2[4] = { 1, 2, 5, 4 };
+	static const int64_t q2[4] = { 1, 2, 2, 4 }, bad_mask[4] = { 1, 1, 2, 4 };
+	struct tt *in[4], *y;
+	struct desc o;
+
+	in[0] = T(self, NPU_DTYPE_F32, 4, q3);
+	in[1] = in[2] = T(self, NPU_DTYPE_F32, 4, k2);
+	y = T(self, NPU_DTYPE_F32, 4, q3);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, y);
+	D(&o)->attrs.attention.scale = F(1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("3 heads over 2 key heads");
+
+	in[0] = T(self, NPU_DTYPE_F32, 4, q2);
+	y = T(self, NPU_DTYPE_F32, 4, q2);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, y);
+	D(&o)->attrs.attention.scale = F(1);
+	ASSERT_EQ(NPU_ERR_NONE, run(self, &o));
+	D(&o)->attrs.attention.mask = htole32(NPU_ATTENTION_MASK_BOOL);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("a mask kind without a mask");
+	D(&o)->attrs.attention.mask = 0;
+	D(&o)->attrs.attention.rsvd2 = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o)) TH_LOG("rsvd2");
+	D(&o)->attrs.attention.rsvd2 = 0;
+	D(&o)->attrs.attention.rsvd = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o)) TH_LOG("rsvd");
+	D(&o)->attrs.attention.rsvd = 0;
+	D(&o)->attrs.attention.scale = F(NAN);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("NaN scale");
+
+	in[3] = T(self, NPU_DTYPE_F32, 4, bad_mask);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 4, y);
+	D(&o)->attrs.attention.scale = F(1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("mask of 4 keys for 5");
+	in[3] = T(self, NPU_DTYPE_S32, 4, (const int64_t[4]){ 1, 1, 2, 5 });
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 4, y);
+	D(&o)->attrs.attention.scale = F(1);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("an integer mask added");
+	D(&o)->attrs.attention.mask = htole32(NPU_ATTENTION_MASK_BOOL);
+	EXPECT_EQ(NPU_ERR_NONE, run(self, &o)) TH_LOG("an integer mask as bool");
+	D(&o)->attrs.attention.mask = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("mask kind 2");
+
+	in[0] = T(self, NPU_DTYPE_S32, 4, q2);
+	in[1] = in[2] = T(self, NPU_DTYPE_S32, 4, k2);
+	y = T(self, NPU_DTYPE_S32, 4, q2);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, y);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("integers");
+}
+
+struct im2col_case {
+	const char *what;
+	unsigned int dtype;
+	int64_t n, c, h, w;
+	uint32_t kernel[2], stride[2], pad[2], dilation[2];
+};
+
+/* y (n, c * kh * kw, L) from the definition of unfold. */
+static void im2col_ref(const struct im2col_case *k, const struct tt *x, int64_t oh,
+		       int64_t ow, double *want)
+{
+	int64_t n, c, i, j, p, q, row, at = 0;
+
+	for (n = 0; n < k->n; n++)
+	for (c = 0; c < k->c; c++)
+	for (i = 0; i < k->kernel[0]; i++)
+	for (j = 0; j < k->kernel[1]; j++) {
+		row = (c * k->kernel[0] + i) * k->kernel[1] + j;
+		for (p = 0; p < oh; p++)
+		for (q = 0; q < ow; q++) {
+			int64_t h = p * k->stride[0] - (int64_t)k->pad[0] + i * k->dilation[0];
+			int64_t w = q * k->stride[1] - (int64_t)k->pad[1] + j * k->dilation[1];
+			bool in = h >= 0 && h < k->h && w >= 0 && w < k->w;
+
+			at = (n * k->c * k->kernel[0] * k->kernel[1] + row) * oh * ow + p * ow + q;
+			want[at] = in ? x->v[((n * k->c + c) * k->h + h) * k->w + w] : 0;
+		}
+	}
+}
+
+TEST_F(oplib, im2col)
+{
+	static const struct im2col_case cases[] = {
+		{ "3x3 dense", NPU_DTYPE_F32, 1, 2, 5, 6, { 3, 3 }, { 1, 1 }, { 0, 0 }, { 1, 1 } },
+		{ "padded, strided", NPU_DTYPE_F32, 2, 3, 7, 5, { 3, 2 }, { 2, 1 }, { 1, 2 },
+		  { 1, 1 } },
+		{ "dilated, f16", NPU_DTYPE_F16, 1, 1, 9, 8, { 2, 3 }, { 1, 3 }, { 0, 1 },
+		  { 3, 2 } },
+		{ "1x1, bf16", NPU_DTYPE_BF16, 1, 4, 3, 3, { 1, 1 }, { 2, 2 }, { 0, 0 }, { 1, 1 } },
+		{ "s32 moved as is", NPU_DTYPE_S32, 1, 2, 4, 4, { 2, 2 }, { 2, 2 }, { 1, 1 },
+		  { 1, 1 } },
+	};
+	unsigned int c, a;
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		const struct im2col_case *k = &cases[c];
+		int64_t xd[4] = { k->n, k->c, k->h, k->w }, yd[3], oh, ow;
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		oh = (k->h + 2 * k->pad[0] - k->dilation[0] * (k->kernel[0] - 1) - 1) /
+		     k->stride[0] + 1;
+		ow = (k->w + 2 * k->pad[1] - k->dilation[1] * (k->kernel[1] - 1) - 1) /
+		     k->stride[1] + 1;
+		yd[0] = k->n;
+		yd[1] = k->c * k->kernel[0] * k->kernel[1];
+		yd[2] = oh * ow;
+		x = T(self, k->dtype, 4, xd);
+		y = T(self, k->dtype, 3, yd);
+		tt_fill(self, x, -100, 100);
+		want = want_alloc(y);
+		im2col_ref(k, x, oh, ow, want);
+		desc_init(&o, NPU_OPERATOR_IM2COL, &x, 1, y);
+		for (a = 0; a < 2; a++) {
+			D(&o)->attrs.im2col.kernel[a] = htole32(k->kernel[a]);
+			D(&o)->attrs.im2col.stride[a] = htole32(k->stride[a]);
+			D(&o)->attrs.im2col.pad[a] = htole32(k->pad[a]);
+			D(&o)->attrs.im2col.dilation[a] = htole32(k->dilation[a]);
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		if (c == 1) {
+			D(&o)->tensors[1].dims[2] = htole64(oh * ow - 1);
+			EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("one column short");
+			D(&o)->tensors[1].dims[2] = htole64(oh * ow);
+			D(&o)->attrs.im2col.stride[0] = 0;
+			EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("stride 0");
+			D(&o)->attrs.im2col.stride[0] = htole32(k->stride[0]);
+			D(&o)->attrs.im2col.kernel[0] = htole32(20);
+			EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("kernel past x");
+		}
+		free(want);
+	}
+}
+
+/* a's entry (i, j) as the solve sees it: its triangle, the unit diagonal. */
+static double trisolve_entry(const struct tt *a, int64_t batch, int64_t n, uint32_t flags,
+			     int64_t i, int64_t j)
+{
+	bool upper = flags & NPU_TRISOLVE_UPPER;
+	int64_t r = i, c = j;
+
+	if (flags & NPU_TRISOLVE_TRANSPOSE) {
+		r = j;
+		c = i;
+	}
+	if (r == c && (flags & NPU_TRISOLVE_UNIT))
+		return 1;
+	if (upper ? c < r : c > r)
+		return 0;
+	return a->v[(batch * n + r) * n + c];
+}
+
+/*
+ * Every combination of upper, transposed and unit, a's batch broadcast
+ * over b's, the other triangle of a filled with values that must not be
+ * read; checked by multiplying back: a x = b.
+ */
+TEST_F(oplib, trisolve)
+{
+	static const int64_t ad[3] = { 1, 5, 5 }, bd[3] = { 3, 5, 2 };
+	uint32_t flags;
+
+	for (flags = 0; flags < 8; flags++) {
+		struct tt *in[2], *x;
+		double *got;
+		struct desc o;
+		int64_t m, i, j, c, n = 5;
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf), "flags %u", flags);
+		self->step = self->step_buf;
+		in[0] = T(self, NPU_DTYPE_F32, 3, ad);
+		in[1] = T(self, NPU_DTYPE_F32, 3, bd);
+		x = T(self, NPU_DTYPE_F32, 3, bd);
+		tt_fill(self, in[0], -0.5, 0.5);
+		for (i = 0; i < n; i++)
+			in[0]->v[i * n + i] = 2 + i;
+		tt_put(self, in[0]);
+		tt_fill(self, in[1], -3, 3);
+		desc_init(&o, NPU_OPERATOR_TRISOLVE, in, 2, x);
+		D(&o)->attrs.trisolve.flags = htole32(flags);
+		RUN_OK(&o);
+		got = want_alloc(x);
+		tt_get(self, x, got);
+		for (m = 0; m < 3; m++)
+		for (i = 0; i < n; i++)
+		for (c = 0; c < 2; c++) {
+			double sum = 0;
+
+			for (j = 0; j < n; j++)
+				sum += trisolve_entry(in[0], 0, n, flags, i, j) *
+				       got[(m * n + j) * 2 + c];
+			EXPECT_TRUE(close_enough(sum, in[1]->v[(m * n + i) * 2 + c], 1e-5, 1e-5))
+				TH_LOG("flags %u, batch %lld row %lld col %lld: %g, want %g",
+				       flags, (long long)m, (long long)i, (long long)c, sum,
+				       in[1]->v[(m * n + i) * 2 + c]);
+		}
+		free(got);
+	}
+}
+
+/* x is b: each column read whole before it is written. */
+TEST_F(oplib, trisolve_in_place_and_rejects)
+{
+	static const int64_t ad[2] = { 3, 3 }, bd[2] = { 3, 1 }, wrong[2] = { 4, 1 };
+	static const double a[9] = { 2, 0, 0, 1, 4, 0, -1, 2, 8 };
+	struct tt *in[2];
+	struct desc o;
+	double want[3];
+
+	in[0] = T(self, NPU_DTYPE_F32, 2, ad);
+	in[1] = T(self, NPU_DTYPE_F32, 2, bd);
+	memcpy(in[0]->v, a, sizeof(a));
+	tt_put(self, in[0]);
+	in[1]->v[0] = 2;
+	in[1]->v[1] = 9;
+	in[1]->v[2] = 15;
+	tt_put(self, in[1]);
+	/* 2 x0 = 2; x0 + 4 x1 = 9; -x0 + 2 x1 + 8 x2 = 15 */
+	want[0] = 1;
+	want[1] = 2;
+	want[2] = 1.5;
+	desc_init(&o, NPU_OPERATOR_TRISOLVE, in, 2, in[1]);
+	RUN_OK(&o);
+	EXPECT_CLOSE(in[1], want, 1e-6, 1e-6);
+
+	D(&o)->attrs.trisolve.flags = htole32(8);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("flag 8");
+	D(&o)->attrs.trisolve.flags = 0;
+	D(&o)->attrs.trisolve.rsvd = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o)) TH_LOG("rsvd");
+	in[1] = T(self, NPU_DTYPE_F32, 2, wrong);
+	desc_init(&o, NPU_OPERATOR_TRISOLVE, in, 2, in[1]);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("4 rows for 3");
+	in[0] = T(self, NPU_DTYPE_S32, 2, ad);
+	in[1] = T(self, NPU_DTYPE_S32, 2, bd);
+	desc_init(&o, NPU_OPERATOR_TRISOLVE, in, 2, in[1]);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("integers");
+}
+
 TEST_HARNESS_MAIN
