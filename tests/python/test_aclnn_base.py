@@ -245,7 +245,7 @@ def test_issue_26_operators_link_and_refuse_with_a_message():
     ret, _, _ = aclnn.prepare("Argsort", h, 0, False, h)
     assert ret == aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR
     assert "Argsort: not on this card yet (issue 26)" in aclnn.err_msg()
-    assert aclnn.launch("FusedInferAttentionScoreV2", None, 0, None) == \
+    assert aclnn.launch("RecurrentGatedDeltaRule", None, 0, None) == \
         aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR
     assert "issue 26" in aclnn.err_msg()
 

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Im2col and TriangularSolve (the card's IM2COL and TRISOLVE), and
+ * operators composed of card operators already there: Addcdiv and
+ * InplaceAddcdiv, Ger, Sum (of a tensor list) and
+ * SoftmaxCrossEntropyWithLogits.  The composed ones compute in float32
+ * workspace and store in the output's type, as the vendor's compute in the
+ * promoted type.
+ */
+#include <endian.h>
+
+#include "aclnnop/aclnn_addcdiv.h"
+#include "aclnnop/aclnn_ger.h"
+#include "aclnnop/aclnn_im2col.h"
+#include "aclnnop/aclnn_softmax_cross_entropy_with_logits.h"
+#include "aclnnop/aclnn_sum.h"
+#include "aclnnop/aclnn_triangular_solve.h"
+#include "opapi.h"
+#include "opnn.h"
+
+/* ---- Im2col ---------------------------------------------------------------- */
+
+/* An IntArray of one value (both axes) or two; *ok false if it is neither. */
+static aclnnStatus im2col_pair(struct opnn *o, const aclIntArray *a, const char *name,
+			       int64_t min, uint32_t *pair)
+{
+	const int64_t *v;
+	uint64_t n, i;
+
+	if (!a)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR, "%s is NULL", name);
+	n = nnop_int_array_size(a);
+	v = nnop_int_array_data(a);
+	if (n != 1 && n != 2)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "%s has %llu values; it takes 1 or 2",
+				 name, (unsigned long long)n);
+	for (i = 0; i < 2; i++) {
+		int64_t x = v[n == 2 ? i : 0];
+
+		if (x < min || x > 0x10000)
+			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
+					 "%s[%llu] is %lld; it must be %lld to 65536", name,
+					 (unsigned long long)i, (long long)x, (long long)min);
+		pair[i] = (uint32_t)x;
+	}
+	return ACLNN_SUCCESS;
+}
+
+static aclnnStatus im2col_build(struct opnn *o, const aclTensor *self, const aclIntArray *kernel,
+				const aclIntArray *dilation, const aclIntArray *padding,
+				const aclIntArray *stride, const aclTensor *out)
+{
+	struct npu_attr_im2col attr = { 0 };
+	uint32_t k[2], d[2], p[2], s[2];
+	struct nnop_tensor_info xi;
+	int64_t od[3], pos[2];
+	struct nnop_view v[2];
+	unsigned int a, batched;
+
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_same_dtype(o, self, "self", out, "out"));
+	OPNN_TRY(opnn_check_rank(o, self, "self", 3, 4));
+	OPNN_TRY(im2col_pair(o, kernel, "kernelSize", 1, k));
+	OPNN_TRY(im2col_pair(o, dilation, "dilation", 1, d));
+	OPNN_TRY(im2col_pair(o, padding, "padding", 0, p));
+	OPNN_TRY(im2col_pair(o, stride, "stride", 1, s));
+	nnop_tensor_info(self, &xi);
+	batched = xi.ndims == 4;
+	for (a = 0; a < 2; a++) {
+		int64_t room = xi.dims[batched + 1 + a] + 2 * (int64_t)p[a];
+		int64_t span = (int64_t)d[a] * (k[a] - 1) + 1;
+
+		if (room < span)
+			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
+					 "the dilated kernel (%lld) is larger than the padded input "
+					 "(%lld) on axis %u", (long long)span, (long long)room,
+					 batched + 1 + a);
+		pos[a] = (room - span) / s[a] + 1;
+		attr.kernel[a] = htole32(k[a]);
+		attr.stride[a] = htole32(s[a]);
+		attr.pad[a] = htole32(p[a]);
+		attr.dilation[a] = htole32(d[a]);
+	}
+	od[0] = xi.dims[0];
+	od[batched] = xi.dims[batched] * k[0] * k[1];
+	od[batched + 1] = pos[0] * pos[1];
+	OPNN_TRY(opnn_check_dims(o, out, "out", 2 + batched, od));
+	OPNN_TRY(opnn_input(o, self, &v[0]));
+	OPNN_TRY(opnn_output(o, out, &v[1]));
+	if (!xi.nelems)
+		return ACLNN_SUCCESS;
+	if (!batched) {
+		nnop_view_unsqueeze(&v[0], 0);
+		nnop_view_unsqueeze(&v[1], 0);
+	}
+	return opnn_add(o, NPU_OPERATOR_IM2COL, &attr, sizeof(attr), 1, v);
+}
+
+aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self, const aclIntArray *kernelSize,
+					const aclIntArray *dilation, const aclIntArray *padding,
+					const aclIntArray *stride, const aclTensor *out,
+					uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+	struct opnn o;
+
+	NNOP_CHECK_NOTNULL(workspaceSize);
+	NNOP_CHECK_NOTNULL(executor);
+	OPNN_TRY(opnn_begin(&o, __func__, "Im2col"));
+	return opnn_end(&o, im2col_build(&o, self, kernelSize, dilation, padding, stride, out),
+			workspaceSize, executor);
+}
+
+OPNN_LAUNCH(Im2col)
+
+/* ---- TriangularSolve ------------------------------------------------------- */
+
+/* numpy's broadcast of a's and b's batch dims (all but the last two) into batch. */
+static aclnnStatus trisolve_batch(struct opnn *o, const struct nnop_tensor_info *a,
+				  const struct nnop_tensor_info *b, unsigned int *rank,
+				  int64_t *batch)
+{
+	unsigned int r = a->ndims > b->ndims ? a->ndims : b->ndims, d;
+
+	for (d = 0; d + 2 < r; d++) {
+		int ia = (int)d - (int)(r - a->ndims), ib = (int)d - (int)(r - b->ndims);
+		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+
+		if (da != db && da != 1 && db != 1)
+			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
+					 "the batch dims of self and A do not broadcast (%lld and %lld)",
+					 (long long)db, (long long)da);
+		batch[d] = da == 1 ? db : da;
+	}
+	*rank = r;
+	return ACLNN_SUCCESS;
+}
+
+static aclnnStatus trisolve_build(struct opnn *o, const aclTensor *b, const aclTensor *a,
+				  bool upper, bool transpose, bool unit, const aclTensor *x,
+				  const aclTensor *m)
+{
+	struct npu_attr_trisolve attr = { 0 };
+	struct nnop_tensor_info ai, bi;
+	int64_t xd[NNOP_MAX_DIMS], md[NNOP_MAX_DIMS], n;
+	struct nnop_view v[3], mv;
+	unsigned int r = 0;
+
+	OPNN_TRY(opnn_check_tensor(o, b, "self", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, a, "A", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, x, "xOut", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, m, "mOut", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_same_dtype(o, b, "self", a, "A"));
+	OPNN_TRY(opnn_check_same_dtype(o, b, "self", x, "xOut"));
+	OPNN_TRY(opnn_check_same_dtype(o, b, "self", m, "mOut"));
+	OPNN_TRY(opnn_check_rank(o, a, "A", 2, NNOP_MAX_DIMS));
+	OPNN_TRY(opnn_check_rank(o, b, "self", 2, NNOP_MAX_DIMS));
+	nnop_tensor_info(a, &ai);
+	nnop_tensor_info(b, &bi);
+	n = ai.dims[ai.ndims - 1];
+	if (ai.dims[ai.ndims - 2] != n || bi.dims[bi.ndims - 2] != n)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
+				 "A must be square (n, n) and self (n, k): A is %lld x %lld, self "
+				 "has %lld rows", (long long)ai.dims[ai.ndims - 2], (long long)n,
+				 (long long)bi.dims[bi.ndims - 2]);
+	OPNN_TRY(trisolve_batch(o, &ai, &bi, &r, xd));
+	memcpy(md, xd, sizeof(md));
+	xd[r - 2] = md[r - 2] = md[r - 1] = n;
+	xd[r - 1] = bi.dims[bi.ndims - 1];
+	OPNN_TRY(opnn_check_dims(o, x, "xOut", r, xd));
+	OPNN_TRY(opnn_check_dims(o, m, "mOut", r, md));
+	OPNN_TRY(opnn_input(o, b, &v[1]));
+	OPNN_TRY(opnn_input(o, a, &v[0]));
+	OPNN_TRY(opnn_output(o, x, &v[2]));
+	OPNN_TRY(opnn_output(o, m, &mv));
+	nnop_view_align(&v[0], r);
+	nnop_view_align(&v[1], r);
+	/* mOut is A as PyTorch returns it: a copy, broadcast to the batch */
+	if (opnn_view_nelems(&mv)) {
+		struct nnop_view am = v[0];
+		unsigned int d;
+
+		for (d = 0; d + 2 < r; d++)
+			if (am.dims[d] != md[d])
+				nnop_view_expand(&am, d, md[d]);
+		OPNN_TRY(opnn_copy(o, &am, &mv));
+	}
+	if (!opnn_view_nelems(&v[2]))
+		return ACLNN_SUCCESS;
+	attr.flags = htole32((upper ? NPU_TRISOLVE_UPPER : 0) |
+			     (transpose ? NPU_TRISOLVE_TRANSPOSE : 0) |
+			     (unit ? NPU_TRISOLVE_UNIT : 0));
+	return opnn_add(o, NPU_OPERATOR_TRISOLVE, &attr, sizeof(attr), 2, v);
+}
+
+aclnnStatus aclnnTriangularSolveGetWorkspaceSize(const aclTensor *self, const aclTensor *A,
+						 bool upper, bool transpose, bool unitriangular,
+						 aclTensor *xOut, aclTensor *mOut,
+						 uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+	struct opnn o;
+
+	NNOP_CHECK_NOTNULL(workspaceSize);
+	NNOP_CHECK_NOTNULL(executor);
+	OPNN_TRY(opnn_begin(&o, __func__, "TriangularSolve"));
+	return opnn_end(&o, trisolve_build(&o, self, A, upper, transpose, unitriangular, xOut,
+					   mOut), workspaceSize, executor);
+}
+
+OPNN_LAUNCH(TriangularSolve)
