@@ -8,13 +8,11 @@
  * a message naming the operator.  One row each, parameters as declared.
  */
 #include "opapi.h"
-#include "aclnnop/aclnn_addcdiv.h"
 #include "aclnnop/aclnn_argmax.h"
 #include "aclnnop/aclnn_argsort.h"
 #include "aclnnop/aclnn_cumsum.h"
 #include "aclnnop/aclnn_embedding.h"
 #include "aclnnop/aclnn_gather_v2.h"
-#include "aclnnop/aclnn_ger.h"
 #include "aclnnop/aclnn_grouped_matmul_v3.h"
 #include "aclnnop/aclnn_index_copy.h"
 #include "aclnnop/aclnn_index_fill_tensor.h"
@@ -22,8 +20,6 @@
 #include "aclnnop/aclnn_recurrent_gated_delta_rule.h"
 #include "aclnnop/aclnn_roll.h"
 #include "aclnnop/aclnn_scatter.h"
-#include "aclnnop/aclnn_softmax_cross_entropy_with_logits.h"
-#include "aclnnop/aclnn_sum.h"
 #include "aclnnop/aclnn_trans_matmul_weight.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 
@@ -54,14 +50,6 @@
 	  const aclScalar *value, int64_t reduce) \
 	X(Roll, const aclTensor *x, const aclIntArray *shifts, const aclIntArray *dims, \
 	  aclTensor *out) \
-	X(SoftmaxCrossEntropyWithLogits, const aclTensor *features, aclTensor *labels, \
-	  aclTensor *loss, aclTensor *backprop) \
-	X(Addcdiv, const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2, \
-	  const aclScalar *value, const aclTensor *out) \
-	X(InplaceAddcdiv, const aclTensor *selfRef, const aclTensor *tensor1, \
-	  const aclTensor *tensor2, const aclScalar *value) \
-	X(Ger, const aclTensor *self, const aclTensor *vec2, aclTensor *out) \
-	X(Sum, const aclTensorList *tensors, aclTensor *out) \
 	X(WeightQuantBatchMatmulV2, const aclTensor *x, const aclTensor *weight, \
 	  const aclTensor *antiquantScale, const aclTensor *antiquantOffsetOptional, \
 	  const aclTensor *quantScaleOptional, const aclTensor *quantOffsetOptional, \

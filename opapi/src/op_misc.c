@@ -208,3 +208,284 @@ aclnnStatus aclnnTriangularSolveGetWorkspaceSize(const aclTensor *self, const ac
 }
 
 OPNN_LAUNCH(TriangularSolve)
+
+/* ---- shared by the composed operators ----------------------------------------- */
+
+/* numpy's broadcast of n tensors' dims into dims (*ndims of them). */
+static aclnnStatus misc_broadcast(struct opnn *o, const aclTensor *const *t, const char *const *names,
+				  unsigned int n, int64_t *dims, unsigned int *ndims)
+{
+	struct nnop_tensor_info ti;
+	unsigned int i, d, r = 0;
+
+	for (i = 0; i < n; i++) {
+		nnop_tensor_info(t[i], &ti);
+		r = ti.ndims > r ? ti.ndims : r;
+	}
+	for (d = 0; d < r; d++)
+		dims[d] = 1;
+	for (i = 0; i < n; i++) {
+		nnop_tensor_info(t[i], &ti);
+		for (d = 0; d < ti.ndims; d++) {
+			int64_t *at = &dims[r - ti.ndims + d];
+
+			if (ti.dims[d] != *at && ti.dims[d] != 1 && *at != 1)
+				return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
+						 "%s's dim %u (%lld) does not broadcast against %lld",
+						 names[i], d, (long long)ti.dims[d], (long long)*at);
+			if (*at == 1)
+				*at = ti.dims[d];
+		}
+	}
+	*ndims = r;
+	return ACLNN_SUCCESS;
+}
+
+/* ---- Addcdiv, InplaceAddcdiv ------------------------------------------------------ */
+
+/* out = self + value * tensor1 / tensor2, in float32 */
+static aclnnStatus addcdiv_build(struct opnn *o, const aclTensor *self, const aclTensor *t1,
+				 const aclTensor *t2, const aclScalar *value, const aclTensor *out,
+				 const char *out_name)
+{
+	static const char *const names[3] = { "self", "tensor1", "tensor2" };
+	const aclTensor *in[3] = { self, t1, t2 };
+	int64_t dims[NNOP_MAX_DIMS];
+	struct nnop_view v[4], q;
+	unsigned int i, r = 0;
+
+	for (i = 0; i < 3; i++)
+		OPNN_TRY(opnn_check_tensor(o, in[i], names[i], OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, out, out_name, OPNN_FLOATS));
+	if (!value)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR, "value is NULL");
+	OPNN_TRY(misc_broadcast(o, in, names, 3, dims, &r));
+	OPNN_TRY(opnn_check_dims(o, out, out_name, r, dims));
+	for (i = 0; i < 3; i++)
+		OPNN_TRY(opnn_input(o, in[i], &v[i]));
+	OPNN_TRY(opnn_output(o, out, &v[3]));
+	if (!opnn_view_nelems(&v[3]))
+		return ACLNN_SUCCESS;
+	r = r ? r : 1;
+	for (i = 0; i < 4; i++)
+		nnop_view_align(&v[i], r);
+	q = nnop_view_work(o->x, NPU_DTYPE_F32, r, v[3].dims);
+	OPNN_TRY(opapi_binary_in(o->x, NPU_BINARY_DIV, NPU_DTYPE_F32, &v[1], &v[2], &q));
+	OPNN_TRY(opnn_binary_scalar(o, NPU_BINARY_MUL, &q, nnop_scalar_f64(value), &q));
+	return opapi_binary_in(o->x, NPU_BINARY_ADD, NPU_DTYPE_F32, &v[0], &q, &v[3]);
+}
+
+aclnnStatus aclnnAddcdivGetWorkspaceSize(const aclTensor *self, const aclTensor *tensor1,
+					 const aclTensor *tensor2, const aclScalar *value,
+					 const aclTensor *out, uint64_t *workspaceSize,
+					 aclOpExecutor **executor)
+{
+	struct opnn o;
+
+	NNOP_CHECK_NOTNULL(workspaceSize);
+	NNOP_CHECK_NOTNULL(executor);
+	OPNN_TRY(opnn_begin(&o, __func__, "Addcdiv"));
+	return opnn_end(&o, addcdiv_build(&o, self, tensor1, tensor2, value, out, "out"), workspaceSize,
+			executor);
+}
+
+OPNN_LAUNCH(Addcdiv)
+
+aclnnStatus aclnnInplaceAddcdivGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *tensor1,
+						const aclTensor *tensor2, const aclScalar *value,
+						uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+	struct opnn o;
+
+	NNOP_CHECK_NOTNULL(workspaceSize);
+	NNOP_CHECK_NOTNULL(executor);
+	OPNN_TRY(opnn_begin(&o, __func__, "InplaceAddcdiv"));
+	return opnn_end(&o, addcdiv_build(&o, selfRef, tensor1, tensor2, value, selfRef,
+					      "selfRef"),
+			workspaceSize, executor);
+}
+
+OPNN_LAUNCH(InplaceAddcdiv)
+
+/* ---- Ger -------------------------------------------------------------------------- */
+
+/* out (n, m) = self (n) times vec2 (m), each pair */
+static aclnnStatus ger_build(struct opnn *o, const aclTensor *self, const aclTensor *vec2,
+			     const aclTensor *out)
+{
+	struct nnop_tensor_info si, vi, oi;
+	struct nnop_view v[3];
+	int64_t dims[2];
+	int calc;
+
+	OPNN_TRY(opnn_check_tensor(o, self, "self", OPNN_FLOATS | OPNN_INTS));
+	OPNN_TRY(opnn_check_tensor(o, vec2, "vec2", OPNN_FLOATS | OPNN_INTS));
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_FLOATS | OPNN_INTS));
+	OPNN_TRY(opnn_check_rank(o, self, "self", 1, 1));
+	OPNN_TRY(opnn_check_rank(o, vec2, "vec2", 1, 1));
+	nnop_tensor_info(self, &si);
+	nnop_tensor_info(vec2, &vi);
+	nnop_tensor_info(out, &oi);
+	calc = nnop_promote(si.acl_dtype, vi.acl_dtype);
+	if (calc == ACL_DT_UNDEFINED || !opapi_can_cast(calc, oi.acl_dtype))
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
+				 "the product of %s and %s cannot be stored as %s",
+				 nnop_dtype_name(si.acl_dtype), nnop_dtype_name(vi.acl_dtype),
+				 nnop_dtype_name(oi.acl_dtype));
+	dims[0] = si.dims[0];
+	dims[1] = vi.dims[0];
+	OPNN_TRY(opnn_check_dims(o, out, "out", 2, dims));
+	OPNN_TRY(opnn_input(o, self, &v[0]));
+	OPNN_TRY(opnn_input(o, vec2, &v[1]));
+	OPNN_TRY(opnn_output(o, out, &v[2]));
+	if (!oi.nelems)
+		return ACLNN_SUCCESS;
+	nnop_view_unsqueeze(&v[0], 1);
+	nnop_view_unsqueeze(&v[1], 0);
+	return opapi_binary_in(o->x, NPU_BINARY_MUL, nnop_card_dtype(calc), &v[0], &v[1], &v[2]);
+}
+
+aclnnStatus aclnnGerGetWorkspaceSize(const aclTensor *self, const aclTensor *vec2, aclTensor *out,
+				     uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+	struct opnn o;
+
+	NNOP_CHECK_NOTNULL(workspaceSize);
+	NNOP_CHECK_NOTNULL(executor);
+	OPNN_TRY(opnn_begin(&o, __func__, "Ger"));
+	return opnn_end(&o, ger_build(&o, self, vec2, out), workspaceSize, executor);
+}
+
+OPNN_LAUNCH(Ger)
+
+/* ---- Sum (of a tensor list) ---------------------------------------------------------- */
+
+/* out = the elementwise sum of tensors of one shape, accumulated in float32 */
+static aclnnStatus sum_build(struct opnn *o, const aclTensorList *tensors, const aclTensor *out)
+{
+	struct nnop_tensor_info oi;
+	struct nnop_view y, acc;
+	uint64_t n, i;
+	int first, named;
+
+	if (!tensors)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_NULLPTR, "tensors is NULL");
+	n = nnop_tensor_list_size(tensors);
+	if (!n)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "tensors is empty");
+	OPNN_TRY(opnn_check_tensor(o, out, "out", OPNN_FLOATS | OPNN_INTS));
+	nnop_tensor_info(out, &oi);
+	for (i = 0; i < n; i++) {
+		const aclTensor *t = nnop_tensor_list_at(tensors, i);
+
+		OPNN_TRY(opnn_check_tensor(o, t, "tensors[i]", OPNN_FLOATS | OPNN_INTS));
+		OPNN_TRY(opnn_check_same_dtype(o, t, "tensors[i]", out, "out"));
+		OPNN_TRY(opnn_check_dims(o, t, "tensors[i]", oi.ndims, oi.dims));
+	}
+	named = nnop_executor_input_list(o->x, tensors, &first);
+	if (named < 0)
+		return -named;
+	OPNN_TRY(opnn_output(o, out, &y));
+	if (!oi.nelems)
+		return ACLNN_SUCCESS;
+	nnop_view_align(&y, 1);
+	if (n == 1) {
+		acc = nnop_view_of(o->x, first);
+		nnop_view_align(&acc, 1);
+		return opnn_copy(o, &acc, &y);
+	}
+	acc = opnn_work_like(o, &y, nnop_dtype_is_float(oi.acl_dtype) ? NPU_DTYPE_F32 :
+			     NPU_DTYPE_S64);
+	for (i = 0; i < n; i++) {
+		struct nnop_view t = nnop_view_of(o->x, first + (int)i);
+
+		nnop_view_align(&t, 1);
+		if (i)
+			OPNN_TRY(opapi_binary_in(o->x, NPU_BINARY_ADD, acc.card_dtype, &acc, &t,
+						 i + 1 == n ? &y : &acc));
+		else
+			OPNN_TRY(opnn_copy(o, &t, &acc));
+	}
+	return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSumGetWorkspaceSize(const aclTensorList *tensors, aclTensor *out,
+				     uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+	struct opnn o;
+
+	NNOP_CHECK_NOTNULL(workspaceSize);
+	NNOP_CHECK_NOTNULL(executor);
+	OPNN_TRY(opnn_begin(&o, __func__, "Sum"));
+	return opnn_end(&o, sum_build(&o, tensors, out), workspaceSize, executor);
+}
+
+OPNN_LAUNCH(Sum)
+
+/* ---- SoftmaxCrossEntropyWithLogits ------------------------------------------------------ */
+
+/*
+ * Per row of features (N, C): loss = -sum(labels * log_softmax(features)),
+ * backprop = softmax(features) - labels; a softmax, a log-softmax, a
+ * product, a sum and a negation and a difference.
+ */
+static aclnnStatus sce_build(struct opnn *o, const aclTensor *features, const aclTensor *labels,
+			     const aclTensor *loss, const aclTensor *backprop)
+{
+	struct npu_attr_softmax sm = { .axis = htole32(1) };
+	struct nnop_tensor_info fi;
+	struct nnop_view f, l, lo, bp, p, s[2], sum;
+	int64_t n;
+
+	OPNN_TRY(opnn_check_tensor(o, features, "features", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, labels, "labels", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, loss, "loss", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, backprop, "backprop", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_rank(o, features, "features", 2, 2));
+	nnop_tensor_info(features, &fi);
+	n = fi.dims[0];
+	OPNN_TRY(opnn_check_dims(o, labels, "labels", 2, fi.dims));
+	OPNN_TRY(opnn_check_dims(o, backprop, "backprop", 2, fi.dims));
+	OPNN_TRY(opnn_check_dims(o, loss, "loss", 1, &n));
+	OPNN_TRY(opnn_input(o, features, &f));
+	OPNN_TRY(opnn_input(o, labels, &l));
+	OPNN_TRY(opnn_output(o, loss, &lo));
+	OPNN_TRY(opnn_output(o, backprop, &bp));
+	if (!fi.nelems) {
+		if (!n)
+			return ACLNN_SUCCESS;
+		/* no classes: nothing to lose */
+		return opnn_fill(o, &lo, 0);
+	}
+	OPNN_TRY(opnn_dense(o, &f, NPU_DTYPE_F32));
+	s[0] = f;
+	s[1] = opnn_work_like(o, &f, NPU_DTYPE_F32);
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_SOFTMAX, &sm, sizeof(sm), 1, s));
+	OPNN_TRY(opapi_binary_in(o->x, NPU_BINARY_SUB, NPU_DTYPE_F32, &s[1], &l, &bp));
+	sm.log = htole32(1);
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_SOFTMAX, &sm, sizeof(sm), 1, s));
+	p = s[1];
+	OPNN_TRY(opapi_binary_in(o->x, NPU_BINARY_MUL, NPU_DTYPE_F32, &l, &s[1], &p));
+	sum = opnn_work_reduced(o, &p, 2, NPU_DTYPE_F32);
+	OPNN_TRY(opnn_reduce(o, NPU_REDUCE_SUM, 2, &p, &sum));
+	OPNN_TRY(opnn_unary(o, NPU_UNARY_NEG, 0, 0, &sum, &sum));
+	nnop_view_unsqueeze(&lo, 1);
+	return opnn_copy(o, &sum, &lo);
+}
+
+aclnnStatus aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(const aclTensor *features,
+							       aclTensor *labels, aclTensor *loss,
+							       aclTensor *backprop,
+							       uint64_t *workspaceSize,
+							       aclOpExecutor **executor)
+{
+	struct opnn o;
+
+	NNOP_CHECK_NOTNULL(workspaceSize);
+	NNOP_CHECK_NOTNULL(executor);
+	OPNN_TRY(opnn_begin(&o, __func__, "SoftmaxCrossEntropyWithLogits"));
+	return opnn_end(&o, sce_build(&o, features, labels, loss, backprop), workspaceSize,
+			executor);
+}
+
+OPNN_LAUNCH(SoftmaxCrossEntropyWithLogits)
