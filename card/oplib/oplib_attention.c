@@ -16,11 +16,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include <immintrin.h>
 #include <omp.h>
 
 #include "oplib_impl.h"
 
-#define ATT_Q_ROWS	64	/* query rows per task */
+#define ATT_Q_ROWS	128	/* query rows per task */
 #define ATT_K_ROWS	256	/* keys per block */
 
 enum { ATT_Q, ATT_K, ATT_V, ATT_MASK };
@@ -100,73 +101,145 @@ struct attention_run {
 	uint8_t *const *bufs;
 	unsigned int out;
 	float scale;
-	int64_t row_blocks;
+	int64_t group;		/* query heads per key head */
+	int64_t row_blocks;	/* per key head: its group's rows, Sq each */
 	int64_t tasks;
 	atomic_llong next;
 	atomic_bool stop;
 	const struct oplib_hooks *hooks;
 };
 
-/* A task's blocks, F32. */
+/* A task's blocks, F32, and the query head and row of each of its rows. */
 struct attention_work {
-	float *q, *k, *v, *s, *o, *max, *sum;
+	float *q, *k, *v, *s, *o, *max, *sum, *mask;
+	int64_t head[ATT_Q_ROWS], row[ATT_Q_ROWS];
 };
 
-/* n elements of t from index idx on along its last axis, as F32. */
-static void row_load(const struct oplib_tensor *t, const uint8_t *base,
-		     const int64_t *idx, int64_t n, float *to)
-{
-	size_t es = oplib_dtype_size(t->dtype);
-	const uint8_t *p = base + oplib_offset(t, idx) * es;
-	int64_t stride = t->strides[t->ndims - 1] * es, i;
+static bool has_f16c;
 
-	if (t->dtype == NPU_DTYPE_F32 && (stride == 4 || n == 1)) {
+__attribute__((constructor))
+static void attention_probe_cpu(void)
+{
+	has_f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+}
+
+/* IEEE 754 binary16 to binary32 by its bits, which no instruction does here. */
+static float half_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, em = h & 0x7fff, bits;
+	float f;
+
+	if (em < 0x400) {
+		f = em * 0x1p-24f;
+		return sign ? -f : f;
+	}
+	if (em >= 0x7c00)
+		bits = sign | 0x7f800000 | (em & 0x3ff) << 13;
+	else
+		bits = sign | (em + ((127 - 15) << 10)) << 13;
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+/* n dense binary16 values as F32, eight at a time, where the CPU converts them. */
+__attribute__((target("f16c,avx")))
+static void halves_to_floats(const uint8_t *p, int64_t n, float *to)
+{
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(to + i, _mm256_cvtph_ps(_mm_loadu_si128((const void *)(p + 2 * i))));
+	for (; i < n; i++) {
+		uint16_t h;
+
+		memcpy(&h, p + 2 * i, sizeof(h));
+		to[i] = half_to_float(h);
+	}
+}
+
+/* n elements from p, stride apart (elements), as F32. */
+static void row_load(const uint8_t *p, int64_t stride, unsigned int dtype,
+		     int64_t n, float *to)
+{
+	size_t es = oplib_dtype_size(dtype);
+	uint32_t bits;
+	uint16_t h;
+	int64_t i;
+
+	if (dtype == NPU_DTYPE_F32 && (stride == 1 || n == 1)) {
 		memcpy(to, p, n * sizeof(float));
 		return;
 	}
-	for (i = 0; i < n; i++)
-		to[i] = oplib_load(p + i * stride, t->dtype);
-}
+	if (dtype == NPU_DTYPE_F16 && (stride == 1 || n == 1) && has_f16c) {
+		halves_to_floats(p, n, to);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const uint8_t *e = p + i * stride * es;
 
-static void block_load(const struct oplib_tensor *t, const uint8_t *base,
-		       int64_t b, int64_t h, int64_t from, int64_t rows,
-		       float *to)
-{
-	int64_t idx[4] = { b, h, 0, 0 }, r;
-
-	for (r = 0; r < rows; r++) {
-		idx[2] = from + r;
-		row_load(t, base, idx, t->dims[3], to + r * t->dims[3]);
+		switch (dtype) {
+		case NPU_DTYPE_F16:
+			memcpy(&h, e, sizeof(h));
+			to[i] = half_to_float(h);
+			break;
+		case NPU_DTYPE_BF16:
+			memcpy(&h, e, sizeof(h));
+			bits = (uint32_t)h << 16;
+			memcpy(&to[i], &bits, sizeof(bits));
+			break;
+		default:
+			to[i] = oplib_load(e, dtype);
+		}
 	}
 }
 
-/* The mask over scores s (rows x keys, from row i0 and key j0). */
-static void mask_apply(const struct attention_run *run, int64_t b, int64_t h,
-		       int64_t i0, int64_t rows, int64_t j0, int64_t keys,
-		       float *s, int64_t lds)
+/*
+ * Rows [from, from + rows) of t's head h as F32, rows ld apart: in place
+ * when t is F32 with rows a leading dimension sgemm takes, else copied
+ * into buf.  Returns where they are.
+ */
+static const float *block_get(const struct oplib_tensor *t, const uint8_t *base,
+			      int64_t b, int64_t h, int64_t from, int64_t rows,
+			      float *buf, int64_t *ld)
+{
+	int64_t idx[4] = { b, h, from, 0 }, n = t->dims[3], r;
+	const uint8_t *p = base + oplib_offset(t, idx) * oplib_dtype_size(t->dtype);
+
+	if (t->dtype == NPU_DTYPE_F32 && t->strides[3] == 1 &&
+	    (rows == 1 || t->strides[2] >= n) && !((uintptr_t)p % sizeof(float))) {
+		*ld = rows == 1 ? n : t->strides[2];
+		return (const float *)p;
+	}
+	for (r = 0; r < rows; r++)
+		row_load(p + r * t->strides[2] * oplib_dtype_size(t->dtype),
+			 t->strides[3], t->dtype, n, buf + r * n);
+	*ld = n;
+	return buf;
+}
+
+/* The mask over scores s (the task's rows x keys from key j0). */
+static void mask_apply(const struct attention_run *run, struct attention_work *w,
+		       int64_t b, int64_t rows, int64_t j0, int64_t keys)
 {
 	const struct oplib_tensor *m = &run->op->t[ATT_MASK];
 	bool add = oplib_u32(run->op->attrs->attention.mask) ==
 		   NPU_ATTENTION_MASK_ADD;
-	size_t es = oplib_dtype_size(m->dtype);
-	int64_t idx[4], i, j;
+	int64_t stride = m->dims[3] > 1 ? m->strides[3] : 0, idx[4], r, j;
 
 	idx[0] = m->dims[0] > 1 ? b : 0;
-	idx[1] = m->dims[1] > 1 ? h : 0;
-	for (i = 0; i < rows; i++) {
-		const uint8_t *p;
+	idx[3] = m->dims[3] > 1 ? j0 : 0;
+	for (r = 0; r < rows; r++) {
+		float *s = w->s + r * ATT_K_ROWS;
 
-		idx[2] = m->dims[2] > 1 ? i0 + i : 0;
-		idx[3] = m->dims[3] > 1 ? j0 : 0;
-		p = run->bufs[ATT_MASK] + oplib_offset(m, idx) * es;
-		for (j = 0; j < keys; j++) {
-			const uint8_t *e = p + j * m->strides[3] * es;
-
+		idx[1] = m->dims[1] > 1 ? w->head[r] : 0;
+		idx[2] = m->dims[2] > 1 ? w->row[r] : 0;
+		row_load(run->bufs[ATT_MASK] + oplib_offset(m, idx) *
+			 oplib_dtype_size(m->dtype), stride, m->dtype, keys, w->mask);
+		for (j = 0; j < keys; j++)
 			if (add)
-				s[i * lds + j] += oplib_load(e, m->dtype);
-			else if (oplib_load(e, m->dtype) != 0)
-				s[i * lds + j] = -INFINITY;
-		}
+				s[j] += w->mask[j];
+			else if (w->mask[j] != 0)
+				s[j] = -INFINITY;
 	}
 }
 
@@ -182,8 +255,9 @@ static void block_softmax(struct attention_work *w, int64_t rows,
 	for (i = 0; i < rows; i++) {
 		float *s = w->s + i * ATT_K_ROWS, top = w->max[i], fix, sum = 0;
 
+		/* NaN scores are left out of the maximum, as fmaxf would */
 		for (j = 0; j < keys; j++)
-			top = fmaxf(top, s[j]);
+			top = s[j] > top ? s[j] : top;
 		if (top == -INFINITY) {
 			/* nothing scored yet: this block adds nothing */
 			memset(s, 0, keys * sizeof(float));
@@ -202,19 +276,21 @@ static void block_softmax(struct attention_work *w, int64_t rows,
 }
 
 static void block_store(const struct attention_run *run, struct attention_work *w,
-			int64_t b, int64_t h, int64_t i0, int64_t rows)
+			int64_t b, int64_t rows)
 {
 	const struct oplib_tensor *y = oplib_out(run->op);
 	size_t es = oplib_dtype_size(y->dtype);
-	int64_t idx[4] = { b, h, 0, 0 }, i, j, dv = y->dims[3];
+	int64_t idx[4] = { b, 0, 0, 0 }, r, j, dv = y->dims[3];
 
-	for (i = 0; i < rows; i++) {
-		float r = w->sum[i] > 0 ? 1 / w->sum[i] : 0;
+	for (r = 0; r < rows; r++) {
+		float f = w->sum[r] > 0 ? 1 / w->sum[r] : 0;
+		uint8_t *p;
 
-		idx[2] = i0 + i;
-		for (idx[3] = 0, j = 0; j < dv; j++, idx[3]++)
-			oplib_store(run->bufs[run->out] + oplib_offset(y, idx) * es,
-				    y->dtype, w->o[i * dv + j] * r);
+		idx[1] = w->head[r];
+		idx[2] = w->row[r];
+		p = run->bufs[run->out] + oplib_offset(y, idx) * es;
+		for (j = 0; j < dv; j++)
+			oplib_store(p + j * y->strides[3] * es, y->dtype, w->o[r * dv + j] * f);
 	}
 }
 
@@ -231,22 +307,45 @@ static bool attention_keep_going(struct attention_run *run, bool hooked,
 	return true;
 }
 
+/*
+ * The task's rows: a block of the rows of the query heads that share key
+ * head kh, head by head, so that each block of keys and values is
+ * converted once for all of them.  Loads them, scaled, into w->q.
+ */
+static int64_t task_rows(struct attention_run *run, struct attention_work *w,
+			 int64_t task, int64_t *b, int64_t *kh)
+{
+	const struct oplib_tensor *q = &run->op->t[ATT_Q];
+	int64_t nk = run->op->t[ATT_K].dims[1], sq = q->dims[2], d = q->dims[3];
+	int64_t bk = task / run->row_blocks, t0, rows, r, i;
+
+	*b = bk / nk;
+	*kh = bk % nk;
+	t0 = task % run->row_blocks * ATT_Q_ROWS;
+	rows = run->group * sq - t0 < ATT_Q_ROWS ? run->group * sq - t0 : ATT_Q_ROWS;
+	for (r = 0; r < rows; r++) {
+		int64_t idx[4] = { *b, *kh * run->group + (t0 + r) / sq, (t0 + r) % sq, 0 };
+
+		w->head[r] = idx[1];
+		w->row[r] = idx[2];
+		row_load(run->bufs[ATT_Q] + oplib_offset(q, idx) * oplib_dtype_size(q->dtype),
+			 q->strides[3], q->dtype, d, w->q + r * d);
+	}
+	for (i = 0; i < rows * d; i++)
+		w->q[i] *= run->scale;
+	return rows;
+}
+
 static bool attention_task(struct attention_run *run, struct attention_work *w,
 			   int64_t task, bool hooked, uint64_t *count)
 {
 	const struct oplib_op *op = run->op;
-	const struct oplib_tensor *q = &op->t[ATT_Q], *k = &op->t[ATT_K];
-	const struct oplib_tensor *v = &op->t[ATT_V];
-	int64_t d = q->dims[3], dv = v->dims[3], sk = k->dims[2];
-	int64_t heads = q->dims[1], group = heads / k->dims[1];
-	int64_t bh = task / run->row_blocks, i0, rows, j0, keys, i;
-	int64_t b = bh / heads, h = bh % heads, kh = h / group;
+	const struct oplib_tensor *k = &op->t[ATT_K], *v = &op->t[ATT_V];
+	int64_t d = k->dims[3], dv = v->dims[3], sk = k->dims[2];
+	int64_t b, kh, rows, j0, keys, i, ldk, ldv;
+	const float *kb, *vb;
 
-	i0 = task % run->row_blocks * ATT_Q_ROWS;
-	rows = q->dims[2] - i0 < ATT_Q_ROWS ? q->dims[2] - i0 : ATT_Q_ROWS;
-	block_load(q, run->bufs[ATT_Q], b, h, i0, rows, w->q);
-	for (i = 0; i < rows * d; i++)
-		w->q[i] *= run->scale;
+	rows = task_rows(run, w, task, &b, &kh);
 	for (i = 0; i < rows; i++) {
 		w->max[i] = -INFINITY;
 		w->sum[i] = 0;
@@ -256,17 +355,17 @@ static bool attention_task(struct attention_run *run, struct attention_work *w,
 		if (!attention_keep_going(run, hooked, count))
 			return false;
 		keys = sk - j0 < ATT_K_ROWS ? sk - j0 : ATT_K_ROWS;
-		block_load(k, run->bufs[ATT_K], b, kh, j0, keys, w->k);
-		block_load(v, run->bufs[ATT_V], b, kh, j0, keys, w->v);
-		dnnl_sgemm('N', 'T', rows, keys, d, 1, w->q, d, w->k, d, 0,
+		kb = block_get(k, run->bufs[ATT_K], b, kh, j0, keys, w->k, &ldk);
+		vb = block_get(v, run->bufs[ATT_V], b, kh, j0, keys, w->v, &ldv);
+		dnnl_sgemm('N', 'T', rows, keys, d, 1, w->q, d, kb, ldk, 0,
 			   w->s, ATT_K_ROWS);
 		if (op->num_inputs > ATT_MASK)
-			mask_apply(run, b, h, i0, rows, j0, keys, w->s, ATT_K_ROWS);
+			mask_apply(run, w, b, rows, j0, keys);
 		block_softmax(w, rows, keys, dv);
-		dnnl_sgemm('N', 'N', rows, dv, keys, 1, w->s, ATT_K_ROWS, w->v, dv,
+		dnnl_sgemm('N', 'N', rows, dv, keys, 1, w->s, ATT_K_ROWS, vb, ldv,
 			   1, w->o, dv);
 	}
-	block_store(run, w, b, h, i0, rows);
+	block_store(run, w, b, rows);
 	return true;
 }
 
@@ -279,6 +378,7 @@ static void work_free(struct attention_work *w)
 	free(w->o);
 	free(w->max);
 	free(w->sum);
+	free(w->mask);
 }
 
 static bool work_alloc(struct attention_work *w, const struct oplib_op *op)
@@ -292,7 +392,8 @@ static bool work_alloc(struct attention_work *w, const struct oplib_op *op)
 	w->o = malloc(ATT_Q_ROWS * dv * sizeof(float));
 	w->max = malloc(ATT_Q_ROWS * sizeof(float));
 	w->sum = malloc(ATT_Q_ROWS * sizeof(float));
-	if (w->q && w->k && w->v && w->s && w->o && w->max && w->sum)
+	w->mask = malloc(ATT_K_ROWS * sizeof(float));
+	if (w->q && w->k && w->v && w->s && w->o && w->max && w->sum && w->mask)
 		return true;
 	work_free(w);
 	return false;
@@ -332,22 +433,27 @@ static bool attention_loop(const struct oplib_op *op,
 	struct attention_run run = {
 		.op = op, .bufs = bufs, .out = step->out, .hooks = hooks,
 		.scale = oplib_f32(op->attrs->attention.scale),
+		.group = q->dims[1] / op->t[ATT_K].dims[1],
 	};
 	pthread_t helpers[64];
 	unsigned int nhelpers = 0, i;
 	bool ok;
 
-	run.row_blocks = (q->dims[2] + ATT_Q_ROWS - 1) / ATT_Q_ROWS;
-	run.tasks = q->dims[0] * q->dims[1] * run.row_blocks;
+	run.row_blocks = (run.group * q->dims[2] + ATT_Q_ROWS - 1) / ATT_Q_ROWS;
+	run.tasks = q->dims[0] * op->t[ATT_K].dims[1] * run.row_blocks;
 	atomic_init(&run.next, 0);
 	atomic_init(&run.stop, false);
+	/* enough tasks for every thread: a task per thread, a thread per product */
 	if ((uint64_t)run.tasks >= step->key)
 		while (nhelpers + 1 < step->key && nhelpers < OPLIB_ARRAY_SIZE(helpers) &&
 		       !pthread_create(&helpers[nhelpers], NULL, attention_worker, &run))
 			nhelpers++;
+	if (nhelpers)
+		omp_set_num_threads(1);
 	ok = attention_tasks(&run, true);
 	for (i = 0; i < nhelpers; i++)
 		pthread_join(helpers[i], NULL);
+	omp_set_num_threads(step->key);
 	/* a helper that could not allocate its blocks stopped the others */
 	return ok && !atomic_load(&run.stop);
 }
