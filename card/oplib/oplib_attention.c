@@ -66,6 +66,53 @@ static int attention_shapes(const struct oplib_op *op)
 	return NPU_ERR_NONE;
 }
 
+/*
+ * The bytes t spans: checks run before the library places tensors, so
+ * t->extent is not known yet.  0 when it overflows, which placing the
+ * tensor then refuses.
+ */
+static uint64_t attention_span(const struct oplib_tensor *t)
+{
+	uint64_t elems = 1, part;
+	unsigned int d;
+
+	if (!t->nelems)
+		return 0;
+	for (d = 0; d < t->ndims; d++)
+		if (__builtin_mul_overflow((uint64_t)(t->dims[d] - 1),
+					   (uint64_t)t->strides[d], &part) ||
+		    __builtin_add_overflow(elems, part, &elems))
+			return 0;
+	return __builtin_mul_overflow(elems, oplib_dtype_size(t->dtype), &part) ? 0 : part;
+}
+
+static bool attention_overlap(const struct oplib_tensor *a, const struct oplib_tensor *b)
+{
+	uint64_t sa = attention_span(a), sb = attention_span(b);
+
+	return sa && sb && a->addr < b->addr + sb && b->addr < a->addr + sa;
+}
+
+/*
+ * y is written a block of rows at a time while other threads still read
+ * k, v and the mask, and other rows of q: it may be q itself, nothing
+ * else it overlaps.
+ */
+static int attention_aliases(const struct oplib_op *op)
+{
+	const struct oplib_tensor *q = &op->t[ATT_Q], *y = oplib_out(op);
+	unsigned int i;
+
+	for (i = ATT_K; i < op->num_inputs; i++)
+		if (attention_overlap(&op->t[i], y))
+			return NPU_ERR_OP_PARAM;
+	if (attention_overlap(q, y) &&
+	    (q->addr != y->addr || memcmp(q->strides, y->strides, sizeof(q->strides)) ||
+	     q->dtype != y->dtype || q->dims[3] != y->dims[3]))
+		return NPU_ERR_OP_PARAM;
+	return NPU_ERR_NONE;
+}
+
 static int attention_check(const struct oplib_op *op)
 {
 	const struct npu_attr_attention *raw = &op->attrs->attention;
@@ -92,7 +139,8 @@ static int attention_check(const struct oplib_op *op)
 	/* also false for NaN */
 	if (!isfinite(oplib_f32(raw->scale)))
 		return NPU_ERR_OP_PARAM;
-	return attention_shapes(op);
+	err = attention_shapes(op);
+	return err ? err : attention_aliases(op);
 }
 
 /* What every task shares. */

@@ -4964,6 +4964,17 @@ TEST_F(oplib, attention_rejects)
 	D(&o)->attrs.attention.mask = htole32(2);
 	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("mask kind 2");
 
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, in[0]);
+	D(&o)->attrs.attention.scale = F(1);
+	EXPECT_EQ(NPU_ERR_NONE, run(self, &o)) TH_LOG("y is q");
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, y);
+	D(&o)->attrs.attention.scale = F(1);
+	D(&o)->tensors[3].addr = htole64(in[1]->addr);
+	D(&o)->tensors[3].dims[2] = htole64(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("y over k");
+	D(&o)->tensors[3].addr = htole64(in[0]->addr + 4);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("y over q, shifted");
+
 	in[0] = T(self, NPU_DTYPE_S32, 4, q2);
 	in[1] = in[2] = T(self, NPU_DTYPE_S32, 4, k2);
 	y = T(self, NPU_DTYPE_S32, 4, q2);
@@ -5163,6 +5174,40 @@ TEST_F(oplib, trisolve_in_place_and_rejects)
 	in[1] = T(self, NPU_DTYPE_S32, 2, bd);
 	desc_init(&o, NPU_OPERATOR_TRISOLVE, in, 2, in[1]);
 	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("integers");
+}
+
+/*
+ * A long attention asks whether it is abandoned before each block of keys
+ * and stops there, its helper thread with it, having written nothing
+ * outside its output.
+ */
+TEST_F(oplib, attention_abandoned_between_blocks_of_keys)
+{
+	static const int64_t qd[4] = { 1, 4, 64, 16 }, kd[4] = { 1, 1, 4096, 16 };
+	struct engine_log l = { .resume = true, .abandon_after = 3 };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct tt *in[3], *y;
+	struct desc o;
+
+	in[0] = T(self, NPU_DTYPE_F32, 4, qd);
+	in[1] = T(self, NPU_DTYPE_F32, 4, kd);
+	in[2] = T(self, NPU_DTYPE_F32, 4, kd);
+	y = T(self, NPU_DTYPE_F32, 4, qd);
+	tt_fill(self, in[0], -1, 1);
+	tt_fill(self, in[1], -1, 1);
+	tt_fill(self, in[2], -1, 1);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, y);
+	D(&o)->attrs.attention.scale = F(0.25f);
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, self->lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_EQ(3, l.asked);
+	EXPECT_EQ(l.gets, l.puts);
+
+	memset(&l, 0, sizeof(l));
+	l.resume = true;
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, self->lib, &o, &hooks));
+	EXPECT_LE(1, l.asked);
+	EXPECT_EQ(l.gets, l.puts);
 }
 
 TEST_HARNESS_MAIN
