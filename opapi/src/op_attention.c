@@ -3,7 +3,8 @@
  * FusedInferAttentionScoreV2 on the card's ATTENTION, one operator: the
  * layouts BSND, BNSD, BSH and BNSD_BSND become (B, N, S, D) views of the
  * tensors as they lie, grouped key/value heads, pseShift added to the
- * scaled scores or attenMask leaving scores out, either broadcast.  What
+ * scaled scores and attenMask leaving scores out, broadcast (both
+ * together merged into one added mask first).  What
  * the card has no counterpart for (quantization, paged and shared-prefix
  * caches, sparse modes, variable lengths, the log-sum-exp output) is
  * refused with ACLNN_ERR_PARAM_INVALID and a message naming it.
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_fused_infer_attention_score_v2.h"
+#include "opapi.h"
 #include "opnn.h"
 
 /* An input layout: how many dims each tensor has and whether S comes before N. */
@@ -254,9 +256,6 @@ static aclnnStatus fias_check_scalars(struct opnn *o, const struct fias_args *a,
 				 "only bands covering them all (%lld and %lld or more) are supported",
 				 (long long)a->pre_tokens, (long long)a->next_tokens,
 				 (long long)(s->sq - 1), (long long)(s->skv - 1));
-	if (a->pse && a->mask)
-		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
-				 "pseShift and attenMask together are not supported: pass one");
 	OPNN_TRY(fias_check_lengths(o, a->seq_q, "actualSeqLengths", s->sq));
 	return fias_check_lengths(o, a->seq_kv, "actualSeqLengthsKv", s->skv);
 }
@@ -264,7 +263,7 @@ static aclnnStatus fias_check_scalars(struct opnn *o, const struct fias_args *a,
 /* Names the tensors in the vendor's order and gives the card's views. */
 static aclnnStatus fias_views(struct opnn *o, const struct fias_args *a,
 			      const struct fias_shape *s, struct nnop_view *v,
-			      unsigned int *nin)
+			      unsigned int *nin, struct nnop_view *mask)
 {
 	const struct fias_layout *l = s->layout;
 	int first, named;
@@ -287,6 +286,10 @@ static aclnnStatus fias_views(struct opnn *o, const struct fias_args *a,
 		nnop_view_align(&v[3], 4);
 		*nin = 4;
 	}
+	if (a->pse && a->mask) {
+		OPNN_TRY(opnn_input(o, a->mask, mask));
+		nnop_view_align(mask, 4);
+	}
 	OPNN_TRY(opnn_output(o, a->out, &v[*nin]));
 	fias_view(&v[*nin], l->out_bsnd, s->n);
 	if (a->lse_out) {
@@ -297,10 +300,34 @@ static aclnnStatus fias_views(struct opnn *o, const struct fias_args *a,
 	return ACLNN_SUCCESS;
 }
 
+/*
+ * pseShift where attenMask is 0 and -inf where it is not, in float32
+ * workspace of the shape both broadcast to: the card takes one mask.
+ */
+static aclnnStatus fias_merge_masks(struct opnn *o, struct nnop_view *pse,
+				    const struct nnop_view *mask)
+{
+	struct nnop_view v[4], f;
+	unsigned int d;
+
+	v[0] = *mask;
+	OPNN_TRY(nnop_view_scalar(o->x, -INFINITY, NPU_DTYPE_F32, 4, &v[1]));
+	OPNN_TRY(opapi_cast(o->x, pse, NPU_DTYPE_F32, &f));
+	v[2] = f;
+	v[3] = *pse;
+	for (d = 0; d < 4; d++)
+		if (mask->dims[d] > v[3].dims[d])
+			v[3].dims[d] = mask->dims[d];
+	v[3] = nnop_view_work(o->x, NPU_DTYPE_F32, 4, v[3].dims);
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_WHERE, NULL, 0, 3, v));
+	*pse = v[3];
+	return ACLNN_SUCCESS;
+}
+
 static aclnnStatus fias_build(struct opnn *o, const struct fias_args *a)
 {
 	struct npu_attr_attention attr = { 0 };
-	struct nnop_view v[5];
+	struct nnop_view v[5], mask;
 	struct fias_shape s = { 0 };
 	unsigned int nin;
 
@@ -314,14 +341,17 @@ static aclnnStatus fias_build(struct opnn *o, const struct fias_args *a)
 					 OPNN_DT(ACL_BOOL) | OPNN_DT(ACL_INT8) | OPNN_DT(ACL_UINT8),
 					 &s));
 	OPNN_TRY(fias_check_scalars(o, a, &s));
-	OPNN_TRY(fias_views(o, a, &s, v, &nin));
+	OPNN_TRY(fias_views(o, a, &s, v, &nin, &mask));
 	if (!s.b || !s.n || !s.sq || !s.dv)
 		return ACLNN_SUCCESS;
 	/* no keys: every row is left with no score, which is 0 */
 	if (!s.skv || !s.d)
 		return opnn_fill(o, &v[nin], 0);
+	if (a->pse && a->mask)
+		OPNN_TRY(fias_merge_masks(o, &v[3], &mask));
 	attr.scale = htole32(opnn_f32_bits(a->scale));
-	attr.mask = htole32(a->mask ? NPU_ATTENTION_MASK_BOOL : NPU_ATTENTION_MASK_ADD);
+	attr.mask = htole32(a->mask && !a->pse ? NPU_ATTENTION_MASK_BOOL :
+			    NPU_ATTENTION_MASK_ADD);
 	return opnn_add(o, NPU_OPERATOR_ATTENTION, &attr, sizeof(attr), nin, v);
 }
 

@@ -157,6 +157,19 @@ def test_fias_atten_mask_causal_and_a_row_left_with_nothing(device, mdtype):
     assert not y.numpy()[1, :, 3].any()
 
 
+def test_fias_pse_and_atten_mask_together(device):
+    b, n, sq, skv, d = 2, 2, 3, 7, 8
+    q, k, v = rand(b, n, sq, d), rand(b, n, skv, d), rand(b, n, skv, d)
+    pse = rand(1, n, sq, skv)
+    masked = rng.random((b, 1, 1, skv)) < 0.4
+    masked[0, 0, 0, :] = True
+    want = attention_ref(q, k, v, 0.5, add=pse, masked=masked)
+    y = aclnn.tensor(np.zeros((b, n, sq, d), np.float32))
+    assert fias(aclnn.tensor(q), aclnn.tensor(k), aclnn.tensor(v), y, n, 0.5, "BNSD",
+                pse=aclnn.tensor(pse), mask=aclnn.tensor(masked)) == 0, aclnn.err_msg()
+    close(y.numpy(), want, TOL[np.float32])
+
+
 def test_fias_bf16(device):
     b, n, sq, skv, d = 1, 2, 3, 50, 16
     qb, q = to_bf16(rand(b, n, sq, d))
@@ -198,8 +211,6 @@ def test_fias_refuses_what_the_card_cannot_honour(device):
         (dict(pre=0), ["preTokens 0"]),
         (dict(kv_heads=3), ["numKeyValueHeads 3"]),
         (dict(seq=aclnn.int_array([2])), ["actualSeqLengths[0] is 2"]),
-        (dict(pse=aclnn.tensor(np.zeros((s, s), np.float32)),
-              mask=aclnn.tensor(np.zeros((s, s), np.bool_))), ["pseShift and attenMask"]),
         (dict(mask=aclnn.tensor(np.zeros((s, s + 1), np.bool_))), ["attenMask's dim 1"]),
     ]
     for kw, words in cases:
