@@ -196,7 +196,8 @@ static void halves_to_floats(const uint8_t *p, int64_t n, float *to)
 	int64_t i = 0;
 
 	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(to + i, _mm256_cvtph_ps(_mm_loadu_si128((const void *)(p + 2 * i))));
+		_mm256_storeu_ps(to + i,
+				 _mm256_cvtph_ps(_mm_loadu_si128((const void *)(p + 2 * i))));
 	for (; i < n; i++) {
 		uint16_t h;
 

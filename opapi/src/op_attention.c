@@ -50,8 +50,8 @@ static aclnnStatus fias_layout_find(struct opnn *o, const char *name,
 			return ACLNN_SUCCESS;
 		}
 	return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
-			 "inputLayout \"%.16s\" is not supported: BSND, BNSD, BSH and BNSD_BSND are",
-			 name);
+			 "inputLayout \"%.16s\" is not supported: BSND, BNSD, BSH and "
+			 "BNSD_BSND are", name);
 }
 
 /*
@@ -185,8 +185,8 @@ static aclnnStatus fias_check_mask(struct opnn *o, const aclTensor *t, const cha
 	for (d = 0; d < ti.ndims; d++)
 		if (ti.dims[d] != 1 && ti.dims[d] != scores[lead + d])
 			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
-					 "%s's dim %u is %lld; it must be 1 or %lld to broadcast to "
-					 "(B, N, Sq, Skv)", name, d, (long long)ti.dims[d],
+					 "%s's dim %u is %lld; it must be 1 or %lld to broadcast "
+					 "to (B, N, Sq, Skv)", name, d, (long long)ti.dims[d],
 					 (long long)scores[lead + d]);
 	return ACLNN_SUCCESS;
 }
@@ -201,8 +201,8 @@ static aclnnStatus fias_check_lengths(struct opnn *o, const aclIntArray *a, cons
 	for (i = 0; i < n; i++)
 		if (v[i] != full)
 			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
-					 "%s[%llu] is %lld: lengths shorter than the sequence (%lld) "
-					 "are not supported", name, (unsigned long long)i,
+					 "%s[%llu] is %lld: lengths shorter than the sequence "
+					 "(%lld) are not supported", name, (unsigned long long)i,
 					 (long long)v[i], (long long)full);
 	return ACLNN_SUCCESS;
 }
@@ -240,7 +240,8 @@ static aclnnStatus fias_check_scalars(struct opnn *o, const struct fias_args *a,
 					 fias_unsupported_names[i]);
 	if (a->sparse_mode)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
-				 "sparseMode %lld is not supported: 0 is", (long long)a->sparse_mode);
+				 "sparseMode %lld is not supported: 0 is",
+				 (long long)a->sparse_mode);
 	if (a->inner_precise < 0 || a->inner_precise > 3)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "innerPrecise %lld is not 0 to 3",
 				 (long long)a->inner_precise);
@@ -253,7 +254,8 @@ static aclnnStatus fias_check_scalars(struct opnn *o, const struct fias_args *a,
 	if (a->pre_tokens < s->sq - 1 || a->next_tokens < s->skv - 1)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 				 "preTokens %lld and nextTokens %lld narrow the keys a query sees; "
-				 "only bands covering them all (%lld and %lld or more) are supported",
+				 "only bands covering them all (%lld and %lld or more) are "
+				 "supported",
 				 (long long)a->pre_tokens, (long long)a->next_tokens,
 				 (long long)(s->sq - 1), (long long)(s->skv - 1));
 	OPNN_TRY(fias_check_lengths(o, a->seq_q, "actualSeqLengths", s->sq));
@@ -366,10 +368,11 @@ aclnnStatus aclnnFusedInferAttentionScoreV2GetWorkspaceSize(const aclTensor *que
 	const aclTensor *kvPaddingSizeOptional, const aclTensor *keyAntiquantScaleOptional,
 	const aclTensor *keyAntiquantOffsetOptional, const aclTensor *valueAntiquantScaleOptional,
 	const aclTensor *valueAntiquantOffsetOptional, const aclTensor *keySharedPrefixOptional,
-	const aclTensor *valueSharedPrefixOptional, const aclIntArray *actualSharedPrefixLenOptional,
-	int64_t numHeads, double scaleValue, int64_t preTokens, int64_t nextTokens, char *inputLayout,
-	int64_t numKeyValueHeads, int64_t sparseMode, int64_t innerPrecise, int64_t blockSize,
-	int64_t antiquantMode, bool softmaxLseFlag, int64_t keyAntiquantMode, int64_t valueAntiquantMode,
+	const aclTensor *valueSharedPrefixOptional,
+	const aclIntArray *actualSharedPrefixLenOptional, int64_t numHeads, double scaleValue,
+	int64_t preTokens, int64_t nextTokens, char *inputLayout, int64_t numKeyValueHeads,
+	int64_t sparseMode, int64_t innerPrecise, int64_t blockSize, int64_t antiquantMode,
+	bool softmaxLseFlag, int64_t keyAntiquantMode, int64_t valueAntiquantMode,
 	const aclTensor *attentionOut, const aclTensor *softmaxLse, uint64_t *workspaceSize,
 	aclOpExecutor **executor)
 {

@@ -20,7 +20,7 @@
 
 /* ---- Im2col ---------------------------------------------------------------- */
 
-/* An IntArray of one value (both axes) or two; *ok false if it is neither. */
+/* An IntArray of one value (for both axes) or two, each min to 65536, as a pair. */
 static aclnnStatus im2col_pair(struct opnn *o, const aclIntArray *a, const char *name,
 			       int64_t min, uint32_t *pair)
 {
@@ -73,9 +73,9 @@ static aclnnStatus im2col_build(struct opnn *o, const aclTensor *self, const acl
 
 		if (room < span)
 			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
-					 "the dilated kernel (%lld) is larger than the padded input "
-					 "(%lld) on axis %u", (long long)span, (long long)room,
-					 batched + 1 + a);
+					 "the dilated kernel (%lld) is larger than the padded "
+					 "input (%lld) on axis %u", (long long)span,
+					 (long long)room, batched + 1 + a);
 		pos[a] = (room - span) / s[a] + 1;
 		attr.kernel[a] = htole32(k[a]);
 		attr.stride[a] = htole32(s[a]);
@@ -128,7 +128,8 @@ static aclnnStatus trisolve_batch(struct opnn *o, const struct nnop_tensor_info 
 
 		if (da != db && da != 1 && db != 1)
 			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
-					 "the batch dims of self and A do not broadcast (%lld and %lld)",
+					 "the batch dims of self and A do not broadcast "
+					 "(%lld and %lld)",
 					 (long long)db, (long long)da);
 		batch[d] = da == 1 ? db : da;
 	}
@@ -212,8 +213,9 @@ OPNN_LAUNCH(TriangularSolve)
 /* ---- shared by the composed operators ----------------------------------------- */
 
 /* numpy's broadcast of n tensors' dims into dims (*ndims of them). */
-static aclnnStatus misc_broadcast(struct opnn *o, const aclTensor *const *t, const char *const *names,
-				  unsigned int n, int64_t *dims, unsigned int *ndims)
+static aclnnStatus misc_broadcast(struct opnn *o, const aclTensor *const *t,
+				  const char *const *names, unsigned int n, int64_t *dims,
+				  unsigned int *ndims)
 {
 	struct nnop_tensor_info ti;
 	unsigned int i, d, r = 0;
@@ -231,8 +233,9 @@ static aclnnStatus misc_broadcast(struct opnn *o, const aclTensor *const *t, con
 
 			if (ti.dims[d] != *at && ti.dims[d] != 1 && *at != 1)
 				return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
-						 "%s's dim %u (%lld) does not broadcast against %lld",
-						 names[i], d, (long long)ti.dims[d], (long long)*at);
+						 "%s's dim %u (%lld) does not broadcast against "
+						 "%lld", names[i], d, (long long)ti.dims[d],
+						 (long long)*at);
 			if (*at == 1)
 				*at = ti.dims[d];
 		}
@@ -285,8 +288,8 @@ aclnnStatus aclnnAddcdivGetWorkspaceSize(const aclTensor *self, const aclTensor 
 	NNOP_CHECK_NOTNULL(workspaceSize);
 	NNOP_CHECK_NOTNULL(executor);
 	OPNN_TRY(opnn_begin(&o, __func__, "Addcdiv"));
-	return opnn_end(&o, addcdiv_build(&o, self, tensor1, tensor2, value, out, "out"), workspaceSize,
-			executor);
+	return opnn_end(&o, addcdiv_build(&o, self, tensor1, tensor2, value, out, "out"),
+			workspaceSize, executor);
 }
 
 OPNN_LAUNCH(Addcdiv)

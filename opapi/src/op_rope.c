@@ -27,7 +27,8 @@ static aclnnStatus rope_check_table(struct opnn *o, const aclTensor *t, const ch
 	for (d = 0; d < ti.ndims; d++)
 		if ((ti.dims[d] != 1 || d + 1 == ti.ndims) && ti.dims[d] != xi->dims[lead + d])
 			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
-					 "%s's dim %u is %lld, which does not broadcast to x's %lld",
+					 "%s's dim %u is %lld, which does not broadcast to "
+					 "x's %lld",
 					 name, d, (long long)ti.dims[d],
 					 (long long)xi->dims[lead + d]);
 	return ACLNN_SUCCESS;
