@@ -336,4 +336,31 @@ int oplib_strided_only(const struct oplib_tensor *t);
 bool oplib_dense(const struct oplib_tensor *t);
 bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b);
 
+/* oplib_index.c: index tensors (S32 or S64, negative from the end) */
+bool oplib_index_dtype(unsigned int dtype);
+/* Index at p into an axis of n elements, made positive; false if outside. */
+bool oplib_index_load(const uint8_t *p, unsigned int dtype, int64_t n,
+		      int64_t *at);
+/* NPU_ERR_OP_PARAM if any index of ind (its bytes at base) is outside. */
+int oplib_index_check_all(const struct oplib_tensor *ind, const uint8_t *base,
+			  int64_t n);
+
+/*
+ * oplib_loop_go_on() for a loop that does @n elements at a time (a line
+ * along an axis): it asks whenever the count passes a multiple of 64 Ki.
+ */
+static inline bool oplib_loop_go_on_n(const struct oplib_hooks *hooks,
+				      uint64_t *count, uint64_t n)
+{
+	uint64_t before = *count;
+
+	*count += n;
+	if ((before >> 16) == (*count >> 16))
+		return true;
+	return !hooks || !hooks->abandoned(hooks->ctx);
+}
+
+/* oplib_argreduce.c: REDUCE's ARGMAX and ARGMIN, which REDUCE hands over */
+extern const struct oplib_family oplib_argreduce_family;
+
 #endif /* OPLIB_IMPL_H */
