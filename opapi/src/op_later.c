@@ -9,15 +9,11 @@
  */
 #include "opapi.h"
 #include "aclnnop/aclnn_addcdiv.h"
-#include "aclnnop/aclnn_argmax.h"
-#include "aclnnop/aclnn_argsort.h"
-#include "aclnnop/aclnn_cumsum.h"
 #include "aclnnop/aclnn_fused_infer_attention_score_v2.h"
 #include "aclnnop/aclnn_ger.h"
 #include "aclnnop/aclnn_grouped_matmul_v3.h"
 #include "aclnnop/aclnn_im2col.h"
 #include "aclnnop/aclnn_recurrent_gated_delta_rule.h"
-#include "aclnnop/aclnn_roll.h"
 #include "aclnnop/aclnn_rotary_position_embedding.h"
 #include "aclnnop/aclnn_softmax_cross_entropy_with_logits.h"
 #include "aclnnop/aclnn_sum.h"
@@ -26,16 +22,9 @@
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 
 #define LATER_OPERATORS(X) \
-	X(Argsort, const aclTensor *self, int64_t dim, bool descending, aclTensor *out) \
-	X(ArgMax, const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out) \
-	X(Cumsum, const aclTensor *self, int64_t dim, aclDataType dtype, aclTensor *out) \
-	X(CumsumV2, const aclTensor *self, int64_t dim, bool exclusive, bool reverse, \
-	  aclTensor *out) \
 	X(Im2col, const aclTensor *self, const aclIntArray *kernelSize, \
 	  const aclIntArray *dilation, const aclIntArray *padding, const aclIntArray *stride, \
 	  const aclTensor *out) \
-	X(Roll, const aclTensor *x, const aclIntArray *shifts, const aclIntArray *dims, \
-	  aclTensor *out) \
 	X(TriangularSolve, const aclTensor *self, const aclTensor *A, bool upper, bool transpose, \
 	  bool unitriangular, aclTensor *xOut, aclTensor *mOut) \
 	X(SoftmaxCrossEntropyWithLogits, const aclTensor *features, aclTensor *labels, \
