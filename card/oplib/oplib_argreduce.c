@@ -88,27 +88,30 @@ static int64_t argreduce_line(const struct oplib_tensor *x, const uint8_t *base,
 	return best;
 }
 
+static void argreduce_row(const struct oplib_op *op, const struct oplib_step *step,
+			  uint8_t *const *bufs, const int64_t *at, unsigned int worker)
+{
+	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
+	bool max = oplib_u32(op->attrs->reduce.kind) == NPU_REDUCE_ARGMAX;
+	int64_t idx[NPU_TENSOR_MAX_DIMS], pos;
+
+	(void)step;
+	(void)worker;
+	memcpy(idx, at, sizeof(idx));
+	pos = argreduce_line(x, bufs[0], idx, argreduce_axis(op), max);
+	oplib_store_int(bufs[op->num_inputs] +
+			oplib_offset(y, idx) * oplib_dtype_size(y->dtype), y->dtype, pos);
+}
+
+/* y's elements are independent lines of x: they run on the library's threads. */
 static bool argreduce_loop(const struct oplib_op *op,
 			   const struct oplib_step *step, uint8_t *const *bufs,
 			   const struct oplib_hooks *hooks)
 {
-	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
-	bool max = oplib_u32(op->attrs->reduce.kind) == NPU_REDUCE_ARGMAX;
-	size_t ysize = oplib_dtype_size(y->dtype);
-	unsigned int axis = argreduce_axis(op);
-	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
-	uint64_t count = 0;
+	const struct oplib_tensor *y = oplib_out(op);
 
-	(void)step;
-	do {
-		int64_t at = argreduce_line(x, bufs[0], idx, axis, max);
-
-		oplib_store_int(bufs[op->num_inputs] + oplib_offset(y, idx) * ysize,
-				y->dtype, at);
-		if (!oplib_loop_go_on_n(hooks, &count, x->dims[axis]))
-			return false;
-	} while (oplib_index_next(idx, y->dims, y->ndims));
-	return true;
+	return oplib_rows_run(op, step, bufs, hooks, y->dims, y->ndims,
+			      op->t[0].dims[argreduce_axis(op)], argreduce_row);
 }
 
 static int argreduce_plan(struct oplib *lib, const struct oplib_op *op,

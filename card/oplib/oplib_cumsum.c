@@ -84,24 +84,31 @@ static void cumsum_line(const struct oplib_op *op, const struct cumsum_attrs *a,
 	idx[a->axis] = 0;
 }
 
+static void cumsum_row(const struct oplib_op *op, const struct oplib_step *step,
+		       uint8_t *const *bufs, const int64_t *at, unsigned int worker)
+{
+	const struct cumsum_attrs a = cumsum_attrs(op);
+	int64_t idx[NPU_TENSOR_MAX_DIMS];
+
+	(void)step;
+	(void)worker;
+	memcpy(idx, at, sizeof(idx));
+	cumsum_line(op, &a, bufs, idx);
+}
+
+/* The lines along the axis are independent: they run on the library's threads. */
 static bool cumsum_loop(const struct oplib_op *op,
 			const struct oplib_step *step, uint8_t *const *bufs,
 			const struct oplib_hooks *hooks)
 {
-	const struct cumsum_attrs a = cumsum_attrs(op);
 	const struct oplib_tensor *x = &op->t[0];
-	int64_t lines[NPU_TENSOR_MAX_DIMS], idx[NPU_TENSOR_MAX_DIMS] = { 0 };
-	uint64_t count = 0;
+	unsigned int axis = cumsum_attrs(op).axis;
+	int64_t lines[NPU_TENSOR_MAX_DIMS];
 
-	(void)step;
 	memcpy(lines, x->dims, sizeof(lines));
-	lines[a.axis] = 1;
-	do {
-		cumsum_line(op, &a, bufs, idx);
-		if (!oplib_loop_go_on_n(hooks, &count, x->dims[a.axis]))
-			return false;
-	} while (oplib_index_next(idx, lines, x->ndims));
-	return true;
+	lines[axis] = 1;
+	return oplib_rows_run(op, step, bufs, hooks, lines, x->ndims, x->dims[axis],
+			      cumsum_row);
 }
 
 static int cumsum_plan(struct oplib *lib, const struct oplib_op *op,

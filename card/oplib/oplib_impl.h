@@ -360,6 +360,23 @@ static inline bool oplib_loop_go_on_n(const struct oplib_hooks *hooks,
 	return !hooks || !hooks->abandoned(hooks->ctx);
 }
 
+/*
+ * oplib_rows.c: a loop over independent lines, lines[0..ndims) of them in
+ * row-major order, per_line elements each, split among the library's
+ * threads; fn does the line at idx as worker (below oplib_rows_workers(),
+ * for per-worker scratch).  False if the operator was abandoned.
+ */
+#define OPLIB_ROWS_MAX_WORKERS	64
+typedef void (*oplib_rows_fn)(const struct oplib_op *op,
+			      const struct oplib_step *step,
+			      uint8_t *const *bufs, const int64_t *idx,
+			      unsigned int worker);
+unsigned int oplib_rows_workers(void);
+bool oplib_rows_run(const struct oplib_op *op, const struct oplib_step *step,
+		    uint8_t *const *bufs, const struct oplib_hooks *hooks,
+		    const int64_t *lines, unsigned int ndims, uint64_t per_line,
+		    oplib_rows_fn fn);
+
 /* oplib_argreduce.c: REDUCE's ARGMAX and ARGMIN, which REDUCE hands over */
 extern const struct oplib_family oplib_argreduce_family;
 

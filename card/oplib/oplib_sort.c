@@ -5,7 +5,8 @@
  * along the axis: top-k).  A merge sort, so it is stable: equal elements
  * keep their order either way.  NaN sorts last either way, integers
  * compare exactly as int64, floats as double.  Each line's keys and
- * positions are sorted in scratch: three int64 per element of a line.
+ * positions are sorted in scratch: three int64 per element of a line, per
+ * worker thread.
  */
 #include <math.h>
 
@@ -115,13 +116,14 @@ static void sort_one_line(const struct oplib_op *op, struct sort_line *l,
 	idx[axis] = 0;
 }
 
-static bool sort_loop(const struct oplib_op *op, const struct oplib_step *step,
-		      uint8_t *const *bufs, const struct oplib_hooks *hooks)
+/* Each worker sorts in its own part of the scratch. */
+static void sort_row(const struct oplib_op *op, const struct oplib_step *step,
+		     uint8_t *const *bufs, const int64_t *at, unsigned int worker)
 {
 	const struct oplib_tensor *x = &op->t[0];
 	unsigned int axis = oplib_u32(op->attrs->sort.axis);
-	int64_t n = x->dims[axis], *scratch = (int64_t *)bufs[step->out];
-	int64_t lines[NPU_TENSOR_MAX_DIMS], idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	int64_t n = x->dims[axis], idx[NPU_TENSOR_MAX_DIMS];
+	int64_t *scratch = (int64_t *)bufs[step->out] + 3 * n * worker;
 	struct sort_line l = {
 		.key = (union sort_key *)scratch,
 		.pos = scratch + n,
@@ -129,23 +131,30 @@ static bool sort_loop(const struct oplib_op *op, const struct oplib_step *step,
 		.is_int = oplib_dtype_is_int(x->dtype),
 		.descending = oplib_u32(op->attrs->sort.descending),
 	};
-	uint64_t count = 0;
+
+	memcpy(idx, at, sizeof(idx));
+	sort_one_line(op, &l, bufs, idx, axis);
+}
+
+/* The lines are independent: they run on the library's threads. */
+static bool sort_loop(const struct oplib_op *op, const struct oplib_step *step,
+		      uint8_t *const *bufs, const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *x = &op->t[0];
+	unsigned int axis = oplib_u32(op->attrs->sort.axis);
+	int64_t lines[NPU_TENSOR_MAX_DIMS];
 
 	memcpy(lines, x->dims, sizeof(lines));
 	lines[axis] = 1;
-	do {
-		sort_one_line(op, &l, bufs, idx, axis);
-		if (!oplib_loop_go_on_n(hooks, &count, n))
-			return false;
-	} while (oplib_index_next(idx, lines, x->ndims));
-	return true;
+	return oplib_rows_run(op, step, bufs, hooks, lines, x->ndims, x->dims[axis],
+			      sort_row);
 }
 
 static int sort_plan(struct oplib *lib, const struct oplib_op *op,
 		     struct oplib_plan *plan)
 {
-	/* bytes: oneDNN, which describes scratch, has no 64-bit type */
-	int64_t bytes = 3 * sizeof(int64_t) *
+	/* bytes, per worker: oneDNN, which describes scratch, has no 64-bit type */
+	int64_t bytes = 3 * sizeof(int64_t) * oplib_rows_workers() *
 			op->t[0].dims[oplib_u32(op->attrs->sort.axis)];
 	dnnl_memory_desc_t md;
 	unsigned int view;

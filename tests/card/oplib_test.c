@@ -5053,4 +5053,87 @@ TEST_F(oplib, index_and_order_reject)
 	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
 }
 
+/*
+ * Lines enough for both of the fixture's threads: each sorted line is a
+ * permutation in order of key, then of position (stable); the running sums
+ * and arg-maxima per line as the test adds them up.
+ */
+TEST_F(oplib, index_and_order_lines_on_threads)
+{
+	static const int64_t xd[2] = { 96, 2048 }, yd[2] = { 96, 1 };
+	struct tt *x, *ind, *sum, *am;
+	struct desc o;
+	double *want;
+	uint64_t r, j;
+
+	x = T(self, NPU_DTYPE_S32, 2, xd);
+	ind = T(self, NPU_DTYPE_S32, 2, xd);
+	sum = T(self, NPU_DTYPE_S64, 2, xd);
+	am = T(self, NPU_DTYPE_S64, 2, yd);
+	for (j = 0; j < x->n; j++)
+		x->v[j] = floor(rnd_uniform(self, -50, 50));
+	tt_put(self, x);
+
+	self->step = "sort";
+	desc_init(&o, NPU_OPERATOR_SORT, &x, 1, ind);
+	D(&o)->attrs.sort.axis = htole32(1);
+	RUN_OK(&o);
+	tt_get(self, ind, ind->v);
+	for (r = 0; r < 96; r++) {
+		const double *k = x->v + r * 2048, *p = ind->v + r * 2048;
+		uint8_t seen[2048] = { 0 };
+
+		for (j = 0; j < 2048; j++) {
+			ASSERT_TRUE(p[j] >= 0 && p[j] < 2048 && !seen[(int)p[j]]) TH_LOG("line %llu", (unsigned long long)r);
+			seen[(int)p[j]] = 1;
+			if (j)
+				ASSERT_TRUE(k[(int)p[j - 1]] < k[(int)p[j]] ||
+					    (k[(int)p[j - 1]] == k[(int)p[j]] && p[j - 1] < p[j]))
+					TH_LOG("line %llu, place %llu", (unsigned long long)r, (unsigned long long)j);
+		}
+	}
+
+	self->step = "cumsum";
+	desc_init(&o, NPU_OPERATOR_CUMSUM, &x, 1, sum);
+	D(&o)->attrs.cumsum.axis = htole32(1);
+	want = want_alloc(sum);
+	for (r = 0; r < 96; r++)
+		for (j = 0; j < 2048; j++)
+			want[r * 2048 + j] = x->v[r * 2048 + j] + (j ? want[r * 2048 + j - 1] : 0);
+	RUN_OK(&o);
+	EXPECT_EXACT(sum, want);
+
+	self->step = "argmax";
+	desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, am);
+	D(&o)->attrs.reduce.kind = htole32(NPU_REDUCE_ARGMAX);
+	D(&o)->attrs.reduce.axes = htole32(1 << 1);
+	for (r = 0; r < 96; r++) {
+		want[r] = 0;
+		for (j = 1; j < 2048; j++)
+			if (x->v[r * 2048 + j] > x->v[r * 2048 + (int)want[r]])
+				want[r] = j;
+	}
+	RUN_OK(&o);
+	EXPECT_EXACT(am, want);
+	free(want);
+}
+
+/* A sort of 64 Ki elements (one thread) asks once whether to go on, and stops. */
+TEST_F(oplib, sort_stops_for_an_abandoned_operator)
+{
+	static const int64_t xd[2] = { 32, 2048 };
+	struct engine_log l = { .resume = true, .abandon_after = 1 };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct tt *x = T(self, NPU_DTYPE_F32, 2, xd), *y = T(self, NPU_DTYPE_S64, 2, xd);
+	struct desc o;
+
+	tt_fill(self, x, -1, 1);
+	desc_init(&o, NPU_OPERATOR_SORT, &x, 1, y);
+	D(&o)->attrs.sort.axis = htole32(1);
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, self->lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_EQ(1, l.asked);
+	EXPECT_EQ(l.gets, l.puts);
+}
+
 TEST_HARNESS_MAIN
