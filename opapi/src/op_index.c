@@ -2,7 +2,8 @@
 /*
  * Index operators: GatherV2, IndexSelect and Embedding are the card's
  * GATHER, Gather (take along a dim) its GATHER_ELEMENTS, IndexCopy and
- * Scatter its SCATTER into a copy of self (or into selfRef itself), and
+ * Scatter its SCATTER into a copy of self (or into selfRef itself),
+ * InplaceScatterUpdate a SCATTER at indices computed on the card, and
  * IndexFillTensor, whose indices are on the host, a fill of each slice.
  * Indices are INT32 or INT64, negative ones counting from the end of the
  * dim; the card checks every one before it writes, and one out of range
@@ -18,6 +19,7 @@
 #include "aclnnop/aclnn_index_fill_tensor.h"
 #include "aclnnop/aclnn_index_select.h"
 #include "aclnnop/aclnn_scatter.h"
+#include "aclnnop/aclnn_scatter_update.h"
 #include "opnn.h"
 
 #define INDEX_TYPES		(OPNN_DT(ACL_INT32) | OPNN_DT(ACL_INT64))
@@ -484,3 +486,96 @@ aclnnStatus aclnnInplaceIndexFillTensorGetWorkspaceSize(aclTensor *selfRef, int6
 }
 
 OPNN_LAUNCH(InplaceIndexFillTensor)
+
+/* ---- InplaceScatterUpdate: a window per batch, SCATTER at computed indices -- */
+
+/*
+ * data[i, ..., indices[i] + k, ...] = updates[i, ..., k, ...] along axis
+ * (not 0, the batch): the card's SCATTER with an index tensor of updates'
+ * dims, indices[i] plus a range along the axis, added up in workspace.
+ */
+static aclnnStatus scatter_update_check(struct opnn *o, const aclTensor *data,
+					const aclTensor *indices, const aclTensor *updates,
+					int64_t axis_arg, unsigned int *axis)
+{
+	struct nnop_tensor_info di, ii, ui;
+	unsigned int d;
+
+	OPNN_TRY(opnn_check_tensor(o, data, "data", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_tensor(o, indices, "indices", INDEX_TYPES));
+	OPNN_TRY(opnn_check_tensor(o, updates, "updates", OPNN_ALL_CARD));
+	OPNN_TRY(opnn_check_same_dtype(o, data, "data", updates, "updates"));
+	nnop_tensor_info(data, &di);
+	nnop_tensor_info(indices, &ii);
+	nnop_tensor_info(updates, &ui);
+	if (ii.ndims != 1)
+		return OPNN_FAIL(o, ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
+				 "indices of %u dims: only one offset per batch (1 dim) is on this card",
+				 ii.ndims);
+	if (di.ndims < 2 || ui.ndims != di.ndims)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
+				 "data has %u dims and updates %u; 2 or more, the same", di.ndims,
+				 ui.ndims);
+	OPNN_TRY(opnn_axis(o, axis_arg, di.ndims, axis));
+	if (!*axis)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "axis is the batch axis 0");
+	if (ii.dims[0] != di.dims[0])
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
+				 "indices has %lld entries; data's batch is %lld",
+				 (long long)ii.dims[0], (long long)di.dims[0]);
+	for (d = 0; d < di.ndims; d++)
+		if (d == *axis ? ui.dims[d] > di.dims[d] : ui.dims[d] != di.dims[d])
+			return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
+					 "updates' dim %u (%lld) does not fit data's (%lld)", d,
+					 (long long)ui.dims[d], (long long)di.dims[d]);
+	if (!di.nelems || !ui.nelems)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "data or updates is empty");
+	return ACLNN_SUCCESS;
+}
+
+static aclnnStatus scatter_update_build(struct opnn *o, aclTensor *data,
+					const aclTensor *indices, const aclTensor *updates,
+					int64_t axis_arg)
+{
+	struct npu_attr_fill range = { .mode = htole32(NPU_FILL_RANGE),
+				       .step = htole64(0x3ff0000000000000ULL) };	/* 1.0 */
+	struct npu_attr_scatter attr = { 0 };
+	struct nnop_view ind, steps, v[3];
+	int64_t dims[NNOP_MAX_DIMS];
+	unsigned int axis, d;
+
+	OPNN_TRY(scatter_update_check(o, data, indices, updates, axis_arg, &axis));
+	OPNN_TRY(opnn_input(o, indices, &ind));
+	OPNN_TRY(opnn_input(o, updates, &v[1]));
+	OPNN_TRY(opnn_output(o, data, &v[2]));
+	/* offsets (batch, 1, ...) plus 0 .. e - 1 along the axis (1, .., e, .., 1) */
+	OPNN_TRY(opnn_dense(o, &ind, NPU_DTYPE_S64));
+	for (d = 1; d < v[1].ndims; d++)
+		nnop_view_unsqueeze(&ind, d);
+	for (d = 0; d < v[1].ndims; d++)
+		dims[d] = d == axis ? v[1].dims[d] : 1;
+	steps = nnop_view_work(o->x, NPU_DTYPE_S64, v[1].ndims, dims);
+	OPNN_TRY(opnn_add(o, NPU_OPERATOR_FILL, &range, sizeof(range), 0, &steps));
+	v[0] = nnop_view_work(o->x, NPU_DTYPE_S64, v[1].ndims, v[1].dims);
+	/* both read broadcast to the whole of updates' dims */
+	for (d = 0; d < v[1].ndims; d++) {
+		if (ind.dims[d] != v[1].dims[d])
+			nnop_view_expand(&ind, d, v[1].dims[d]);
+		if (steps.dims[d] != v[1].dims[d])
+			nnop_view_expand(&steps, d, v[1].dims[d]);
+	}
+	OPNN_TRY(opnn_binary(o, NPU_BINARY_ADD, &ind, &steps, &v[0]));
+	attr.axis = htole32(axis);
+	attr.mode = htole32(NPU_SCATTER_ELEMENTS);
+	return opnn_add(o, NPU_OPERATOR_SCATTER, &attr, sizeof(attr), 2, v);
+}
+
+aclnnStatus aclnnInplaceScatterUpdateGetWorkspaceSize(aclTensor *data, const aclTensor *indices,
+						      const aclTensor *updates, int64_t axis,
+						      uint64_t *workspaceSize,
+						      aclOpExecutor **executor)
+{
+	INDEX_OP("InplaceScatterUpdate", scatter_update_build(&o, data, indices, updates, axis));
+}
+
+OPNN_LAUNCH(InplaceScatterUpdate)

@@ -276,3 +276,38 @@ def test_index_fill_tensor_and_inplace(device, dtype):
     np.testing.assert_array_equal(self_t.numpy(), want)
     run_fails("InplaceIndexFillTensor", ACLNN_ERR_PARAM_INVALID, ["index 5"], self_t, 1,
               aclnn.int_array([5]), aclnn.scalar(1.0))
+
+
+# ---- InplaceScatterUpdate ----------------------------------------------------
+
+@pytest.mark.parametrize("itype", INDEX_TYPES)
+def test_inplace_scatter_update_writes_a_window_per_batch(device, itype):
+    data = rand(3, 2, 8, 4, dtype=np.float16)
+    upd = rand(3, 2, 2, 4, dtype=np.float16)
+    pos = np.array([0, 5, 3], itype)
+    want = data.copy()
+    for i, p in enumerate(pos):
+        want[i, :, p:p + 2, :] = upd[i]
+    d = aclnn.tensor(data)
+    run_ok("InplaceScatterUpdate", d, aclnn.tensor(pos), aclnn.tensor(upd), -2)
+    np.testing.assert_array_equal(d.numpy(), want)
+    # along the last axis, one element a batch
+    upd = rand(3, 2, 8, 1, dtype=np.float16)
+    pos = np.array([3, 0, 1], itype)
+    for i, p in enumerate(pos):
+        want[i, :, :, p] = upd[i, :, :, 0]
+    run_ok("InplaceScatterUpdate", d, aclnn.tensor(pos), aclnn.tensor(upd), 3)
+    np.testing.assert_array_equal(d.numpy(), want)
+
+
+def test_inplace_scatter_update_rejects(device):
+    d = aclnn.tensor(rand(3, 8, 4))
+    upd = aclnn.tensor(rand(3, 2, 4))
+    run_fails("InplaceScatterUpdate", ACLNN_ERR_PARAM_INVALID, ["batch"], d,
+              aclnn.tensor(np.zeros(2, np.int64)), upd, 1)
+    run_fails("InplaceScatterUpdate", ACLNN_ERR_PARAM_INVALID, ["axis"], d,
+              aclnn.tensor(np.zeros(3, np.int64)), upd, 0)
+    run_fails("InplaceScatterUpdate", ACLNN_ERR_PARAM_INVALID, ["updates' dim 2"], d,
+              aclnn.tensor(np.zeros(3, np.int64)), aclnn.tensor(rand(3, 2, 5)), 1)
+    run_fails("InplaceScatterUpdate", aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR, ["indices"], d,
+              aclnn.tensor(np.zeros((3, 2), np.int64)), upd, 1)
