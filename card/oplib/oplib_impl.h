@@ -336,4 +336,48 @@ int oplib_strided_only(const struct oplib_tensor *t);
 bool oplib_dense(const struct oplib_tensor *t);
 bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b);
 
+/* oplib_index.c: index tensors (S32 or S64, negative from the end) */
+bool oplib_index_dtype(unsigned int dtype);
+/* Index at p into an axis of n elements, made positive; false if outside. */
+bool oplib_index_load(const uint8_t *p, unsigned int dtype, int64_t n,
+		      int64_t *at);
+/* NPU_ERR_OP_PARAM if any index of ind (its bytes at base) is outside. */
+int oplib_index_check_all(const struct oplib_tensor *ind, const uint8_t *base,
+			  int64_t n);
+
+/*
+ * oplib_loop_go_on() for a loop that does @n elements at a time (a line
+ * along an axis): it asks whenever the count passes a multiple of 64 Ki.
+ */
+static inline bool oplib_loop_go_on_n(const struct oplib_hooks *hooks,
+				      uint64_t *count, uint64_t n)
+{
+	uint64_t before = *count;
+
+	*count += n;
+	if ((before >> 16) == (*count >> 16))
+		return true;
+	return !hooks || !hooks->abandoned(hooks->ctx);
+}
+
+/*
+ * oplib_rows.c: a loop over independent lines, lines[0..ndims) of them in
+ * row-major order, per_line elements each, split among the library's
+ * threads; fn does the line at idx as worker (below oplib_rows_workers(),
+ * for per-worker scratch).  False if the operator was abandoned.
+ */
+#define OPLIB_ROWS_MAX_WORKERS	64
+typedef void (*oplib_rows_fn)(const struct oplib_op *op,
+			      const struct oplib_step *step,
+			      uint8_t *const *bufs, const int64_t *idx,
+			      unsigned int worker);
+unsigned int oplib_rows_workers(void);
+bool oplib_rows_run(const struct oplib_op *op, const struct oplib_step *step,
+		    uint8_t *const *bufs, const struct oplib_hooks *hooks,
+		    const int64_t *lines, unsigned int ndims, uint64_t per_line,
+		    oplib_rows_fn fn);
+
+/* oplib_argreduce.c: REDUCE's ARGMAX and ARGMIN, which REDUCE hands over */
+extern const struct oplib_family oplib_argreduce_family;
+
 #endif /* OPLIB_IMPL_H */

@@ -17,6 +17,8 @@ static int reduce_check(const struct oplib_op *op)
 
 	if (oplib_u32(raw->kind) > NPU_REDUCE_LAST)
 		return NPU_ERR_OPERATOR;
+	if (oplib_u32(raw->kind) >= NPU_REDUCE_ARGMAX)
+		return oplib_argreduce_family.check(op);
 	if (x->ndims != y->ndims || (axes >> x->ndims))
 		return NPU_ERR_OP_PARAM;
 	for (d = 0; d < x->ndims; d++)
@@ -71,6 +73,8 @@ static int reduce_plan(struct oplib *lib, const struct oplib_op *op,
 	unsigned int views[2];
 	int err;
 
+	if (kind >= NPU_REDUCE_ARGMAX)
+		return oplib_argreduce_family.plan(lib, op, plan);
 	err = oplib_plan_tensor(plan, op, 0, &views[0]);
 	if (!err)
 		err = oplib_plan_tensor(plan, op, 1, &views[1]);

@@ -8,48 +8,12 @@
  * a message naming the operator.  One row each, parameters as declared.
  */
 #include "opapi.h"
-#include "aclnnop/aclnn_argmax.h"
-#include "aclnnop/aclnn_argsort.h"
-#include "aclnnop/aclnn_cumsum.h"
-#include "aclnnop/aclnn_embedding.h"
-#include "aclnnop/aclnn_gather_v2.h"
 #include "aclnnop/aclnn_grouped_matmul_v3.h"
-#include "aclnnop/aclnn_index_copy.h"
-#include "aclnnop/aclnn_index_fill_tensor.h"
-#include "aclnnop/aclnn_index_select.h"
 #include "aclnnop/aclnn_recurrent_gated_delta_rule.h"
-#include "aclnnop/aclnn_roll.h"
-#include "aclnnop/aclnn_scatter.h"
 #include "aclnnop/aclnn_trans_matmul_weight.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 
 #define LATER_OPERATORS(X) \
-	X(Argsort, const aclTensor *self, int64_t dim, bool descending, aclTensor *out) \
-	X(ArgMax, const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out) \
-	X(Cumsum, const aclTensor *self, int64_t dim, aclDataType dtype, aclTensor *out) \
-	X(CumsumV2, const aclTensor *self, int64_t dim, bool exclusive, bool reverse, \
-	  aclTensor *out) \
-	X(Embedding, const aclTensor *weight, const aclTensor *indices, const aclTensor *out) \
-	X(GatherV2, const aclTensor *self, int64_t dim, const aclTensor *index, aclTensor *out) \
-	X(IndexSelect, const aclTensor *self, int64_t dim, const aclTensor *index, aclTensor *out) \
-	X(IndexCopy, aclTensor *selfRef, int64_t dim, const aclTensor *index, \
-	  const aclTensor *source, aclTensor *outRef) \
-	X(InplaceIndexCopy, aclTensor *selfRef, int64_t dim, const aclTensor *index, \
-	  const aclTensor *source) \
-	X(IndexFillTensor, const aclTensor *self, int64_t dim, const aclIntArray *index, \
-	  const aclScalar *value, aclTensor *out) \
-	X(InplaceIndexFillTensor, aclTensor *selfRef, int64_t dim, const aclIntArray *index, \
-	  const aclScalar *value) \
-	X(Scatter, const aclTensor *self, int64_t dim, const aclTensor *index, \
-	  const aclTensor *src, int64_t reduce, aclTensor *out) \
-	X(ScatterValue, const aclTensor *self, int64_t dim, const aclTensor *index, \
-	  const aclScalar *value, int64_t reduce, aclTensor *out) \
-	X(InplaceScatter, aclTensor *selfRef, int64_t dim, const aclTensor *index, \
-	  const aclTensor *src, int64_t reduce) \
-	X(InplaceScatterValue, aclTensor *selfRef, int64_t dim, const aclTensor *index, \
-	  const aclScalar *value, int64_t reduce) \
-	X(Roll, const aclTensor *x, const aclIntArray *shifts, const aclIntArray *dims, \
-	  aclTensor *out) \
 	X(WeightQuantBatchMatmulV2, const aclTensor *x, const aclTensor *weight, \
 	  const aclTensor *antiquantScale, const aclTensor *antiquantOffsetOptional, \
 	  const aclTensor *quantScaleOptional, const aclTensor *quantOffsetOptional, \

@@ -2064,12 +2064,13 @@ static double reduce_end(unsigned int kind, double w, uint64_t n)
 	return kind == NPU_REDUCE_MEAN ? w / n : kind == NPU_REDUCE_L2 ? sqrt(w) : w;
 }
 
+/* The reductions to a value; ARGMAX and ARGMIN, to a position, have their own. */
 TEST_F(oplib, reduce)
 {
 	unsigned int i, kind, d;
 
 	for (i = 0; i < ARRAY_SIZE(reduce_cases); i++)
-	for (kind = 0; kind <= NPU_REDUCE_LAST; kind++) {
+	for (kind = 0; kind <= NPU_REDUCE_PROD; kind++) {
 		const struct reduce_case *k = &reduce_cases[i];
 		int64_t yd[5], idx[5], at[5];
 		struct tt *x, *y;
@@ -4575,6 +4576,566 @@ TEST_F(oplib, capabilities)
 	EXPECT_LE(oplib_threads_per_engine(2), oplib_threads_per_engine(1));
 	EXPECT_EQ(1, oplib_threads_per_engine(100000));
 }
+/*
+ * Index and order: GATHER with S64 indices, GATHER_ELEMENTS, SCATTER,
+ * CUMSUM, SORT and REDUCE's ARGMAX and ARGMIN.
+ */
+
+#define DIMS_OF(...)	((const int64_t[]){ __VA_ARGS__ })
+
+/* Indices into t, S32 or S64, from a table. */
+static void put_indices(FIXTURE_DATA(oplib) *self, struct tt *t, const int64_t *v)
+{
+	uint64_t e;
+
+	for (e = 0; e < t->n; e++)
+		t->v[e] = v[e];
+	tt_put(self, t);
+}
+
+/* S64 indices past 32 bits are out of range, not wrapped into it. */
+TEST_F(oplib, gather_s64_indices)
+{
+	static const int64_t xd[2] = { 5, 3 }, id[1] = { 4 }, yd[2] = { 4, 3 };
+	static const int64_t good[4] = { 4, -5, 0, 2 };
+	static const int64_t bad[] = { 5, -6, (1LL << 32) + 1, INT64_MIN };
+	int64_t idx[2], v[4];
+	struct tt *in[2], *y;
+	struct desc o;
+	double *want;
+	unsigned int i;
+	uint64_t e;
+
+	in[0] = T(self, NPU_DTYPE_F16, 2, xd);
+	in[1] = T(self, NPU_DTYPE_S64, 1, id);
+	y = T(self, NPU_DTYPE_F16, 2, yd);
+	tt_fill(self, in[0], -8, 8);
+	tt_fill(self, y, 20, 30);
+	desc_init(&o, NPU_OPERATOR_GATHER, in, 2, y);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memcpy(v, good, sizeof(v));
+		v[2] = bad[i];
+		/* INT64_MIN is no double the table can hold exactly: store it */
+		put_indices(self, in[1], v);
+		memcpy(self->mem + in[1]->addr + 2 * 8, &bad[i], 8);
+		ASSERT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("index %lld", (long long)bad[i]);
+		ASSERT_EQ(0, self->stray);
+	}
+	put_indices(self, in[1], good);
+	want = want_alloc(y);
+	for (e = 0; e < y->n; e++) {
+		unravel(e, yd, 2, idx);
+		want[e] = gather_ref(in[0], in[1], y, 0, idx);
+	}
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+	free(want);
+}
+
+/* torch.gather: y[p] = x[p with p[axis] = ind[p]], ind smaller than x. */
+TEST_F(oplib, gather_elements)
+{
+	static const struct {
+		const char *what;
+		unsigned int dtype, itype, axis;
+		int64_t xd[3], id[3];
+	} cases[] = {
+		{ "rows of a matrix", NPU_DTYPE_F32, NPU_DTYPE_S32, 0, { 4, 3, 1 }, { 6, 3, 1 } },
+		{ "the last axis, s64", NPU_DTYPE_BF16, NPU_DTYPE_S64, 2, { 2, 3, 5 }, { 2, 2, 3 } },
+		{ "the middle axis, s8", NPU_DTYPE_S8, NPU_DTYPE_S32, 1, { 3, 4, 2 }, { 2, 7, 2 } },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned int axis = cases[i].axis;
+		int64_t idx[3], from[3];
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		in[0] = T(self, cases[i].dtype, 3, cases[i].xd);
+		in[1] = T(self, cases[i].itype, 3, cases[i].id);
+		y = T(self, cases[i].dtype, 3, cases[i].id);
+		tt_fill(self, in[0], -100, 100);
+		for (e = 0; e < in[1]->n; e++)
+			in[1]->v[e] = floor(rnd_uniform(self, -cases[i].xd[axis],
+							cases[i].xd[axis] - 0.01));
+		tt_put(self, in[1]);
+		desc_init(&o, NPU_OPERATOR_GATHER_ELEMENTS, in, 2, y);
+		D(&o)->attrs.gather.axis = htole32(axis);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, y->dims, 3, idx);
+			memcpy(from, idx, sizeof(from));
+			from[axis] = (int64_t)in[1]->v[e];
+			if (from[axis] < 0)
+				from[axis] += cases[i].xd[axis];
+			want[e] = in[0]->v[ravel(from, in[0]->dims, 3)];
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+
+		/* one index out of range: nothing written */
+		tt_fill(self, y, 1, 2);
+		in[1]->v[in[1]->n - 1] = cases[i].xd[axis];
+		tt_put(self, in[1]);
+		ASSERT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("case %s", STEP);
+		ASSERT_EQ(0, self->stray) TH_LOG("case %s: y written", STEP);
+		EXPECT_EXACT(y, y->v);
+	}
+}
+
+/* y updated in place from src: the arithmetic written out per case. */
+TEST_F(oplib, scatter_slices_and_elements)
+{
+	static const int64_t yd[2] = { 4, 3 };
+	/* index_copy of rows 2 and 0; then index_add with row 1 twice */
+	static const int64_t sd[2] = { 2, 3 }, rows[2] = { 2, -4 }, twice[2] = { 1, 1 };
+	/* scatter along columns: ind (2, 2) within src (2, 3) */
+	static const int64_t ed[2] = { 2, 2 }, cols[4] = { 2, 0, 1, 1 };
+	struct tt *in[2], *y;
+	struct desc o;
+	double *want;
+	unsigned int r, c;
+
+	y = T(self, NPU_DTYPE_S32, 2, yd);
+	in[0] = T(self, NPU_DTYPE_S64, 1, DIMS_OF(2));
+	in[1] = T(self, NPU_DTYPE_S32, 2, sd);
+	want = want_alloc(y);
+	for (r = 0; r < 12; r++)
+		y->v[r] = r;
+	tt_put(self, y);
+	for (r = 0; r < 6; r++)
+		in[1]->v[r] = 100 + r;
+	tt_put(self, in[1]);
+	put_indices(self, in[0], rows);
+	desc_init(&o, NPU_OPERATOR_SCATTER, in, 2, y);
+	self->step = "index_copy";
+	for (r = 0; r < 12; r++)
+		want[r] = r;
+	for (c = 0; c < 3; c++) {
+		want[2 * 3 + c] = 100 + c;
+		want[0 * 3 + c] = 103 + c;
+	}
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+
+	self->step = "index_add, one row twice";
+	put_indices(self, in[0], twice);
+	D(&o)->attrs.scatter.reduce = htole32(NPU_SCATTER_ADD);
+	for (c = 0; c < 3; c++)
+		want[3 + c] += 100 + c + 103 + c;
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+
+	self->step = "elements, multiplied";
+	tt_get(self, y, y->v);
+	in[0] = T(self, NPU_DTYPE_S32, 2, ed);
+	put_indices(self, in[0], cols);
+	desc_init(&o, NPU_OPERATOR_SCATTER, in, 2, y);
+	D(&o)->attrs.scatter.axis = htole32(1);
+	D(&o)->attrs.scatter.mode = htole32(NPU_SCATTER_ELEMENTS);
+	D(&o)->attrs.scatter.reduce = htole32(NPU_SCATTER_MUL);
+	/* src (0, 0) into y (0, 2), (0, 1) into (0, 0), (1, 0), (1, 1) into (1, 1) */
+	want[2] *= 100;
+	want[0] *= 101;
+	want[4] *= 103 * 104;
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+
+	self->step = "elements, replaced: the last of a repeated index wins";
+	D(&o)->attrs.scatter.reduce = htole32(NPU_SCATTER_REPLACE);
+	want[2] = 100;
+	want[0] = 101;
+	want[4] = 104;
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+	free(want);
+}
+
+/* One index out of range, the last one: y untouched, then it runs. */
+TEST_F(oplib, scatter_index_out_of_range)
+{
+	static const int64_t yd[2] = { 3, 2 }, sd[2] = { 3, 2 };
+	static const int64_t bad[] = { 3, -4, 1LL << 40 };
+	int64_t ind[3] = { 0, 1, 0 };
+	struct tt *in[2], *y;
+	struct desc o;
+	unsigned int i;
+
+	y = T(self, NPU_DTYPE_F32, 2, yd);
+	in[0] = T(self, NPU_DTYPE_S64, 1, DIMS_OF(3));
+	in[1] = T(self, NPU_DTYPE_F32, 2, sd);
+	tt_fill(self, y, -1, 1);
+	tt_fill(self, in[1], 5, 6);
+	desc_init(&o, NPU_OPERATOR_SCATTER, in, 2, y);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ind[2] = bad[i];
+		put_indices(self, in[0], ind);
+		ASSERT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("index %lld", (long long)bad[i]);
+		ASSERT_EQ(0, self->stray) TH_LOG("index %lld: y written", (long long)bad[i]);
+		EXPECT_EXACT(y, y->v);
+	}
+	ind[2] = -1;
+	put_indices(self, in[0], ind);
+	RUN_OK(&o);
+}
+
+/* Inclusive, exclusive, from either end, integers exact past 2^53. */
+TEST_F(oplib, cumsum)
+{
+	static const int64_t xd[3] = { 2, 5, 3 };
+	unsigned int axis, ex, rev, dt;
+
+	for (dt = 0; dt < 3; dt++)
+	for (axis = 0; axis < 3; axis++)
+	for (ex = 0; ex < 2; ex++)
+	for (rev = 0; rev < 2; rev++) {
+		static const unsigned int types[3] = { NPU_DTYPE_F32, NPU_DTYPE_S64,
+						       NPU_DTYPE_BF16 };
+		unsigned int t = types[dt];
+		int64_t idx[3], at[3], j;
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "type %u axis %u exclusive %u reverse %u", t, axis, ex, rev);
+		self->step = self->step_buf;
+		x = T(self, t, 3, xd);
+		y = T(self, t, 3, xd);
+		tt_fill(self, x, -50, 50);
+		desc_init(&o, NPU_OPERATOR_CUMSUM, &x, 1, y);
+		D(&o)->attrs.cumsum.axis = htole32(axis);
+		D(&o)->attrs.cumsum.exclusive = htole32(ex);
+		D(&o)->attrs.cumsum.reverse = htole32(rev);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, xd, 3, idx);
+			memcpy(at, idx, sizeof(at));
+			for (j = 0; j < xd[axis]; j++) {
+				bool in = rev ? j > idx[axis] : j < idx[axis];
+
+				at[axis] = j;
+				if (in || (!ex && j == idx[axis]))
+					want[e] += x->v[ravel(at, xd, 3)];
+			}
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+TEST_F(oplib, cumsum_s64_exact_in_place)
+{
+	static const int64_t v[3] = { (1LL << 60) + 1, 1, -(1LL << 60) };
+	int64_t got[3];
+	struct tt *x;
+	struct desc o;
+
+	x = T(self, NPU_DTYPE_S64, 1, DIMS_OF(3));
+	memcpy(self->mem + x->addr, v, sizeof(v));
+	desc_init(&o, NPU_OPERATOR_CUMSUM, &x, 1, x);
+	RUN_OK(&o);
+	memcpy(got, self->mem + x->addr, sizeof(got));
+	EXPECT_EQ((1LL << 60) + 1, got[0]);
+	EXPECT_EQ((1LL << 60) + 2, got[1]);
+	EXPECT_EQ(2, got[2]);
+}
+
+/* a goes before b in a stable sort: strictly, NaN last either way */
+static bool sort_ref_before(double a, double b, bool descending)
+{
+	if (isnan(a) || isnan(b))
+		return !isnan(a);
+	return descending ? a > b : a < b;
+}
+
+/* Positions of v[0..n) sorted stably: an insertion sort. */
+static void sort_ref(const double *v, unsigned int n, bool descending, int64_t *pos)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = i; j > 0 && sort_ref_before(v[i], v[pos[j - 1]], descending); j--)
+			pos[j] = pos[j - 1];
+		pos[j] = i;
+	}
+}
+
+/* Stable either way, NaN last, the first k, along axis 0. */
+TEST_F(oplib, sort_stable_descending_top_k)
+{
+	static const double keys[8] = { 3, 1, NAN, 3, -2, 1, 3, NAN };
+	static const struct {
+		const char *what;
+		unsigned int descending, k, itype;
+		int64_t want[8];
+	} cases[] = {
+		{ "ascending", 0, 8, NPU_DTYPE_S64, { 4, 1, 5, 0, 3, 6, 2, 7 } },
+		{ "descending", 1, 8, NPU_DTYPE_S32, { 0, 3, 6, 1, 5, 4, 2, 7 } },
+		{ "top 3", 1, 3, NPU_DTYPE_S32, { 0, 3, 6 } },
+		{ "bottom 2", 0, 2, NPU_DTYPE_S64, { 4, 1 } },
+	};
+	unsigned int i, r, j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		/* two columns, the second the first reversed */
+		int64_t xd[2] = { 8, 2 }, yd[2] = { cases[i].k, 2 }, pos[8];
+		double rev[8];
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		x = T(self, NPU_DTYPE_F16, 2, xd);
+		y = T(self, cases[i].itype, 2, yd);
+		for (r = 0; r < 8; r++) {
+			rev[7 - r] = keys[r];
+			x->v[2 * r] = keys[r];
+			x->v[2 * (7 - r) + 1] = keys[r];
+		}
+		tt_put(self, x);
+		desc_init(&o, NPU_OPERATOR_SORT, &x, 1, y);
+		D(&o)->attrs.sort.descending = htole32(cases[i].descending);
+		sort_ref(rev, 8, cases[i].descending, pos);
+		want = want_alloc(y);
+		for (j = 0; j < cases[i].k; j++) {
+			want[2 * j] = cases[i].want[j];
+			want[2 * j + 1] = pos[j];
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
+/* Long lines of few distinct keys, S32: stable against the reference. */
+TEST_F(oplib, sort_long_lines)
+{
+	static const int64_t xd[2] = { 3, 1000 };
+	int64_t pos[1000];
+	struct tt *x, *y;
+	struct desc o;
+	double *want;
+	unsigned int r, j, desc;
+
+	x = T(self, NPU_DTYPE_S32, 2, xd);
+	y = T(self, NPU_DTYPE_S64, 2, xd);
+	for (j = 0; j < x->n; j++)
+		x->v[j] = floor(rnd_uniform(self, -5, 5));
+	tt_put(self, x);
+	want = want_alloc(y);
+	for (desc = 0; desc < 2; desc++) {
+		self->step = desc ? "descending" : "ascending";
+		desc_init(&o, NPU_OPERATOR_SORT, &x, 1, y);
+		D(&o)->attrs.sort.axis = htole32(1);
+		D(&o)->attrs.sort.descending = htole32(desc);
+		for (r = 0; r < 3; r++) {
+			sort_ref(x->v + r * 1000, 1000, desc, pos);
+			for (j = 0; j < 1000; j++)
+				want[r * 1000 + j] = pos[j];
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+	}
+	free(want);
+}
+
+/* The first extreme of a line wins; a NaN is the extreme. */
+TEST_F(oplib, reduce_argmax_argmin)
+{
+	static const int64_t xd[2] = { 3, 5 };
+	static const double rows[3][5] = {
+		{ 2, 7, 7, -1, -1 },
+		{ 0, 0, 0, 0, 0 },
+		{ 1, NAN, 9, NAN, -9 },
+	};
+	static const int64_t amax[3] = { 1, 0, 1 }, amin[3] = { 3, 0, 1 };
+	struct tt *x, *y;
+	struct desc o;
+	double want[5];
+	unsigned int r, c;
+
+	x = T(self, NPU_DTYPE_F32, 2, xd);
+	for (r = 0; r < 3; r++)
+		for (c = 0; c < 5; c++)
+			x->v[r * 5 + c] = rows[r][c];
+	tt_put(self, x);
+	y = T(self, NPU_DTYPE_S64, 2, DIMS_OF(3, 1));
+	desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, y);
+	D(&o)->attrs.reduce.axes = htole32(1 << 1);
+	self->step = "argmax over rows";
+	D(&o)->attrs.reduce.kind = htole32(NPU_REDUCE_ARGMAX);
+	for (r = 0; r < 3; r++)
+		want[r] = amax[r];
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+	self->step = "argmin over rows";
+	D(&o)->attrs.reduce.kind = htole32(NPU_REDUCE_ARGMIN);
+	for (r = 0; r < 3; r++)
+		want[r] = amin[r];
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+
+	self->step = "argmax over columns, into s32";
+	y = T(self, NPU_DTYPE_S32, 2, DIMS_OF(1, 5));
+	desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, y);
+	D(&o)->attrs.reduce.axes = htole32(1 << 0);
+	D(&o)->attrs.reduce.kind = htole32(NPU_REDUCE_ARGMAX);
+	{
+		static const double cmax[5] = { 0, 2, 2, 2, 1 };
+
+		RUN_OK(&o);
+		EXPECT_EXACT(y, cmax);
+	}
+	self->step = "two axes, or a float y: refused";
+	D(&o)->attrs.reduce.axes = htole32(3);
+	D(&o)->tensors[1].dims[1] = htole64(1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.reduce.axes = htole32(1 << 0);
+	D(&o)->tensors[1].dims[1] = htole64(5);
+	D(&o)->tensors[1].dtype = htole16(NPU_DTYPE_F32);
+	EXPECT_EQ(NPU_ERR_OPERATOR, oplib_check(D(&o), o.size, ARENA_SIZE));
+}
+
+/* What the descriptor checks refuse, before anything runs. */
+TEST_F(oplib, index_and_order_reject)
+{
+	static const int64_t xd[2] = { 4, 3 };
+	struct tt *x, *ind, *y, *in[2];
+	struct desc o;
+
+	x = T(self, NPU_DTYPE_F32, 2, xd);
+	ind = T(self, NPU_DTYPE_S64, 2, xd);
+	y = T(self, NPU_DTYPE_F32, 2, xd);
+	in[0] = x;
+	in[1] = ind;
+	desc_init(&o, NPU_OPERATOR_GATHER_ELEMENTS, in, 2, y);
+	EXPECT_EQ(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.gather.axis = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.gather.axis = 0;
+	D(&o)->tensors[1].dtype = htole16(NPU_DTYPE_S16);
+	EXPECT_EQ(NPU_ERR_OPERATOR, oplib_check(D(&o), o.size, ARENA_SIZE));
+
+	in[0] = ind;
+	in[1] = x;
+	desc_init(&o, NPU_OPERATOR_SCATTER, in, 2, y);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.scatter.mode = htole32(NPU_SCATTER_ELEMENTS);
+	EXPECT_EQ(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.scatter.reduce = htole32(3);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.scatter.reduce = 0;
+	D(&o)->attrs.scatter.rsvd = htole32(1);
+	EXPECT_NE(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+
+	desc_init(&o, NPU_OPERATOR_SORT, &x, 1, ind);
+	EXPECT_EQ(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.sort.descending = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.sort.descending = 0;
+	D(&o)->tensors[1].dims[1] = htole64(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+
+	desc_init(&o, NPU_OPERATOR_CUMSUM, &x, 1, y);
+	EXPECT_EQ(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.cumsum.reverse = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+}
+
+/*
+ * Lines enough for both of the fixture's threads: each sorted line is a
+ * permutation in order of key, then of position (stable); the running sums
+ * and arg-maxima per line as the test adds them up.
+ */
+TEST_F(oplib, index_and_order_lines_on_threads)
+{
+	static const int64_t xd[2] = { 96, 2048 }, yd[2] = { 96, 1 };
+	struct tt *x, *ind, *sum, *am;
+	struct desc o;
+	double *want;
+	uint64_t r, j;
+
+	x = T(self, NPU_DTYPE_S32, 2, xd);
+	ind = T(self, NPU_DTYPE_S32, 2, xd);
+	sum = T(self, NPU_DTYPE_S64, 2, xd);
+	am = T(self, NPU_DTYPE_S64, 2, yd);
+	for (j = 0; j < x->n; j++)
+		x->v[j] = floor(rnd_uniform(self, -50, 50));
+	tt_put(self, x);
+
+	self->step = "sort";
+	desc_init(&o, NPU_OPERATOR_SORT, &x, 1, ind);
+	D(&o)->attrs.sort.axis = htole32(1);
+	RUN_OK(&o);
+	tt_get(self, ind, ind->v);
+	for (r = 0; r < 96; r++) {
+		const double *k = x->v + r * 2048, *p = ind->v + r * 2048;
+		uint8_t seen[2048] = { 0 };
+
+		for (j = 0; j < 2048; j++) {
+			ASSERT_TRUE(p[j] >= 0 && p[j] < 2048 && !seen[(int)p[j]]) TH_LOG("line %llu", (unsigned long long)r);
+			seen[(int)p[j]] = 1;
+			if (j)
+				ASSERT_TRUE(k[(int)p[j - 1]] < k[(int)p[j]] ||
+					    (k[(int)p[j - 1]] == k[(int)p[j]] && p[j - 1] < p[j]))
+					TH_LOG("line %llu, place %llu", (unsigned long long)r, (unsigned long long)j);
+		}
+	}
+
+	self->step = "cumsum";
+	desc_init(&o, NPU_OPERATOR_CUMSUM, &x, 1, sum);
+	D(&o)->attrs.cumsum.axis = htole32(1);
+	want = want_alloc(sum);
+	for (r = 0; r < 96; r++)
+		for (j = 0; j < 2048; j++)
+			want[r * 2048 + j] = x->v[r * 2048 + j] + (j ? want[r * 2048 + j - 1] : 0);
+	RUN_OK(&o);
+	EXPECT_EXACT(sum, want);
+
+	self->step = "argmax";
+	desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, am);
+	D(&o)->attrs.reduce.kind = htole32(NPU_REDUCE_ARGMAX);
+	D(&o)->attrs.reduce.axes = htole32(1 << 1);
+	for (r = 0; r < 96; r++) {
+		want[r] = 0;
+		for (j = 1; j < 2048; j++)
+			if (x->v[r * 2048 + j] > x->v[r * 2048 + (int)want[r]])
+				want[r] = j;
+	}
+	RUN_OK(&o);
+	EXPECT_EXACT(am, want);
+	free(want);
+}
+
+/* A sort of 64 Ki elements (one thread) asks once whether to go on, and stops. */
+TEST_F(oplib, sort_stops_for_an_abandoned_operator)
+{
+	static const int64_t xd[2] = { 32, 2048 };
+	struct engine_log l = { .resume = true, .abandon_after = 1 };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct tt *x = T(self, NPU_DTYPE_F32, 2, xd), *y = T(self, NPU_DTYPE_S64, 2, xd);
+	struct desc o;
+
+	tt_fill(self, x, -1, 1);
+	desc_init(&o, NPU_OPERATOR_SORT, &x, 1, y);
+	D(&o)->attrs.sort.axis = htole32(1);
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, self->lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_EQ(1, l.asked);
+	EXPECT_EQ(l.gets, l.puts);
+}
+
 /* Language model operators: rotary embedding, attention, im2col, solves */
 
 /* y = x * cos + rotated(x) * sin, the pairing written out per mode. */

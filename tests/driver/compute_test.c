@@ -1627,7 +1627,8 @@ TEST_F(result, reduce_every_kind_and_axes)
 	unsigned int kind, m, i;
 
 	NEED_OPERATOR(NPU_OPERATOR_REDUCE);
-	for (kind = 0; kind <= NPU_REDUCE_LAST; kind++) {
+	/* to values: ARGMAX and ARGMIN give positions, on one axis */
+	for (kind = 0; kind <= NPU_REDUCE_PROD; kind++) {
 		for (m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
 			uint64_t ydims[3] = { 4, 5, 6 };
 

@@ -242,9 +242,10 @@ def test_repeatable_executor_runs_again_on_new_addresses(device):
 
 def test_issue_26_operators_link_and_refuse_with_a_message():
     h = aclnn.tensor(np.zeros(4, np.float32), dev=False)
-    ret, _, _ = aclnn.prepare("Argsort", h, 0, False, h)
+    ret, _, _ = aclnn.prepare("RecurrentGatedDeltaRule", h, h, h, h, h, h, h, h, h, h,
+                              ctypes.c_float(1.0), h)
     assert ret == aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR
-    assert "Argsort: not on this card yet (issue 26)" in aclnn.err_msg()
+    assert "RecurrentGatedDeltaRule: not on this card yet (issue 26)" in aclnn.err_msg()
     assert aclnn.launch("RecurrentGatedDeltaRule", None, 0, None) == \
         aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR
     assert "issue 26" in aclnn.err_msg()
