@@ -25,3 +25,6 @@ $(OPLIB): $(patsubst card/oplib/%.c,$(BUILD)/card/oplib/%.o,$(OPLIB_SRCS))
 
 $(OPLIB_SAN): $(patsubst card/oplib/%.c,$(BUILD)/card/oplib-san/%.o,$(OPLIB_SRCS))
 	rm -f $@ && $(AR) rcs $@ $^
+
+# QMATMUL's loop shares out its tiles with OpenMP, oneDNN's own threads.
+$(BUILD)/card/oplib/oplib_qmatmul.o $(BUILD)/card/oplib-san/oplib_qmatmul.o: OPLIB_CFLAGS += -fopenmp
