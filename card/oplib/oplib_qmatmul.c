@@ -18,9 +18,16 @@
 
 #include "oplib_impl.h"
 
-/* K and N of one tile: 128 KiB of F32, well inside a core's L2. */
-#define QMM_TILE_K		512
-#define QMM_TILE_N		64
+/*
+ * A tile: 128 KiB of F32, well inside a core's L2.  It spans as much of K
+ * as it can, so that each weight row is read in long runs the prefetcher
+ * follows, and at least QMM_TILE_MIN_N columns, for the product's sake.
+ */
+#define QMM_TILE_ELEMS		(32 * 1024)
+#define QMM_TILE_MIN_N		16
+/* Up to this many rows of x, dot products beat sgemm on a tile. */
+#define QMM_FEW_ROWS		4
+#define QMM_LANES		16
 
 /* Scratch the plan asks for, in this order. */
 enum { QMM_SCRATCH_X, QMM_SCRATCH_Y, QMM_SCRATCH_TILES };
@@ -33,6 +40,7 @@ struct qmm_shape {
 	int64_t wk, wn;		/* w's strides along K and N: bytes at 4 bits */
 	int64_t sg, sn;		/* scale's along groups and N */
 	int64_t og, on;		/* offset's */
+	int64_t tile_k, tile_n;
 	bool int4;
 	bool pairs_k;		/* a byte's two values are neighbours in K */
 	bool k_inner;		/* tiles are (N, K): w's K axis is its closest */
@@ -67,6 +75,9 @@ static void qmm_decode(const struct oplib_op *op, struct qmm_shape *s)
 	s->sn = sc->strides[sc->ndims - 1];
 	s->og = off->ndims == 2 ? off->strides[0] : 0;
 	s->on = off->strides[off->ndims - 1];
+	s->tile_k = s->k < QMM_TILE_ELEMS / QMM_TILE_MIN_N ? s->k :
+		    QMM_TILE_ELEMS / QMM_TILE_MIN_N;
+	s->tile_n = QMM_TILE_ELEMS / s->tile_k;
 }
 
 /* w's dims for K and N values, @bits and @trans_w as given. */
@@ -166,21 +177,49 @@ struct qmm_params {
 	size_t esize;
 };
 
+/* A scale or an offset: oplib_load() goes through double, too slow here. */
+static inline float qmm_load(const uint8_t *p, unsigned int dtype)
+{
+	uint32_t bits;
+	_Float16 h;
+	uint16_t b;
+	float f;
+
+	if (dtype == NPU_DTYPE_F16) {
+		memcpy(&h, p, sizeof(h));
+		return h;
+	}
+	if (dtype == NPU_DTYPE_BF16) {
+		memcpy(&b, p, sizeof(b));
+		bits = (uint32_t)le16toh(b) << 16;
+		memcpy(&f, &bits, sizeof(f));
+		return f;
+	}
+	memcpy(&f, p, sizeof(f));
+	return f;
+}
+
 /* Scale and offset of group g, column n. */
 static inline void qmm_param(const struct qmm_shape *s,
 			     const struct qmm_params *p, int64_t g, int64_t n,
 			     float *scale, float *offset)
 {
-	*scale = oplib_load(p->scale + (g * s->sg + n * s->sn) * p->esize,
-			    p->dtype);
-	*offset = p->offset ? oplib_load(p->offset + (g * s->og + n * s->on) *
-					 p->esize, p->dtype) : 0;
+	*scale = qmm_load(p->scale + (g * s->sg + n * s->sn) * p->esize, p->dtype);
+	*offset = p->offset ? qmm_load(p->offset + (g * s->og + n * s->on) *
+				       p->esize, p->dtype) : 0;
 }
+
+/*
+ * What dequantises is built for this CPU's vector width as well as for
+ * the baseline, and chosen when the card starts.
+ */
+#define QMM_VECTOR	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
 /*
  * One column n of the tile, K values k0..k1 into dst[0..): where w runs
  * along K, the loops over its bytes vectorise.
  */
+QMM_VECTOR
 static void qmm_column(const struct qmm_shape *s, const struct qmm_params *p,
 		       const uint8_t *w, int64_t n, int64_t k0, int64_t k1,
 		       float *dst)
@@ -202,10 +241,16 @@ static void qmm_column(const struct qmm_shape *s, const struct qmm_params *p,
 		} else if (s->pairs_k && s->wk == 1 && !(k & 1) && !(end & 1)) {
 			const uint8_t *row = w + n * s->wn;
 
-			for (; k < end; k += 2) {
-				dst[k - k0] = (qmm_nibble(row[k >> 1], false) + of) * sc;
-				dst[k - k0 + 1] = (qmm_nibble(row[k >> 1], true) + of) * sc;
+			int64_t j;
+
+			/* arithmetic shifts sign-extend each nibble */
+			for (j = k >> 1; j < end >> 1; j++) {
+				int8_t lo = (int8_t)(row[j] << 4), hi = (int8_t)row[j];
+
+				dst[2 * j - k0] = ((float)(lo >> 4) + of) * sc;
+				dst[2 * j + 1 - k0] = ((float)(hi >> 4) + of) * sc;
 			}
+			k = end;
 		} else {
 			for (; k < end; k++)
 				dst[k - k0] = (qmm_weight(s, w, k, n) + of) * sc;
@@ -214,6 +259,7 @@ static void qmm_column(const struct qmm_shape *s, const struct qmm_params *p,
 }
 
 /* One row k of the tile, N values n0..n1 into dst[0..). */
+QMM_VECTOR
 static void qmm_row(const struct qmm_shape *s, const struct qmm_params *p,
 		    const uint8_t *w, int64_t k, int64_t n0, int64_t n1,
 		    float *dst)
@@ -227,6 +273,45 @@ static void qmm_row(const struct qmm_shape *s, const struct qmm_params *p,
 	}
 }
 
+/* x . w over n floats, in lanes the compiler keeps in vector registers. */
+QMM_VECTOR
+static float qmm_dot(const float *x, const float *w, int64_t n)
+{
+	float lane[QMM_LANES] = { 0 }, sum = 0;
+	int64_t i, l;
+
+	for (i = 0; i + QMM_LANES <= n; i += QMM_LANES)
+		for (l = 0; l < QMM_LANES; l++)
+			lane[l] += x[i + l] * w[i + l];
+	for (; i < n; i++)
+		sum += x[i] * w[i];
+	for (l = 0; l < QMM_LANES; l++)
+		sum += lane[l];
+	return sum;
+}
+
+/*
+ * A few rows of x (a decoding step's): each column is dequantised and
+ * taken straight into dot products while it is in L1, with no call of
+ * sgemm per tile.
+ */
+static void qmm_few_rows(const struct qmm_shape *s, const struct qmm_params *p,
+			 const uint8_t *w, const float *x, float *y, float *col,
+			 int64_t k0, int64_t kn, int64_t n0, int64_t nn)
+{
+	int64_t i, r;
+
+	for (i = 0; i < nn; i++) {
+		qmm_column(s, p, w, n0 + i, k0, k0 + kn, col);
+		for (r = 0; r < s->m; r++) {
+			float d = qmm_dot(x + r * s->k + k0, col, kn);
+			float *at = y + r * s->n + n0 + i;
+
+			*at = k0 ? *at + d : d;
+		}
+	}
+}
+
 /* The tile's weights, then its product added into y (N floats a row). */
 static void qmm_tile(const struct qmm_shape *s, const struct qmm_params *p,
 		     const uint8_t *w, const float *x, float *y, float *tile,
@@ -235,6 +320,10 @@ static void qmm_tile(const struct qmm_shape *s, const struct qmm_params *p,
 	float beta = k0 ? 1 : 0;
 	int64_t i;
 
+	if (s->k_inner && s->m <= QMM_FEW_ROWS) {
+		qmm_few_rows(s, p, w, x, y, tile, k0, kn, n0, nn);
+		return;
+	}
 	if (s->k_inner) {
 		for (i = 0; i < nn; i++)
 			qmm_column(s, p, w, n0 + i, k0, k0 + kn, tile + i * kn);
@@ -248,28 +337,109 @@ static void qmm_tile(const struct qmm_shape *s, const struct qmm_params *p,
 		   y + n0, s->n);
 }
 
-/* Between x (or y) and its dense F32 copy, element by element. */
+/* n contiguous elements of dtype at p into F32, or back. */
+QMM_VECTOR
+static void qmm_convert_row(uint8_t *p, unsigned int dtype, float *f,
+			    int64_t n, bool to_f32)
+{
+	_Float16 *h = (_Float16 *)p;
+	int64_t i;
+
+	if (dtype == NPU_DTYPE_F16 && to_f32) {
+		for (i = 0; i < n; i++)
+			f[i] = h[i];
+	} else if (dtype == NPU_DTYPE_F16) {
+		for (i = 0; i < n; i++)
+			h[i] = f[i];
+	} else {
+		size_t esize = oplib_dtype_size(dtype);
+
+		for (i = 0; i < n; i++) {
+			if (to_f32)
+				f[i] = oplib_load(p + i * esize, dtype);
+			else
+				oplib_store(p + i * esize, dtype, f[i]);
+		}
+	}
+}
+
+/* Between x (or y) and its dense F32 copy, a row of the last axis at a time. */
 static void qmm_copy(const struct oplib_tensor *t, uint8_t *base, float *dense,
 		     bool to_dense)
 {
 	size_t esize = oplib_dtype_size(t->dtype);
-	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
-	uint64_t i = 0;
+	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, n = t->dims[t->ndims - 1];
+	int64_t step = t->strides[t->ndims - 1], i;
 
 	do {
-		uint8_t *e = base + oplib_offset(t, idx) * esize;
+		uint8_t *row = base + oplib_offset(t, idx) * esize;
 
-		if (to_dense)
-			dense[i++] = oplib_load(e, t->dtype);
-		else
-			oplib_store(e, t->dtype, dense[i++]);
-	} while (oplib_index_next(idx, t->dims, t->ndims));
+		if (step == 1) {
+			qmm_convert_row(row, t->dtype, dense, n, to_dense);
+		} else {
+			for (i = 0; i < n; i++)
+				qmm_convert_row(row + i * step * esize, t->dtype,
+						dense + i, 1, to_dense);
+		}
+		dense += n;
+	} while (oplib_index_next(idx, t->dims, t->ndims - 1));
+}
+
+/* y may be computed where it lies: F32, dense, and no input beneath it. */
+static bool qmm_y_in_place(const struct oplib_op *op)
+{
+	const struct oplib_tensor *y = oplib_out(op);
+	unsigned int i;
+
+	if (y->dtype != NPU_DTYPE_F32 || !oplib_dense(y))
+		return false;
+	for (i = 0; i < op->num_inputs; i++)
+		if (op->t[i].addr < y->addr + y->extent &&
+		    y->addr < op->t[i].addr + op->t[i].extent)
+			return false;
+	return true;
+}
+
+/*
+ * Threads take runs of N tiles and go down K in each, with no barrier
+ * between: on a busy host, a thread that is descheduled holds up no
+ * other.  The first thread asks whether the operator is abandoned before
+ * each of its tiles, and the others stop at the flag it sets.
+ */
+static bool qmm_tiles(const struct qmm_shape *s, const struct qmm_params *p,
+		      const uint8_t *w, const float *x, float *y, float *tiles,
+		      const struct oplib_hooks *hooks)
+{
+	int64_t ntiles = (s->n + s->tile_n - 1) / s->tile_n, t;
+	bool stop = false;
+
+#pragma omp parallel for schedule(static)
+	for (t = 0; t < ntiles; t++) {
+		int64_t n0 = t * s->tile_n, k0;
+		int64_t nn = s->n - n0 < s->tile_n ? s->n - n0 : s->tile_n;
+		float *tile = tiles + (size_t)omp_get_thread_num() *
+				      QMM_TILE_ELEMS;
+
+		if (__atomic_load_n(&stop, __ATOMIC_RELAXED))
+			continue;
+		if (!omp_get_thread_num() && hooks &&
+		    hooks->abandoned(hooks->ctx)) {
+			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+			continue;
+		}
+		for (k0 = 0; k0 < s->k; k0 += s->tile_k)
+			qmm_tile(s, p, w, x, y, tile, k0,
+				 s->k - k0 < s->tile_k ? s->k - k0 : s->tile_k,
+				 n0, nn);
+	}
+	return !stop;
 }
 
 static bool qmatmul_loop(const struct oplib_op *op,
 			 const struct oplib_step *step, uint8_t *const *bufs,
 			 const struct oplib_hooks *hooks)
 {
+	const struct oplib_tensor *xt = &op->t[0], *yt = oplib_out(op);
 	float *x = (float *)bufs[OPLIB_SCRATCH_BUF(QMM_SCRATCH_X)];
 	float *y = (float *)bufs[OPLIB_SCRATCH_BUF(QMM_SCRATCH_Y)];
 	float *tiles = (float *)bufs[OPLIB_SCRATCH_BUF(QMM_SCRATCH_TILES)];
@@ -279,30 +449,21 @@ static bool qmatmul_loop(const struct oplib_op *op,
 		.dtype = op->t[2].dtype,
 		.esize = oplib_dtype_size(op->t[2].dtype),
 	};
+	bool in_place = qmm_y_in_place(op);
 	struct qmm_shape s;
-	int64_t k0, ntiles;
 
 	(void)step;
 	qmm_decode(op, &s);
-	qmm_copy(&op->t[0], bufs[0], x, true);
-	ntiles = (s.n + QMM_TILE_N - 1) / QMM_TILE_N;
-	for (k0 = 0; k0 < s.k; k0 += QMM_TILE_K) {
-		int64_t kn = s.k - k0 < QMM_TILE_K ? s.k - k0 : QMM_TILE_K;
-		int64_t t;
-
-		if (hooks && hooks->abandoned(hooks->ctx))
-			return false;
-#pragma omp parallel for schedule(static)
-		for (t = 0; t < ntiles; t++) {
-			int64_t n0 = t * QMM_TILE_N;
-			int64_t nn = s.n - n0 < QMM_TILE_N ? s.n - n0 : QMM_TILE_N;
-			float *tile = tiles + (size_t)omp_get_thread_num() *
-					      QMM_TILE_K * QMM_TILE_N;
-
-			qmm_tile(&s, &p, bufs[1], x, y, tile, k0, kn, n0, nn);
-		}
-	}
-	qmm_copy(oplib_out(op), bufs[op->num_inputs], y, false);
+	if (xt->dtype == NPU_DTYPE_F32 && oplib_dense(xt))
+		x = (float *)bufs[0];
+	else
+		qmm_copy(xt, bufs[0], x, true);
+	if (in_place)
+		y = (float *)bufs[op->num_inputs];
+	if (!qmm_tiles(&s, &p, bufs[1], x, y, tiles, hooks))
+		return false;
+	if (!in_place)
+		qmm_copy(yt, bufs[op->num_inputs], y, false);
 	return true;
 }
 
@@ -334,7 +495,7 @@ static int qmatmul_plan(struct oplib *lib, const struct oplib_op *op,
 	if (!err)
 		err = qmm_scratch(plan, s.m, s.n);
 	if (!err)
-		err = qmm_scratch(plan, lib->threads, QMM_TILE_K * QMM_TILE_N);
+		err = qmm_scratch(plan, lib->threads, QMM_TILE_ELEMS);
 	return err ? err : oplib_plan_loop(plan, qmatmul_loop, 0,
 					   op->num_inputs, NULL);
 }
