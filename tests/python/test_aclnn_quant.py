@@ -189,7 +189,8 @@ def size_v2(shape, dtype):
     got = ctypes.c_uint64(0)
     fn = aclnn.opapi.aclnnCalculateMatmulWeightSizeV2
     fn.restype = ctypes.c_int32
-    ret = fn(aclnn._vp(aclnn.int_array(shape).handle), ctypes.c_int(dtype), ctypes.byref(got))
+    dims = aclnn.int_array(shape)
+    ret = fn(aclnn._vp(dims.handle), ctypes.c_int(dtype), ctypes.byref(got))
     return ret, got.value
 
 
@@ -204,7 +205,8 @@ def test_calculate_matmul_weight_size(device):
     got = ctypes.c_uint64(0)
     fn = aclnn.opapi.aclnnCalculateMatmulWeightSize
     fn.restype = ctypes.c_int32
-    assert fn(aclnn._vp(aclnn.int_array([3, 4, 5]).handle), ctypes.byref(got)) == 0
+    dims = aclnn.int_array([3, 4, 5])
+    assert fn(aclnn._vp(dims.handle), ctypes.byref(got)) == 0
     assert got.value == 60
     assert fn(aclnn._vp(), ctypes.byref(got)) == aclnn.ACLNN_ERR_PARAM_NULLPTR
 
