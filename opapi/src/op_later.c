@@ -16,7 +16,6 @@
 #include "aclnnop/aclnn_fused_infer_attention_score_v2.h"
 #include "aclnnop/aclnn_gather_v2.h"
 #include "aclnnop/aclnn_ger.h"
-#include "aclnnop/aclnn_grouped_matmul_v3.h"
 #include "aclnnop/aclnn_im2col.h"
 #include "aclnnop/aclnn_index_copy.h"
 #include "aclnnop/aclnn_index_fill_tensor.h"
@@ -69,11 +68,6 @@
 	  const aclTensor *tensor2, const aclScalar *value) \
 	X(Ger, const aclTensor *self, const aclTensor *vec2, aclTensor *out) \
 	X(Sum, const aclTensorList *tensors, aclTensor *out) \
-	X(GroupedMatmulV3, const aclTensorList *x, const aclTensorList *weight, \
-	  const aclTensorList *biasOptional, const aclTensorList *scaleOptional, \
-	  const aclTensorList *offsetOptional, const aclTensorList *antiquantScaleOptional, \
-	  const aclTensorList *antiquantOffsetOptional, const aclTensor *groupListOptional, \
-	  int64_t splitItem, int64_t groupType, const aclTensorList *y) \
 	X(RotaryPositionEmbedding, const aclTensor *x, const aclTensor *cos, const aclTensor *sin, \
 	  int64_t mode, const aclTensor *yOut) \
 	X(RecurrentGatedDeltaRule, const aclTensor *query, const aclTensor *key, \

@@ -27,10 +27,13 @@ class Int4Weight(aclnn._Handle):
         packed = nib[:, 0::2] | (nib[:, 1::2] << 4)
         self.mem = aclnn.DeviceMemory(packed.nbytes)
         self.mem.upload(packed)
-        strides = (1, k) if transposed else (n, 1)
+        # what aclnn.TensorList copies of a tensor
+        self.shape, self.acl_type, self.offset = (k, n), ACL_INT4, 0
+        self.strides = (1, k) if transposed else (n, 1)
+        self.storage_elems, self.ptr = k * n, self.mem.ptr.value
         super().__init__(aclnn.nnopbase.aclCreateTensor(
-            aclnn._i64_array((k, n)), 2, ACL_INT4, aclnn._i64_array(strides), 0,
-            aclnn.ACL_FORMAT_ND, aclnn._i64_array([k * n]), 1, self.mem.ptr.value),
+            aclnn._i64_array(self.shape), 2, ACL_INT4, aclnn._i64_array(self.strides), 0,
+            aclnn.ACL_FORMAT_ND, aclnn._i64_array([k * n]), 1, self.ptr),
             aclnn.nnopbase.aclDestroyTensor)
 
 
@@ -220,3 +223,59 @@ def test_trans_matmul_weight_leaves_the_weight_as_it_is(device):
               aclnn.tensor(np.ones((4, 4), np.int32)))
     run_fails("TransMatmulWeight", aclnn.ACLNN_ERR_PARAM_INVALID, ["dims"],
               aclnn.tensor(np.ones((4,), np.float16)))
+
+
+def gmm(x, w, bias, ascale, y, split_item=0, group_list=None, scale=None):
+    lst = lambda ts: aclnn.tensor_list(ts) if ts is not None else None
+    return aclnn.run("GroupedMatmulV3", lst(x), lst(w), lst(bias), lst(scale), None,
+                     lst(ascale), None, group_list, split_item, -1, lst(y))
+
+
+def test_grouped_matmul_one_tensor_a_group(device):
+    shapes = [(3, 8, 5), (1, 16, 7), (4, 4, 2)]
+    xs = [rng.standard_normal((m, k)).astype(np.float16) for m, k, _ in shapes]
+    ws = [rng.standard_normal((k, n)).astype(np.float16) for _, k, n in shapes]
+    bs = [rng.standard_normal((n,)).astype(np.float16) for _, _, n in shapes]
+    ys = [out((m, n), np.float16) for m, _, n in shapes]
+    assert gmm([aclnn.tensor(a) for a in xs], [aclnn.tensor(a) for a in ws],
+               [aclnn.tensor(a) for a in bs], None, ys) == 0, aclnn.err_msg()
+    for a, w, b, y in zip(xs, ws, bs, ys):
+        close(values(y, np.float16), a.astype(np.float64) @ w + b, np.float16)
+
+
+def test_grouped_matmul_quantized_groups_into_one_y(device):
+    """Experts of INT8 and INT4 weights with per-channel scales, their rows
+    one after another in a single y (splitItem 3)."""
+    k, n, ms = 64, 24, (2, 5)
+    xs = [rng.uniform(-1, 1, (m, k)).astype(np.float16) for m in ms]
+    w8 = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    w4 = rng.integers(-8, 8, (k, n)).astype(np.int8)
+    ss = [rng.uniform(0.005, 0.05, (n,)).astype(np.float16) for _ in ms]
+    y = out((sum(ms), n), np.float16)
+    assert gmm([aclnn.tensor(a) for a in xs], [aclnn.tensor(w8), Int4Weight(w4, True)], None,
+               [aclnn.tensor(s) for s in ss], [y], split_item=3) == 0, aclnn.err_msg()
+    want = np.concatenate([
+        xs[i].astype(np.float64) @ (w.astype(np.float64) * ss[i].astype(np.float64))
+        for i, w in enumerate((w8, w4))])
+    close(values(y, np.float16), want, np.float16)
+
+
+def test_grouped_matmul_refusals(device):
+    x = [aclnn.tensor(np.ones((2, 4), np.float16))]
+    w = [aclnn.tensor(np.ones((4, 3), np.float16))]
+    y = [out((2, 3), np.float16)]
+    groups = aclnn.tensor(np.array([2], np.int64))
+    assert gmm(x, w, None, None, y, group_list=groups) == \
+        aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+    assert "groupListOptional" in aclnn.err_msg()
+    assert gmm(x, w, None, None, y, scale=[aclnn.tensor(np.ones(3, np.uint64))]) == \
+        aclnn.ACLNN_ERR_PARAM_INVALID
+    assert "scaleOptional" in aclnn.err_msg()
+    assert gmm(x, w + w, None, None, y) == aclnn.ACLNN_ERR_PARAM_INVALID
+    assert "weight has 2 tensors" in aclnn.err_msg()
+    assert gmm(x, [aclnn.tensor(np.ones((5, 3), np.float16))], None, None, y) == \
+        aclnn.ACLNN_ERR_PARAM_INVALID
+    assert "rows" in aclnn.err_msg()
+    assert gmm(x, [aclnn.tensor(np.ones((4, 3), np.int8))], None, None, y) == \
+        aclnn.ACLNN_ERR_PARAM_INVALID
+    assert "antiquantScaleOptional" in aclnn.err_msg()
