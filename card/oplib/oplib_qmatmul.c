@@ -159,6 +159,19 @@ static inline float qmm_nibble(uint8_t b, bool high)
 	return (float)((v ^ 8) - 8);
 }
 
+/* Each byte's two 4-bit values, low nibble first, as floats. */
+static float qmm_pairs[256][2];
+
+static void __attribute__((constructor)) qmm_pairs_init(void)
+{
+	unsigned int b;
+
+	for (b = 0; b < 256; b++) {
+		qmm_pairs[b][0] = qmm_nibble(b, false);
+		qmm_pairs[b][1] = qmm_nibble(b, true);
+	}
+}
+
 /* The weight at (k, n) as an integer, before its scale. */
 static inline float qmm_weight(const struct qmm_shape *s, const uint8_t *w,
 			       int64_t k, int64_t n)
@@ -240,17 +253,13 @@ static void qmm_column(const struct qmm_shape *s, const struct qmm_params *p,
 				dst[k - k0] = ((float)row[k] + of) * sc;
 		} else if (s->pairs_k && s->wk == 1 && !(k & 1) && !(end & 1)) {
 			const uint8_t *row = w + n * s->wn;
-
 			int64_t j;
 
-			/* arithmetic shifts sign-extend each nibble */
-			for (j = k >> 1; j < end >> 1; j++) {
-				int8_t lo = (int8_t)(row[j] << 4), hi = (int8_t)row[j];
-
-				dst[2 * j - k0] = ((float)(lo >> 4) + of) * sc;
-				dst[2 * j + 1 - k0] = ((float)(hi >> 4) + of) * sc;
-			}
-			k = end;
+			/* a byte's two values from the table, then scaled in vectors */
+			for (j = k >> 1; j < end >> 1; j++)
+				memcpy(&dst[2 * j - k0], qmm_pairs[row[j]], sizeof(qmm_pairs[0]));
+			for (; k < end; k++)
+				dst[k - k0] = (dst[k - k0] + of) * sc;
 		} else {
 			for (; k < end; k++)
 				dst[k - k0] = (qmm_weight(s, w, k, n) + of) * sc;
