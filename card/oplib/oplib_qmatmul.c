@@ -19,12 +19,17 @@
 #include "oplib_impl.h"
 
 /*
- * A tile: 128 KiB of F32, well inside a core's L2.  It spans as much of K
- * as it can, so that each weight row is read in long runs the prefetcher
- * follows, and at least QMM_TILE_MIN_N columns, for the product's sake.
+ * A tile: 128 KiB of F32, well inside a core's L2.  For a few rows of x
+ * it spans as much of K as it can, so that each weight row is read in
+ * long runs the prefetcher follows, and at least QMM_TILE_MIN_N columns.
+ * For many rows the product dominates, and sgemm packs its slice of x
+ * again for every tile: slices of QMM_MANY_ROWS_TILE_K rows of K, 128
+ * columns wide, pack the least x for the work (measured with oplib-bench
+ * against 64 x 512, 256 x 256 and 128 x 512).
  */
 #define QMM_TILE_ELEMS		(32 * 1024)
 #define QMM_TILE_MIN_N		16
+#define QMM_MANY_ROWS_TILE_K	256
 /* Up to this many rows of x, dot products beat sgemm on a tile. */
 #define QMM_FEW_ROWS		4
 #define QMM_LANES		16
@@ -75,8 +80,10 @@ static void qmm_decode(const struct oplib_op *op, struct qmm_shape *s)
 	s->sn = sc->strides[sc->ndims - 1];
 	s->og = off->ndims == 2 ? off->strides[0] : 0;
 	s->on = off->strides[off->ndims - 1];
-	s->tile_k = s->k < QMM_TILE_ELEMS / QMM_TILE_MIN_N ? s->k :
+	s->tile_k = s->m > QMM_FEW_ROWS ? QMM_MANY_ROWS_TILE_K :
 		    QMM_TILE_ELEMS / QMM_TILE_MIN_N;
+	if (s->tile_k > s->k)
+		s->tile_k = s->k;
 	s->tile_n = QMM_TILE_ELEMS / s->tile_k;
 }
 
