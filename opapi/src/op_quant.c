@@ -28,13 +28,19 @@ struct wq_req {
 	struct nnop_view bias_view;	/* once named */
 };
 
-/* bias: (n) or (1, n), x's type or float. */
-static aclnnStatus wq_check_bias(struct opnn *o, const aclTensor *bias, int64_t n)
+/* bias: (n) or (1, n), of x's type or float. */
+static aclnnStatus wq_check_bias(struct opnn *o, const aclTensor *bias, const aclTensor *x,
+				 int64_t n)
 {
-	struct nnop_tensor_info bi;
+	struct nnop_tensor_info bi, xi;
 
 	OPNN_TRY(opnn_check_tensor(o, bias, "biasOptional", WQ_FLOATS));
 	nnop_tensor_info(bias, &bi);
+	nnop_tensor_info(x, &xi);
+	if (bi.acl_dtype != xi.acl_dtype && bi.acl_dtype != ACL_FLOAT)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "biasOptional is %s; x's type (%s) "
+				 "or float is supported", nnop_dtype_name(bi.acl_dtype),
+				 nnop_dtype_name(xi.acl_dtype));
 	if (!((bi.ndims == 1 && bi.dims[0] == n) ||
 	      (bi.ndims == 2 && bi.dims[0] == 1 && bi.dims[1] == n)))
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID, "biasOptional must be (n) or (1, n), "
@@ -223,7 +229,7 @@ static aclnnStatus wq_build(struct opnn *o, struct wq_req *r)
 		OPNN_TRY(opnn_input(o, r->offset, &v[3]));
 	}
 	if (r->bias) {
-		OPNN_TRY(wq_check_bias(o, r->bias, d.n));
+		OPNN_TRY(wq_check_bias(o, r->bias, r->x, d.n));
 		OPNN_TRY(opnn_input(o, r->bias, &r->bias_view));
 	}
 	OPNN_TRY(opnn_output(o, r->y, &y));
@@ -438,7 +444,7 @@ static aclnnStatus gmm_float(struct opnn *o, const aclTensor *x, const aclTensor
 	OPNN_TRY(opnn_check_same_dtype(o, x, "x", w, "weight"));
 	nnop_tensor_info(w, &wi);
 	if (bias)
-		OPNN_TRY(wq_check_bias(o, bias, wi.dims[1]));
+		OPNN_TRY(wq_check_bias(o, bias, x, wi.dims[1]));
 	if (!opnn_view_nelems(y))
 		return ACLNN_SUCCESS;
 	if (!v[0].dims[1])
@@ -484,7 +490,7 @@ static aclnnStatus gmm_group(struct opnn *o, const struct gmm_req *r, uint64_t i
 				 nnop_dtype_name(wi.acl_dtype));
 	d = (struct wq_dims){ xi.dims[0], xi.dims[1], wi.dims[1], 0 };
 	if (q.bias)
-		OPNN_TRY(wq_check_bias(o, q.bias, d.n));
+		OPNN_TRY(wq_check_bias(o, q.bias, q.x, d.n));
 	return wq_product(o, &q, &d, v, y);
 }
 

@@ -186,6 +186,10 @@ def test_weight_quant_batch_matmul_refusals(device):
               out((m, n + 1), np.float16))
     run_fails(op, aclnn.ACLNN_ERR_PARAM_INVALID, ["antiquantOffsetOptional"], x, w, s,
               aclnn.tensor(np.ones((2, n), np.float32)), None, None, None, g, y)
+    run_fails(op, aclnn.ACLNN_ERR_PARAM_INVALID, ["biasOptional", "int32"], x, w, s, None,
+              None, None, aclnn.tensor(np.ones((n,), np.int32)), g, y)
+    run_fails(op, aclnn.ACLNN_ERR_PARAM_INVALID, ["biasOptional"], x, w, s, None, None, None,
+              aclnn.tensor(np.ones((n + 1,), np.float16)), g, y)
 
 
 def size_v2(shape, dtype):
