@@ -8,22 +8,9 @@
  * a message naming the operator.  One row each, parameters as declared.
  */
 #include "opapi.h"
-#include "aclnnop/aclnn_grouped_matmul_v3.h"
 #include "aclnnop/aclnn_recurrent_gated_delta_rule.h"
-#include "aclnnop/aclnn_trans_matmul_weight.h"
-#include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 
 #define LATER_OPERATORS(X) \
-	X(WeightQuantBatchMatmulV2, const aclTensor *x, const aclTensor *weight, \
-	  const aclTensor *antiquantScale, const aclTensor *antiquantOffsetOptional, \
-	  const aclTensor *quantScaleOptional, const aclTensor *quantOffsetOptional, \
-	  const aclTensor *biasOptional, int antiquantGroupSize, const aclTensor *y) \
-	X(GroupedMatmulV3, const aclTensorList *x, const aclTensorList *weight, \
-	  const aclTensorList *biasOptional, const aclTensorList *scaleOptional, \
-	  const aclTensorList *offsetOptional, const aclTensorList *antiquantScaleOptional, \
-	  const aclTensorList *antiquantOffsetOptional, const aclTensor *groupListOptional, \
-	  int64_t splitItem, int64_t groupType, const aclTensorList *y) \
-	X(TransMatmulWeight, aclTensor *mmWeightRef) \
 	X(RecurrentGatedDeltaRule, const aclTensor *query, const aclTensor *key, \
 	  const aclTensor *value, const aclTensor *beta, aclTensor *stateRef, \
 	  const aclTensor *actualSeqLengths, const aclTensor *ssmStateIndices, const aclTensor *g, \
@@ -53,17 +40,3 @@ static aclnnStatus not_yet(const char *func, const char *op)
 	}
 
 LATER_OPERATORS(LATER_DEFINE)
-
-/* TransMatmulWeight's companions, which size its result. */
-OPAPI_EXPORT aclnnStatus aclnnCalculateMatmulWeightSizeV2(const aclIntArray *tensorShape,
-							  aclDataType dataType,
-							  uint64_t *weightTensorSize)
-{
-	return not_yet(__func__, "TransMatmulWeight");
-}
-
-OPAPI_EXPORT aclnnStatus aclnnCalculateMatmulWeightSize(const aclIntArray *tensorShape,
-							uint64_t *weightTensorSize)
-{
-	return not_yet(__func__, "TransMatmulWeight");
-}
