@@ -10,26 +10,15 @@ import numpy as np
 import pytest
 
 import aclnn
+from aclnn import out, run_ok
 
 ACL_FLOAT, ACL_INT32, ACL_INT64 = 0, 3, 9
 ACL_DOUBLE, ACL_BOOL = 11, 12
 
-rng = np.random.default_rng(2511)
-
-
-def run_ok(op, *args):
-    status = aclnn.run(op, *args)
-    assert status == 0, f"aclnn{op}: {status} {aclnn.err_msg()}"
-
-
-def out(shape, dtype):
-    return aclnn.tensor(np.zeros(shape, dtype))
-
-
 def fine(*shape):
     """float64 values that float32 cannot hold: a card computing in float
     would be off by about 1e-8, far beyond these tests' 1e-15."""
-    return rng.uniform(0.5, 2.0, shape) + 2.0 ** -40
+    return aclnn.rng().uniform(0.5, 2.0, shape) + 2.0 ** -40
 
 
 def exact(got, want, rtol=1e-15):
@@ -120,7 +109,7 @@ def test_int32_sum_into_int64(device):
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64])
 def test_amax_amin_of_integers(device, dtype):
     info = np.iinfo(dtype)
-    x = rng.integers(info.min, info.max, (5, 7), dtype=dtype, endpoint=True)
+    x = aclnn.rng().integers(info.min, info.max, (5, 7), dtype=dtype, endpoint=True)
     y = out((7,), dtype)
     run_ok("Amax", aclnn.tensor(x), aclnn.int_array([0]), False, y)
     assert np.array_equal(y.numpy(), x.max(axis=0))
@@ -136,14 +125,14 @@ def test_bool_amax_is_any(device):
 
 
 def test_mean_of_integers_into_float(device):
-    x = rng.integers(-1000, 1000, (3, 6), dtype=np.int32)
+    x = aclnn.rng().integers(-1000, 1000, (3, 6), dtype=np.int32)
     y = out((3,), np.float32)
     run_ok("Mean", aclnn.tensor(x), aclnn.int_array([1]), False, ctypes.c_int(ACL_FLOAT), y)
     np.testing.assert_allclose(y.numpy(), x.mean(axis=1), rtol=1e-6)
 
 
 def test_prod_and_prod_dim(device):
-    x = rng.integers(-4, 5, (3, 5), dtype=np.int64)
+    x = aclnn.rng().integers(-4, 5, (3, 5), dtype=np.int64)
     y = out((), np.int64)
     run_ok("Prod", aclnn.tensor(x), ctypes.c_int(ACL_INT64), y)
     assert int(y.numpy()) == int(np.prod(x))
@@ -169,3 +158,102 @@ def test_norm_refuses_integers_and_double_with_a_message(device):
         assert aclnn.run("Norm", x, p, aclnn.int_array([1]), False, out((2,), dtype)) == \
             aclnn.ACLNN_ERR_PARAM_INVALID
         assert "self" in aclnn.err_msg()
+
+
+# ---- BF16, as numpy cannot hold it: bits in uint16, values through float32 --
+
+ACL_BF16 = 27
+# bfloat16 keeps 8 significant bits: a couple of its units in the last place
+bf16_close = aclnn.closer({aclnn.BF16: (2e-2, 2e-2)})
+
+
+def bf16_rand(*shape, lo=-2.0, hi=2.0):
+    """Random values that bfloat16 holds exactly, as float64 for references."""
+    return aclnn.from_bf16(aclnn.to_bf16(aclnn.rand(shape, np.float32, lo, hi))).astype(np.float64)
+
+
+def bf16(values, **kw):
+    return aclnn.bf16_tensor(values, **kw)
+
+
+def test_bf16_helper_rounds_to_nearest_even():
+    bits = aclnn.to_bf16(np.array([1.0, 1.0 + 2.0 ** -8, 1.0 + 3 * 2.0 ** -8, -2.5, np.inf],
+                                  np.float32))
+    assert bits.tolist() == [0x3F80, 0x3F80, 0x3F82, 0xC020, 0x7F80]
+    assert np.isnan(aclnn.from_bf16(aclnn.to_bf16(np.float32(np.nan))))
+
+
+@pytest.mark.parametrize("op,ref", [("Mul", np.multiply), ("Div", np.divide)])
+def test_bf16_binary(device, op, ref):
+    a, b = bf16_rand(3, 4), bf16_rand(1, 4, lo=0.5)
+    y = aclnn.out((3, 4), aclnn.BF16)
+    run_ok(op, bf16(a), bf16(b), y)
+    bf16_close(y.numpy(), ref(a, b), aclnn.BF16)
+
+
+def test_bf16_add_of_a_strided_view(device):
+    base, b = bf16_rand(4, 6), bf16_rand(6, 4)
+    y = aclnn.out((6, 4), aclnn.BF16)
+    run_ok("Add", bf16(base.T, strides=(1, 6)), bf16(b), aclnn.scalar(1.0), y)
+    bf16_close(y.numpy(), base.T + b, aclnn.BF16)
+
+
+@pytest.mark.parametrize("op,ref", [("Exp", np.exp), ("Relu", lambda v: np.where(v > 0, v, 0)),
+                                    ("Sigmoid", lambda v: 1 / (1 + np.exp(-v)))])
+def test_bf16_unary(device, op, ref):
+    x = bf16_rand(5, 3)
+    y = aclnn.out(x.shape, aclnn.BF16)
+    run_ok(op, bf16(x), y)
+    bf16_close(y.numpy(), ref(x), aclnn.BF16)
+
+
+def test_bf16_compare(device):
+    a = bf16_rand(4, 5)
+    b = a.copy()
+    b[::2] += 0.5
+    y = out((4, 5), np.bool_)
+    run_ok("EqTensor", bf16(a), bf16(b), y)
+    assert np.array_equal(y.numpy(), a == b)
+    run_ok("GtScalar", bf16(a), aclnn.scalar(0.25), y)
+    assert np.array_equal(y.numpy(), a > 0.25)
+
+
+def test_bf16_layout_moves_bits(device):
+    x = bf16_rand(2, 3, 4)
+    y = aclnn.out((4, 2, 3), aclnn.BF16)
+    run_ok("Permute", bf16(x), aclnn.int_array([2, 0, 1]), y)
+    assert np.array_equal(aclnn.from_bf16(y.numpy()), x.transpose(2, 0, 1))
+    parts = [bf16_rand(2, 1), bf16_rand(2, 3)]
+    y = aclnn.out((2, 4), aclnn.BF16)
+    run_ok("Cat", aclnn.tensor_list([bf16(p) for p in parts]), 1, y)
+    assert np.array_equal(aclnn.from_bf16(y.numpy()), np.concatenate(parts, axis=1))
+
+
+def test_bf16_cast_both_ways(device):
+    x = aclnn.rand((3, 5), np.float32)
+    y = aclnn.out((3, 5), aclnn.BF16)
+    run_ok("Cast", aclnn.tensor(x), ctypes.c_int(ACL_BF16), y)
+    assert np.array_equal(y.numpy(), aclnn.to_bf16(x))
+    back = out((3, 5), np.float32)
+    run_ok("Cast", y, ctypes.c_int(ACL_FLOAT), back)
+    assert np.array_equal(back.numpy(), aclnn.from_bf16(aclnn.to_bf16(x)))
+
+
+def test_bf16_softmax_and_rms_norm(device):
+    x = bf16_rand(3, 8)
+    y = aclnn.out((3, 8), aclnn.BF16)
+    run_ok("Softmax", bf16(x), -1, y)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    bf16_close(y.numpy(), e / e.sum(axis=-1, keepdims=True), aclnn.BF16)
+    gamma = bf16_rand(8)
+    rstd = out((3, 1), np.float32)
+    run_ok("RmsNorm", bf16(x), bf16(gamma), 1e-6, y, rstd)
+    r = 1 / np.sqrt((x * x).mean(axis=-1, keepdims=True) + 1e-6)
+    bf16_close(y.numpy(), x * r * gamma, aclnn.BF16)
+
+
+def test_bf16_mm(device):
+    a, b = bf16_rand(5, 7), bf16_rand(7, 3)
+    y = aclnn.out((5, 3), aclnn.BF16)
+    run_ok("Mm", bf16(a), bf16(b), y, ctypes.c_int8(1))
+    bf16_close(y.numpy(), a @ b, aclnn.BF16)
