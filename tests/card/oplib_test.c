@@ -26,6 +26,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #include "kselftest_harness.h"
 #include "oplib.h"
+#include "../driver/compute_ref.h"
 
 #define ARENA_SIZE	(16u << 20)	/* "device memory" */
 #define GUARD		64		/* bytes left between tensors */
@@ -565,64 +566,12 @@ static uint64_t compare(FIXTURE_DATA(oplib) *self, const struct tt *t,
 	EXPECT_CLOSE((t), (want), RTOL((t)->dtype), ATOL((t)->dtype))
 #define EXPECT_EXACT(t, want) EXPECT_CLOSE((t), (want), 0, 0)
 
-/* The activation, as the header defines it. */
+/* The activation, as the header defines it: the driver tests' reference. */
 static double act_ref(unsigned int kind, double a, double b, double x)
 {
-	switch (kind) {
-	case NPU_UNARY_RELU:
-		return x > 0 ? x : 0;
-	case NPU_UNARY_CLIP:
-		return x < a ? a : x > b ? b : x;
-	case NPU_UNARY_SIGMOID:
-		return 1 / (1 + exp(-x));
-	case NPU_UNARY_HARDSIGMOID:
-		return fmax(0, fmin(1, a * x + b));
-	case NPU_UNARY_HARDSWISH:
-		return x * fmax(0, fmin(1, x / 6 + 0.5));
-	case NPU_UNARY_LEAKY_RELU:
-		return x > 0 ? x : a * x;
-	case NPU_UNARY_TANH:
-		return tanh(x);
-	case NPU_UNARY_EXP:
-		return exp(x);
-	case NPU_UNARY_LOG:
-		return log(x);
-	case NPU_UNARY_SQRT:
-		return sqrt(x);
-	case NPU_UNARY_ABS:
-		return fabs(x);
-	case NPU_UNARY_NEG:
-		return -x;
-	case NPU_UNARY_ERF:
-		return erf(x);
-	case NPU_UNARY_GELU:
-		return 0.5 * x * (1 + erf(x / sqrt(2)));
-	case NPU_UNARY_ELU:
-		return x > 0 ? x : a * (exp(x) - 1);
-	case NPU_UNARY_SOFTPLUS:
-		return log1p(exp(x));
-	case NPU_UNARY_SIN:
-		return sin(x);
-	case NPU_UNARY_COS:
-		return cos(x);
-	case NPU_UNARY_RSQRT:
-		return 1 / sqrt(x);
-	case NPU_UNARY_SILU:
-		return x / (1 + exp(-x));
-	case NPU_UNARY_GELU_TANH:
-		return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-	case NPU_UNARY_SIGN:
-		return x > 0 ? 1 : x < 0 ? -1 : x;
-	case NPU_UNARY_THRESHOLD:
-		return x > a ? x : b;
-	case NPU_UNARY_SOFTPLUS_BETA:
-		return x * a > b ? x : log1p(exp(a * x)) / a;
-	case NPU_UNARY_LOGICAL_NOT:
-		return x == 0;
-	case NPU_UNARY_RECIPROCAL:
-		return 1 / x;
-	}
-	return x;
+	struct npu_activation fn = act(kind, a, b);
+
+	return ref_act(&fn, x);
 }
 
 /* Parameters each function takes, for building valid activations. */
@@ -1523,35 +1472,7 @@ TEST_F(oplib, unary_sign_and_not_of_integers)
 
 static double binary_ref(unsigned int kind, double a, double b)
 {
-	switch (kind) {
-	case NPU_BINARY_ADD:
-		return a + b;
-	case NPU_BINARY_SUB:
-		return a - b;
-	case NPU_BINARY_MUL:
-		return a * b;
-	case NPU_BINARY_DIV:
-		return a / b;
-	case NPU_BINARY_POW:
-		return pow(a, b);
-	case NPU_BINARY_MIN:
-		return fmin(a, b);
-	case NPU_BINARY_MAX:
-		return fmax(a, b);
-	case NPU_BINARY_EQ:
-		return a == b;
-	case NPU_BINARY_NE:
-		return a != b;
-	case NPU_BINARY_LT:
-		return a < b;
-	case NPU_BINARY_LE:
-		return a <= b;
-	case NPU_BINARY_GT:
-		return a > b;
-	case NPU_BINARY_GE:
-		return a >= b;
-	}
-	return 0;
+	return ref_binary_fn(kind, a, b);
 }
 
 struct binary_shapes {
