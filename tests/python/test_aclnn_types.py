@@ -257,3 +257,28 @@ def test_bf16_mm(device):
     y = aclnn.out((5, 3), aclnn.BF16)
     run_ok("Mm", bf16(a), bf16(b), y, ctypes.c_int8(1))
     bf16_close(y.numpy(), a @ b, aclnn.BF16)
+
+
+# ---- ConstantPadNd's value, exactly in the tensor's type ---------------------
+
+@pytest.mark.parametrize("dtype,value", [(np.int64, 2 ** 40 + 1), (np.int64, -(2 ** 62) - 3),
+                                         (np.int64, 2 ** 63 - 1), (np.int32, 2 ** 31 - 1),
+                                         (np.float64, 1 + 2.0 ** -40), (np.bool_, 1e-50)])
+def test_constant_pad_value_is_exact(device, dtype, value):
+    x = np.arange(6).reshape(2, 3).astype(dtype)
+    acl = {np.int64: ACL_INT64, np.int32: ACL_INT32, np.float64: ACL_DOUBLE,
+           np.bool_: ACL_DOUBLE}[dtype]
+    y = out((4, 3), dtype)
+    # a row added on either side, a column on the left, one cropped on the right
+    run_ok("ConstantPadNd", aclnn.tensor(x), aclnn.int_array([1, -1, 1, 1]),
+           aclnn.scalar(value, acl), y)
+    want = np.full((4, 3), value, dtype)
+    want[1:3, 1:3] = x[:, :2]
+    assert np.array_equal(y.numpy(), want)
+
+
+def test_constant_pad_of_an_empty_int64_tensor_is_all_value(device):
+    y = out((2, 2), np.int64)
+    run_ok("ConstantPadNd", aclnn.tensor(np.zeros((0, 2), np.int64)), aclnn.int_array([0, 0, 1, 1]),
+           aclnn.scalar(2 ** 60 + 7, ACL_INT64), y)
+    assert np.array_equal(y.numpy(), np.full((2, 2), 2 ** 60 + 7, np.int64))
