@@ -282,3 +282,58 @@ def test_constant_pad_of_an_empty_int64_tensor_is_all_value(device):
     run_ok("ConstantPadNd", aclnn.tensor(np.zeros((0, 2), np.int64)), aclnn.int_array([0, 0, 1, 1]),
            aclnn.scalar(2 ** 60 + 7, ACL_INT64), y)
     assert np.array_equal(y.numpy(), np.full((2, 2), 2 ** 60 + 7, np.int64))
+
+
+# ---- DivMod: true, truncated and floored division --------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("mode", [1, 2])
+def test_div_mod_of_floats(device, dtype, mode):
+    a = (aclnn.rand((3, 8), np.float64) * 20).astype(dtype)
+    b = np.array([2.5, -3.0, 0.5, -0.75, 7.0, -1.0, 4.0, 3.0], dtype)
+    a[0, :3] = [np.inf, np.nan, -np.inf]
+    a[1, :2] = [2.0 ** 60 if dtype == np.float64 else 2.0 ** 14, -6.0]
+    # the card's own quotient (mode 0), so that only the rounding is tested
+    q, y = out((3, 8), dtype), out((3, 8), dtype)
+    run_ok("DivMod", aclnn.tensor(a), aclnn.tensor(b), 0, q)
+    np.testing.assert_allclose(q.numpy(), a.astype(np.float64) / b, rtol=1e-3)
+    run_ok("DivMod", aclnn.tensor(a), aclnn.tensor(b), mode, y)
+    np.testing.assert_array_equal(y.numpy(), (np.trunc if mode == 1 else np.floor)(q.numpy()))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.int8])
+@pytest.mark.parametrize("mode", [1, 2])
+def test_div_mod_of_integers_is_exact(device, dtype, mode):
+    a = np.array([[7, -7, 7, -7, 0, 100], [6, -6, 1, -1, 5, -100]], dtype)
+    b = np.array([2, 2, -2, -2, 3, 7], dtype)
+    if dtype == np.int64:
+        a[0, 0] = 2 ** 62 + 1
+    y = out((2, 6), dtype)
+    run_ok("DivMod", aclnn.tensor(a), aclnn.tensor(b), mode, y)
+    want = np.floor_divide(a, b)
+    if mode == 1:
+        want = np.where((a % b != 0) & ((a < 0) != (b < 0)), want + 1, want)
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
+def test_div_mod_true_division_of_integers_is_float(device):
+    a, b = np.array([7, -7, 3], np.int32), np.array([2, 4, 3], np.int32)
+    y = out(3, np.float32)
+    run_ok("DivMod", aclnn.tensor(a), aclnn.tensor(b), 0, y)
+    np.testing.assert_array_equal(y.numpy(), np.array([3.5, -1.75, 1.0], np.float32))
+
+
+def test_inplace_div_mod_floors_self(device):
+    a = np.array([7.5, -7.5, 2.0], np.float32)
+    t = aclnn.tensor(a)
+    run_ok("InplaceDivMod", t, aclnn.tensor(np.array([2.0], np.float32)), 2)
+    np.testing.assert_array_equal(t.numpy(), np.floor(a / 2))
+
+
+def test_div_mod_refuses_a_bad_mode_and_an_integer_true_quotient(device):
+    a = aclnn.tensor(np.ones(3, np.float32))
+    aclnn.run_fails("DivMod", aclnn.ACLNN_ERR_PARAM_INVALID, ["mode 3"], a, a, 3,
+                    out(3, np.float32))
+    i = aclnn.tensor(np.ones(3, np.int32))
+    aclnn.run_fails("DivMod", aclnn.ACLNN_ERR_PARAM_INVALID, ["mode 0"], i, i, 0,
+                    out(3, np.int32))
