@@ -10,11 +10,13 @@
 
 #include "oplib_impl.h"
 
+/* The arithmetic kinds; the arg-reductions are oplib_argreduce.c's. */
 bool oplib_reduce_is_exact(const struct oplib_op *op)
 {
 	unsigned int dtype = op->t[0].dtype;
 
-	return dtype == NPU_DTYPE_F64 || oplib_dtype_is_int(dtype);
+	return oplib_u32(op->attrs->reduce.kind) <= NPU_REDUCE_PROD &&
+	       (dtype == NPU_DTYPE_F64 || oplib_dtype_is_int(dtype));
 }
 
 struct reduce_acc {
