@@ -115,7 +115,7 @@ $(BUILD)/tests/card_test: $(CARD_TEST_SRCS) tests/card/card_client.h driver/npu_
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -o $@ $(CARD_TEST_SRCS)
 
-$(BUILD)/tests/oplib_test: tests/card/oplib_test.c $(OPLIB) $(OPLIB_HDRS) | deps
+$(BUILD)/tests/oplib_test: tests/card/oplib_test.c tests/driver/compute_ref.h $(OPLIB) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) $(OPLIB_CFLAGS) -o $@ $< $(OPLIB) $(OPLIB_LIBS)
 

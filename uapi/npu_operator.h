@@ -27,9 +27,10 @@ enum npu_dtype {
 	NPU_DTYPE_S16 = 7,
 	/* one byte, 0 or 1; the card reads any byte but 0 as true */
 	NPU_DTYPE_BOOL = 8,
+	NPU_DTYPE_F64 = 9,
 };
 
-#define NPU_DTYPE_LAST			NPU_DTYPE_BOOL
+#define NPU_DTYPE_LAST			NPU_DTYPE_F64
 
 /*
  * Bytes per element of enum npu_dtype t, for t up to NPU_DTYPE_LAST: four
@@ -44,7 +45,8 @@ enum npu_dtype {
 				 (1ULL << (4 * NPU_DTYPE_U8)) |		\
 				 (8ULL << (4 * NPU_DTYPE_S64)) |	\
 				 (2ULL << (4 * NPU_DTYPE_S16)) |	\
-				 (1ULL << (4 * NPU_DTYPE_BOOL)))
+				 (1ULL << (4 * NPU_DTYPE_BOOL)) |	\
+				 (8ULL << (4 * NPU_DTYPE_F64)))
 #define NPU_DTYPE_SIZE(t)	((unsigned int)((NPU_DTYPE_SIZES >> (4 * (t))) & 0xf))
 
 enum npu_tensor_format {

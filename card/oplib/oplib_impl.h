@@ -293,9 +293,17 @@ const dnnl_memory_desc_t *oplib_pd_md(const_dnnl_primitive_desc_t pd,
 bool oplib_pd_is_ref(const_dnnl_primitive_desc_t pd);
 void oplib_plan_destroy(struct oplib_plan *plan);
 
+/* oplib_reduce_exact.c: REDUCE of the types oneDNN would round */
+bool oplib_reduce_is_exact(const struct oplib_op *op);
+bool oplib_reduce_exact_loop(const struct oplib_op *op,
+			     const struct oplib_step *step,
+			     uint8_t *const *bufs,
+			     const struct oplib_hooks *hooks);
+
 /* oplib_eltwise.c: activations, for every family that fuses one */
 int oplib_act_decode(const struct npu_activation *raw, struct oplib_act *act);
 bool oplib_act_is_none(const struct oplib_act *act);
+double oplib_act_apply_f64(const struct oplib_act *act, double x);
 float oplib_act_apply(const struct oplib_act *act, float x);
 int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
 		       bool *fused);
@@ -325,6 +333,9 @@ void oplib_store(uint8_t *p, unsigned int dtype, float v);
 int64_t oplib_load_int(const uint8_t *p, unsigned int dtype);
 double oplib_load_f64(const uint8_t *p, unsigned int dtype);
 void oplib_store_int(uint8_t *p, unsigned int dtype, int64_t v);
+void oplib_store_f64(uint8_t *p, unsigned int dtype, double v);
+/* Whether any of the operator's tensors is F64: its loops compute in double. */
+bool oplib_op_has_f64(const struct oplib_op *op);
 int64_t oplib_f64_to_int(double d);
 int64_t oplib_offset(const struct oplib_tensor *t, const int64_t *idx);
 bool oplib_index_next(int64_t *idx, const int64_t *dims, unsigned int ndims);

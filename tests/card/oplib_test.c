@@ -26,6 +26,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #include "kselftest_harness.h"
 #include "oplib.h"
+#include "../driver/compute_ref.h"
 
 #define ARENA_SIZE	(16u << 20)	/* "device memory" */
 #define GUARD		64		/* bytes left between tensors */
@@ -140,6 +141,9 @@ static void store(uint8_t *p, unsigned int dtype, double v)
 	int16_t s16;
 
 	switch (dtype) {
+	case NPU_DTYPE_F64:
+		memcpy(p, &v, 8);
+		break;
 	case NPU_DTYPE_F32:
 		memcpy(p, &f, 4);
 		break;
@@ -191,9 +195,13 @@ static double load(const uint8_t *p, unsigned int dtype)
 	int32_t s32;
 	int16_t s16;
 	int64_t s64;
+	double d;
 	float f;
 
 	switch (dtype) {
+	case NPU_DTYPE_F64:
+		memcpy(&d, p, 8);
+		return d;
 	case NPU_DTYPE_F32:
 		memcpy(&f, p, 4);
 		return f;
@@ -558,64 +566,12 @@ static uint64_t compare(FIXTURE_DATA(oplib) *self, const struct tt *t,
 	EXPECT_CLOSE((t), (want), RTOL((t)->dtype), ATOL((t)->dtype))
 #define EXPECT_EXACT(t, want) EXPECT_CLOSE((t), (want), 0, 0)
 
-/* The activation, as the header defines it. */
+/* The activation, as the header defines it: the driver tests' reference. */
 static double act_ref(unsigned int kind, double a, double b, double x)
 {
-	switch (kind) {
-	case NPU_UNARY_RELU:
-		return x > 0 ? x : 0;
-	case NPU_UNARY_CLIP:
-		return x < a ? a : x > b ? b : x;
-	case NPU_UNARY_SIGMOID:
-		return 1 / (1 + exp(-x));
-	case NPU_UNARY_HARDSIGMOID:
-		return fmax(0, fmin(1, a * x + b));
-	case NPU_UNARY_HARDSWISH:
-		return x * fmax(0, fmin(1, x / 6 + 0.5));
-	case NPU_UNARY_LEAKY_RELU:
-		return x > 0 ? x : a * x;
-	case NPU_UNARY_TANH:
-		return tanh(x);
-	case NPU_UNARY_EXP:
-		return exp(x);
-	case NPU_UNARY_LOG:
-		return log(x);
-	case NPU_UNARY_SQRT:
-		return sqrt(x);
-	case NPU_UNARY_ABS:
-		return fabs(x);
-	case NPU_UNARY_NEG:
-		return -x;
-	case NPU_UNARY_ERF:
-		return erf(x);
-	case NPU_UNARY_GELU:
-		return 0.5 * x * (1 + erf(x / sqrt(2)));
-	case NPU_UNARY_ELU:
-		return x > 0 ? x : a * (exp(x) - 1);
-	case NPU_UNARY_SOFTPLUS:
-		return log1p(exp(x));
-	case NPU_UNARY_SIN:
-		return sin(x);
-	case NPU_UNARY_COS:
-		return cos(x);
-	case NPU_UNARY_RSQRT:
-		return 1 / sqrt(x);
-	case NPU_UNARY_SILU:
-		return x / (1 + exp(-x));
-	case NPU_UNARY_GELU_TANH:
-		return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-	case NPU_UNARY_SIGN:
-		return x > 0 ? 1 : x < 0 ? -1 : x;
-	case NPU_UNARY_THRESHOLD:
-		return x > a ? x : b;
-	case NPU_UNARY_SOFTPLUS_BETA:
-		return x * a > b ? x : log1p(exp(a * x)) / a;
-	case NPU_UNARY_LOGICAL_NOT:
-		return x == 0;
-	case NPU_UNARY_RECIPROCAL:
-		return 1 / x;
-	}
-	return x;
+	struct npu_activation fn = act(kind, a, b);
+
+	return ref_act(&fn, x);
 }
 
 /* Parameters each function takes, for building valid activations. */
@@ -1516,35 +1472,7 @@ TEST_F(oplib, unary_sign_and_not_of_integers)
 
 static double binary_ref(unsigned int kind, double a, double b)
 {
-	switch (kind) {
-	case NPU_BINARY_ADD:
-		return a + b;
-	case NPU_BINARY_SUB:
-		return a - b;
-	case NPU_BINARY_MUL:
-		return a * b;
-	case NPU_BINARY_DIV:
-		return a / b;
-	case NPU_BINARY_POW:
-		return pow(a, b);
-	case NPU_BINARY_MIN:
-		return fmin(a, b);
-	case NPU_BINARY_MAX:
-		return fmax(a, b);
-	case NPU_BINARY_EQ:
-		return a == b;
-	case NPU_BINARY_NE:
-		return a != b;
-	case NPU_BINARY_LT:
-		return a < b;
-	case NPU_BINARY_LE:
-		return a <= b;
-	case NPU_BINARY_GT:
-		return a > b;
-	case NPU_BINARY_GE:
-		return a >= b;
-	}
-	return 0;
+	return ref_binary_fn(kind, a, b);
 }
 
 struct binary_shapes {
@@ -2662,7 +2590,7 @@ TEST_F(oplib, gather_index_out_of_range)
 static bool dtype_is_int(unsigned int dtype)
 {
 	return dtype != NPU_DTYPE_F32 && dtype != NPU_DTYPE_F16 &&
-	       dtype != NPU_DTYPE_BF16;
+	       dtype != NPU_DTYPE_BF16 && dtype != NPU_DTYPE_F64;
 }
 
 /* An integer type's range, in int64. */
@@ -5970,5 +5898,220 @@ TEST_F(oplib, qmatmul_stops_for_an_abandoned_operator)
 	ASSERT_EQ(0, self->stray);
 	EXPECT_EQ(1, l.asked);
 	EXPECT_EQ(1, l.puts);
+}
+/* F64 and exact integer reductions: loops in double and in int64 */
+
+/*
+ * Values a float32 cannot hold (1 + 2^-40 is 1 to it), so that a card
+ * computing in float would miss the want by far more than the tolerance.
+ */
+static void tt_fill_fine(FIXTURE_DATA(oplib) *self, struct tt *t, double lo, double hi)
+{
+	uint64_t i;
+
+	for (i = 0; i < t->n; i++)
+		t->v[i] = rnd_uniform(self, lo, hi) + 0x1p-40 * (double)(i % 7 + 1);
+	tt_put(self, t);
+}
+
+/* Every function in double, on a strided x. */
+TEST_F(oplib, f64_unary_every_function)
+{
+	static const int64_t dims[2] = { 4, 6 }, gaps[2] = { 9, 1 };
+	unsigned int kind;
+
+	for (kind = 0; kind <= NPU_UNARY_LAST; kind++) {
+		struct tt *x, *y;
+		float alpha, beta;
+		double lo, hi, *want;
+		struct desc o;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "function %u", kind);
+		self->step = self->step_buf;
+		arena_reset(self);
+		x = tt_alloc(self, NPU_DTYPE_F64, NPU_FORMAT_STRIDED, 2, dims, gaps);
+		y = T(self, NPU_DTYPE_F64, 2, dims);
+		unary_range(kind, &lo, &hi);
+		tt_fill_fine(self, x, lo, hi);
+		desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, y);
+		act_params(kind, &alpha, &beta);
+		D(&o)->attrs.unary.fn = act(kind, alpha, beta);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++)
+			want[e] = act_ref(kind, alpha, beta, x->v[e]);
+		RUN_OK(&o);
+		/* GELU_TANH's constant is written to 10 digits */
+		EXPECT_CLOSE(y, want, 1e-10, 1e-12);
+		free(want);
+	}
+}
+
+/* Arithmetic and comparisons in double, broadcast, one source F32. */
+TEST_F(oplib, f64_binary)
+{
+	static const int64_t a_dims[2] = { 3, 5 }, b_dims[2] = { 1, 5 };
+	unsigned int kind;
+
+	for (kind = 0; kind <= NPU_BINARY_LAST; kind++) {
+		bool cmp = kind >= NPU_BINARY_EQ;
+		struct tt *in[2], *y;
+		double *want;
+		struct desc o;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "kind %u", kind);
+		self->step = self->step_buf;
+		arena_reset(self);
+		in[0] = T(self, NPU_DTYPE_F64, 2, a_dims);
+		in[1] = T(self, cmp ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 2, b_dims);
+		y = T(self, cmp ? NPU_DTYPE_BOOL : NPU_DTYPE_F64, 2, a_dims);
+		tt_fill_fine(self, in[0], 0.5, 2);
+		tt_fill(self, in[1], 0.5, 2);
+		/* equal but for bits float32 has not */
+		in[0]->v[1] = in[1]->v[1] + (cmp ? 0x1p-40 : 0);
+		in[0]->v[6] = in[1]->v[1];
+		tt_put(self, in[0]);
+		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+		D(&o)->attrs.binary.kind = htole32(kind);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++)
+			want[e] = binary_ref(kind, in[0]->v[e], in[1]->v[e % 5]);
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-15, 0);
+		free(want);
+	}
+}
+
+/* Every arithmetic reduction of F64 in double. */
+TEST_F(oplib, f64_reduce)
+{
+	static const int64_t xd[3] = { 2, 3, 4 }, yd[3] = { 2, 1, 1 };
+	unsigned int kind;
+
+	for (kind = 0; kind <= NPU_REDUCE_PROD; kind++) {
+		struct tt *x, *y;
+		double want[2];
+		struct desc o;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "kind %u", kind);
+		self->step = self->step_buf;
+		arena_reset(self);
+		x = T(self, NPU_DTYPE_F64, 3, xd);
+		y = T(self, NPU_DTYPE_F64, 3, yd);
+		tt_fill_fine(self, x, -2, 2);
+		desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, y);
+		D(&o)->attrs.reduce.kind = htole32(kind);
+		D(&o)->attrs.reduce.axes = htole32(0x6);
+		want[0] = want[1] = reduce_start(kind);
+		for (e = 0; e < x->n; e++)
+			want[e / 12] = reduce_step(kind, want[e / 12], x->v[e]);
+		for (e = 0; e < 2; e++)
+			want[e] = reduce_end(kind, want[e], 12);
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-14, 1e-15);
+	}
+}
+
+/* Integer reductions are exact where float32 would round, and saturate. */
+TEST_F(oplib, reduce_integers_exact)
+{
+	static const struct {
+		unsigned int dtype, kind;
+		int64_t x[3];
+		int64_t want;
+	} cases[] = {
+		{ NPU_DTYPE_S64, NPU_REDUCE_SUM, { 1LL << 53, 1, 1 }, (1LL << 53) + 2 },
+		{ NPU_DTYPE_S64, NPU_REDUCE_SUM, { INT64_MAX, 1, 0 }, INT64_MAX },
+		{ NPU_DTYPE_S64, NPU_REDUCE_MAX, { -(1LL << 60) - 1, -(1LL << 60), -(1LL << 61) },
+		  -(1LL << 60) },
+		{ NPU_DTYPE_S64, NPU_REDUCE_PROD, { 1LL << 40, 3, -1 }, -(3LL << 40) },
+		{ NPU_DTYPE_S64, NPU_REDUCE_PROD, { 1LL << 40, 1LL << 30, 1 }, INT64_MAX },
+		{ NPU_DTYPE_S64, NPU_REDUCE_L1, { -(1LL << 55), 1, -1 }, (1LL << 55) + 2 },
+		{ NPU_DTYPE_S32, NPU_REDUCE_SUM, { 1 << 24, 1, 0 }, (1 << 24) + 1 },
+		{ NPU_DTYPE_S32, NPU_REDUCE_SUM, { INT32_MAX, INT32_MAX, 0 }, INT32_MAX },
+		{ NPU_DTYPE_S32, NPU_REDUCE_MIN, { (1 << 24) + 1, (1 << 24) + 3, (1 << 24) + 2 },
+		  (1 << 24) + 1 },
+		/* 7 / 3 to nearest */
+		{ NPU_DTYPE_S32, NPU_REDUCE_MEAN, { 2, 2, 3 }, 2 },
+		{ NPU_DTYPE_S16, NPU_REDUCE_L2, { 3, 4, 0 }, 5 },
+		{ NPU_DTYPE_U8, NPU_REDUCE_SUM, { 200, 100, 1 }, 255 },
+		{ NPU_DTYPE_S8, NPU_REDUCE_PROD, { -2, 100, 1 }, -128 },
+		{ NPU_DTYPE_BOOL, NPU_REDUCE_SUM, { 0, 1, 0 }, 1 },
+		{ NPU_DTYPE_BOOL, NPU_REDUCE_PROD, { 1, 1, 0 }, 0 },
+		{ NPU_DTYPE_BOOL, NPU_REDUCE_MAX, { 0, 0, 0 }, 0 },
+	};
+	static const int64_t xd[2] = { 2, 3 }, yd[2] = { 2, 1 };
+	unsigned int i, row;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tt *x, *y;
+		struct desc o;
+		int64_t got;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "case %u", i);
+		self->step = self->step_buf;
+		arena_reset(self);
+		x = T(self, cases[i].dtype, 2, xd);
+		y = T(self, cases[i].dtype, 2, yd);
+		/* row 1 is row 0 reversed: the order does not matter */
+		for (row = 0; row < 2; row++) {
+			int64_t at[2] = { row, 0 };
+
+			for (at[1] = 0; at[1] < 3; at[1]++)
+				store_int(tt_ptr(self, x, at), x->dtype,
+					  cases[i].x[row ? 2 - at[1] : at[1]]);
+		}
+		desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, y);
+		D(&o)->attrs.reduce.kind = htole32(cases[i].kind);
+		D(&o)->attrs.reduce.axes = htole32(0x2);
+		RUN_OK(&o);
+		for (row = 0; row < 2; row++) {
+			got = 0;
+			memcpy(&got, self->mem + y->addr + row * dtype_size(y->dtype),
+			       dtype_size(y->dtype));
+			if (y->dtype == NPU_DTYPE_S8 && got > INT8_MAX)
+				got -= 256;
+			if (y->dtype == NPU_DTYPE_S16 && got > INT16_MAX)
+				got -= 65536;
+			if (y->dtype == NPU_DTYPE_S32 && got > INT32_MAX)
+				got -= 1LL << 32;
+			EXPECT_EQ(cases[i].want, got) TH_LOG("case %u, row %u", i, row);
+		}
+	}
+}
+
+/* F64 moves, casts and fills exactly: beyond float32's precision. */
+TEST_F(oplib, f64_keeps_its_bits)
+{
+	static const int64_t n = 4;
+	static const double v[4] = { 1 + 0x1p-50, -0x1p-1060, 1e300, 0x1p53 };
+	static const int64_t as_int[4] = { 1, 0, INT64_MAX, 1LL << 53 };
+	double range[4];
+	struct tt *x, *y, *s;
+	struct desc o;
+	unsigned int e;
+	int64_t got;
+
+	x = T(self, NPU_DTYPE_F64, 1, &n);
+	y = T(self, NPU_DTYPE_F64, 1, &n);
+	s = T(self, NPU_DTYPE_S64, 1, &n);
+	memcpy(x->v, v, sizeof(v));
+	tt_put(self, x);
+	desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, y);
+	RUN_OK(&o);
+	EXPECT_EXACT(y, v);
+	desc_init(&o, NPU_OPERATOR_CAST, &x, 1, s);
+	RUN_OK(&o);
+	for (e = 0; e < n; e++) {
+		memcpy(&got, self->mem + s->addr + 8 * e, 8);
+		EXPECT_EQ(as_int[e], got) TH_LOG("element %u", e);
+	}
+	fill_desc(&o, y, NPU_FILL_RANGE, 1 + 0x1p-50, 0x1p-50);
+	RUN_OK(&o);
+	for (e = 0; e < n; e++)
+		range[e] = 1 + 0x1p-50 * (e + 1);
+	EXPECT_EXACT(y, range);
 }
 TEST_HARNESS_MAIN

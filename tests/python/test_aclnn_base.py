@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import aclnn
+from aclnn import rand
 from aclnn import (ACL_FLOAT, ACL_FORMAT_NC1HWC0, ACL_FORMAT_ND, ACLNN_ERR_PARAM_INVALID,
                    ACLNN_ERR_PARAM_NULLPTR, nnopbase)
 
@@ -106,15 +107,6 @@ def test_arrays_and_lists_report_their_sizes():
 
 
 # ---- Add on the card -------------------------------------------------------
-
-RNG = np.random.default_rng(25)
-
-
-def rand(shape, dtype):
-    if np.dtype(dtype).kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    return RNG.integers(-100, 100, shape).astype(dtype)
-
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
 @pytest.mark.parametrize("a_shape, b_shape", [
