@@ -304,6 +304,7 @@ static void raw_add_desc(const struct setup *s, struct bench_desc *desc)
 static void overhead(aclrtStream stream)
 {
 	uint64_t launch[OVERHEAD_RUNS], raw[OVERHEAD_RUNS], wait_aclnn[OVERHEAD_RUNS];
+	uint64_t prepare_only[OVERHEAD_RUNS];
 	uint64_t wait_raw[OVERHEAD_RUNS];
 	const uint32_t size = BENCH_DESC_SIZE;
 	const float one = 1.0f;
@@ -328,6 +329,7 @@ static void overhead(aclrtStream stream)
 		uint64_t ws, t0 = now_ns(), t1;
 
 		CHECK(aclnnAddGetWorkspaceSize(s.t[0], s.t[1], alpha, s.t[2], &ws, &x));
+		prepare_only[i] = now_ns() - t0;
 		CHECK(aclnnAdd(workspace(&s, ws), ws, x, stream));
 		t1 = now_ns();
 		CHECK(aclrtSynchronizeStream(stream));
@@ -345,8 +347,12 @@ static void overhead(aclrtStream stream)
 	       OVERHEAD_ELEMS, OVERHEAD_RUNS);
 	printf("  aclnnAddGetWorkspaceSize + aclnnAdd %10.2f us, then the wait %10.2f us\n",
 	       median_u64(launch, OVERHEAD_RUNS) / 1e3, median_u64(wait_aclnn, OVERHEAD_RUNS) / 1e3);
+	printf("    of which aclnnAddGetWorkspaceSize %10.2f us\n",
+	       median_u64(prepare_only, OVERHEAD_RUNS) / 1e3);
 	printf("  raw npu_op_desc (npu_acl_submit_ops) %9.2f us, then the wait %10.2f us\n",
 	       median_u64(raw, OVERHEAD_RUNS) / 1e3, median_u64(wait_raw, OVERHEAD_RUNS) / 1e3);
+	printf("  aclnn / raw: %.2f (the goal: at most 2)\n",
+	       (double)median_u64(launch, OVERHEAD_RUNS) / (double)median_u64(raw, OVERHEAD_RUNS));
 	aclDestroyScalar(alpha);
 	teardown_op(&s);
 }
