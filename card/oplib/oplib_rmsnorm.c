@@ -7,8 +7,8 @@
  *
  * The common case, float32 slices that lie dense in memory (a language
  * model's rows), has a loop of its own: vectors of partial sums, each
- * lane's few thousand squares summed in float32 and the lanes in double,
- * and the rows shared between the engine's threads.
+ * lane's squares summed in float32 a block at a time and the blocks in
+ * double, and the rows shared between the engine's threads.
  */
 #include <math.h>
 #include <omp.h>
@@ -102,21 +102,29 @@ static bool rmsnorm_loop(const struct oplib_op *op,
 	return true;
 }
 
+/* Squares summed in float lanes this many at a time, then in double. */
+#define RMS_BLOCK	512
+
 static double rms_sum_squares(const float *x, int64_t n)
 {
-	oplib_vf32 a = { 0 }, b = { 0 };
+	const int64_t lanes = OPLIB_VF32_LANES;
 	double sum = 0;
 	int64_t i = 0;
 	unsigned int l;
 
-	for (; i + 2 * (int64_t)OPLIB_VF32_LANES <= n; i += 2 * OPLIB_VF32_LANES) {
-		oplib_vf32 u = oplib_vf32_load(x + i), v = oplib_vf32_load(x + i + OPLIB_VF32_LANES);
+	while (i + 2 * lanes <= n) {
+		int64_t end = i + RMS_BLOCK < n ? i + RMS_BLOCK : n;
+		oplib_vf32 a = { 0 }, b = { 0 };
 
-		a += u * u;
-		b += v * v;
+		for (; i + 2 * lanes <= end; i += 2 * lanes) {
+			oplib_vf32 u = oplib_vf32_load(x + i), v = oplib_vf32_load(x + i + lanes);
+
+			a += u * u;
+			b += v * v;
+		}
+		for (l = 0; l < OPLIB_VF32_LANES; l++)
+			sum += (double)a[l] + b[l];
 	}
-	for (l = 0; l < OPLIB_VF32_LANES; l++)
-		sum += (double)a[l] + b[l];
 	for (; i < n; i++)
 		sum += (double)x[i] * x[i];
 	return sum;

@@ -4797,4 +4797,50 @@ TEST_F(oplib, dense_row_loops_stop_for_an_abandoned_operator)
 	oplib_destroy(lib);
 }
 
+/* Dense F32 groups long enough for several blocks of the vector sums, and a tail. */
+TEST_F(oplib, groupnorm_dense_long_groups)
+{
+	static const int64_t dims[4] = { 2, 8, 33, 31 };
+	const uint64_t groups = 2, spatial = 33 * 31, per = 8 / 2 * spatial;
+	const float epsilon = 1e-5f;
+	struct tt *in[3], *y;
+	struct desc o;
+	double *want;
+	uint64_t n, g, e;
+
+	self->step = "groups of 4092";
+	in[0] = T(self, NPU_DTYPE_F32, 4, dims);
+	in[1] = T(self, NPU_DTYPE_F32, 1, &dims[1]);
+	in[2] = T(self, NPU_DTYPE_F32, 1, &dims[1]);
+	y = T(self, NPU_DTYPE_F32, 4, dims);
+	tt_fill(self, in[0], 1, 5);
+	tt_fill(self, in[1], -2, 2);
+	tt_fill(self, in[2], -1, 1);
+	desc_init(&o, NPU_OPERATOR_GROUPNORM, in, 3, y);
+	D(&o)->attrs.groupnorm.groups = htole32(groups);
+	D(&o)->attrs.groupnorm.epsilon = F(epsilon);
+	D(&o)->attrs.groupnorm.act = act(NPU_UNARY_RELU, 0, 0);
+	want = want_alloc(y);
+	for (n = 0; n < (uint64_t)dims[0]; n++)
+		for (g = 0; g < groups; g++) {
+			uint64_t at = (n * groups + g) * per;
+			double mean = 0, var = 0;
+
+			for (e = 0; e < per; e++)
+				mean += in[0]->v[at + e] / per;
+			for (e = 0; e < per; e++)
+				var += (in[0]->v[at + e] - mean) * (in[0]->v[at + e] - mean) / per;
+			for (e = 0; e < per; e++) {
+				uint64_t c = (at + e) / spatial % dims[1];
+				double z = (in[0]->v[at + e] - mean) / sqrt(var + epsilon);
+
+				want[at + e] = act_ref(NPU_UNARY_RELU, 0, 0,
+						       z * in[1]->v[c] + in[2]->v[c]);
+			}
+		}
+	RUN_OK(&o);
+	EXPECT_OUTPUT(y, want);
+	free(want);
+}
+
 TEST_HARNESS_MAIN
