@@ -304,6 +304,11 @@ void oplib_plan_destroy(struct oplib_plan *plan);
 bool oplib_convert_fits(const struct oplib_view *src, const struct oplib_view *dst);
 int oplib_plan_convert(struct oplib_plan *plan, unsigned int src, unsigned int dst);
 
+/* oplib_softmax_rows.c: SOFTMAX over dense F32 rows, with AVX2 */
+bool oplib_softmax_rows_apply(const struct oplib_op *op);
+bool oplib_softmax_rows_loop(const struct oplib_op *op, const struct oplib_step *step,
+			     uint8_t *const *bufs, const struct oplib_hooks *hooks);
+
 /* oplib_eltwise.c: activations, for every family that fuses one */
 int oplib_act_decode(const struct npu_activation *raw, struct oplib_act *act);
 bool oplib_act_is_none(const struct oplib_act *act);

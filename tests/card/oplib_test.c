@@ -4843,4 +4843,44 @@ TEST_F(oplib, groupnorm_dense_long_groups)
 	free(want);
 }
 
+/* Softmax over the last axis of dense F32 rows: the AVX2 loop, tails and far tails. */
+TEST_F(oplib, softmax_dense_rows)
+{
+	static const int64_t shapes[][2] = { { 7, 300 }, { 3, 16 }, { 5, 13 }, { 2, 4096 } };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(shapes); i++) {
+		int64_t rows = shapes[i][0], n = shapes[i][1], r, j;
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = "dense rows";
+		x = T(self, NPU_DTYPE_F32, 2, shapes[i]);
+		y = T(self, NPU_DTYPE_F32, 2, shapes[i]);
+		tt_fill(self, x, -20, 20);
+		/* e^-200 is below float32's range: its weight is 0 */
+		x->v[n - 1] = -200;
+		tt_put(self, x);
+		desc_init(&o, NPU_OPERATOR_SOFTMAX, &x, 1, y);
+		D(&o)->attrs.softmax.axis = htole32(1);
+		want = want_alloc(y);
+		for (r = 0; r < rows; r++) {
+			const double *xr = &x->v[r * n];
+			double max = -INFINITY, sum = 0;
+
+			for (j = 0; j < n; j++)
+				max = fmax(max, xr[j]);
+			for (j = 0; j < n; j++)
+				sum += exp(xr[j] - max);
+			for (j = 0; j < n; j++)
+				want[r * n + j] = exp(xr[j] - max) / sum;
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
 TEST_HARNESS_MAIN
