@@ -124,7 +124,7 @@ function model(nodes, inputs, outputs, initializers = []) {
 function benchFill(count) {
   const data = new Float32Array(count);
   for (let i = 0; i < count; i++)
-    data[i] = Math.fround(Number(BigInt.asUintN(32, BigInt(i) * 2654435761n) % 1000n) / 1000 - 0.5);
+    data[i] = Math.fround(Math.fround(((Math.imul(i, 2654435761) >>> 0) % 1000) / 1000) - 0.5);
   return data;
 }
 
