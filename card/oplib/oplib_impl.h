@@ -131,6 +131,13 @@ struct oplib_step {
 	/* the primitive's scratchpad; size 0: it needs none */
 	dnnl_memory_desc_t scratchpad;
 	uint64_t scratchpad_size;
+	/* a conversion loop's (oplib_convert.c): buffers in and out */
+	struct {
+		uint64_t from_offset;
+		uint64_t to_offset;
+		uint64_t count;
+		bool widen;	/* F16 to F32; else F32 to F16 */
+	} convert;
 };
 
 struct oplib_plan {
@@ -300,6 +307,15 @@ bool oplib_reduce_exact_loop(const struct oplib_op *op,
 			     uint8_t *const *bufs,
 			     const struct oplib_hooks *hooks);
 
+/* oplib_convert.c: F16 to and from F32 faster than oneDNN 2.6's reorder */
+bool oplib_convert_fits(const struct oplib_view *src, const struct oplib_view *dst);
+int oplib_plan_convert(struct oplib_plan *plan, unsigned int src, unsigned int dst);
+
+/* oplib_softmax_rows.c: SOFTMAX over dense F32 rows, with AVX2 */
+bool oplib_softmax_rows_apply(const struct oplib_op *op);
+bool oplib_softmax_rows_loop(const struct oplib_op *op, const struct oplib_step *step,
+			     uint8_t *const *bufs, const struct oplib_hooks *hooks);
+
 /* oplib_eltwise.c: activations, for every family that fuses one */
 int oplib_act_decode(const struct npu_activation *raw, struct oplib_act *act);
 bool oplib_act_is_none(const struct oplib_act *act);
@@ -324,6 +340,24 @@ static inline bool oplib_loop_go_on(const struct oplib_hooks *hooks,
 	if (++*count & 0xffff)
 		return true;
 	return !hooks || !hooks->abandoned(hooks->ctx);
+}
+
+/*
+ * Four float32 lanes for the loops that vectorise by hand: SSE, which
+ * every x86-64 has (the loops that use them are bound by memory, not by
+ * the vector width).  Loaded and stored with memcpy: no alignment
+ * assumed.
+ */
+typedef float oplib_vf32 __attribute__((vector_size(16)));
+
+#define OPLIB_VF32_LANES	(sizeof(oplib_vf32) / sizeof(float))
+
+static inline oplib_vf32 oplib_vf32_load(const float *p)
+{
+	oplib_vf32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
 }
 
 /* oplib_loop.c: what the loops share */

@@ -321,8 +321,11 @@ int oplib_plan_reorder(struct oplib *lib, struct oplib_plan *plan,
 	dnnl_primitive_attr_t attr;
 	dnnl_primitive_desc_t pd;
 	dnnl_status_t status;
-	int err = oplib_attr(NULL, &attr);
+	int err;
 
+	if (oplib_convert_fits(&plan->views[src], &plan->views[dst]))
+		return oplib_plan_convert(plan, src, dst);
+	err = oplib_attr(NULL, &attr);
 	if (err)
 		return err;
 	status = dnnl_reorder_primitive_desc_create(&pd,

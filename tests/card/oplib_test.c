@@ -6114,4 +6114,311 @@ TEST_F(oplib, f64_keeps_its_bits)
 		range[e] = 1 + 0x1p-50 * (e + 1);
 	EXPECT_EXACT(y, range);
 }
+/* ---- the loops that stand in for slow oneDNN paths (aclnn-bench's) ---- */
+
+struct rms_rows_case {
+	const char *what;
+	unsigned int rank;
+	int64_t dims[3];
+	unsigned int axis;
+	int64_t row_gap;	/* x's and y's outer rows this many elements apart more */
+	unsigned int act;
+};
+
+static const struct rms_rows_case rms_rows_cases[] = {
+	{ "rows of 37", 2, { 7, 37 }, 1, 0 },
+	{ "two inner axes", 3, { 2, 3, 64 }, 1, 0 },
+	{ "rows apart, silu", 2, { 5, 300 }, 1, 11, NPU_UNARY_SILU },
+	{ "rows shorter than a vector", 2, { 9, 3 }, 1, 0 },
+	{ "one slice of everything", 2, { 4, 10 }, 0, 0 },
+};
+
+/* F32 rows that lie dense: the vectorised, threaded loop. */
+TEST_F(oplib, rmsnorm_dense_rows)
+{
+	const float epsilon = 1e-5f;
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(rms_rows_cases); i++) {
+		const struct rms_rows_case *k = &rms_rows_cases[i];
+		int64_t strides[3], s = 1;
+		uint64_t e, inner = 1, row;
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		for (d = k->rank; d-- > 0;) {
+			if (d + 1 == k->axis)
+				s += k->row_gap;
+			strides[d] = s;
+			s *= k->dims[d];
+		}
+		for (d = k->axis; d < k->rank; d++)
+			inner *= k->dims[d];
+		in[0] = tt_alloc(self, NPU_DTYPE_F32, 0, k->rank, k->dims, strides);
+		in[1] = T(self, NPU_DTYPE_F32, k->rank - k->axis, &k->dims[k->axis]);
+		y = tt_alloc(self, NPU_DTYPE_F32, 0, k->rank, k->dims, strides);
+		tt_fill(self, in[0], -3, 3);
+		tt_fill(self, in[1], -2, 2);
+		desc_init(&o, NPU_OPERATOR_RMSNORM, in, 2, y);
+		D(&o)->attrs.norm.axis = htole32(k->axis);
+		D(&o)->attrs.norm.epsilon = F(epsilon);
+		D(&o)->attrs.norm.act = act(k->act, 0, 0);
+		want = want_alloc(y);
+		for (row = 0; row < y->n / inner; row++) {
+			const double *x = &in[0]->v[row * inner];
+			double sum = 0, r;
+
+			for (e = 0; e < inner; e++)
+				sum += x[e] * x[e];
+			r = 1 / sqrt(sum / inner + epsilon);
+			for (e = 0; e < inner; e++)
+				want[row * inner + e] = act_ref(k->act, 0, 0, x[e] * r * in[1]->v[e]);
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+struct matvec_case {
+	const char *what;
+	unsigned int rank;
+	int64_t m, k;
+	bool ta, tb;
+	int64_t a_gap;		/* a's rows this many elements apart more */
+	int64_t y_stride;	/* y's rows apart; 0: dense */
+	float alpha;
+	unsigned int act;
+	unsigned int dtype;
+};
+
+static const struct matvec_case matvec_cases[] = {
+	{ "33 rows of 1000", 2, 33, 1000, false, false, 0, 0, 1, 0, NPU_DTYPE_F32 },
+	{ "K shorter than a vector", 2, 9, 3, false, false, 0, 0, 1, 0, NPU_DTYPE_F32 },
+	{ "rows apart, y strided", 2, 17, 130, false, false, 5, 3, 1, 0, NPU_DTYPE_F32 },
+	{ "batch of 1, alpha, relu", 3, 20, 77, false, false, 0, 0, 0.5f, NPU_UNARY_RELU,
+	  NPU_DTYPE_F32 },
+	{ "b a transposed row", 2, 12, 40, false, true, 0, 0, 1, 0, NPU_DTYPE_F32 },
+	{ "a transposed: oneDNN", 2, 12, 40, true, false, 0, 0, 1, 0, NPU_DTYPE_F32 },
+	{ "f16, widened", 2, 31, 200, false, false, 0, 0, 1, 0, NPU_DTYPE_F16 },
+};
+
+/* A matrix by a column: the dot-product loop, or oneDNN where it does not fit. */
+TEST_F(oplib, matvec)
+{
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(matvec_cases); i++) {
+		const struct matvec_case *k = &matvec_cases[i];
+		unsigned int r = k->rank;
+		int64_t a_dims[3], b_dims[3], y_dims[3], a_strides[3], y_strides[3];
+		struct npu_attr_matmul *at;
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		int64_t row, j;
+
+		arena_reset(self);
+		self->step = k->what;
+		for (d = 0; d + 2 < r; d++)
+			a_dims[d] = b_dims[d] = y_dims[d] = 1;
+		a_dims[r - 2] = k->ta ? k->k : k->m;
+		a_dims[r - 1] = k->ta ? k->m : k->k;
+		b_dims[r - 2] = k->tb ? 1 : k->k;
+		b_dims[r - 1] = k->tb ? k->k : 1;
+		y_dims[r - 2] = k->m;
+		y_dims[r - 1] = 1;
+		a_strides[r - 1] = 1;
+		a_strides[r - 2] = a_dims[r - 1] + k->a_gap;
+		y_strides[r - 1] = 1;
+		y_strides[r - 2] = k->y_stride ? k->y_stride : 1;
+		for (d = r - 2; d-- > 0;) {
+			a_strides[d] = a_strides[d + 1] * a_dims[d + 1];
+			y_strides[d] = y_strides[d + 1] * y_dims[d + 1];
+		}
+		in[0] = tt_alloc(self, k->dtype, 0, r, a_dims, a_strides);
+		in[1] = T(self, k->dtype, r, b_dims);
+		y = tt_alloc(self, k->dtype, 0, r, y_dims, y_strides);
+		tt_fill(self, in[0], -1, 1);
+		tt_fill(self, in[1], -1, 1);
+		desc_init(&o, NPU_OPERATOR_MATMUL, in, 2, y);
+		at = &D(&o)->attrs.matmul;
+		at->trans_a = htole32(k->ta);
+		at->trans_b = htole32(k->tb);
+		at->alpha = F(k->alpha);
+		at->act = act(k->act, 0, 0);
+		want = want_alloc(y);
+		for (row = 0; row < k->m; row++) {
+			double acc = 0;
+
+			/* a and b as stored, row-major: a'(row, j) and b'(j) */
+			for (j = 0; j < k->k; j++)
+				acc += in[0]->v[k->ta ? j * k->m + row : row * k->k + j] *
+				       in[1]->v[j];
+			want[row] = act_ref(k->act, 0, 0, k->alpha * acc);
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* F16 products are widened by the F16C conversion loops, tails and all. */
+TEST_F(oplib, matmul_f16_widened)
+{
+	static const int64_t shapes[][3] = { { 64, 96, 80 }, { 5, 7, 3 }, { 1, 9, 17 } };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(shapes); i++) {
+		int64_t m = shapes[i][0], kk = shapes[i][1], n = shapes[i][2];
+		int64_t a_dims[2] = { m, kk }, b_dims[2] = { kk, n }, y_dims[2] = { m, n };
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		int64_t row, col, j;
+
+		arena_reset(self);
+		self->step = "f16 matmul";
+		in[0] = T(self, NPU_DTYPE_F16, 2, a_dims);
+		in[1] = T(self, NPU_DTYPE_F16, 2, b_dims);
+		y = T(self, NPU_DTYPE_F16, 2, y_dims);
+		tt_fill(self, in[0], -1, 1);
+		tt_fill(self, in[1], -1, 1);
+		desc_init(&o, NPU_OPERATOR_MATMUL, in, 2, y);
+		D(&o)->attrs.matmul.alpha = F(1);
+		D(&o)->attrs.matmul.act = act(NPU_UNARY_NONE, 0, 0);
+		want = want_alloc(y);
+		for (row = 0; row < m; row++)
+			for (col = 0; col < n; col++) {
+				double acc = 0;
+
+				for (j = 0; j < kk; j++)
+					acc += in[0]->v[row * kk + j] * in[1]->v[j * n + col];
+				want[row * n + col] = acc;
+			}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* The threaded loops stop for an abandoned operator too. */
+TEST_F(oplib, dense_row_loops_stop_for_an_abandoned_operator)
+{
+	static const int64_t dims[2] = { 4096, 256 }, gamma_dims[1] = { 256 };
+	struct oplib_config cfg = { .threads = 1 };
+	struct oplib *lib = oplib_create(&cfg);
+	struct engine_log l = { .resume = true, .abandon_after = 2 };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct tt *in[2], *y;
+	struct desc o;
+
+	ASSERT_NE(NULL, lib);
+	in[0] = T(self, NPU_DTYPE_F32, 2, dims);
+	in[1] = T(self, NPU_DTYPE_F32, 1, gamma_dims);
+	y = T(self, NPU_DTYPE_F32, 2, dims);
+	desc_init(&o, NPU_OPERATOR_RMSNORM, in, 2, y);
+	D(&o)->attrs.norm.axis = htole32(1);
+	D(&o)->attrs.norm.epsilon = F(1e-6f);
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_EQ(1, l.gets);
+	EXPECT_EQ(1, l.puts);
+
+	memset(&l, 0, sizeof(l));
+	l.resume = true;
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, lib, &o, &hooks));
+	EXPECT_EQ(l.gets, l.puts);
+	EXPECT_LE(1, l.asked);
+	oplib_destroy(lib);
+}
+
+/* Dense F32 groups long enough for several blocks of the vector sums, and a tail. */
+TEST_F(oplib, groupnorm_dense_long_groups)
+{
+	static const int64_t dims[4] = { 2, 8, 33, 31 };
+	const uint64_t groups = 2, spatial = 33 * 31, per = 8 / 2 * spatial;
+	const float epsilon = 1e-5f;
+	struct tt *in[3], *y;
+	struct desc o;
+	double *want;
+	uint64_t n, g, e;
+
+	self->step = "groups of 4092";
+	in[0] = T(self, NPU_DTYPE_F32, 4, dims);
+	in[1] = T(self, NPU_DTYPE_F32, 1, &dims[1]);
+	in[2] = T(self, NPU_DTYPE_F32, 1, &dims[1]);
+	y = T(self, NPU_DTYPE_F32, 4, dims);
+	tt_fill(self, in[0], 1, 5);
+	tt_fill(self, in[1], -2, 2);
+	tt_fill(self, in[2], -1, 1);
+	desc_init(&o, NPU_OPERATOR_GROUPNORM, in, 3, y);
+	D(&o)->attrs.groupnorm.groups = htole32(groups);
+	D(&o)->attrs.groupnorm.epsilon = F(epsilon);
+	D(&o)->attrs.groupnorm.act = act(NPU_UNARY_RELU, 0, 0);
+	want = want_alloc(y);
+	for (n = 0; n < (uint64_t)dims[0]; n++)
+		for (g = 0; g < groups; g++) {
+			uint64_t at = (n * groups + g) * per;
+			double mean = 0, var = 0;
+
+			for (e = 0; e < per; e++)
+				mean += in[0]->v[at + e] / per;
+			for (e = 0; e < per; e++)
+				var += (in[0]->v[at + e] - mean) * (in[0]->v[at + e] - mean) / per;
+			for (e = 0; e < per; e++) {
+				uint64_t c = (at + e) / spatial % dims[1];
+				double z = (in[0]->v[at + e] - mean) / sqrt(var + epsilon);
+
+				want[at + e] = act_ref(NPU_UNARY_RELU, 0, 0,
+						       z * in[1]->v[c] + in[2]->v[c]);
+			}
+		}
+	RUN_OK(&o);
+	EXPECT_OUTPUT(y, want);
+	free(want);
+}
+
+/* Softmax over the last axis of dense F32 rows: the AVX2 loop, tails and far tails. */
+TEST_F(oplib, softmax_dense_rows)
+{
+	static const int64_t shapes[][2] = { { 7, 300 }, { 3, 16 }, { 5, 13 }, { 2, 4096 } };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(shapes); i++) {
+		int64_t rows = shapes[i][0], n = shapes[i][1], r, j;
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = "dense rows";
+		x = T(self, NPU_DTYPE_F32, 2, shapes[i]);
+		y = T(self, NPU_DTYPE_F32, 2, shapes[i]);
+		tt_fill(self, x, -20, 20);
+		/* e^-200 is below float32's range: its weight is 0 */
+		x->v[n - 1] = -200;
+		tt_put(self, x);
+		desc_init(&o, NPU_OPERATOR_SOFTMAX, &x, 1, y);
+		D(&o)->attrs.softmax.axis = htole32(1);
+		want = want_alloc(y);
+		for (r = 0; r < rows; r++) {
+			const double *xr = &x->v[r * n];
+			double max = -INFINITY, sum = 0;
+
+			for (j = 0; j < n; j++)
+				max = fmax(max, xr[j]);
+			for (j = 0; j < n; j++)
+				sum += exp(xr[j] - max);
+			for (j = 0; j < n; j++)
+				want[r * n + j] = exp(xr[j] - max) / sum;
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
 TEST_HARNESS_MAIN
