@@ -87,16 +87,34 @@ static double next_value(void)
 	return (double)(state >> 8) / (1 << 23) - 1.0;
 }
 
+/*
+ * Device memory is kept on a stack: the model's stays for the run, a
+ * step's goes at its end (free_device_memory(mark)).
+ */
+static void *allocations[128];
+static int allocated;
+
+/* size bytes of device memory, holding host's if not NULL */
 static void *device_copy(const void *host, size_t size)
 {
 	void *dev = NULL;
 
-	if (aclrtMalloc(&dev, size, ACL_MEM_MALLOC_HUGE_FIRST) ||
+	if (allocated == (int)(sizeof(allocations) / sizeof(allocations[0])) ||
+	    aclrtMalloc(&dev, size, ACL_MEM_MALLOC_HUGE_FIRST) ||
 	    (host && aclrtMemcpy(dev, size, host, size, ACL_MEMCPY_HOST_TO_DEVICE))) {
 		fprintf(stderr, "device memory: %s\n", aclGetRecentErrMsg());
 		exit(1);
 	}
+	allocations[allocated++] = dev;
 	return dev;
+}
+
+/* Frees what device_copy allocated since mark (the value of allocated then). */
+static int free_device_memory(int mark)
+{
+	while (allocated > mark)
+		CHECK(aclrtFree(allocations[--allocated]));
+	return 0;
 }
 
 /* A view of storage elements at data: dims and strides (NULL: contiguous). */
@@ -240,8 +258,6 @@ static int card_norm16(aclTensor *x, int g, int rows, void *h16)
 	aclDestroyTensor(tr);
 	aclDestroyTensor(tg);
 	aclDestroyTensor(th);
-	CHECK(aclrtFree(y));
-	CHECK(aclrtFree(rstd));
 	return 0;
 }
 
@@ -285,7 +301,6 @@ static int card_cache_write(int c, void *rows_data, int pos, int rows)
 	aclDestroyTensor(cache);
 	aclDestroyTensor(src);
 	aclDestroyTensor(index);
-	CHECK(aclrtFree(dpos));
 	return 0;
 }
 
@@ -306,7 +321,6 @@ static int card_attention(void *q, int pos, int rows, void *out)
 	/* the lists own their tensors */
 	aclTensorList *keys = aclCreateTensorList(key_list, 1), *values = aclCreateTensorList(value_list, 1);
 	aclTensor *tmask = NULL;
-	void *dmask = NULL;
 	char layout[] = "BSND";
 
 	if (rows > 1) {
@@ -314,8 +328,8 @@ static int card_attention(void *q, int pos, int rows, void *out)
 		for (int r = 0; r < rows; r++)
 			for (int j = 0; j < length; j++)
 				mask[r * length + j] = j > pos + r ? -INFINITY : 0;
-		dmask = device_copy(mask, sizeof(_Float16) * rows * length);
-		tmask = view(ACL_FLOAT16, 4, mdims, mstrides, rows * length, dmask);
+		tmask = view(ACL_FLOAT16, 4, mdims, mstrides, rows * length,
+			     device_copy(mask, sizeof(_Float16) * rows * length));
 	}
 	RUN(FusedInferAttentionScoreV2, tq, keys, values, tmask, NULL, NULL, NULL, NULL, NULL, NULL,
 	    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
@@ -325,10 +339,8 @@ static int card_attention(void *q, int pos, int rows, void *out)
 	aclDestroyTensorList(values);
 	aclDestroyTensor(tq);
 	aclDestroyTensor(to);
-	if (tmask) {
+	if (tmask)
 		aclDestroyTensor(tmask);
-		CHECK(aclrtFree(dmask));
-	}
 	return 0;
 }
 
@@ -349,6 +361,7 @@ static int card_residual(aclTensor *x, void *y, int rows, void *sum)
 /* The block for tokens at positions pos ...: the last row's logits and choice. */
 static int card_step(const int64_t *tokens, int pos, int rows, _Float16 *logits, int64_t *choice)
 {
+	const int mark = allocated;
 	const size_t act = sizeof(_Float16) * rows;
 	void *dtok = device_copy(tokens, sizeof(int64_t) * rows);
 	void *x = device_copy(NULL, sizeof(float) * rows * HIDDEN);
@@ -367,7 +380,8 @@ static int card_step(const int64_t *tokens, int pos, int rows, _Float16 *logits,
 	aclTensor *tx3 = matrix(ACL_FLOAT, rows, HIDDEN, x3);
 	aclTensor *tgu = matrix(ACL_FLOAT16, rows, 2 * FFN, gu), *tsw = matrix(ACL_FLOAT16, rows, FFN, sw);
 	aclTensor *tlg = matrix(ACL_FLOAT16, rows, VOCAB, lg), *tbest = view(ACL_INT64, 1, tdims, NULL, rows, best);
-	aclTensor *tcos, *tsin;
+	aclTensor *tcos, *tsin, **made[] = { &ttok, &temb, &tx, &tx2, &tx3, &tgu, &tsw, &tlg, &tbest,
+					      &tcos, &tsin };
 
 	rope_tables(pos, rows, cos_h, sin_h);
 	tcos = view(ACL_FLOAT16, 4, cdims, NULL, rows * HEAD_DIM, device_copy(cos_h, act * HEAD_DIM));
@@ -391,8 +405,9 @@ static int card_step(const int64_t *tokens, int pos, int rows, _Float16 *logits,
 			  sizeof(_Float16) * VOCAB, ACL_MEMCPY_DEVICE_TO_HOST));
 	CHECK(aclrtMemcpy(choice, sizeof(*choice), (int64_t *)best + rows - 1, sizeof(*choice),
 			  ACL_MEMCPY_DEVICE_TO_HOST));
-	/* exiting frees the device memory of this short program */
-	return 0;
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		aclDestroyTensor(*made[i]);
+	return free_device_memory(mark);
 }
 
 /* ---- on the host ---------------------------------------------------------- */
@@ -547,6 +562,8 @@ int main(void)
 		pos = count;
 		tokens[count++] = choice;
 	}
+	if (free_device_memory(0))
+		return 1;
 	CHECK(aclrtDestroyStream(stream));
 	CHECK(aclrtResetDevice(0));
 	CHECK(aclFinalize());

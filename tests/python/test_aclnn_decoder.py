@@ -22,7 +22,7 @@ PROMPT, STEPS = [17, 3, 250, 96, 41], 6
 ROPE_INTERLEAVED = 1        # ggml's normal rope: pairs of neighbours rotate
 # float16 storage of activations, weights' scales and the cache: a result
 # may move by a few of float16's roundings, through a dozen operations
-RTOL, ATOL = 2e-2, 2e-2
+RTOL, ATOL = 1e-2, 1e-2
 
 
 def f16(a):
