@@ -7,7 +7,9 @@ with InplaceIndexCopy, grouped-head attention (FusedInferAttentionScoreV2),
 products over int8 and int4 weights with per-group scales
 (WeightQuantBatchMatmulV2), SwiGlu, the residual Adds and the logits'
 ArgMax. A prefill of a few tokens, then single-token steps, each feeding
-back the card's choice."""
+back the card's choice. The BSND block takes its rows with Embedding and
+fuses SwiGlu; the BNSD one takes them as ggml's GET_ROWS does (GatherV2,
+int32) and applies Silu and Mul to the halves."""
 import ctypes
 
 import numpy as np
@@ -162,6 +164,19 @@ class Block:
         run_ok("Add", x, y, aclnn.scalar(1.0), z)
         return z
 
+    def swiglu(self, gate_up, rows):
+        """silu(gate) * up of gate_up (rows, 2 * FFN): ggml's fused SwiGlu
+        over a 3-D view, or its two operators over the halves' views."""
+        act = aclnn.tensor(np.zeros((rows, FFN), np.float16))
+        if self.layout == "BSND":
+            run_ok("SwiGlu", View(gate_up, (1, rows, 2 * FFN)), 2, View(act, (1, rows, FFN)))
+            return act
+        gate, up = (View(gate_up, (rows, FFN), (2 * FFN, 1), offset) for offset in (0, FFN))
+        silu = aclnn.tensor(np.zeros((rows, FFN), np.float16))
+        run_ok("Silu", gate, silu)
+        run_ok("Mul", silu, up, act)
+        return act
+
     def card_step(self, tokens, pos):
         """The logits (F16) and their argmax for tokens at positions pos..."""
         rows = len(tokens)
@@ -169,7 +184,10 @@ class Block:
         cos, sin = (aclnn.tensor(np.repeat(f(theta), 2, -1)[None, :, None].astype(np.float16))
                     for f in (np.cos, np.sin))
         x = aclnn.tensor(np.zeros((rows, HIDDEN), np.float32))
-        run_ok("Embedding", self.dev_embedding, aclnn.tensor(np.array(tokens, np.int64)), x)
+        if self.layout == "BSND":
+            run_ok("Embedding", self.dev_embedding, aclnn.tensor(np.array(tokens, np.int64)), x)
+        else:   # ggml's GET_ROWS: int32 row numbers
+            run_ok("GatherV2", self.dev_embedding, 0, aclnn.tensor(np.array(tokens, np.int32)), x)
         h = self.norm16(x, 0, rows)
         q, k, v = (w.card(h, rows) for w in (self.wq, self.wk, self.wv))
         self.rope(q, HEADS, cos, sin)
@@ -178,8 +196,7 @@ class Block:
         self.write_cache(1, v, pos, rows)
         x = self.add(x, self.wo.card(self.attention(q, pos, rows), rows), rows)
         gate_up = self.w_gate_up.card(self.norm16(x, 1, rows), rows)
-        act = aclnn.tensor(np.zeros((rows, FFN), np.float16))
-        run_ok("SwiGlu", gate_up, -1, act)
+        act = self.swiglu(gate_up, rows)
         x = self.add(x, self.w_down.card(act, rows), rows)
         logits = self.w_out.card(self.norm16(x, 2, rows), rows)
         best = aclnn.tensor(np.zeros(rows, np.int64))
