@@ -280,3 +280,26 @@ def test_decoder_prefill_then_steps_match_numpy(device, layout):
         n = len(tokens) - 1
         np.testing.assert_allclose(got[:n], block.host_cache[i][:n], rtol=RTOL, atol=ATOL)
         assert not got[n:].any()
+
+
+def test_a_step_past_the_cache_fails_and_leaves_the_cache(device, stream):
+    """Positions beyond the cache: the write fails the stream and touches
+    nothing, so the block's next step still matches numpy."""
+    block = Block(np.random.default_rng(2605), "BSND")
+    x, logits, best = block.card_step(PROMPT, 0)
+    cache = block.dev_cache[0].numpy()
+    rows = aclnn.tensor(np.ones((2, KV_HEADS, HEAD_DIM), np.float16))
+    index = aclnn.tensor(np.array([len(PROMPT), MAX_TOKENS], np.int64))
+    ret, size, ex = aclnn.prepare("InplaceIndexCopy", block.dev_cache[0], 0, index, rows)
+    assert ret == 0, aclnn.err_msg()
+    work = aclnn.DeviceMemory(size) if size else None
+    assert aclnn.launch("InplaceIndexCopy", work.ptr.value if work else None, size, ex,
+                        stream) == 0
+    assert aclnn.acl.aclrtSynchronizeStream(ctypes.c_void_p(stream)) != 0
+    np.testing.assert_array_equal(block.dev_cache[0].numpy(), cache)
+    block.host_step(PROMPT, 0)
+    token = int(best[-1])
+    x, logits, best = block.card_step([token], len(PROMPT))
+    want_x, want_logits = block.host_step([token], len(PROMPT))
+    np.testing.assert_allclose(x, want_x, rtol=RTOL, atol=ATOL * np.abs(want_x).max())
+    check_logits(logits, want_logits, best)
