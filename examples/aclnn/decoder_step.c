@@ -248,7 +248,8 @@ static int card_norm16(aclTensor *x, int g, int rows, void *h16)
 	void *y = device_copy(NULL, sizeof(float) * rows * HIDDEN);
 	void *rstd = device_copy(NULL, sizeof(float) * rows);
 	const int64_t rdims[2] = { rows, 1 }, gdims[1] = { HIDDEN };
-	aclTensor *ty = matrix(ACL_FLOAT, rows, HIDDEN, y), *tr = view(ACL_FLOAT, 2, rdims, NULL, rows, rstd);
+	aclTensor *ty = matrix(ACL_FLOAT, rows, HIDDEN, y);
+	aclTensor *tr = view(ACL_FLOAT, 2, rdims, NULL, rows, rstd);
 	aclTensor *tg = view(ACL_FLOAT, 1, gdims, NULL, HIDDEN, m.dev_gamma[g]);
 	aclTensor *th = matrix(ACL_FLOAT16, rows, HIDDEN, h16);
 
@@ -285,7 +286,8 @@ static int card_rope(void *t, int rows, int heads, aclTensor *cos_t, aclTensor *
 /* ggml's SET_ROWS: rows of keys or values into the cache at pos ... */
 static int card_cache_write(int c, void *rows_data, int pos, int rows)
 {
-	const int64_t cdims[3] = { MAX_TOKENS, KV_HEADS, HEAD_DIM }, sdims[3] = { rows, KV_HEADS, HEAD_DIM };
+	const int64_t cdims[3] = { MAX_TOKENS, KV_HEADS, HEAD_DIM };
+	const int64_t sdims[3] = { rows, KV_HEADS, HEAD_DIM };
 	const int64_t idims[1] = { rows };
 	int64_t positions[MAX_TOKENS];
 	void *dpos;
@@ -319,7 +321,8 @@ static int card_attention(void *q, int pos, int rows, void *out)
 	aclTensor *tv = view(ACL_FLOAT16, 4, kdims, NULL, storage, m.dev_cache[1]);
 	const aclTensor *const key_list[1] = { tk }, *const value_list[1] = { tv };
 	/* the lists own their tensors */
-	aclTensorList *keys = aclCreateTensorList(key_list, 1), *values = aclCreateTensorList(value_list, 1);
+	aclTensorList *keys = aclCreateTensorList(key_list, 1);
+	aclTensorList *values = aclCreateTensorList(value_list, 1);
 	aclTensor *tmask = NULL;
 	char layout[] = "BSND";
 
@@ -368,8 +371,10 @@ static int card_step(const int64_t *tokens, int pos, int rows, _Float16 *logits,
 	void *x2 = device_copy(NULL, sizeof(float) * rows * HIDDEN);
 	void *x3 = device_copy(NULL, sizeof(float) * rows * HIDDEN);
 	void *h = device_copy(NULL, act * HIDDEN), *o = device_copy(NULL, act * HIDDEN);
-	void *q = device_copy(NULL, act * HEADS * HEAD_DIM), *att = device_copy(NULL, act * HEADS * HEAD_DIM);
-	void *k = device_copy(NULL, act * KV_HEADS * HEAD_DIM), *v = device_copy(NULL, act * KV_HEADS * HEAD_DIM);
+	void *q = device_copy(NULL, act * HEADS * HEAD_DIM);
+	void *att = device_copy(NULL, act * HEADS * HEAD_DIM);
+	void *k = device_copy(NULL, act * KV_HEADS * HEAD_DIM);
+	void *v = device_copy(NULL, act * KV_HEADS * HEAD_DIM);
 	void *gu = device_copy(NULL, act * 2 * FFN), *sw = device_copy(NULL, act * FFN);
 	void *lg = device_copy(NULL, act * VOCAB), *best = device_copy(NULL, sizeof(int64_t) * rows);
 	_Float16 cos_h[PROMPT * HEAD_DIM], sin_h[PROMPT * HEAD_DIM];
@@ -379,7 +384,8 @@ static int card_step(const int64_t *tokens, int pos, int rows, _Float16 *logits,
 	aclTensor *tx = matrix(ACL_FLOAT, rows, HIDDEN, x), *tx2 = matrix(ACL_FLOAT, rows, HIDDEN, x2);
 	aclTensor *tx3 = matrix(ACL_FLOAT, rows, HIDDEN, x3);
 	aclTensor *tgu = matrix(ACL_FLOAT16, rows, 2 * FFN, gu), *tsw = matrix(ACL_FLOAT16, rows, FFN, sw);
-	aclTensor *tlg = matrix(ACL_FLOAT16, rows, VOCAB, lg), *tbest = view(ACL_INT64, 1, tdims, NULL, rows, best);
+	aclTensor *tlg = matrix(ACL_FLOAT16, rows, VOCAB, lg);
+	aclTensor *tbest = view(ACL_INT64, 1, tdims, NULL, rows, best);
 	aclTensor *tcos, *tsin, **made[] = { &ttok, &temb, &tx, &tx2, &tx3, &tgu, &tsw, &tlg, &tbest,
 					      &tcos, &tsin };
 
@@ -401,7 +407,7 @@ static int card_step(const int64_t *tokens, int pos, int rows, _Float16 *logits,
 	    card_norm16(tx3, 2, rows, h) || card_product(&m.out, rows, h, lg))
 		return 1;
 	RUN(ArgMax, tlg, -1, false, tbest);
-	CHECK(aclrtMemcpy(logits, sizeof(_Float16) * VOCAB, (char *)lg + (rows - 1) * VOCAB * sizeof(_Float16),
+	CHECK(aclrtMemcpy(logits, sizeof(_Float16) * VOCAB, (_Float16 *)lg + (rows - 1) * VOCAB,
 			  sizeof(_Float16) * VOCAB, ACL_MEMCPY_DEVICE_TO_HOST));
 	CHECK(aclrtMemcpy(choice, sizeof(*choice), (int64_t *)best + rows - 1, sizeof(*choice),
 			  ACL_MEMCPY_DEVICE_TO_HOST));
@@ -525,8 +531,8 @@ static int check_step(int step, const _Float16 *got, const double *want, int64_t
 			second = fmax(second, want[i]);
 		}
 	}
-	printf("step %d: the card chose token %lld, the host %d (logit %.4f, next best %.4f, logits differ by %.2g)\n",
-	       step, (long long)choice, best, top, second, worst);
+	printf("step %d: the card chose token %lld, the host %d (logit %.4f, next best %.4f, "
+	       "logits differ by %.2g)\n", step, (long long)choice, best, top, second, worst);
 	if (worst > TOLERANCE * scale) {
 		fprintf(stderr, "step %d: the card's logits are off by %g\n", step, worst);
 		return 1;
