@@ -228,6 +228,19 @@ static void model_init(void)
 		m.dev_cache[c] = device_copy(NULL, sizeof(_Float16) * MAX_TOKENS * KV_HEADS * HEAD_DIM);
 }
 
+static int model_free(void)
+{
+	struct qweight *weights[] = { &m.wq, &m.wk, &m.wv, &m.wo, &m.gate_up, &m.down, &m.out };
+
+	for (size_t i = 0; i < sizeof(weights) / sizeof(weights[0]); i++) {
+		aclDestroyTensor(weights[i]->weight);
+		aclDestroyTensor(weights[i]->scale);
+		free(weights[i]->values);
+		free(weights[i]->scales);
+	}
+	return free_device_memory(0);
+}
+
 /* ggml's rope tables for positions pos ...: (1, rows, 1, HEAD_DIM), each angle twice */
 static void rope_tables(int pos, int rows, _Float16 *cos_t, _Float16 *sin_t)
 {
@@ -568,7 +581,7 @@ int main(void)
 		pos = count;
 		tokens[count++] = choice;
 	}
-	if (free_device_memory(0))
+	if (model_free())
 		return 1;
 	CHECK(aclrtDestroyStream(stream));
 	CHECK(aclrtResetDevice(0));
