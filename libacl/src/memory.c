@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Memory. Device memory is a DRM_NPU_BO_DEVICE buffer; the pointer handed
- * out is its device address (>= 1 << 56), never dereferenced on the host.
+ * out is its device address (>= 1 << 56), never dereferenced on the host,
+ * and 512-byte aligned (DRM_NPU_BO_ADDR_ALIGN), as the vendor's pages are
+ * in practice where its documents promise 64 bytes.
  * Pinned host memory (aclrtMallocHost) is a DRM_NPU_BO_HOST buffer mapped
  * into the process; copies name it by handle and offset, so the card
  * reaches it without pinning pages per copy. Registered host memory
