@@ -133,6 +133,28 @@ bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint3
 }
 
 /*
+ * Whether len bytes at addr lie in one allocation, its padding included:
+ * the vendor gives aclrtMalloc's callers 32 bytes past their size because
+ * operators may touch them, and ggml's CANN backend lays operator outputs
+ * over them (GroupNorm's rstd).
+ */
+bool acl_devmem_padding_holds(struct acl_device *d, uint64_t addr, uint64_t len)
+{
+	struct acl_range *r;
+	bool holds = false;
+
+	acl_rwlock_rdlock(&d->devmem.lock);
+	r = acl_rmap_find_locked(&d->devmem, addr);
+	if (r) {
+		struct acl_devmem *m = r->data;
+
+		holds = len <= m->alloc && addr - m->addr <= m->alloc - len;
+	}
+	acl_rwlock_unlock(&d->devmem.lock);
+	return holds;
+}
+
+/*
  * Does not wait: the driver keeps the buffer until queued work is done;
  * only direct rings, which name it by handle, are waited for.
  */
