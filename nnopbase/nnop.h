@@ -101,6 +101,8 @@ const aclScalar *nnop_scalar_list_at(const aclScalarList *l, uint64_t i);
 const char *nnop_dtype_name(int acl_dtype);
 /* Bytes per element of an aclDataType; 0 for unknown types. */
 size_t nnop_dtype_size(int acl_dtype);
+/* Bytes elems elements take: ACL_INT4 packs two a byte. */
+uint64_t nnop_dtype_bytes(int acl_dtype, uint64_t elems);
 /* The card's enum npu_dtype of an aclDataType; -1 if the card has none. */
 int nnop_card_dtype(int acl_dtype);
 bool nnop_dtype_is_float(int acl_dtype);	/* F16, BF16, F32, F64 */

@@ -17,6 +17,16 @@
  *   matvec      4096x4096 by 4096x1 (float32)
  *   softmax     4096 rows of 4096 (float32)
  *   rmsnorm     4096 rows of 4096 by a gamma of 4096 (float32)
+ *
+ * and, for oplib-bench only, products over quantized weights against the
+ * same products in float32 (QMATMUL: x float32, w int8 or int4 given as
+ * (N, K) as ggml's q8_0 and q4_0 are, float16 scales per 32 rows of K):
+ *
+ *   matmul_x128   128x4096 by 4096x4096 (float32)
+ *   qmatmul_q8    128x4096 by 4096x4096 int8
+ *   qmatmul_q4    128x4096 by 4096x4096 int4
+ *   qmatvec_q8    1x4096 by 4096x4096 int8 (against matvec)
+ *   qmatvec_q4    1x4096 by 4096x4096 int4
  */
 #ifndef BENCH_OPERATORS_H
 #define BENCH_OPERATORS_H
@@ -36,13 +46,21 @@ enum bench_op_id {
 	BENCH_MATVEC,
 	BENCH_SOFTMAX,
 	BENCH_RMSNORM,
+	BENCH_MATMUL_X128,
+	BENCH_QMATMUL_Q8,
+	BENCH_QMATMUL_Q4,
+	BENCH_QMATVEC_Q8,
+	BENCH_QMATVEC_Q4,
 	BENCH_ALL_OPS,
 };
 
 #define BENCH_RMSNORM_EPSILON	1e-6f
 
 /* Inputs, then the output. */
-#define BENCH_MAX_TENSORS	3
+#define BENCH_MAX_TENSORS	4
+
+/* QMATMUL's rows of K per scale, as ggml's q8_0 and q4_0 blocks. */
+#define BENCH_QMATMUL_GROUP	32
 
 struct bench_tensor_shape {
 	unsigned int ndims;
@@ -55,8 +73,14 @@ struct bench_operator {
 	uint16_t kind;		/* enum npu_operator */
 	uint8_t num_inputs;
 	uint16_t dtype;		/* enum npu_dtype of every tensor; 0 is F32 */
+	const uint16_t *tensor_dtypes;	/* or, when not NULL, of each */
 	struct bench_tensor_shape tensors[BENCH_MAX_TENSORS];
 	double flops;		/* per run: a multiply-add counts 2 */
+};
+
+/* QMATMUL's x, w, scale and y. */
+static const uint16_t bench_qmatmul_dtypes[BENCH_MAX_TENSORS] = {
+	NPU_DTYPE_F32, NPU_DTYPE_S8, NPU_DTYPE_F16, NPU_DTYPE_F32,
 };
 
 static const struct bench_operator bench_operators[BENCH_ALL_OPS] = {
@@ -106,6 +130,44 @@ static const struct bench_operator bench_operators[BENCH_ALL_OPS] = {
 		.tensors = { { 2, { 4096, 4096 } }, { 1, { 4096 } }, { 2, { 4096, 4096 } } },
 		.flops = 4.0 * 4096 * 4096,
 	},
+	[BENCH_MATMUL_X128] = {
+		.key = "matmul_x128", .name = "matmul 128x4096 by 4096x4096",
+		.kind = NPU_OPERATOR_MATMUL, .num_inputs = 2,
+		.tensors = { { 2, { 128, 4096 } }, { 2, { 4096, 4096 } }, { 2, { 128, 4096 } } },
+		.flops = 2.0 * 128 * 4096 * 4096,
+	},
+	[BENCH_QMATMUL_Q8] = {
+		.key = "qmatmul_q8", .name = "qmatmul int8 128x4096 by 4096x4096",
+		.kind = NPU_OPERATOR_QMATMUL, .num_inputs = 3,
+		.tensor_dtypes = bench_qmatmul_dtypes,
+		.tensors = { { 2, { 128, 4096 } }, { 2, { 4096, 4096 } },
+			     { 2, { 4096 / BENCH_QMATMUL_GROUP, 4096 } }, { 2, { 128, 4096 } } },
+		.flops = 2.0 * 128 * 4096 * 4096,
+	},
+	[BENCH_QMATMUL_Q4] = {
+		.key = "qmatmul_q4", .name = "qmatmul int4 128x4096 by 4096x4096",
+		.kind = NPU_OPERATOR_QMATMUL, .num_inputs = 3,
+		.tensor_dtypes = bench_qmatmul_dtypes,
+		.tensors = { { 2, { 128, 4096 } }, { 2, { 4096, 2048 } },
+			     { 2, { 4096 / BENCH_QMATMUL_GROUP, 4096 } }, { 2, { 128, 4096 } } },
+		.flops = 2.0 * 128 * 4096 * 4096,
+	},
+	[BENCH_QMATVEC_Q8] = {
+		.key = "qmatvec_q8", .name = "qmatmul int8 1x4096 by 4096x4096",
+		.kind = NPU_OPERATOR_QMATMUL, .num_inputs = 3,
+		.tensor_dtypes = bench_qmatmul_dtypes,
+		.tensors = { { 2, { 1, 4096 } }, { 2, { 4096, 4096 } },
+			     { 2, { 4096 / BENCH_QMATMUL_GROUP, 4096 } }, { 2, { 1, 4096 } } },
+		.flops = 2.0 * 4096 * 4096,
+	},
+	[BENCH_QMATVEC_Q4] = {
+		.key = "qmatvec_q4", .name = "qmatmul int4 1x4096 by 4096x4096",
+		.kind = NPU_OPERATOR_QMATMUL, .num_inputs = 3,
+		.tensor_dtypes = bench_qmatmul_dtypes,
+		.tensors = { { 2, { 1, 4096 } }, { 2, { 4096, 2048 } },
+			     { 2, { 4096 / BENCH_QMATMUL_GROUP, 4096 } }, { 2, { 1, 4096 } } },
+		.flops = 2.0 * 4096 * 4096,
+	},
 };
 
 /* The descriptor's bytes: the header and one tensor per input and output. */
@@ -131,10 +193,15 @@ static inline uint64_t bench_tensor_bytes(const struct bench_tensor_shape *s)
 	return bench_tensor_elems(s) * sizeof(float);
 }
 
+static inline unsigned int bench_op_tensor_dtype(const struct bench_operator *op, unsigned int i)
+{
+	return op->tensor_dtypes ? op->tensor_dtypes[i] : op->dtype;
+}
+
 /* Tensor i of operator op, which has fewer than BENCH_MAX_TENSORS when ndims is 0. */
 static inline uint64_t bench_op_tensor_bytes(const struct bench_operator *op, unsigned int i)
 {
-	return bench_tensor_elems(&op->tensors[i]) * NPU_DTYPE_SIZE(op->dtype);
+	return bench_tensor_elems(&op->tensors[i]) * NPU_DTYPE_SIZE(bench_op_tensor_dtype(op, i));
 }
 
 /* The output: the last tensor the operator has. */
@@ -152,12 +219,18 @@ static inline void bench_fill(float *p, uint64_t n)
 		p[i] = (float)((uint32_t)(i * 2654435761u) % 1000) / 1000.0f - 0.5f;
 }
 
-/* bench_fill()'s values in dtype (F32 or F16). */
+/* bench_fill()'s values in dtype (F32 or F16); S8 from -127 to 127. */
 static inline void bench_fill_dtype(void *p, uint64_t n, unsigned int dtype)
 {
 	_Float16 *h = p;
+	int8_t *b = p;
 	uint64_t i;
 
+	if (dtype == NPU_DTYPE_S8) {
+		for (i = 0; i < n; i++)
+			b[i] = (int8_t)((uint32_t)(i * 2654435761u) % 255 - 127);
+		return;
+	}
 	if (dtype != NPU_DTYPE_F16) {
 		bench_fill(p, n);
 		return;
@@ -213,6 +286,18 @@ static inline void bench_attrs(enum bench_op_id id, union npu_op_attrs *a)
 		memcpy(&bits, &one, sizeof(bits));
 		a->matmul.alpha = htole32(bits);
 		break;
+	case BENCH_MATMUL_X128:
+		memcpy(&bits, &one, sizeof(bits));
+		a->matmul.alpha = htole32(bits);
+		break;
+	case BENCH_QMATMUL_Q8:
+	case BENCH_QMATMUL_Q4:
+	case BENCH_QMATVEC_Q8:
+	case BENCH_QMATVEC_Q4:
+		a->qmatmul.group = htole32(BENCH_QMATMUL_GROUP);
+		a->qmatmul.bits = htole32(id == BENCH_QMATMUL_Q4 || id == BENCH_QMATVEC_Q4 ? 4 : 8);
+		a->qmatmul.trans_w = htole32(1);
+		break;
 	case BENCH_ADD:
 		a->binary.kind = htole32(NPU_BINARY_ADD);
 		break;
@@ -243,7 +328,8 @@ static inline void bench_desc_build(enum bench_op_id id, const uint64_t *addrs,
 	d->num_outputs = 1;
 	bench_attrs(id, &d->attrs);
 	for (i = 0; i < bench_op_num_tensors(op); i++)
-		bench_tensor_desc_of(&d->tensors[i], addrs[i], &op->tensors[i], op->dtype);
+		bench_tensor_desc_of(&d->tensors[i], addrs[i], &op->tensors[i],
+				     bench_op_tensor_dtype(op, i));
 }
 
 /* The descriptor's length: the header and the operator's tensors. */

@@ -74,7 +74,8 @@ static void build(struct arena *a, enum bench_op_id id, struct bench_run *run)
 		addrs[i] = a->used;
 		if (i < op->num_inputs)
 			bench_fill_dtype(a->mem + a->used,
-					 bytes / NPU_DTYPE_SIZE(op->dtype), op->dtype);
+					 bytes / NPU_DTYPE_SIZE(bench_op_tensor_dtype(op, i)),
+					 bench_op_tensor_dtype(op, i));
 		else
 			memset(a->mem + a->used, 0, bytes);
 		a->used = (a->used + bytes + 4095) & ~4095ULL;
@@ -329,7 +330,7 @@ int main(int argc, char **argv)
 	unsigned int engines = 2, threads = 0, runs = 40, i;
 	struct bench_run results[BENCH_ALL_OPS];
 	struct oplib_config cfg = { 0 };
-	struct arena a = { .size = 640 * MIB };
+	struct arena a = { .size = 800 * MIB };
 	const char *json = NULL, *serve_path = NULL;
 	struct oplib *lib;
 	double load;

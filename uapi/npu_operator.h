@@ -549,15 +549,18 @@ struct npu_attr_trisolve {
 
 /*
  * QMATMUL: y = x w', w' = (w + offset) * scale dequantized inside the
- * product: x (..., M, K) of a floating type, w (K, N) S8, or S8 of (K, N /
- * 2) holding two 4-bit values a byte (@bits 4); scale and offset (K /
- * group, N), or (1, N) or (N) with @group 0; y (..., M, N) x's type.
+ * product: x (..., M, K) of a floating type; w S8, (K, N), or (N, K) with
+ * @trans_w; at @bits 4 each byte of w holds two signed 4-bit values along
+ * its last axis, the even one in the low nibble, so that axis counts
+ * bytes, half the values.  scale and offset (one type: F32, F16 or BF16)
+ * are (ceil(K / group), N), or (1, N) or (N) with @group 0; y (..., M, N)
+ * x's type.
  */
 struct npu_attr_qmatmul {
 	__le32 group;		/* rows of w per scale; 0: one for all K */
 	__le32 bits;		/* 8 or 4 */
-	__le32 rsvd;
-	__le32 rsvd2;		/* 0 */
+	__le32 rsvd;		/* 0 */
+	__le32 trans_w;		/* 1: w is given as (N, K) */
 };
 
 union npu_op_attrs {

@@ -25,3 +25,8 @@ $(OPLIB): $(patsubst card/oplib/%.c,$(BUILD)/card/oplib/%.o,$(OPLIB_SRCS))
 
 $(OPLIB_SAN): $(patsubst card/oplib/%.c,$(BUILD)/card/oplib-san/%.o,$(OPLIB_SRCS))
 	rm -f $@ && $(AR) rcs $@ $^
+
+# QMATMUL's loop shares out its tiles with OpenMP, oneDNN's own threads,
+# and its dequantisation is worth vectorising.
+$(BUILD)/card/oplib/oplib_qmatmul.o $(BUILD)/card/oplib-san/oplib_qmatmul.o: \
+	OPLIB_CFLAGS += -fopenmp -ftree-vectorize -fvect-cost-model=dynamic

@@ -25,6 +25,14 @@ NNOP_EXPORT size_t nnop_dtype_size(int acl_dtype)
 	return d ? d->size : 0;
 }
 
+/* npu_dtypes.h's size of INT4 (1) is the byte a pair of them shares. */
+NNOP_EXPORT uint64_t nnop_dtype_bytes(int acl_dtype, uint64_t elems)
+{
+	if (acl_dtype == ACL_INT4)
+		return (elems + 1) / 2;
+	return elems * nnop_dtype_size(acl_dtype);
+}
+
 NNOP_EXPORT int nnop_card_dtype(int acl_dtype)
 {
 	const struct npu_dtype_info *d = info_of(acl_dtype);

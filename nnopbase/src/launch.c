@@ -21,13 +21,13 @@ struct launch {
 	uint64_t *slot_base;
 };
 
-static uint64_t span_bytes(const struct nnop_tensor_info *i, size_t esize)
+static uint64_t span_bytes(const struct nnop_tensor_info *i)
 {
 	uint64_t last = 0;
 
 	for (unsigned int d = 0; d < i->ndims; d++)
 		last += (uint64_t)(i->dims[d] - 1) * (uint64_t)i->strides[d];
-	return (last + 1) * esize;
+	return nnop_dtype_bytes(i->acl_dtype, last + 1);
 }
 
 static aclnnStatus check_workspace(struct launch *l, void *workspace, uint64_t size)
@@ -57,7 +57,7 @@ static aclnnStatus check_slot(struct launch *l, unsigned int i)
 	const struct nnop_tensor_info *t = &s->info;
 	size_t esize = nnop_dtype_size(t->acl_dtype);
 	const char *what = s->output ? "output" : "input";
-	uint64_t start = (uintptr_t)t->data + (uint64_t)t->offset * esize;
+	uint64_t start = (uintptr_t)t->data + nnop_dtype_bytes(t->acl_dtype, t->offset);
 
 	l->slot_base[i] = start;
 	if (!t->nelems)
@@ -69,11 +69,11 @@ static aclnnStatus check_slot(struct launch *l, unsigned int i)
 		return nnop_fail(l->op_name, ACLNN_ERR_PARAM_INVALID, "%s tensor %u at %p "
 				 "is not aligned to its %zu-byte elements", what, s->ir,
 				 (void *)(uintptr_t)start, esize);
-	if (!npu_acl_devmem_holds((void *)(uintptr_t)start, span_bytes(t, esize)))
+	if (!npu_acl_devmem_holds((void *)(uintptr_t)start, span_bytes(t)))
 		return nnop_fail(l->op_name, ACLNN_ERR_PARAM_INVALID, "%s tensor %u (%p + %llu "
 				 "bytes) is not inside one allocation of the current device's "
 				 "memory", what, s->ir, (void *)(uintptr_t)start,
-				 (unsigned long long)span_bytes(t, esize));
+				 (unsigned long long)span_bytes(t));
 	return ACLNN_SUCCESS;
 }
 

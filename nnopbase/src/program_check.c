@@ -41,7 +41,7 @@ static uint64_t slot_end(const struct nnop_tensor_info *i)
 		return 0;
 	for (unsigned int d = 0; d < i->ndims; d++)
 		last += (uint64_t)(i->dims[d] - 1) * (uint64_t)i->strides[d];
-	return (last + 1) * nnop_dtype_size(i->acl_dtype);
+	return nnop_dtype_bytes(i->acl_dtype, last + 1);
 }
 
 /* No two elements of an output share an address: no stride 0 over a dim of more than 1. */

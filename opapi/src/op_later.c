@@ -16,7 +16,6 @@
 #include "aclnnop/aclnn_fused_infer_attention_score_v2.h"
 #include "aclnnop/aclnn_gather_v2.h"
 #include "aclnnop/aclnn_ger.h"
-#include "aclnnop/aclnn_grouped_matmul_v3.h"
 #include "aclnnop/aclnn_im2col.h"
 #include "aclnnop/aclnn_index_copy.h"
 #include "aclnnop/aclnn_index_fill_tensor.h"
@@ -27,9 +26,7 @@
 #include "aclnnop/aclnn_scatter.h"
 #include "aclnnop/aclnn_softmax_cross_entropy_with_logits.h"
 #include "aclnnop/aclnn_sum.h"
-#include "aclnnop/aclnn_trans_matmul_weight.h"
 #include "aclnnop/aclnn_triangular_solve.h"
-#include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 
 #define LATER_OPERATORS(X) \
 	X(Argsort, const aclTensor *self, int64_t dim, bool descending, aclTensor *out) \
@@ -71,16 +68,6 @@
 	  const aclTensor *tensor2, const aclScalar *value) \
 	X(Ger, const aclTensor *self, const aclTensor *vec2, aclTensor *out) \
 	X(Sum, const aclTensorList *tensors, aclTensor *out) \
-	X(WeightQuantBatchMatmulV2, const aclTensor *x, const aclTensor *weight, \
-	  const aclTensor *antiquantScale, const aclTensor *antiquantOffsetOptional, \
-	  const aclTensor *quantScaleOptional, const aclTensor *quantOffsetOptional, \
-	  const aclTensor *biasOptional, int antiquantGroupSize, const aclTensor *y) \
-	X(GroupedMatmulV3, const aclTensorList *x, const aclTensorList *weight, \
-	  const aclTensorList *biasOptional, const aclTensorList *scaleOptional, \
-	  const aclTensorList *offsetOptional, const aclTensorList *antiquantScaleOptional, \
-	  const aclTensorList *antiquantOffsetOptional, const aclTensor *groupListOptional, \
-	  int64_t splitItem, int64_t groupType, const aclTensorList *y) \
-	X(TransMatmulWeight, aclTensor *mmWeightRef) \
 	X(RotaryPositionEmbedding, const aclTensor *x, const aclTensor *cos, const aclTensor *sin, \
 	  int64_t mode, const aclTensor *yOut) \
 	X(RecurrentGatedDeltaRule, const aclTensor *query, const aclTensor *key, \
@@ -130,17 +117,3 @@ static aclnnStatus not_yet(const char *func, const char *op)
 	}
 
 LATER_OPERATORS(LATER_DEFINE)
-
-/* TransMatmulWeight's companions, which size its result. */
-OPAPI_EXPORT aclnnStatus aclnnCalculateMatmulWeightSizeV2(const aclIntArray *tensorShape,
-							  aclDataType dataType,
-							  uint64_t *weightTensorSize)
-{
-	return not_yet(__func__, "TransMatmulWeight");
-}
-
-OPAPI_EXPORT aclnnStatus aclnnCalculateMatmulWeightSize(const aclIntArray *tensorShape,
-							uint64_t *weightTensorSize)
-{
-	return not_yet(__func__, "TransMatmulWeight");
-}

@@ -4575,4 +4575,205 @@ TEST_F(oplib, capabilities)
 	EXPECT_LE(oplib_threads_per_engine(2), oplib_threads_per_engine(1));
 	EXPECT_EQ(1, oplib_threads_per_engine(100000));
 }
+/* QMATMUL: products over 8- and 4-bit weights, dequantised on the card */
+
+struct qmm_case {
+	const char *what;
+	unsigned int xdt, sdt;	/* x's and y's type; scale's and offset's */
+	unsigned int bits;
+	bool trans;		/* w given as (N, K) */
+	bool strided;		/* w (K, N) as a transposed view, K contiguous */
+	uint32_t group;
+	bool offset;
+	int64_t batch, m, k, n;
+	bool scale_1d;		/* scale (N), group 0 */
+};
+
+static const struct qmm_case qmm_cases[] = {
+	{ "int8 per channel, scale (N)", NPU_DTYPE_F32, NPU_DTYPE_F32, 8, false, false, 0, false, 1, 3, 40, 70, true },
+	{ "int8 (N, K) groups of 32, offset, f16", NPU_DTYPE_F16, NPU_DTYPE_F16, 8, true, false, 32, true, 2, 3, 96, 24 },
+	{ "int8 transposed view, as ggml's q8_0", NPU_DTYPE_F16, NPU_DTYPE_F16, 8, false, true, 32, false, 1, 5, 128, 66 },
+	{ "int4 (N, K) groups of 32 over slices, bf16", NPU_DTYPE_BF16, NPU_DTYPE_BF16, 4, true, false, 32, true, 1, 4, 1100, 130 },
+	{ "int4 (K, N) per channel", NPU_DTYPE_F32, NPU_DTYPE_F32, 4, false, false, 0, true, 1, 2, 24, 18 },
+	{ "int4 (N, K) odd groups", NPU_DTYPE_F32, NPU_DTYPE_F16, 4, true, false, 5, false, 1, 3, 22, 9 },
+	{ "int8 one row, wide", NPU_DTYPE_F32, NPU_DTYPE_F32, 8, true, false, 64, true, 1, 1, 640, 300 },
+};
+
+/* A 4-bit value's bits in a byte; the byte as the S8 it is stored as. */
+static double qmm_pack(double lo, double hi)
+{
+	return (int8_t)(((int)lo & 15) | (((int)hi & 15) << 4));
+}
+
+/*
+ * The weights as integers, vals[k * n + n]: random in the bit width's range,
+ * then packed into w as the descriptor describes it.
+ */
+static void qmm_weights(FIXTURE_DATA(oplib) *self, const struct qmm_case *c,
+			struct tt *w, double *vals)
+{
+	double lo = c->bits == 4 ? -8 : -128, hi = c->bits == 4 ? 7 : 127;
+	int64_t k, n, i;
+
+	for (i = 0; i < c->k * c->n; i++)
+		vals[i] = floor(rnd_uniform(self, lo, hi + 0.999));
+	for (k = 0; k < c->k; k++) {
+		for (n = 0; n < c->n; n++) {
+			double v = vals[k * c->n + n];
+
+			if (c->bits == 8 && c->trans)
+				w->v[n * c->k + k] = v;
+			else if (c->bits == 8)
+				w->v[k * c->n + n] = v;
+			else if (c->trans && !(k & 1))
+				w->v[n * (c->k / 2) + k / 2] =
+					qmm_pack(v, vals[(k + 1) * c->n + n]);
+			else if (!c->trans && !(n & 1))
+				w->v[k * (c->n / 2) + n / 2] =
+					qmm_pack(v, vals[k * c->n + n + 1]);
+		}
+	}
+	tt_put(self, w);
+}
+
+static struct tt *qmm_weight_tensor(FIXTURE_DATA(oplib) *self,
+				    const struct qmm_case *c)
+{
+	int64_t per = c->bits == 4 ? 2 : 1;
+	int64_t dims[2] = { c->k, c->n / per }, tdims[2] = { c->n, c->k / per };
+	int64_t strides[2] = { 1, c->k };
+
+	if (c->trans)
+		return T(self, NPU_DTYPE_S8, 2, tdims);
+	return tt_alloc(self, NPU_DTYPE_S8, 0, 2, dims, c->strided ? strides : NULL);
+}
+
+/* The descriptor of case c over fresh tensors; *want its y. */
+static void qmm_build(FIXTURE_DATA(oplib) *self, const struct qmm_case *c,
+		      struct desc *o, double **want)
+{
+	uint32_t groups = c->group ? (c->k + c->group - 1) / c->group : 1;
+	int64_t xd[3] = { c->batch, c->m, c->k }, yd[3] = { c->batch, c->m, c->n };
+	int64_t sd[2] = { groups, c->n }, sn[1] = { c->n };
+	struct tt *in[4], *y;
+	double *vals = calloc(c->k * c->n, sizeof(double));
+	struct npu_attr_qmatmul *a;
+	unsigned int nin = c->offset ? 4 : 3, i;
+	int64_t e, j;
+
+	in[0] = T(self, c->xdt, 3, xd);
+	in[1] = qmm_weight_tensor(self, c);
+	for (i = 2; i < nin; i++)
+		in[i] = c->scale_1d ? T(self, c->sdt, 1, sn) : T(self, c->sdt, 2, sd);
+	y = T(self, c->xdt, 3, yd);
+	tt_fill(self, in[0], -1, 1);
+	qmm_weights(self, c, in[1], vals);
+	tt_fill(self, in[2], 0.005, 0.05);
+	if (c->offset)
+		tt_fill(self, in[3], -4, 4);
+	desc_init(o, NPU_OPERATOR_QMATMUL, in, nin, y);
+	a = &D(o)->attrs.qmatmul;
+	a->group = htole32(c->group);
+	a->bits = htole32(c->bits);
+	a->trans_w = htole32(c->trans);
+
+	*want = want_alloc(y);
+	for (e = 0; e < (int64_t)y->n; e++) {
+		int64_t row = e / c->n, n = e % c->n;
+		double acc = 0;
+
+		for (j = 0; j < c->k; j++) {
+			int64_t g = (c->group ? j / c->group : 0) * c->n + n;
+			double off = c->offset ? in[3]->v[g] : 0;
+
+			acc += in[0]->v[row * c->k + j] *
+			       (vals[j * c->n + n] + off) * in[2]->v[g];
+		}
+		(*want)[e] = acc;
+	}
+	free(vals);
+}
+
+TEST_F(oplib, qmatmul)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(qmm_cases); i++) {
+		const struct qmm_case *c = &qmm_cases[i];
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = c->what;
+		qmm_build(self, c, &o, &want);
+		RUN_OK(&o);
+		EXPECT_CLOSE(o.out, want, c->xdt == NPU_DTYPE_F32 ? 1e-4 : 1e-2,
+			     c->xdt == NPU_DTYPE_F32 ? 1e-3 : 2e-2);
+		free(want);
+	}
+}
+
+/* What the card refuses of a QMATMUL, y untouched. */
+TEST_F(oplib, qmatmul_rejects)
+{
+	const struct qmm_case *c = &qmm_cases[1];
+	struct npu_op_desc *d;
+	struct desc o;
+	double *want;
+
+	qmm_build(self, c, &o, &want);
+	free(want);
+	d = D(&o);
+	d->attrs.qmatmul.bits = htole32(6);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	d->attrs.qmatmul.bits = htole32(8);
+	d->attrs.qmatmul.trans_w = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	d->attrs.qmatmul.trans_w = htole32(0);
+	/* (N, K) read as (K, N) */
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	d->attrs.qmatmul.trans_w = htole32(1);
+	d->attrs.qmatmul.rsvd = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o));
+	d->attrs.qmatmul.rsvd = 0;
+	d->attrs.qmatmul.group = htole32(c->k + 1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	/* groups of 48: two rows of scale, not three */
+	d->attrs.qmatmul.group = htole32(48);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	d->attrs.qmatmul.group = htole32(c->group);
+	d->tensors[1].dtype = htole16(NPU_DTYPE_U8);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	d->tensors[1].dtype = htole16(NPU_DTYPE_S8);
+	d->tensors[3].dtype = htole16(NPU_DTYPE_BF16);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	d->tensors[3].dtype = htole16(NPU_DTYPE_F16);
+	d->tensors[4].dtype = htole16(NPU_DTYPE_F32);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	d->tensors[4].dtype = htole16(NPU_DTYPE_F16);
+	d->tensors[4].dims[2] = htole64(c->n - 1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	d->tensors[4].dims[2] = htole64(c->n);
+	ASSERT_EQ(NPU_ERR_NONE, run(self, &o));
+	ASSERT_EQ(0, self->stray);
+}
+
+/* A long product asks between tiles whether it is abandoned. */
+TEST_F(oplib, qmatmul_stops_for_an_abandoned_operator)
+{
+	const struct qmm_case *c = &qmm_cases[3];
+	/* asked before the first tile: y untouched */
+	struct engine_log l = { .resume = true, .abandon_after = 1 };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct desc o;
+	double *want;
+
+	qmm_build(self, c, &o, &want);
+	free(want);
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, self->lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_EQ(1, l.asked);
+	EXPECT_EQ(1, l.puts);
+}
+
 TEST_HARNESS_MAIN

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * GroupedMatmulV3: several matmuls in one call. The vendor's declarations;
- * not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * docs/aclnn-quant.md says what this card takes (groups read from device
+ * memory are not on it yet).
  */
 #ifndef ACLNNOP_ACLNN_GROUPED_MATMUL_V3_H
 #define ACLNNOP_ACLNN_GROUPED_MATMUL_V3_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * TransMatmulWeight: matmul weights laid out for the card. The vendor's
- * declarations; not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * TransMatmulWeight: matmul weights laid out for the card, which keeps them
+ * ND: the size is the ND size and the transform leaves the weight as it is.
+ * The vendor's declarations; docs/aclnn-quant.md.
  */
 #ifndef ACLNNOP_ACLNN_TRANS_MATMUL_WEIGHT_H
 #define ACLNNOP_ACLNN_TRANS_MATMUL_WEIGHT_H

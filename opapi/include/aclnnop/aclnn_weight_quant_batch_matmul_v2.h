@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * WeightQuantBatchMatmulV2: a matmul with quantized weights. The vendor's
- * declarations; not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * WeightQuantBatchMatmulV2: a matmul with INT8 or INT4 weights dequantised
+ * inside the product. The vendor's declarations; docs/aclnn-quant.md says
+ * what this card takes.
  */
 #ifndef ACLNNOP_ACLNN_WEIGHT_QUANT_BATCH_MATMUL_V2_H
 #define ACLNNOP_ACLNN_WEIGHT_QUANT_BATCH_MATMUL_V2_H
