@@ -29,6 +29,8 @@ struct mm_req {
 /*
  * The vendor promotes mixed operands (ggml multiplies F32 activations by
  * F16 weights): two float types of one product give FLOAT, out's type.
+ * A product of narrower floats may also be written to a FLOAT out, as
+ * ggml's F16 products are.
  */
 static int mm_product_dtype(const struct mm_req *r)
 {
@@ -44,7 +46,7 @@ static aclnnStatus mm_check_types(struct opnn *o, const struct mm_req *r)
 	struct nnop_tensor_info io;
 
 	nnop_tensor_info(r->out, &io);
-	if (io.acl_dtype != mm_product_dtype(r))
+	if (io.acl_dtype != mm_product_dtype(r) && io.acl_dtype != ACL_FLOAT)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 				 "out is %s but the product of %s and %s is %s", nnop_dtype_name(io.acl_dtype),
 				 r->a_name, r->b_name, nnop_dtype_name(mm_product_dtype(r)));

@@ -73,6 +73,9 @@ def test_product_of_f32_and_f16_is_f32(device, op, sa, sb):
     close(y.numpy(), a16.astype(np.float64) @ b32, np.float16)
     run_fails(op, ACLNN_ERR_PARAM_INVALID, ["out", "float"], aclnn.tensor(a), aclnn.tensor(b),
               out(want.shape, np.float16), i8(1))
+    y = out(want.shape)
+    run_ok(op, aclnn.tensor(a16), aclnn.tensor(b), y, i8(1))
+    close(y.numpy(), a16.astype(np.float64) @ b, np.float16)
 
 
 def test_mm_inner_dims_mismatch_fails(device):
