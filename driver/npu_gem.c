@@ -106,7 +106,7 @@ static int npu_devmem_insert(struct npu_device *ndev, struct drm_mm_node *node, 
 
 	mutex_lock(&ndev->mm_lock);
 	ret = drm_mm_insert_node_generic(&ndev->mm, node, size,
-					 DRM_NPU_BO_ALIGN, 0, DRM_MM_INSERT_BEST);
+					 DRM_NPU_BO_ADDR_ALIGN, 0, DRM_MM_INSERT_BEST);
 	if (!ret)
 		WRITE_ONCE(ndev->devmem_used, ndev->devmem_used + size);
 	mutex_unlock(&ndev->mm_lock);

@@ -28,7 +28,10 @@ extern "C" {
 aclError npu_acl_submit_ops(aclrtStream stream, const void *const *descs, const uint32_t *sizes,
 			    uint32_t count);
 
-/* [ptr, ptr + len) lies in one device allocation of the current context's device. */
+/*
+ * [ptr, ptr + len) lies in one device allocation of the current context's
+ * device, the 32 bytes aclrtMalloc adds past its size included.
+ */
 bool npu_acl_devmem_holds(const void *ptr, uint64_t len);
 
 /* Records "func: message" as the thread's aclGetRecentErrMsg() and logs it. */

@@ -52,9 +52,10 @@ extern "C" {
  * DRM_IOCTL_NPU_BO_CREATE - allocate a buffer
  *
  * Device memory (DRM_NPU_BO_DEVICE) is taken from the card and has a device
- * address that commands name. Host memory (DRM_NPU_BO_HOST) is pinned
- * system memory the card reaches without pinning on every copy; userspace
- * maps it at @mmap_offset and names it in commands by handle and offset.
+ * address, DRM_NPU_BO_ADDR_ALIGN aligned, that commands name. Host memory
+ * (DRM_NPU_BO_HOST) is pinned system memory the card reaches without
+ * pinning on every copy; userspace maps it at @mmap_offset and names it in
+ * commands by handle and offset.
  * Freed with DRM_IOCTL_GEM_CLOSE; memory that queued commands still use
  * is released when they complete.
  *
@@ -242,6 +243,12 @@ struct drm_npu_get_param {
 /* Device addresses: the card's memory as commands and userspace name it. */
 #define DRM_NPU_DEVICE_ADDR_BASE	_BITULL(56)
 #define DRM_NPU_BO_ALIGN		64
+/*
+ * Where a device buffer starts: frameworks carve one allocation into
+ * tensors at fixed steps from its start (ggml 128 bytes, PyTorch's caching
+ * allocators 512) and need the start itself as aligned.
+ */
+#define DRM_NPU_BO_ADDR_ALIGN		512
 
 #define DRM_NPU_BO_DEVICE	0x0		/* card memory */
 #define DRM_NPU_BO_HOST		0x1		/* pinned host memory, mappable */
@@ -250,7 +257,7 @@ struct drm_npu_bo_create {
 	__u64 size;		/* in: bytes, rounded up to DRM_NPU_BO_ALIGN */
 	__u32 flags;		/* in: DRM_NPU_BO_* */
 	__u32 handle;		/* out */
-	__u64 addr;		/* out: device address; 0 for host buffers */
+	__u64 addr;		/* out: device address, DRM_NPU_BO_ADDR_ALIGN aligned; 0 for host */
 	__u64 mmap_offset;	/* out: host buffers only; 0 for device */
 };
 

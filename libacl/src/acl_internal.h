@@ -612,6 +612,7 @@ struct acl_opnd {
 };
 
 void acl_classify(struct acl_device *dev, const void *p, size_t len, struct acl_opnd *o);
+bool acl_devmem_padding_holds(struct acl_device *d, uint64_t addr, uint64_t len);
 /* The handle and offset of [addr, addr + len) when it lies in one allocation of d. */
 bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint32_t *handle,
 			uint64_t *offset);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Memory. Device memory is a DRM_NPU_BO_DEVICE buffer; the pointer handed
- * out is its device address (>= 1 << 56), never dereferenced on the host.
+ * out is its device address (>= 1 << 56), never dereferenced on the host,
+ * and 512-byte aligned (DRM_NPU_BO_ADDR_ALIGN), as the vendor's pages are
+ * in practice where its documents promise 64 bytes.
  * Pinned host memory (aclrtMallocHost) is a DRM_NPU_BO_HOST buffer mapped
  * into the process; copies name it by handle and offset, so the card
  * reaches it without pinning pages per copy. Registered host memory
@@ -128,6 +130,28 @@ bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint3
 	}
 	acl_rwlock_unlock(&d->devmem.lock);
 	return ok;
+}
+
+/*
+ * Whether len bytes at addr lie in one allocation, its padding included:
+ * the vendor gives aclrtMalloc's callers 32 bytes past their size because
+ * operators may touch them, and ggml's CANN backend lays operator outputs
+ * over them (GroupNorm's rstd).
+ */
+bool acl_devmem_padding_holds(struct acl_device *d, uint64_t addr, uint64_t len)
+{
+	struct acl_range *r;
+	bool holds = false;
+
+	acl_rwlock_rdlock(&d->devmem.lock);
+	r = acl_rmap_find_locked(&d->devmem, addr);
+	if (r) {
+		struct acl_devmem *m = r->data;
+
+		holds = len <= m->alloc && addr - m->addr <= m->alloc - len;
+	}
+	acl_rwlock_unlock(&d->devmem.lock);
+	return holds;
 }
 
 /*

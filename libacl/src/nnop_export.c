@@ -52,7 +52,7 @@ ACL_EXPORT bool npu_acl_devmem_holds(const void *ptr, uint64_t len)
 
 	if (!c || !acl_is_dev_ptr(ptr))
 		return false;
-	return acl_model_devmem_holds(c->dev, (uintptr_t)ptr, len);
+	return acl_devmem_padding_holds(c->dev, (uintptr_t)ptr, len);
 }
 
 ACL_EXPORT void npu_acl_record_error(const char *func, int32_t code, const char *fmt, va_list ap)

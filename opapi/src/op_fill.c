@@ -102,9 +102,10 @@ static aclnnStatus arange_check(const aclTensor *out, double start, double end, 
 				 "step %g goes away from end %g, starting at %g", step, end, start);
 	size = ceil((end - start) / step);
 	nnop_tensor_info(out, &info);
-	if (info.ndims != 1 || (double)info.dims[0] != size)
-		return ELEM_FAIL(ACLNN_ERR_PARAM_INVALID,
-				 "out must be 1-D with %.0f elements", size);
+	/* Any shape, filled in row-major order: ggml hands a 1x1x1xN view. */
+	if ((double)info.nelems != size)
+		return ELEM_FAIL(ACLNN_ERR_PARAM_INVALID, "out has %lld elements, the range %.0f "
+				 "elements", (long long)info.nelems, size);
 	if (info.acl_dtype == ACL_BOOL)
 		return ELEM_FAIL(ACLNN_ERR_PARAM_INVALID, "out is bool, not a numeric type");
 	return ACLNN_SUCCESS;

@@ -26,13 +26,39 @@ struct mm_req {
 	int8_t cube_math;
 };
 
+/*
+ * The vendor promotes mixed operands (ggml multiplies F32 activations by
+ * F16 weights): two float types of one product give FLOAT, out's type.
+ * A product of narrower floats may also be written to a FLOAT out, as
+ * ggml's F16 products are.
+ */
+static int mm_product_dtype(const struct mm_req *r)
+{
+	struct nnop_tensor_info ia, ib;
+
+	nnop_tensor_info(r->a, &ia);
+	nnop_tensor_info(r->b, &ib);
+	return ia.acl_dtype == ib.acl_dtype ? ia.acl_dtype : ACL_FLOAT;
+}
+
+static aclnnStatus mm_check_types(struct opnn *o, const struct mm_req *r)
+{
+	struct nnop_tensor_info io;
+
+	nnop_tensor_info(r->out, &io);
+	if (io.acl_dtype != mm_product_dtype(r) && io.acl_dtype != ACL_FLOAT)
+		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
+				 "out is %s but the product of %s and %s is %s", nnop_dtype_name(io.acl_dtype),
+				 r->a_name, r->b_name, nnop_dtype_name(mm_product_dtype(r)));
+	return ACLNN_SUCCESS;
+}
+
 static aclnnStatus mm_check(struct opnn *o, const struct mm_req *r)
 {
 	OPNN_TRY(opnn_check_tensor(o, r->a, r->a_name, OPNN_FLOATS));
 	OPNN_TRY(opnn_check_tensor(o, r->b, r->b_name, OPNN_FLOATS));
 	OPNN_TRY(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
-	OPNN_TRY(opnn_check_same_dtype(o, r->a, r->a_name, r->b, r->b_name));
-	OPNN_TRY(opnn_check_same_dtype(o, r->a, r->a_name, r->out, "out"));
+	OPNN_TRY(mm_check_types(o, r));
 	if (r->a_rank)
 		OPNN_TRY(opnn_check_rank(o, r->a, r->a_name, r->a_rank, r->a_rank));
 	else
@@ -149,6 +175,11 @@ static aclnnStatus mm_build(struct opnn *o, const struct mm_req *r)
 		return ACLNN_SUCCESS;
 	if (!v[0].dims[rank - 1])
 		return mm_empty_k(o, r, with_c ? &c : NULL, &v[3]);
+	/* the card multiplies operands of one type: a mixed one is converted */
+	if (v[0].card_dtype != v[3].card_dtype)
+		OPNN_TRY(opnn_to_work(o, &v[0], v[3].card_dtype));
+	if (v[1].card_dtype != v[3].card_dtype)
+		OPNN_TRY(opnn_to_work(o, &v[1], v[3].card_dtype));
 	attr.alpha = opnn_f32_bits(r->alpha);
 	attr.beta = opnn_f32_bits(with_c ? r->beta : 0);
 	attr.act = opnn_no_act();

@@ -271,6 +271,28 @@ struct rms_norm_plan {
 };
 
 /*
+ * rstdOut has x's rank with the normalized dims 1 (the vendor's shape), or
+ * lacks them (ggml's CANN backend passes x's leading dims only).
+ */
+static aclnnStatus rms_norm_rstd(struct opnn *o, const struct nnop_tensor_info *xi,
+				 const aclTensor *rstd_out, struct rms_norm_plan *p)
+{
+	struct nnop_tensor_info ri;
+	unsigned int d;
+
+	nnop_tensor_info(rstd_out, &ri);
+	if (!p->axis || ri.ndims != p->axis ||
+	    memcmp(ri.dims, p->rstd_dims, p->axis * sizeof(*ri.dims))) {
+		OPNN_TRY(opnn_check_dims(o, rstd_out, "rstdOut", xi->ndims, p->rstd_dims));
+		return opnn_output(o, rstd_out, &p->rstd);
+	}
+	OPNN_TRY(opnn_output(o, rstd_out, &p->rstd));
+	for (d = p->axis; d < xi->ndims; d++)
+		nnop_view_unsqueeze(&p->rstd, d);
+	return ACLNN_SUCCESS;
+}
+
+/*
  * Checks gamma, yOut and rstdOut against x's shape xi and names the outputs
  * in the vendor's order (yOut, then rstdOut).
  */
@@ -298,8 +320,7 @@ static aclnnStatus rms_norm_outputs(struct opnn *o, const struct nnop_tensor_inf
 	if (!rstd_out)
 		return ACLNN_SUCCESS;
 	OPNN_TRY(opnn_check_tensor(o, rstd_out, "rstdOut", OPNN_FLOATS));
-	OPNN_TRY(opnn_check_dims(o, rstd_out, "rstdOut", xi->ndims, p->rstd_dims));
-	return opnn_output(o, rstd_out, &p->rstd);
+	return rms_norm_rstd(o, xi, rstd_out, p);
 }
 
 /*

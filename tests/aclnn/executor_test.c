@@ -107,6 +107,60 @@ static int add_executor(void *a, void *b, void *out, aclDataType ta, const aclSc
 	return ret;
 }
 
+/* Add over n floats at a, b and out, synchronised; an aclnn status. */
+static int add_n(void *a, void *b, void *out, int64_t n)
+{
+	aclTensor *ta = vec(a, n, ACL_FLOAT), *tb = vec(b, n, ACL_FLOAT), *to = vec(out, n, ACL_FLOAT);
+	aclOpExecutor *x = NULL;
+	float v = 1.0f;
+	aclScalar *alpha = aclCreateScalar(&v, ACL_FLOAT);
+	uint64_t ws = 0;
+	int ret = aclnnAddGetWorkspaceSize(ta, tb, alpha, to, &ws, &x);
+
+	if (!ret)
+		ret = ws ? ACLNN_ERR_INNER : aclnnAdd(NULL, 0, x, NULL);
+	if (!ret)
+		ret = aclrtSynchronizeStream(NULL);
+	aclDestroyTensor(ta);
+	aclDestroyTensor(tb);
+	aclDestroyTensor(to);
+	aclDestroyScalar(alpha);
+	return ret;
+}
+
+/*
+ * aclrtMalloc gives 32 bytes past the size rounded up to 32 (the vendor's
+ * rule), and ggml's CANN backend lays GroupNorm's rstd output over them: a
+ * tensor may reach into them, not one byte past; aclrtMallocAlign32 has none.
+ */
+TEST_F(exec, tensors_may_use_the_padding_of_their_allocation)
+{
+	float a[112], b[112], got[112];
+	void *p[3], *q;
+	int i;
+
+	fill_f32(a, 112, 2.0f);
+	fill_f32(b, 112, -7.0f);
+	for (i = 0; i < 3; i++) {
+		p[i] = dev_alloc(400);	/* 416 bytes rounded, 448 with the padding */
+		ASSERT_NE(NULL, p[i]);
+	}
+	ASSERT_EQ(ACL_SUCCESS, upload(p[0], a, sizeof(a)));
+	ASSERT_EQ(ACL_SUCCESS, upload(p[1], b, sizeof(b)));
+	ASSERT_EQ(ACLNN_SUCCESS, add_n(p[0], p[1], p[2], 112));
+	ASSERT_EQ(ACL_SUCCESS, download(got, p[2], sizeof(got)));
+	EXPECT_EQ(0, wrong_sums(a, b, got, 112));
+	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], p[2], 113));
+	EXPECT_NE(NULL, strstr(aclGetRecentErrMsg(), "allocation"));
+	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], (float *)p[2] + 1, 112));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMallocAlign32(&q, 400, ACL_MEM_MALLOC_HUGE_FIRST));
+	EXPECT_EQ(ACLNN_SUCCESS, add_n(p[0], p[1], q, 104));
+	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], q, 105));
+	aclrtFree(q);
+	for (i = 0; i < 3; i++)
+		aclrtFree(p[i]);
+}
+
 TEST_F(exec, repeatable_executor_relaunched_on_new_addresses)
 {
 	aclOpExecutor *x = NULL;

@@ -134,7 +134,7 @@ TEST_F(uapi, bo_alignment_and_accounting)
 
 	for (i = 0; i < 8; i++) {
 		ASSERT_EQ(0, test_bo_create(self->card.fd, 1 + i * 37, 0, &bos[i]));
-		EXPECT_EQ(0, bos[i].addr % DRM_NPU_BO_ALIGN);
+		EXPECT_EQ(0, bos[i].addr % DRM_NPU_BO_ADDR_ALIGN);
 		EXPECT_GE(bos[i].addr, DRM_NPU_DEVICE_ADDR_BASE);
 		EXPECT_EQ(0, bos[i].mmap_offset);
 	}

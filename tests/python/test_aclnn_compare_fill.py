@@ -160,6 +160,14 @@ def test_arange(device, start, end, step, dtype):
                                    else 1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("shape", [(1, 1, 1, 10), (2, 5), (10, 1)])
+def test_arange_fills_any_shape_in_row_major_order(device, shape):
+    out = aclnn.tensor(np.zeros(shape, np.float32))
+    s = lambda v: aclnn.scalar(v, np.float64)
+    run_ok("Arange", s(-3.0), s(2.0), s(0.5), out)
+    np.testing.assert_allclose(out.numpy(), np.arange(-3.0, 2.0, 0.5).reshape(shape), atol=1e-6)
+
+
 def test_arange_errors(device):
     out = aclnn.tensor(np.zeros((5,), np.float32))
     s = lambda v: aclnn.scalar(v, np.int64)
@@ -167,6 +175,9 @@ def test_arange_errors(device):
     assert "step" in aclnn.err_msg()
     assert aclnn.run("Arange", s(0), s(6), s(1), out) == ACLNN_ERR_PARAM_INVALID
     assert "6 elements" in aclnn.err_msg()
+    assert aclnn.run("Arange", s(0), s(6), s(1),
+                     aclnn.tensor(np.zeros((2, 2), np.float32))) == ACLNN_ERR_PARAM_INVALID
+    assert "4 elements" in aclnn.err_msg()
     assert aclnn.run("Arange", s(5), s(0), s(1), out) == ACLNN_ERR_PARAM_INVALID
 
 

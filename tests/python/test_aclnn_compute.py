@@ -36,6 +36,26 @@ def test_mm_of_a_transposed_view(device):
     close(y.numpy(), base.T.astype(np.float64) @ b)
 
 
+@pytest.mark.parametrize("op,sa,sb", [("Mm", (9, 256), (256, 16)),
+                                      ("BatchMatMul", (2, 5, 8), (2, 8, 3)),
+                                      ("Matmul", (2, 1, 5, 8), (3, 8, 4))])
+def test_product_of_f32_and_f16_is_f32(device, op, sa, sb):
+    a, b = rand(*sa), rand(*sb, dtype=np.float16)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    y = out(want.shape)
+    run_ok(op, aclnn.tensor(a), aclnn.tensor(b), y, i8(1))
+    close(y.numpy(), want)
+    a16, b32 = a.astype(np.float16), b.astype(np.float32)
+    y = out(want.shape)
+    run_ok(op, aclnn.tensor(a16), aclnn.tensor(b32), y, i8(1))
+    close(y.numpy(), a16.astype(np.float64) @ b32, np.float16)
+    run_fails(op, ACLNN_ERR_PARAM_INVALID, ["out", "float"], aclnn.tensor(a), aclnn.tensor(b),
+              out(want.shape, np.float16), i8(1))
+    y = out(want.shape)
+    run_ok(op, aclnn.tensor(a16), aclnn.tensor(b), y, i8(1))
+    close(y.numpy(), a16.astype(np.float64) @ b, np.float16)
+
+
 def test_mm_inner_dims_mismatch_fails(device):
     run_fails("Mm", ACLNN_ERR_PARAM_INVALID, ["mat2"], aclnn.tensor(rand((2, 3))), aclnn.tensor(rand((4, 2))),
               out((2, 2)), i8(0))

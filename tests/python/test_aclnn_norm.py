@@ -173,6 +173,19 @@ def test_rms_norm_over_two_axes(device):
     close(r.numpy(), rstd)
 
 
+@pytest.mark.parametrize("gdims", [1, 2])
+def test_rms_norm_rstd_without_the_normalized_dims(device, gdims):
+    x = rand(3, 4, 5, 8)
+    gamma = rand(*x.shape[4 - gdims:])
+    want, rstd = rms_ref(x.astype(np.float64), gamma.astype(np.float64), 1e-6)
+    y, r = out(x.shape), out(x.shape[:4 - gdims])
+    run_ok("RmsNorm", aclnn.tensor(x), aclnn.tensor(gamma), f64(1e-6), y, r)
+    close(y.numpy(), want)
+    close(r.numpy(), rstd.reshape(x.shape[:4 - gdims]))
+    run_fails("RmsNorm", ACLNN_ERR_PARAM_INVALID, ["rstdOut"], aclnn.tensor(x), aclnn.tensor(gamma),
+              f64(1e-6), y, out((3, 4, 6) if gdims == 1 else (3, 6)))
+
+
 def test_rms_norm_gamma_of_the_wrong_shape_fails(device):
     run_fails("RmsNorm", ACLNN_ERR_PARAM_INVALID, ["gamma"], aclnn.tensor(rand((2, 4))),
               aclnn.tensor(rand(3)), f64(1e-6), out((2, 4)), out((2, 1)))
