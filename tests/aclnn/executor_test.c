@@ -107,24 +107,33 @@ static int add_executor(void *a, void *b, void *out, aclDataType ta, const aclSc
 	return ret;
 }
 
-/* Add over n floats at a, b and out, synchronised; an aclnn status. */
-static int add_n(void *a, void *b, void *out, int64_t n)
+/*
+ * out[0..n) = a + alpha * b through one executor, launched with the
+ * workspace it asks for; the tensors are destroyed after.
+ */
+static int add_n(void *a, void *b, void *out, int64_t n, float alpha, uint64_t *ws_size)
 {
-	aclTensor *ta = vec(a, n, ACL_FLOAT), *tb = vec(b, n, ACL_FLOAT), *to = vec(out, n, ACL_FLOAT);
+	aclTensor *ta = vec(a, n, ACL_FLOAT), *tb = vec(b, n, ACL_FLOAT);
+	aclTensor *to = vec(out, n, ACL_FLOAT);
+	aclScalar *s = aclCreateScalar(&alpha, ACL_FLOAT);
 	aclOpExecutor *x = NULL;
-	float v = 1.0f;
-	aclScalar *alpha = aclCreateScalar(&v, ACL_FLOAT);
-	uint64_t ws = 0;
-	int ret = aclnnAddGetWorkspaceSize(ta, tb, alpha, to, &ws, &x);
+	void *work = NULL;
+	int ret;
 
+	ret = aclnnAddGetWorkspaceSize(ta, tb, s, to, ws_size, &x);
+	if (!ret && *ws_size)
+		ret = (work = dev_alloc(*ws_size)) ? 0 : -1;
 	if (!ret)
-		ret = ws ? ACLNN_ERR_INNER : aclnnAdd(NULL, 0, x, NULL);
+		ret = aclnnAdd(work, *ws_size, x, NULL);
 	if (!ret)
 		ret = aclrtSynchronizeStream(NULL);
+	/* an aclrtFree(NULL) would record a message over the launch's own */
+	if (work)
+		aclrtFree(work);
+	aclDestroyScalar(s);
 	aclDestroyTensor(ta);
 	aclDestroyTensor(tb);
 	aclDestroyTensor(to);
-	aclDestroyScalar(alpha);
 	return ret;
 }
 
@@ -137,6 +146,7 @@ TEST_F(exec, tensors_may_use_the_padding_of_their_allocation)
 {
 	float a[112], b[112], got[112];
 	void *p[3], *q;
+	uint64_t ws;
 	int i;
 
 	fill_f32(a, 112, 2.0f);
@@ -147,15 +157,15 @@ TEST_F(exec, tensors_may_use_the_padding_of_their_allocation)
 	}
 	ASSERT_EQ(ACL_SUCCESS, upload(p[0], a, sizeof(a)));
 	ASSERT_EQ(ACL_SUCCESS, upload(p[1], b, sizeof(b)));
-	ASSERT_EQ(ACLNN_SUCCESS, add_n(p[0], p[1], p[2], 112));
+	ASSERT_EQ(ACLNN_SUCCESS, add_n(p[0], p[1], p[2], 112, 1.0f, &ws));
 	ASSERT_EQ(ACL_SUCCESS, download(got, p[2], sizeof(got)));
 	EXPECT_EQ(0, wrong_sums(a, b, got, 112));
-	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], p[2], 113));
+	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], p[2], 113, 1.0f, &ws));
 	EXPECT_NE(NULL, strstr(aclGetRecentErrMsg(), "allocation"));
-	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], (float *)p[2] + 1, 112));
+	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], (float *)p[2] + 1, 112, 1.0f, &ws));
 	ASSERT_EQ(ACL_SUCCESS, aclrtMallocAlign32(&q, 400, ACL_MEM_MALLOC_HUGE_FIRST));
-	EXPECT_EQ(ACLNN_SUCCESS, add_n(p[0], p[1], q, 104));
-	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], q, 105));
+	EXPECT_EQ(ACLNN_SUCCESS, add_n(p[0], p[1], q, 104, 1.0f, &ws));
+	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], q, 105, 1.0f, &ws));
 	aclrtFree(q);
 	for (i = 0; i < 3; i++)
 		aclrtFree(p[i]);
@@ -330,35 +340,6 @@ TEST_F(exec, bad_workspace_is_refused_before_anything_is_queued)
 	EXPECT_EQ(ACLNN_SUCCESS, aclDestroyAclOpExecutor(x));
 	free(host_work);
 	aclrtFree(work);
-}
-
-
-/*
- * out[0..n) = a + alpha * b through one executor, launched with the
- * workspace it asks for; the tensors are destroyed after.
- */
-static int add_n(void *a, void *b, void *out, int64_t n, float alpha, uint64_t *ws_size)
-{
-	aclTensor *ta = vec(a, n, ACL_FLOAT), *tb = vec(b, n, ACL_FLOAT);
-	aclTensor *to = vec(out, n, ACL_FLOAT);
-	aclScalar *s = aclCreateScalar(&alpha, ACL_FLOAT);
-	aclOpExecutor *x = NULL;
-	void *work = NULL;
-	int ret;
-
-	ret = aclnnAddGetWorkspaceSize(ta, tb, s, to, ws_size, &x);
-	if (!ret && *ws_size)
-		ret = (work = dev_alloc(*ws_size)) ? 0 : -1;
-	if (!ret)
-		ret = aclnnAdd(work, *ws_size, x, NULL);
-	if (!ret)
-		ret = aclrtSynchronizeStream(NULL);
-	aclrtFree(work);
-	aclDestroyScalar(s);
-	aclDestroyTensor(ta);
-	aclDestroyTensor(tb);
-	aclDestroyTensor(to);
-	return ret;
 }
 
 /*
