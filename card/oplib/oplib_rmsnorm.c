@@ -31,8 +31,9 @@ static int rmsnorm_check(const struct oplib_op *op)
 		err = oplib_strided_only(&op->t[i]);
 	if (err)
 		return err;
+	/* the loops compute through float: F64 is refused, not rounded */
 	if (oplib_dtype_is_int(x->dtype) || y->dtype != x->dtype ||
-	    oplib_dtype_is_int(gamma->dtype))
+	    oplib_dtype_is_int(gamma->dtype) || oplib_op_has_f64(op))
 		return NPU_ERR_OPERATOR;
 	if (!oplib_same_dims(x, y) || axis >= x->ndims ||
 	    gamma->ndims != x->ndims - axis ||

@@ -12,9 +12,10 @@
 
 enum { ROPE_X, ROPE_COS, ROPE_SIN };
 
+/* The loop computes through float: F64 is refused, not rounded. */
 static bool rope_float(unsigned int dtype)
 {
-	return !oplib_dtype_is_int(dtype);
+	return !oplib_dtype_is_int(dtype) && dtype != NPU_DTYPE_F64;
 }
 
 /* t broadcasts to x: no more axes, each dim x's or 1, the last x's. */

@@ -117,7 +117,7 @@ static void scatter_one(uint8_t *to, const uint8_t *from, unsigned int dtype,
 	} else {
 		f = oplib_load_f64(to, dtype);
 		g = oplib_load_f64(from, dtype);
-		oplib_store(to, dtype, (float)(reduce == NPU_SCATTER_ADD ? f + g : f * g));
+		oplib_store_f64(to, dtype, reduce == NPU_SCATTER_ADD ? f + g : f * g);
 	}
 }
 

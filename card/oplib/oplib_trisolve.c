@@ -124,7 +124,7 @@ static void trisolve_matrix(const struct oplib_op *op, uint8_t *const *bufs,
 					       c * b->strides[r - 1]) * es, b->dtype);
 		trisolve_column(m, n, lower, flags & NPU_TRISOLVE_UNIT, col);
 		for (i = 0; i < n; i++)
-			oplib_store(bufs[out] + (xoff + i * x->strides[r - 2] +
+			oplib_store_f64(bufs[out] + (xoff + i * x->strides[r - 2] +
 				    c * x->strides[r - 1]) * es, x->dtype, col[i]);
 	}
 }
