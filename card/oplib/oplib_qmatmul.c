@@ -200,7 +200,6 @@ struct qmm_params {
 /* A scale or an offset: oplib_load() goes through double, too slow here. */
 static inline float qmm_load(const uint8_t *p, unsigned int dtype)
 {
-	uint32_t bits;
 	_Float16 h;
 	uint16_t b;
 	float f;
@@ -211,9 +210,7 @@ static inline float qmm_load(const uint8_t *p, unsigned int dtype)
 	}
 	if (dtype == NPU_DTYPE_BF16) {
 		memcpy(&b, p, sizeof(b));
-		bits = (uint32_t)le16toh(b) << 16;
-		memcpy(&f, &bits, sizeof(f));
-		return f;
+		return oplib_bf16_to_f32(le16toh(b));
 	}
 	memcpy(&f, p, sizeof(f));
 	return f;
@@ -354,19 +351,15 @@ static void qmm_tile(const struct qmm_shape *s, const struct qmm_params *p,
 }
 
 /* n contiguous elements of dtype at p into F32, or back. */
-QMM_VECTOR
 static void qmm_convert_row(uint8_t *p, unsigned int dtype, float *f,
 			    int64_t n, bool to_f32)
 {
-	_Float16 *h = (_Float16 *)p;
 	int64_t i;
 
 	if (dtype == NPU_DTYPE_F16 && to_f32) {
-		for (i = 0; i < n; i++)
-			f[i] = h[i];
+		oplib_f16_widen(p, f, n);
 	} else if (dtype == NPU_DTYPE_F16) {
-		for (i = 0; i < n; i++)
-			h[i] = f[i];
+		oplib_f16_narrow(f, p, n);
 	} else {
 		size_t esize = oplib_dtype_size(dtype);
 
