@@ -121,8 +121,7 @@ static int attention_check(const struct oplib_op *op)
 
 	if (raw->rsvd || raw->rsvd2)
 		return NPU_ERR_RESERVED;
-	for (i = 0; i < op->num_tensors && !err; i++)
-		err = oplib_strided_only(&op->t[i]);
+	err = oplib_all_strided(op);
 	if (err)
 		return err;
 	for (i = ATT_Q; i <= ATT_V; i++)

@@ -391,6 +391,7 @@ void oplib_zero_padding(const struct oplib_tensor *t, uint8_t *base);
 /* oplib.c: checks several families share */
 bool oplib_broadcasts(const struct oplib_tensor *t);
 int oplib_strided_only(const struct oplib_tensor *t);
+int oplib_all_strided(const struct oplib_op *op);
 bool oplib_dense(const struct oplib_tensor *t);
 bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b);
 

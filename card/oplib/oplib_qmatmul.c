@@ -111,14 +111,11 @@ static bool qmm_param_dims(const struct oplib_tensor *t, int64_t groups,
 static int qmm_check_types(const struct oplib_op *op)
 {
 	const struct oplib_tensor *x = &op->t[0], *sc = &op->t[2];
-	unsigned int i;
 	int err;
 
-	for (i = 0; i < op->num_tensors; i++) {
-		err = oplib_strided_only(&op->t[i]);
-		if (err)
-			return err;
-	}
+	err = oplib_all_strided(op);
+	if (err)
+		return err;
 	if (!qmm_float(x->dtype) || oplib_out(op)->dtype != x->dtype ||
 	    op->t[1].dtype != NPU_DTYPE_S8 || !qmm_float(sc->dtype) ||
 	    (op->num_inputs > 3 && op->t[3].dtype != sc->dtype))

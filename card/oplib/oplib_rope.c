@@ -41,8 +41,7 @@ static int rope_check(const struct oplib_op *op)
 
 	if (op->attrs->rope.rsvd)
 		return NPU_ERR_RESERVED;
-	for (i = 0; i < op->num_tensors && !err; i++)
-		err = oplib_strided_only(&op->t[i]);
+	err = oplib_all_strided(op);
 	if (err)
 		return err;
 	for (i = 0; i < op->num_tensors; i++)

@@ -35,8 +35,7 @@ static int trisolve_check(const struct oplib_op *op)
 
 	if (op->attrs->trisolve.rsvd)
 		return NPU_ERR_RESERVED;
-	for (i = 0; i < op->num_tensors && !err; i++)
-		err = oplib_strided_only(&op->t[i]);
+	err = oplib_all_strided(op);
 	if (err)
 		return err;
 	for (i = 0; i < op->num_tensors; i++)
