@@ -49,6 +49,17 @@ int oplib_strided_only(const struct oplib_tensor *t)
 	return t->format == NPU_FORMAT_STRIDED ? NPU_ERR_NONE : NPU_ERR_OPERATOR;
 }
 
+/* The same for every one of the operator's tensors. */
+int oplib_all_strided(const struct oplib_op *op)
+{
+	unsigned int i;
+	int err = NPU_ERR_NONE;
+
+	for (i = 0; i < op->num_tensors && !err; i++)
+		err = oplib_strided_only(&op->t[i]);
+	return err;
+}
+
 /* Strided, row-major, without gaps (axes of one element aside). */
 bool oplib_dense(const struct oplib_tensor *t)
 {

@@ -16,7 +16,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include <immintrin.h>
 #include <omp.h>
 
 #include "oplib_impl.h"
@@ -122,8 +121,7 @@ static int attention_check(const struct oplib_op *op)
 
 	if (raw->rsvd || raw->rsvd2)
 		return NPU_ERR_RESERVED;
-	for (i = 0; i < op->num_tensors && !err; i++)
-		err = oplib_strided_only(&op->t[i]);
+	err = oplib_all_strided(op);
 	if (err)
 		return err;
 	for (i = ATT_Q; i <= ATT_V; i++)
@@ -163,55 +161,11 @@ struct attention_work {
 	int64_t head[ATT_Q_ROWS], row[ATT_Q_ROWS];
 };
 
-static bool has_f16c;
-
-__attribute__((constructor))
-static void attention_probe_cpu(void)
-{
-	has_f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-}
-
-/* IEEE 754 binary16 to binary32 by its bits, which no instruction does here. */
-static float half_to_float(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16, em = h & 0x7fff, bits;
-	float f;
-
-	if (em < 0x400) {
-		f = em * 0x1p-24f;
-		return sign ? -f : f;
-	}
-	if (em >= 0x7c00)
-		bits = sign | 0x7f800000 | (em & 0x3ff) << 13;
-	else
-		bits = sign | (em + ((127 - 15) << 10)) << 13;
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
-
-/* n dense binary16 values as F32, eight at a time, where the CPU converts them. */
-__attribute__((target("f16c,avx")))
-static void halves_to_floats(const uint8_t *p, int64_t n, float *to)
-{
-	int64_t i = 0;
-
-	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(to + i,
-				 _mm256_cvtph_ps(_mm_loadu_si128((const void *)(p + 2 * i))));
-	for (; i < n; i++) {
-		uint16_t h;
-
-		memcpy(&h, p + 2 * i, sizeof(h));
-		to[i] = half_to_float(h);
-	}
-}
-
 /* n elements from p, stride apart (elements), as F32. */
 static void row_load(const uint8_t *p, int64_t stride, unsigned int dtype,
 		     int64_t n, float *to)
 {
 	size_t es = oplib_dtype_size(dtype);
-	uint32_t bits;
 	uint16_t h;
 	int64_t i;
 
@@ -219,8 +173,8 @@ static void row_load(const uint8_t *p, int64_t stride, unsigned int dtype,
 		memcpy(to, p, n * sizeof(float));
 		return;
 	}
-	if (dtype == NPU_DTYPE_F16 && (stride == 1 || n == 1) && has_f16c) {
-		halves_to_floats(p, n, to);
+	if (dtype == NPU_DTYPE_F16 && (stride == 1 || n == 1)) {
+		oplib_f16_widen(p, to, n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -228,13 +182,11 @@ static void row_load(const uint8_t *p, int64_t stride, unsigned int dtype,
 
 		switch (dtype) {
 		case NPU_DTYPE_F16:
-			memcpy(&h, e, sizeof(h));
-			to[i] = half_to_float(h);
+			oplib_f16_widen(e, &to[i], 1);
 			break;
 		case NPU_DTYPE_BF16:
 			memcpy(&h, e, sizeof(h));
-			bits = (uint32_t)h << 16;
-			memcpy(&to[i], &bits, sizeof(bits));
+			to[i] = oplib_bf16_to_f32(h);
 			break;
 		default:
 			to[i] = oplib_load(e, dtype);

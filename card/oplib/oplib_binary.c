@@ -69,10 +69,14 @@ static bool broadcasts(const struct oplib_tensor *t,
 	return !oplib_same_dims(t, y);
 }
 
-/* y[i] = act(pow(a[i], b[i])), a and b indexed with broadcasting. */
-static bool pow_loop(const struct oplib_op *op,
-		     const struct oplib_step *step, uint8_t *const *bufs,
-		     const struct oplib_hooks *hooks)
+/* What a loop does to one element: y at py from a at pa and b at pb. */
+typedef void (*binary_element_fn)(const struct oplib_op *op, const struct oplib_step *step,
+				  const uint8_t *pa, const uint8_t *pb, uint8_t *py);
+
+/* Every element of y through element, a and b indexed with broadcasting. */
+static bool binary_walk(const struct oplib_op *op, const struct oplib_step *step,
+			uint8_t *const *bufs, const struct oplib_hooks *hooks,
+			binary_element_fn element)
 {
 	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
 	const struct oplib_tensor *y = oplib_out(op);
@@ -84,21 +88,34 @@ static bool pow_loop(const struct oplib_op *op,
 	uint64_t count = 0;
 
 	do {
-		float va, vb;
-
 		for (d = 0; d < y->ndims; d++) {
 			ia[d] = a->dims[d] == 1 ? 0 : idx[d];
 			ib[d] = b->dims[d] == 1 ? 0 : idx[d];
 		}
-		va = oplib_load(bufs[0] + oplib_offset(a, ia) * as, a->dtype);
-		vb = oplib_load(bufs[1] + oplib_offset(b, ib) * bs, b->dtype);
-		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ys,
-			    y->dtype, oplib_act_apply(&step->act, powf(va, vb)));
+		element(op, step, bufs[0] + oplib_offset(a, ia) * as,
+			bufs[1] + oplib_offset(b, ib) * bs,
+			bufs[step->out] + oplib_offset(y, idx) * ys);
 		if (!oplib_loop_go_on(hooks, &count))
 			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));
 	oplib_zero_padding(y, bufs[step->out]);
 	return true;
+}
+
+/* y = act(pow(a, b)) in float. */
+static void pow_element(const struct oplib_op *op, const struct oplib_step *step,
+			const uint8_t *pa, const uint8_t *pb, uint8_t *py)
+{
+	float v = powf(oplib_load(pa, op->t[0].dtype), oplib_load(pb, op->t[1].dtype));
+
+	oplib_store(py, oplib_out(op)->dtype, oplib_act_apply(&step->act, v));
+}
+
+static bool pow_loop(const struct oplib_op *op,
+		     const struct oplib_step *step, uint8_t *const *bufs,
+		     const struct oplib_hooks *hooks)
+{
+	return binary_walk(op, step, bufs, hooks, pow_element);
 }
 
 /* An overflowed result saturated toward the side it overflowed to. */
@@ -155,36 +172,21 @@ static int64_t binary_int(uint32_t kind, int64_t a, int64_t b)
 	return 0;
 }
 
-/* y[i] = a[i] op b[i] on integers, a and b indexed with broadcasting. */
+/* y = a op b on integers, exactly. */
+static void int_element(const struct oplib_op *op, const struct oplib_step *step,
+			const uint8_t *pa, const uint8_t *pb, uint8_t *py)
+{
+	(void)step;
+	oplib_store_int(py, oplib_out(op)->dtype,
+			binary_int(oplib_u32(op->attrs->binary.kind),
+				   oplib_load_int(pa, op->t[0].dtype),
+				   oplib_load_int(pb, op->t[1].dtype)));
+}
+
 static bool int_loop(const struct oplib_op *op, const struct oplib_step *step,
 		     uint8_t *const *bufs, const struct oplib_hooks *hooks)
 {
-	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
-	const struct oplib_tensor *y = oplib_out(op);
-	size_t as = oplib_dtype_size(a->dtype), bs = oplib_dtype_size(b->dtype);
-	size_t ys = oplib_dtype_size(y->dtype);
-	uint32_t kind = oplib_u32(op->attrs->binary.kind);
-	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
-	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
-	unsigned int d;
-	uint64_t count = 0;
-
-	do {
-		int64_t va, vb;
-
-		for (d = 0; d < y->ndims; d++) {
-			ia[d] = a->dims[d] == 1 ? 0 : idx[d];
-			ib[d] = b->dims[d] == 1 ? 0 : idx[d];
-		}
-		va = oplib_load_int(bufs[0] + oplib_offset(a, ia) * as, a->dtype);
-		vb = oplib_load_int(bufs[1] + oplib_offset(b, ib) * bs, b->dtype);
-		oplib_store_int(bufs[step->out] + oplib_offset(y, idx) * ys,
-				y->dtype, binary_int(kind, va, vb));
-		if (!oplib_loop_go_on(hooks, &count))
-			return false;
-	} while (oplib_index_next(idx, y->dims, y->ndims));
-	oplib_zero_padding(y, bufs[step->out]);
-	return true;
+	return binary_walk(op, step, bufs, hooks, int_element);
 }
 
 static double binary_f64(uint32_t kind, double a, double b)
@@ -208,37 +210,21 @@ static double binary_f64(uint32_t kind, double a, double b)
 	return 0;
 }
 
-/* y[i] = act(a[i] op b[i]) in double, a and b indexed with broadcasting. */
+/* y = act(a op b) in double. */
+static void f64_element(const struct oplib_op *op, const struct oplib_step *step,
+			const uint8_t *pa, const uint8_t *pb, uint8_t *py)
+{
+	double v = binary_f64(oplib_u32(op->attrs->binary.kind),
+			      oplib_load_f64(pa, op->t[0].dtype),
+			      oplib_load_f64(pb, op->t[1].dtype));
+
+	oplib_store_f64(py, oplib_out(op)->dtype, oplib_act_apply_f64(&step->act, v));
+}
+
 static bool f64_loop(const struct oplib_op *op, const struct oplib_step *step,
 		     uint8_t *const *bufs, const struct oplib_hooks *hooks)
 {
-	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
-	const struct oplib_tensor *y = oplib_out(op);
-	size_t as = oplib_dtype_size(a->dtype), bs = oplib_dtype_size(b->dtype);
-	size_t ys = oplib_dtype_size(y->dtype);
-	uint32_t kind = oplib_u32(op->attrs->binary.kind);
-	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
-	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
-	unsigned int d;
-	uint64_t count = 0;
-
-	do {
-		double va, vb;
-
-		for (d = 0; d < y->ndims; d++) {
-			ia[d] = a->dims[d] == 1 ? 0 : idx[d];
-			ib[d] = b->dims[d] == 1 ? 0 : idx[d];
-		}
-		va = oplib_load_f64(bufs[0] + oplib_offset(a, ia) * as, a->dtype);
-		vb = oplib_load_f64(bufs[1] + oplib_offset(b, ib) * bs, b->dtype);
-		oplib_store_f64(bufs[step->out] + oplib_offset(y, idx) * ys,
-				y->dtype, oplib_act_apply_f64(&step->act,
-						binary_f64(kind, va, vb)));
-		if (!oplib_loop_go_on(hooks, &count))
-			return false;
-	} while (oplib_index_next(idx, y->dims, y->ndims));
-	oplib_zero_padding(y, bufs[step->out]);
-	return true;
+	return binary_walk(op, step, bufs, hooks, f64_element);
 }
 
 /* Whether a @kind b holds; NaN is unordered, unequal to everything. */
@@ -276,37 +262,20 @@ static bool compare_holds(uint32_t kind, const uint8_t *pa, const uint8_t *pb,
 	}
 }
 
-/* y[i] = act(a[i] op b[i] ? 1 : 0), exact in every data type. */
+/* y = act(a op b ? 1 : 0), exact in every data type. */
+static void compare_element(const struct oplib_op *op, const struct oplib_step *step,
+			    const uint8_t *pa, const uint8_t *pb, uint8_t *py)
+{
+	bool holds = compare_holds(oplib_u32(op->attrs->binary.kind), pa, pb, op->t[0].dtype);
+
+	oplib_store(py, oplib_out(op)->dtype, oplib_act_apply(&step->act, holds));
+}
+
 static bool compare_loop(const struct oplib_op *op,
 			 const struct oplib_step *step, uint8_t *const *bufs,
 			 const struct oplib_hooks *hooks)
 {
-	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
-	const struct oplib_tensor *y = oplib_out(op);
-	size_t es = oplib_dtype_size(a->dtype), ys = oplib_dtype_size(y->dtype);
-	uint32_t kind = oplib_u32(op->attrs->binary.kind);
-	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
-	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
-	unsigned int d;
-	uint64_t count = 0;
-
-	do {
-		bool holds;
-
-		for (d = 0; d < y->ndims; d++) {
-			ia[d] = a->dims[d] == 1 ? 0 : idx[d];
-			ib[d] = b->dims[d] == 1 ? 0 : idx[d];
-		}
-		holds = compare_holds(kind, bufs[0] + oplib_offset(a, ia) * es,
-				      bufs[1] + oplib_offset(b, ib) * es,
-				      a->dtype);
-		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ys,
-			    y->dtype, oplib_act_apply(&step->act, holds));
-		if (!oplib_loop_go_on(hooks, &count))
-			return false;
-	} while (oplib_index_next(idx, y->dims, y->ndims));
-	oplib_zero_padding(y, bufs[step->out]);
-	return true;
+	return binary_walk(op, step, bufs, hooks, compare_element);
 }
 
 /*

@@ -6,6 +6,8 @@
  * several times slower than the F32 product it feeds; the CPU's F16C
  * instructions convert eight at once, rounding to nearest even as the
  * reorder does.  Without F16C the compiler's _Float16 conversions do it.
+ * The same conversions serve the families that widen F16 rows themselves
+ * (oplib_f16_widen(), oplib_f16_narrow()).
  */
 #include <immintrin.h>
 #include <omp.h>
@@ -16,61 +18,88 @@
 #define CONVERT_CHUNK	(64 * 1024)
 
 __attribute__((target("avx,f16c")))
-static void widen_f16c(const uint16_t *from, float *to, uint64_t n)
+static void widen_f16c(const uint8_t *from, float *to, uint64_t n)
 {
 	uint64_t i = 0;
+	uint16_t h;
 
 	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(to + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(from + i))));
-	for (; i < n; i++)
-		to[i] = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(from[i])));
+		_mm256_storeu_ps(to + i, _mm256_cvtph_ps(_mm_loadu_si128((const void *)(from + 2 * i))));
+	for (; i < n; i++) {
+		memcpy(&h, from + 2 * i, sizeof(h));
+		to[i] = _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h)));
+	}
 }
 
 __attribute__((target("avx,f16c")))
-static void narrow_f16c(const float *from, uint16_t *to, uint64_t n)
+static void narrow_f16c(const float *from, uint8_t *to, uint64_t n)
 {
 	uint64_t i = 0;
+	uint16_t h;
 
 	for (; i + 8 <= n; i += 8)
-		_mm_storeu_si128((__m128i *)(to + i),
+		_mm_storeu_si128((void *)(to + 2 * i),
 				 _mm256_cvtps_ph(_mm256_loadu_ps(from + i), _MM_FROUND_TO_NEAREST_INT));
-	for (; i < n; i++)
-		to[i] = (uint16_t)_mm_cvtsi128_si32(_mm_cvtps_ph(_mm_set_ss(from[i]),
-								  _MM_FROUND_TO_NEAREST_INT));
+	for (; i < n; i++) {
+		h = (uint16_t)_mm_cvtsi128_si32(_mm_cvtps_ph(_mm_set_ss(from[i]),
+							     _MM_FROUND_TO_NEAREST_INT));
+		memcpy(to + 2 * i, &h, sizeof(h));
+	}
 }
 
-static void widen_plain(const _Float16 *from, float *to, uint64_t n)
+/* memcpy: a family's row need not be aligned for _Float16 */
+static void widen_plain(const uint8_t *from, float *to, uint64_t n)
 {
+	_Float16 h;
 	uint64_t i;
 
-	for (i = 0; i < n; i++)
-		to[i] = from[i];
+	for (i = 0; i < n; i++) {
+		memcpy(&h, from + i * sizeof(h), sizeof(h));
+		to[i] = h;
+	}
 }
 
-static void narrow_plain(const float *from, _Float16 *to, uint64_t n)
+static void narrow_plain(const float *from, uint8_t *to, uint64_t n)
 {
+	_Float16 h;
 	uint64_t i;
 
-	for (i = 0; i < n; i++)
-		to[i] = (_Float16)from[i];
+	for (i = 0; i < n; i++) {
+		h = (_Float16)from[i];
+		memcpy(to + i * sizeof(h), &h, sizeof(h));
+	}
 }
 
-static bool have_f16c(void)
+static bool have_f16c;
+
+__attribute__((constructor))
+static void convert_probe_cpu(void)
 {
-	return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+	have_f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
 }
 
-static void convert_chunk(const uint8_t *from, uint8_t *to, uint64_t n, bool widen,
-			  bool f16c)
+void oplib_f16_widen(const uint8_t *from, float *to, uint64_t n)
 {
-	if (widen && f16c)
-		widen_f16c((const uint16_t *)from, (float *)to, n);
-	else if (widen)
-		widen_plain((const _Float16 *)from, (float *)to, n);
-	else if (f16c)
-		narrow_f16c((const float *)from, (uint16_t *)to, n);
+	if (have_f16c)
+		widen_f16c(from, to, n);
 	else
-		narrow_plain((const float *)from, (_Float16 *)to, n);
+		widen_plain(from, to, n);
+}
+
+void oplib_f16_narrow(const float *from, uint8_t *to, uint64_t n)
+{
+	if (have_f16c)
+		narrow_f16c(from, to, n);
+	else
+		narrow_plain(from, to, n);
+}
+
+static void convert_chunk(const uint8_t *from, uint8_t *to, uint64_t n, bool widen)
+{
+	if (widen)
+		oplib_f16_widen(from, (float *)to, n);
+	else
+		oplib_f16_narrow((const float *)from, to, n);
 }
 
 static bool convert_loop(const struct oplib_op *op, const struct oplib_step *step,
@@ -80,7 +109,7 @@ static bool convert_loop(const struct oplib_op *op, const struct oplib_step *ste
 	uint8_t *to = bufs[step->out] + step->convert.to_offset;
 	size_t from_size = step->convert.widen ? 2 : 4, to_size = 6 - from_size;
 	int64_t chunks = (step->convert.count + CONVERT_CHUNK - 1) / CONVERT_CHUNK, c;
-	bool f16c = have_f16c(), stop = false;
+	bool stop = false;
 
 	(void)op;
 #pragma omp parallel for schedule(static)
@@ -94,7 +123,7 @@ static bool convert_loop(const struct oplib_op *op, const struct oplib_step *ste
 			continue;
 		}
 		convert_chunk(from + at * from_size, to + at * to_size,
-			      n < CONVERT_CHUNK ? n : CONVERT_CHUNK, step->convert.widen, f16c);
+			      n < CONVERT_CHUNK ? n : CONVERT_CHUNK, step->convert.widen);
 	}
 	return !stop;
 }

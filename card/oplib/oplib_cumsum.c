@@ -75,10 +75,10 @@ static void cumsum_line(const struct oplib_op *op, const struct cumsum_attrs *a,
 		} else {
 			vf = oplib_load_f64(in, x->dtype);
 			if (a->exclusive)
-				oplib_store(out, y->dtype, (float)sf);
+				oplib_store_f64(out, y->dtype, sf);
 			sf += vf;
 			if (!a->exclusive)
-				oplib_store(out, y->dtype, (float)sf);
+				oplib_store_f64(out, y->dtype, sf);
 		}
 	}
 	idx[a->axis] = 0;

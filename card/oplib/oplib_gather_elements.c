@@ -18,16 +18,14 @@ static int gather_elements_check(const struct oplib_op *op)
 	const struct oplib_tensor *x = &op->t[0], *ind = &op->t[1];
 	const struct oplib_tensor *y = oplib_out(op);
 	uint32_t axis = gather_elements_axis(op);
-	unsigned int i, d;
+	unsigned int d;
 	int err;
 
 	if (op->attrs->gather.rsvd)
 		return NPU_ERR_RESERVED;
-	for (i = 0; i < op->num_tensors; i++) {
-		err = oplib_strided_only(&op->t[i]);
-		if (err)
-			return err;
-	}
+	err = oplib_all_strided(op);
+	if (err)
+		return err;
 	if (!oplib_index_dtype(ind->dtype) || x->dtype != y->dtype)
 		return NPU_ERR_OPERATOR;
 	if (!x->ndims || axis >= x->ndims || ind->ndims != x->ndims ||

@@ -46,7 +46,9 @@ static int groupnorm_check(const struct oplib_op *op)
 	err = oplib_act_decode(&raw->act, &act);
 	if (err)
 		return err;
-	if (oplib_dtype_is_int(x->dtype) || y->dtype != x->dtype)
+	/* the loops compute through float: F64 is refused, not rounded */
+	if (oplib_dtype_is_int(x->dtype) || y->dtype != x->dtype ||
+	    oplib_op_has_f64(op))
 		return NPU_ERR_OPERATOR;
 	if (x->ndims < 2 || !oplib_same_dims(x, y))
 		return NPU_ERR_OP_PARAM;

@@ -233,6 +233,16 @@ static inline float oplib_f32(__le32 v)
 	return f;
 }
 
+/* BF16 is F32's upper half: widening is exact. */
+static inline float oplib_bf16_to_f32(uint16_t h)
+{
+	uint32_t bits = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
 /* Bytes [from, to) of an attribute union are all 0. */
 static inline bool oplib_zero(const void *p, size_t from, size_t to)
 {
@@ -310,6 +320,9 @@ bool oplib_reduce_exact_loop(const struct oplib_op *op,
 /* oplib_convert.c: F16 to and from F32 faster than oneDNN 2.6's reorder */
 bool oplib_convert_fits(const struct oplib_view *src, const struct oplib_view *dst);
 int oplib_plan_convert(struct oplib_plan *plan, unsigned int src, unsigned int dst);
+/* n F16 elements at from (any alignment) as F32, rounded to nearest even back */
+void oplib_f16_widen(const uint8_t *from, float *to, uint64_t n);
+void oplib_f16_narrow(const float *from, uint8_t *to, uint64_t n);
 
 /* oplib_softmax_rows.c: SOFTMAX over dense F32 rows, with AVX2 */
 bool oplib_softmax_rows_apply(const struct oplib_op *op);
@@ -378,6 +391,7 @@ void oplib_zero_padding(const struct oplib_tensor *t, uint8_t *base);
 /* oplib.c: checks several families share */
 bool oplib_broadcasts(const struct oplib_tensor *t);
 int oplib_strided_only(const struct oplib_tensor *t);
+int oplib_all_strided(const struct oplib_op *op);
 bool oplib_dense(const struct oplib_tensor *t);
 bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b);
 

@@ -15,15 +15,6 @@
 
 #include "oplib_impl.h"
 
-static float bf16_to_float(uint16_t h)
-{
-	uint32_t bits = (uint32_t)h << 16;
-	float f;
-
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
-
 static uint16_t float_to_bf16(float f)
 {
 	uint32_t bits;
@@ -106,7 +97,7 @@ double oplib_load_f64(const uint8_t *p, unsigned int dtype)
 	case NPU_DTYPE_F32:
 		return v.f;
 	case NPU_DTYPE_BF16:
-		return bf16_to_float(v.h);
+		return oplib_bf16_to_f32(v.h);
 	case NPU_DTYPE_F16:
 		return v.f16;
 	}

@@ -184,8 +184,8 @@ static int layernorm_check(const struct oplib_op *op)
 	int err;
 
 	err = oplib_act_decode(&raw->act, &act);
-	for (i = 0; i < op->num_tensors && !err; i++)
-		err = oplib_strided_only(&op->t[i]);
+	if (!err)
+		err = oplib_all_strided(op);
 	if (!err)
 		err = data_check(op);
 	if (err)

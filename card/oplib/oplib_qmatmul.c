@@ -111,14 +111,11 @@ static bool qmm_param_dims(const struct oplib_tensor *t, int64_t groups,
 static int qmm_check_types(const struct oplib_op *op)
 {
 	const struct oplib_tensor *x = &op->t[0], *sc = &op->t[2];
-	unsigned int i;
 	int err;
 
-	for (i = 0; i < op->num_tensors; i++) {
-		err = oplib_strided_only(&op->t[i]);
-		if (err)
-			return err;
-	}
+	err = oplib_all_strided(op);
+	if (err)
+		return err;
 	if (!qmm_float(x->dtype) || oplib_out(op)->dtype != x->dtype ||
 	    op->t[1].dtype != NPU_DTYPE_S8 || !qmm_float(sc->dtype) ||
 	    (op->num_inputs > 3 && op->t[3].dtype != sc->dtype))
@@ -200,7 +197,6 @@ struct qmm_params {
 /* A scale or an offset: oplib_load() goes through double, too slow here. */
 static inline float qmm_load(const uint8_t *p, unsigned int dtype)
 {
-	uint32_t bits;
 	_Float16 h;
 	uint16_t b;
 	float f;
@@ -211,9 +207,7 @@ static inline float qmm_load(const uint8_t *p, unsigned int dtype)
 	}
 	if (dtype == NPU_DTYPE_BF16) {
 		memcpy(&b, p, sizeof(b));
-		bits = (uint32_t)le16toh(b) << 16;
-		memcpy(&f, &bits, sizeof(f));
-		return f;
+		return oplib_bf16_to_f32(le16toh(b));
 	}
 	memcpy(&f, p, sizeof(f));
 	return f;
@@ -354,19 +348,15 @@ static void qmm_tile(const struct qmm_shape *s, const struct qmm_params *p,
 }
 
 /* n contiguous elements of dtype at p into F32, or back. */
-QMM_VECTOR
 static void qmm_convert_row(uint8_t *p, unsigned int dtype, float *f,
 			    int64_t n, bool to_f32)
 {
-	_Float16 *h = (_Float16 *)p;
 	int64_t i;
 
 	if (dtype == NPU_DTYPE_F16 && to_f32) {
-		for (i = 0; i < n; i++)
-			f[i] = h[i];
+		oplib_f16_widen(p, f, n);
 	} else if (dtype == NPU_DTYPE_F16) {
-		for (i = 0; i < n; i++)
-			h[i] = f[i];
+		oplib_f16_narrow(f, p, n);
 	} else {
 		size_t esize = oplib_dtype_size(dtype);
 

@@ -23,16 +23,16 @@ static int rmsnorm_check(const struct oplib_op *op)
 	uint32_t axis = oplib_u32(raw->axis);
 	float epsilon = oplib_f32(raw->epsilon);
 	struct oplib_act act;
-	unsigned int i;
 	int err;
 
 	err = oplib_act_decode(&raw->act, &act);
-	for (i = 0; i < op->num_tensors && !err; i++)
-		err = oplib_strided_only(&op->t[i]);
+	if (!err)
+		err = oplib_all_strided(op);
 	if (err)
 		return err;
+	/* the loops compute through float: F64 is refused, not rounded */
 	if (oplib_dtype_is_int(x->dtype) || y->dtype != x->dtype ||
-	    oplib_dtype_is_int(gamma->dtype))
+	    oplib_dtype_is_int(gamma->dtype) || oplib_op_has_f64(op))
 		return NPU_ERR_OPERATOR;
 	if (!oplib_same_dims(x, y) || axis >= x->ndims ||
 	    gamma->ndims != x->ndims - axis ||

@@ -12,9 +12,10 @@
 
 enum { ROPE_X, ROPE_COS, ROPE_SIN };
 
+/* The loop computes through float: F64 is refused, not rounded. */
 static bool rope_float(unsigned int dtype)
 {
-	return !oplib_dtype_is_int(dtype);
+	return !oplib_dtype_is_int(dtype) && dtype != NPU_DTYPE_F64;
 }
 
 /* t broadcasts to x: no more axes, each dim x's or 1, the last x's. */
@@ -40,8 +41,7 @@ static int rope_check(const struct oplib_op *op)
 
 	if (op->attrs->rope.rsvd)
 		return NPU_ERR_RESERVED;
-	for (i = 0; i < op->num_tensors && !err; i++)
-		err = oplib_strided_only(&op->t[i]);
+	err = oplib_all_strided(op);
 	if (err)
 		return err;
 	for (i = 0; i < op->num_tensors; i++)

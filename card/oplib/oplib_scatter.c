@@ -69,16 +69,13 @@ static int scatter_check(const struct oplib_op *op)
 	const struct oplib_tensor *ind = &op->t[0], *src = &op->t[1];
 	const struct oplib_tensor *y = oplib_out(op);
 	struct scatter_attrs a = scatter_attrs(op);
-	unsigned int i;
 	int err;
 
 	if (op->attrs->scatter.rsvd)
 		return NPU_ERR_RESERVED;
-	for (i = 0; i < op->num_tensors; i++) {
-		err = oplib_strided_only(&op->t[i]);
-		if (err)
-			return err;
-	}
+	err = oplib_all_strided(op);
+	if (err)
+		return err;
 	if (!oplib_index_dtype(ind->dtype) || src->dtype != y->dtype)
 		return NPU_ERR_OPERATOR;
 	if (a.mode > NPU_SCATTER_ELEMENTS || a.reduce > NPU_SCATTER_MUL ||
@@ -117,7 +114,7 @@ static void scatter_one(uint8_t *to, const uint8_t *from, unsigned int dtype,
 	} else {
 		f = oplib_load_f64(to, dtype);
 		g = oplib_load_f64(from, dtype);
-		oplib_store(to, dtype, (float)(reduce == NPU_SCATTER_ADD ? f + g : f * g));
+		oplib_store_f64(to, dtype, reduce == NPU_SCATTER_ADD ? f + g : f * g);
 	}
 }
 

@@ -113,11 +113,9 @@ static int where_check(const struct oplib_op *op)
 	unsigned int i, d;
 	int err;
 
-	for (i = 0; i < op->num_tensors; i++) {
-		err = oplib_strided_only(&op->t[i]);
-		if (err)
-			return err;
-	}
+	err = oplib_all_strided(op);
+	if (err)
+		return err;
 	if (op->t[1].dtype != y->dtype || op->t[2].dtype != y->dtype)
 		return NPU_ERR_OPERATOR;
 	for (i = 0; i < op->num_inputs; i++) {

@@ -35,8 +35,7 @@ static int trisolve_check(const struct oplib_op *op)
 
 	if (op->attrs->trisolve.rsvd)
 		return NPU_ERR_RESERVED;
-	for (i = 0; i < op->num_tensors && !err; i++)
-		err = oplib_strided_only(&op->t[i]);
+	err = oplib_all_strided(op);
 	if (err)
 		return err;
 	for (i = 0; i < op->num_tensors; i++)
@@ -124,7 +123,7 @@ static void trisolve_matrix(const struct oplib_op *op, uint8_t *const *bufs,
 					       c * b->strides[r - 1]) * es, b->dtype);
 		trisolve_column(m, n, lower, flags & NPU_TRISOLVE_UNIT, col);
 		for (i = 0; i < n; i++)
-			oplib_store(bufs[out] + (xoff + i * x->strides[r - 2] +
+			oplib_store_f64(bufs[out] + (xoff + i * x->strides[r - 2] +
 				    c * x->strides[r - 1]) * es, x->dtype, col[i]);
 	}
 }

@@ -135,12 +135,7 @@ aclnnStatus aclnnDivModGetWorkspaceSize(const aclTensor *self, const aclTensor *
 					aclTensor *out, uint64_t *workspaceSize,
 					aclOpExecutor **executor)
 {
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "DivMod"));
-	return opnn_end(&o, divmod_build(&o, self, other, mode, out), workspaceSize, executor);
+	OPNN_GET_WORKSPACE("DivMod", divmod_build(&o, self, other, mode, out));
 }
 
 OPNN_LAUNCH(DivMod)
@@ -149,13 +144,7 @@ aclnnStatus aclnnInplaceDivModGetWorkspaceSize(aclTensor *selfRef, const aclTens
 					       int mode, uint64_t *workspaceSize,
 					       aclOpExecutor **executor)
 {
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "InplaceDivMod"));
-	return opnn_end(&o, divmod_build(&o, selfRef, other, mode, selfRef), workspaceSize,
-			executor);
+	OPNN_GET_WORKSPACE("InplaceDivMod", divmod_build(&o, selfRef, other, mode, selfRef));
 }
 
 OPNN_LAUNCH(InplaceDivMod)

@@ -24,17 +24,6 @@
 
 #define INDEX_TYPES		(OPNN_DT(ACL_INT32) | OPNN_DT(ACL_INT64))
 
-/* Runs build between opnn_begin() and opnn_end(), as every operator does. */
-#define INDEX_OP(name, call)							\
-	do {									\
-		struct opnn o;							\
-										\
-		NNOP_CHECK_NOTNULL(workspaceSize);				\
-		NNOP_CHECK_NOTNULL(executor);					\
-		OPNN_TRY(opnn_begin(&o, __func__, name));			\
-		return opnn_end(&o, call, workspaceSize, executor);		\
-	} while (0)
-
 /* ---- GatherV2, IndexSelect, Embedding: GATHER ---------------------------- */
 
 enum gather_kind {
@@ -104,7 +93,7 @@ aclnnStatus aclnnGatherV2GetWorkspaceSize(const aclTensor *self, int64_t dim,
 					  const aclTensor *index, aclTensor *out,
 					  uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-	INDEX_OP("GatherV2", gather_build(&o, GATHER_V2, self, dim, index, out));
+	OPNN_GET_WORKSPACE("GatherV2", gather_build(&o, GATHER_V2, self, dim, index, out));
 }
 
 OPNN_LAUNCH(GatherV2)
@@ -113,7 +102,7 @@ aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor *self, int64_t dim,
 					     const aclTensor *index, aclTensor *out,
 					     uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-	INDEX_OP("IndexSelect", gather_build(&o, GATHER_SELECT, self, dim, index, out));
+	OPNN_GET_WORKSPACE("IndexSelect", gather_build(&o, GATHER_SELECT, self, dim, index, out));
 }
 
 OPNN_LAUNCH(IndexSelect)
@@ -136,7 +125,7 @@ aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor *weight, const aclTen
 					   const aclTensor *out, uint64_t *workspaceSize,
 					   aclOpExecutor **executor)
 {
-	INDEX_OP("Embedding", embedding_build(&o, weight, indices, out));
+	OPNN_GET_WORKSPACE("Embedding", embedding_build(&o, weight, indices, out));
 }
 
 OPNN_LAUNCH(Embedding)
@@ -187,7 +176,7 @@ aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor *self, const int64_t dim
 					const aclTensor *index, aclTensor *out,
 					uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-	INDEX_OP("Gather", take_along_build(&o, self, dim, index, out));
+	OPNN_GET_WORKSPACE("Gather", take_along_build(&o, self, dim, index, out));
 }
 
 OPNN_LAUNCH(Gather)
@@ -337,7 +326,7 @@ aclnnStatus aclnnIndexCopyGetWorkspaceSize(aclTensor *selfRef, int64_t dim,
 				       .index = index, .src = source,
 				       .mode = NPU_SCATTER_SLICES };
 
-	INDEX_OP("IndexCopy", scatter_build(&o, &r));
+	OPNN_GET_WORKSPACE("IndexCopy", scatter_build(&o, &r));
 }
 
 OPNN_LAUNCH(IndexCopy)
@@ -350,7 +339,7 @@ aclnnStatus aclnnInplaceIndexCopyGetWorkspaceSize(aclTensor *selfRef, int64_t di
 				       .index = index, .src = source,
 				       .mode = NPU_SCATTER_SLICES };
 
-	INDEX_OP("InplaceIndexCopy", scatter_build(&o, &r));
+	OPNN_GET_WORKSPACE("InplaceIndexCopy", scatter_build(&o, &r));
 }
 
 OPNN_LAUNCH(InplaceIndexCopy)
@@ -364,7 +353,7 @@ aclnnStatus aclnnScatterGetWorkspaceSize(const aclTensor *self, int64_t dim,
 				       .src = src, .reduce = reduce,
 				       .mode = NPU_SCATTER_ELEMENTS };
 
-	INDEX_OP("Scatter", scatter_build(&o, &r));
+	OPNN_GET_WORKSPACE("Scatter", scatter_build(&o, &r));
 }
 
 OPNN_LAUNCH(Scatter)
@@ -378,7 +367,7 @@ aclnnStatus aclnnScatterValueGetWorkspaceSize(const aclTensor *self, int64_t dim
 				       .value = value, .reduce = reduce,
 				       .mode = NPU_SCATTER_ELEMENTS };
 
-	INDEX_OP("ScatterValue", scatter_build(&o, &r));
+	OPNN_GET_WORKSPACE("ScatterValue", scatter_build(&o, &r));
 }
 
 OPNN_LAUNCH(ScatterValue)
@@ -392,7 +381,7 @@ aclnnStatus aclnnInplaceScatterGetWorkspaceSize(aclTensor *selfRef, int64_t dim,
 				       .index = index, .src = src, .reduce = reduce,
 				       .mode = NPU_SCATTER_ELEMENTS };
 
-	INDEX_OP("InplaceScatter", scatter_build(&o, &r));
+	OPNN_GET_WORKSPACE("InplaceScatter", scatter_build(&o, &r));
 }
 
 OPNN_LAUNCH(InplaceScatter)
@@ -407,7 +396,7 @@ aclnnStatus aclnnInplaceScatterValueGetWorkspaceSize(aclTensor *selfRef, int64_t
 				       .index = index, .value = value, .reduce = reduce,
 				       .mode = NPU_SCATTER_ELEMENTS };
 
-	INDEX_OP("InplaceScatterValue", scatter_build(&o, &r));
+	OPNN_GET_WORKSPACE("InplaceScatterValue", scatter_build(&o, &r));
 }
 
 OPNN_LAUNCH(InplaceScatterValue)
@@ -470,7 +459,7 @@ aclnnStatus aclnnIndexFillTensorGetWorkspaceSize(const aclTensor *self, int64_t 
 						 aclTensor *out, uint64_t *workspaceSize,
 						 aclOpExecutor **executor)
 {
-	INDEX_OP("IndexFillTensor", index_fill_build(&o, self, dim, index, value, out));
+	OPNN_GET_WORKSPACE("IndexFillTensor", index_fill_build(&o, self, dim, index, value, out));
 }
 
 OPNN_LAUNCH(IndexFillTensor)
@@ -481,7 +470,7 @@ aclnnStatus aclnnInplaceIndexFillTensorGetWorkspaceSize(aclTensor *selfRef, int6
 							uint64_t *workspaceSize,
 							aclOpExecutor **executor)
 {
-	INDEX_OP("InplaceIndexFillTensor",
+	OPNN_GET_WORKSPACE("InplaceIndexFillTensor",
 		 index_fill_build(&o, selfRef, dim, index, value, selfRef));
 }
 
@@ -575,7 +564,7 @@ aclnnStatus aclnnInplaceScatterUpdateGetWorkspaceSize(aclTensor *data, const acl
 						      uint64_t *workspaceSize,
 						      aclOpExecutor **executor)
 {
-	INDEX_OP("InplaceScatterUpdate", scatter_update_build(&o, data, indices, updates, axis));
+	OPNN_GET_WORKSPACE("InplaceScatterUpdate", scatter_update_build(&o, data, indices, updates, axis));
 }
 
 OPNN_LAUNCH(InplaceScatterUpdate)

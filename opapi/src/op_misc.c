@@ -102,13 +102,8 @@ aclnnStatus aclnnIm2colGetWorkspaceSize(const aclTensor *self, const aclIntArray
 					const aclIntArray *stride, const aclTensor *out,
 					uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "Im2col"));
-	return opnn_end(&o, im2col_build(&o, self, kernelSize, dilation, padding, stride, out),
-			workspaceSize, executor);
+	OPNN_GET_WORKSPACE("Im2col",
+			   im2col_build(&o, self, kernelSize, dilation, padding, stride, out));
 }
 
 OPNN_LAUNCH(Im2col)
@@ -199,13 +194,8 @@ aclnnStatus aclnnTriangularSolveGetWorkspaceSize(const aclTensor *self, const ac
 						 aclTensor *xOut, aclTensor *mOut,
 						 uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "TriangularSolve"));
-	return opnn_end(&o, trisolve_build(&o, self, A, upper, transpose, unitriangular, xOut,
-					   mOut), workspaceSize, executor);
+	OPNN_GET_WORKSPACE("TriangularSolve",
+			   trisolve_build(&o, self, A, upper, transpose, unitriangular, xOut, mOut));
 }
 
 OPNN_LAUNCH(TriangularSolve)
@@ -283,13 +273,7 @@ aclnnStatus aclnnAddcdivGetWorkspaceSize(const aclTensor *self, const aclTensor 
 					 const aclTensor *out, uint64_t *workspaceSize,
 					 aclOpExecutor **executor)
 {
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "Addcdiv"));
-	return opnn_end(&o, addcdiv_build(&o, self, tensor1, tensor2, value, out, "out"),
-			workspaceSize, executor);
+	OPNN_GET_WORKSPACE("Addcdiv", addcdiv_build(&o, self, tensor1, tensor2, value, out, "out"));
 }
 
 OPNN_LAUNCH(Addcdiv)
@@ -298,14 +282,8 @@ aclnnStatus aclnnInplaceAddcdivGetWorkspaceSize(const aclTensor *selfRef, const 
 						const aclTensor *tensor2, const aclScalar *value,
 						uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "InplaceAddcdiv"));
-	return opnn_end(&o, addcdiv_build(&o, selfRef, tensor1, tensor2, value, selfRef,
-					      "selfRef"),
-			workspaceSize, executor);
+	OPNN_GET_WORKSPACE("InplaceAddcdiv",
+			   addcdiv_build(&o, selfRef, tensor1, tensor2, value, selfRef, "selfRef"));
 }
 
 OPNN_LAUNCH(InplaceAddcdiv)
@@ -351,12 +329,7 @@ static aclnnStatus ger_build(struct opnn *o, const aclTensor *self, const aclTen
 aclnnStatus aclnnGerGetWorkspaceSize(const aclTensor *self, const aclTensor *vec2, aclTensor *out,
 				     uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "Ger"));
-	return opnn_end(&o, ger_build(&o, self, vec2, out), workspaceSize, executor);
+	OPNN_GET_WORKSPACE("Ger", ger_build(&o, self, vec2, out));
 }
 
 OPNN_LAUNCH(Ger)
@@ -415,12 +388,7 @@ static aclnnStatus sum_build(struct opnn *o, const aclTensorList *tensors, const
 aclnnStatus aclnnSumGetWorkspaceSize(const aclTensorList *tensors, aclTensor *out,
 				     uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "Sum"));
-	return opnn_end(&o, sum_build(&o, tensors, out), workspaceSize, executor);
+	OPNN_GET_WORKSPACE("Sum", sum_build(&o, tensors, out));
 }
 
 OPNN_LAUNCH(Sum)
@@ -482,13 +450,8 @@ aclnnStatus aclnnSoftmaxCrossEntropyWithLogitsGetWorkspaceSize(const aclTensor *
 							       uint64_t *workspaceSize,
 							       aclOpExecutor **executor)
 {
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "SoftmaxCrossEntropyWithLogits"));
-	return opnn_end(&o, sce_build(&o, features, labels, loss, backprop), workspaceSize,
-			executor);
+	OPNN_GET_WORKSPACE("SoftmaxCrossEntropyWithLogits",
+			   sce_build(&o, features, labels, loss, backprop));
 }
 
 OPNN_LAUNCH(SoftmaxCrossEntropyWithLogits)

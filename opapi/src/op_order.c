@@ -20,16 +20,6 @@
 
 #define ORDER_TYPES		(OPNN_FLOATS | OPNN_INTS)
 
-#define ORDER_OP(name, call)							\
-	do {									\
-		struct opnn o;							\
-										\
-		NNOP_CHECK_NOTNULL(workspaceSize);				\
-		NNOP_CHECK_NOTNULL(executor);					\
-		OPNN_TRY(opnn_begin(&o, __func__, name));			\
-		return opnn_end(&o, call, workspaceSize, executor);		\
-	} while (0)
-
 /* ---- Argsort, Sort, Topk --------------------------------------------------- */
 
 struct sort_req {
@@ -110,7 +100,7 @@ aclnnStatus aclnnArgsortGetWorkspaceSize(const aclTensor *self, int64_t dim, boo
 	const struct sort_req r = { .self = self, .dim = dim, .k = -1, .descending = descending,
 				    .indices = out, .indices_name = "out" };
 
-	ORDER_OP("Argsort", sort_build(&o, &r));
+	OPNN_GET_WORKSPACE("Argsort", sort_build(&o, &r));
 }
 
 OPNN_LAUNCH(Argsort)
@@ -127,7 +117,7 @@ aclnnStatus aclnnSortGetWorkspaceSize(const aclTensor *self, bool stable, int64_
 
 	(void)stable;
 	NNOP_CHECK_NOTNULL(valuesOut);
-	ORDER_OP("Sort", sort_build(&o, &r));
+	OPNN_GET_WORKSPACE("Sort", sort_build(&o, &r));
 }
 
 OPNN_LAUNCH(Sort)
@@ -147,7 +137,7 @@ aclnnStatus aclnnTopkGetWorkspaceSize(const aclTensor *self, int64_t k, int64_t 
 	if (k < 0)
 		return nnop_fail(__func__, ACLNN_ERR_PARAM_INVALID, "k is %lld; not negative",
 				 (long long)k);
-	ORDER_OP("Topk", sort_build(&o, &r));
+	OPNN_GET_WORKSPACE("Topk", sort_build(&o, &r));
 }
 
 OPNN_LAUNCH(Topk)
@@ -189,7 +179,7 @@ aclnnStatus aclnnArgMaxGetWorkspaceSize(const aclTensor *self, int64_t dim, bool
 					aclTensor *out, uint64_t *workspaceSize,
 					aclOpExecutor **executor)
 {
-	ORDER_OP("ArgMax", arg_build(&o, NPU_REDUCE_ARGMAX, self, dim, keepdim, out));
+	OPNN_GET_WORKSPACE("ArgMax", arg_build(&o, NPU_REDUCE_ARGMAX, self, dim, keepdim, out));
 }
 
 OPNN_LAUNCH(ArgMax)
@@ -198,7 +188,7 @@ aclnnStatus aclnnArgMinGetWorkspaceSize(const aclTensor *self, int64_t dim, bool
 					aclTensor *out, uint64_t *workspaceSize,
 					aclOpExecutor **executor)
 {
-	ORDER_OP("ArgMin", arg_build(&o, NPU_REDUCE_ARGMIN, self, dim, keepdim, out));
+	OPNN_GET_WORKSPACE("ArgMin", arg_build(&o, NPU_REDUCE_ARGMIN, self, dim, keepdim, out));
 }
 
 OPNN_LAUNCH(ArgMin)
@@ -240,7 +230,7 @@ aclnnStatus aclnnCumsumGetWorkspaceSize(const aclTensor *self, int64_t dim, aclD
 					aclTensor *out, uint64_t *workspaceSize,
 					aclOpExecutor **executor)
 {
-	ORDER_OP("Cumsum", cumsum_build(&o, self, dim, dtype, false, false, out));
+	OPNN_GET_WORKSPACE("Cumsum", cumsum_build(&o, self, dim, dtype, false, false, out));
 }
 
 OPNN_LAUNCH(Cumsum)
@@ -249,7 +239,7 @@ aclnnStatus aclnnCumsumV2GetWorkspaceSize(const aclTensor *self, int64_t dim, bo
 					  bool reverse, aclTensor *out, uint64_t *workspaceSize,
 					  aclOpExecutor **executor)
 {
-	ORDER_OP("CumsumV2", cumsum_build(&o, self, dim, ACL_DT_UNDEFINED, exclusive, reverse,
+	OPNN_GET_WORKSPACE("CumsumV2", cumsum_build(&o, self, dim, ACL_DT_UNDEFINED, exclusive, reverse,
 					  out));
 }
 
@@ -381,7 +371,7 @@ aclnnStatus aclnnRollGetWorkspaceSize(const aclTensor *x, const aclIntArray *shi
 				      const aclIntArray *dims, aclTensor *out,
 				      uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-	ORDER_OP("Roll", roll_build(&o, x, shifts, dims, out));
+	OPNN_GET_WORKSPACE("Roll", roll_build(&o, x, shifts, dims, out));
 }
 
 OPNN_LAUNCH(Roll)

@@ -246,12 +246,7 @@ aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorkspaceSize(const aclTensor *x,
 	struct wq_req r = { x, weight, antiquantScale, antiquantOffsetOptional,
 			    quantScaleOptional, quantOffsetOptional, biasOptional, y,
 			    antiquantGroupSize, { 0 } };
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "WeightQuantBatchMatmulV2"));
-	return opnn_end(&o, wq_build(&o, &r), workspaceSize, executor);
+	OPNN_GET_WORKSPACE("WeightQuantBatchMatmulV2", wq_build(&o, &r));
 }
 
 OPNN_LAUNCH(WeightQuantBatchMatmulV2)
@@ -551,12 +546,7 @@ aclnnStatus aclnnGroupedMatmulV3GetWorkspaceSize(const aclTensorList *x,
 	const struct gmm_req r = { x, weight, biasOptional, scaleOptional, offsetOptional,
 				   antiquantScaleOptional, antiquantOffsetOptional, y,
 				   groupListOptional, splitItem, groupType };
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "GroupedMatmulV3"));
-	return opnn_end(&o, gmm_build(&o, &r), workspaceSize, executor);
+	OPNN_GET_WORKSPACE("GroupedMatmulV3", gmm_build(&o, &r));
 }
 
 OPNN_LAUNCH(GroupedMatmulV3)

@@ -75,12 +75,7 @@ aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(const aclTensor *x, con
 							 uint64_t *workspaceSize,
 							 aclOpExecutor **executor)
 {
-	struct opnn o;
-
-	NNOP_CHECK_NOTNULL(workspaceSize);
-	NNOP_CHECK_NOTNULL(executor);
-	OPNN_TRY(opnn_begin(&o, __func__, "RotaryPositionEmbedding"));
-	return opnn_end(&o, rope_build(&o, x, cos, sin, mode, yOut), workspaceSize, executor);
+	OPNN_GET_WORKSPACE("RotaryPositionEmbedding", rope_build(&o, x, cos, sin, mode, yOut));
 }
 
 OPNN_LAUNCH(RotaryPositionEmbedding)

@@ -96,6 +96,20 @@ struct nnop_view opnn_work_like(struct opnn *o, const struct nnop_view *x, int c
 uint32_t opnn_f32_bits(double v);
 struct npu_activation opnn_no_act(void);
 
+/*
+ * The body of an aclnn<name>GetWorkspaceSize(): call (an expression that
+ * records the operator into o) between opnn_begin() and opnn_end().
+ */
+#define OPNN_GET_WORKSPACE(name, call)						\
+	do {									\
+		struct opnn o;							\
+										\
+		NNOP_CHECK_NOTNULL(workspaceSize);				\
+		NNOP_CHECK_NOTNULL(executor);					\
+		OPNN_TRY(opnn_begin(&o, __func__, name));			\
+		return opnn_end(&o, call, workspaceSize, executor);		\
+	} while (0)
+
 /* aclnn<name>(): the second phase, the same for every operator. */
 #define OPNN_LAUNCH(name)							\
 	aclnnStatus aclnn##name(void *workspace, uint64_t workspaceSize,	\

@@ -6421,4 +6421,161 @@ TEST_F(oplib, softmax_dense_rows)
 		free(want);
 	}
 }
+
+/* F64 in the index, order and solver families: double all the way, or refused */
+
+/* Running sums of values float32 cannot hold, either way along the axis. */
+TEST_F(oplib, f64_cumsum)
+{
+	static const int64_t xd[2] = { 3, 6 };
+	unsigned int ex;
+
+	for (ex = 0; ex < 2; ex++) {
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		int64_t r, c, j;
+
+		arena_reset(self);
+		self->step = ex ? "exclusive, from the end" : "inclusive";
+		x = T(self, NPU_DTYPE_F64, 2, xd);
+		y = T(self, NPU_DTYPE_F64, 2, xd);
+		tt_fill_fine(self, x, 1, 2);
+		desc_init(&o, NPU_OPERATOR_CUMSUM, &x, 1, y);
+		D(&o)->attrs.cumsum.axis = htole32(1);
+		D(&o)->attrs.cumsum.exclusive = htole32(ex);
+		D(&o)->attrs.cumsum.reverse = htole32(ex);
+		want = want_alloc(y);
+		for (r = 0; r < 3; r++)
+		for (c = 0; c < 6; c++)
+			for (j = 0; j < 6; j++)
+				if (ex ? j > c : j <= c)
+					want[r * 6 + c] += x->v[r * 6 + j];
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-15, 0);
+		free(want);
+	}
+}
+
+/* index_add and a multiplying scatter keep the bits float32 has not. */
+TEST_F(oplib, f64_scatter_add_and_mul)
+{
+	static const int64_t yd[2] = { 3, 2 }, rows[2] = { 2, 2 };
+	unsigned int reduce;
+
+	for (reduce = NPU_SCATTER_ADD; reduce <= NPU_SCATTER_MUL; reduce++) {
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		unsigned int e;
+
+		arena_reset(self);
+		self->step = reduce == NPU_SCATTER_ADD ? "add" : "mul";
+		y = T(self, NPU_DTYPE_F64, 2, yd);
+		in[0] = T(self, NPU_DTYPE_S64, 1, DIMS_OF(2));
+		in[1] = T(self, NPU_DTYPE_F64, 2, DIMS_OF(2, 2));
+		tt_fill_fine(self, y, 1, 2);
+		tt_fill_fine(self, in[1], 1, 2);
+		put_indices(self, in[0], rows);
+		desc_init(&o, NPU_OPERATOR_SCATTER, in, 2, y);
+		D(&o)->attrs.scatter.reduce = htole32(reduce);
+		want = want_alloc(y);
+		memcpy(want, y->v, y->n * sizeof(*want));
+		/* both of src's rows into y's row 2 */
+		for (e = 0; e < 2; e++)
+			want[4 + e] = reduce == NPU_SCATTER_ADD ?
+				      want[4 + e] + in[1]->v[e] + in[1]->v[2 + e] :
+				      want[4 + e] * in[1]->v[e] * in[1]->v[2 + e];
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-15, 0);
+		free(want);
+	}
+}
+
+/* A lower solve in double: a x gives b back to double's precision. */
+TEST_F(oplib, f64_trisolve)
+{
+	static const int64_t ad[2] = { 4, 4 }, bd[2] = { 4, 3 };
+	struct tt *in[2], *x;
+	double *got;
+	struct desc o;
+	int64_t i, j, c, n = 4;
+
+	in[0] = T(self, NPU_DTYPE_F64, 2, ad);
+	in[1] = T(self, NPU_DTYPE_F64, 2, bd);
+	x = T(self, NPU_DTYPE_F64, 2, bd);
+	tt_fill_fine(self, in[0], -0.5, 0.5);
+	for (i = 0; i < n; i++)
+		in[0]->v[i * n + i] = 2 + i + 0x1p-40;
+	tt_put(self, in[0]);
+	tt_fill_fine(self, in[1], -3, 3);
+	desc_init(&o, NPU_OPERATOR_TRISOLVE, in, 2, x);
+	RUN_OK(&o);
+	got = want_alloc(x);
+	tt_get(self, x, got);
+	for (i = 0; i < n; i++)
+	for (c = 0; c < 3; c++) {
+		double sum = 0;
+
+		for (j = 0; j <= i; j++)
+			sum += in[0]->v[i * n + j] * got[j * 3 + c];
+		EXPECT_TRUE(close_enough(sum, in[1]->v[i * 3 + c], 1e-13, 1e-13))
+			TH_LOG("row %lld col %lld: %.17g, want %.17g", (long long)i,
+			       (long long)c, sum, in[1]->v[i * 3 + c]);
+	}
+	free(got);
+}
+
+/* Families that compute through float refuse an F64 tensor, whichever it is. */
+TEST_F(oplib, f64_refused_where_float_computes)
+{
+	static const int64_t xd[2] = { 2, 4 }, cd[1] = { 4 };
+	struct tt *in[3], *y;
+	struct desc o;
+	unsigned int t;
+
+	for (t = 0; t < 3; t++) {
+		snprintf(self->step_buf, sizeof(self->step_buf), "rmsnorm, tensor %u F64", t);
+		self->step = self->step_buf;
+		arena_reset(self);
+		in[0] = T(self, t == 0 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 2, xd);
+		in[1] = T(self, t == 1 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 1, cd);
+		y = T(self, t == 2 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 2, xd);
+		desc_init(&o, NPU_OPERATOR_RMSNORM, in, 2, y);
+		D(&o)->attrs.norm.axis = htole32(1);
+		D(&o)->attrs.norm.epsilon = F(1e-5f);
+		EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("%s", STEP);
+	}
+	for (t = 0; t < 3; t++) {
+		snprintf(self->step_buf, sizeof(self->step_buf), "groupnorm, input %u F64", t);
+		self->step = self->step_buf;
+		arena_reset(self);
+		in[0] = T(self, t == 0 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 2, xd);
+		in[1] = T(self, t == 1 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 1, DIMS_OF(4));
+		in[2] = T(self, t == 2 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 1, DIMS_OF(4));
+		y = T(self, t == 0 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 2, xd);
+		desc_init(&o, NPU_OPERATOR_GROUPNORM, in, 3, y);
+		D(&o)->attrs.groupnorm.groups = htole32(2);
+		D(&o)->attrs.groupnorm.epsilon = F(1e-5f);
+		EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("%s", STEP);
+	}
+	for (t = 0; t < 3; t++) {
+		snprintf(self->step_buf, sizeof(self->step_buf), "rope, input %u F64", t);
+		self->step = self->step_buf;
+		arena_reset(self);
+		in[0] = T(self, t == 0 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 2, xd);
+		in[1] = T(self, t == 1 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 1, cd);
+		in[2] = T(self, t == 2 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 1, cd);
+		y = T(self, t == 0 ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 2, xd);
+		desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+		EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("%s", STEP);
+	}
+	/* the same descriptors in F32 run: the refusal is the type's */
+	for (t = 0; t < 3; t++)
+		in[t] = T(self, NPU_DTYPE_F32, t ? 1 : 2, t ? cd : xd);
+	y = T(self, NPU_DTYPE_F32, 2, xd);
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	RUN_OK(&o);
+}
+
 TEST_HARNESS_MAIN

@@ -9,38 +9,15 @@ import numpy as np
 import pytest
 
 import aclnn
+from aclnn import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, out, rand, run_fails, run_ok
 
-ACLNN_ERR_PARAM_NULLPTR = 161001
-ACLNN_ERR_PARAM_INVALID = 161002
-
-rng = np.random.default_rng(26)
 DATA_TYPES = [np.float32, np.float16, np.int8, np.int32, np.int64, np.uint8, np.bool_]
 INDEX_TYPES = [np.int32, np.int64]
 
 
-def rand(*shape, dtype=np.float32):
-    return (rng.standard_normal(shape) * 20).astype(dtype)
-
-
-def run_ok(op, *args):
-    status = aclnn.run(op, *args)
-    assert status == 0, f"aclnn{op}: {status} {aclnn.err_msg()}"
-
-
-def run_fails(op, code, words, *args):
-    assert aclnn.run(op, *args) == code
-    msg = aclnn.err_msg()
-    for w in words:
-        assert w in msg, msg
-
-
-def out(shape, dtype=np.float32):
-    return aclnn.tensor(np.zeros(shape, dtype))
-
-
 def indices(n, shape, dtype):
     """In [-n, n): negative ones count from the end."""
-    return rng.integers(-n, n, size=shape).astype(dtype)
+    return aclnn.rng().integers(-n, n, size=shape).astype(dtype)
 
 
 # ---- GatherV2, IndexSelect, Embedding -------------------------------------
@@ -48,7 +25,7 @@ def indices(n, shape, dtype):
 @pytest.mark.parametrize("dtype", DATA_TYPES)
 @pytest.mark.parametrize("itype", INDEX_TYPES)
 def test_gather_v2_is_np_take(device, dtype, itype):
-    x = rand(4, 5, 3, dtype=dtype)
+    x = rand((4, 5, 3), dtype=dtype)
     for dim, ishape in [(0, (2, 3)), (1, (6,)), (-1, ()), (2, (2, 2))]:
         ind = indices(x.shape[dim], ishape, itype)
         want = np.take(x, ind, axis=dim)
@@ -59,7 +36,7 @@ def test_gather_v2_is_np_take(device, dtype, itype):
 
 @pytest.mark.parametrize("itype", INDEX_TYPES)
 def test_index_select_keeps_the_rank(device, itype):
-    x = rand(3, 7, dtype=np.float16)
+    x = rand((3, 7), dtype=np.float16)
     ind = np.array([6, -7, 2, 2], itype)
     y = out((3, 4), np.float16)
     run_ok("IndexSelect", aclnn.tensor(x), 1, aclnn.tensor(ind), y)
@@ -72,7 +49,7 @@ def test_index_select_keeps_the_rank(device, itype):
 
 
 def test_index_select_reads_a_transposed_view(device):
-    base = rand(4, 6)
+    base = rand((4, 6))
     x = aclnn.tensor(base.T, strides=(1, 6))
     ind = np.array([3, 0], np.int64)
     y = out((6, 2))
@@ -82,15 +59,15 @@ def test_index_select_reads_a_transposed_view(device):
 
 @pytest.mark.parametrize("itype", INDEX_TYPES)
 def test_embedding_takes_rows(device, itype):
-    w = rand(10, 6)
-    ind = rng.integers(0, 10, size=(2, 3)).astype(itype)
+    w = rand((10, 6))
+    ind = aclnn.rng().integers(0, 10, size=(2, 3)).astype(itype)
     y = out((2, 3, 6))
     run_ok("Embedding", aclnn.tensor(w), aclnn.tensor(ind), y)
     np.testing.assert_array_equal(y.numpy(), w[ind])
 
 
 def test_gather_v2_rejects_bad_arguments(device):
-    x, y = aclnn.tensor(rand(4, 3)), out((2, 3))
+    x, y = aclnn.tensor(rand((4, 3))), out((2, 3))
     run_fails("GatherV2", ACLNN_ERR_PARAM_INVALID, ["index", "float"], x, 0,
               aclnn.tensor(np.zeros(2, np.float32)), y)
     run_fails("GatherV2", ACLNN_ERR_PARAM_INVALID, ["dim 2"], x, 2,
@@ -99,14 +76,14 @@ def test_gather_v2_rejects_bad_arguments(device):
               aclnn.tensor(np.zeros(3, np.int64)), y)
     run_fails("GatherV2", ACLNN_ERR_PARAM_NULLPTR, ["index"], x, 0, None, y)
     run_fails("Embedding", ACLNN_ERR_PARAM_INVALID, ["weight", "2"],
-              aclnn.tensor(rand(4)), aclnn.tensor(np.zeros(2, np.int64)), out((2,)))
+              aclnn.tensor(rand((4,))), aclnn.tensor(np.zeros(2, np.int64)), out((2,)))
     run_fails("IndexSelect", ACLNN_ERR_PARAM_INVALID, ["index", "1"], x, 0,
               aclnn.tensor(np.zeros((1, 2), np.int64)), out((2, 3)))
 
 
 def test_an_index_out_of_range_fails_the_stream_and_leaves_out(device, stream):
-    x = aclnn.tensor(rand(4, 3))
-    keep = rand(2, 3)
+    x = aclnn.tensor(rand((4, 3)))
+    keep = rand((2, 3))
     y = aclnn.tensor(keep)
     for bad in (4, -5, 1 << 40):
         ind = aclnn.tensor(np.array([1, bad], np.int64))
@@ -126,7 +103,7 @@ def test_an_index_out_of_range_fails_the_stream_and_leaves_out(device, stream):
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int64])
 @pytest.mark.parametrize("itype", INDEX_TYPES)
 def test_gather_is_np_take_along_axis(device, dtype, itype):
-    x = rand(3, 4, 5, dtype=dtype)
+    x = rand((3, 4, 5), dtype=dtype)
     for dim in (0, 1, 2, -1):
         shape = list(x.shape)
         shape[dim] = 6
@@ -137,7 +114,7 @@ def test_gather_is_np_take_along_axis(device, dtype, itype):
 
 
 def test_gather_with_an_index_smaller_than_self(device):
-    x = rand(4, 5)
+    x = rand((4, 5))
     ind = indices(5, (2, 3), np.int64)
     y = out((2, 3))
     run_ok("Gather", aclnn.tensor(x), 1, aclnn.tensor(ind), y)
@@ -162,11 +139,11 @@ def index_copy_ref(x, dim, ind, src):
 @pytest.mark.parametrize("dtype", DATA_TYPES)
 @pytest.mark.parametrize("itype", INDEX_TYPES)
 def test_index_copy_and_inplace(device, dtype, itype):
-    x = rand(5, 3, dtype=dtype)
+    x = rand((5, 3), dtype=dtype)
     for dim, ind in [(0, np.array([4, 0, -2], itype)), (1, np.array([2], itype))]:
         shape = list(x.shape)
         shape[dim] = len(ind)
-        src = rand(*shape, dtype=dtype)
+        src = rand((*shape,), dtype=dtype)
         want = index_copy_ref(x, dim, ind, src)
         self_t, y = aclnn.tensor(x), out(x.shape, dtype)
         run_ok("IndexCopy", self_t, dim, aclnn.tensor(ind), aclnn.tensor(src), y)
@@ -179,7 +156,7 @@ def test_index_copy_and_inplace(device, dtype, itype):
 def test_index_copy_writes_kv_cache_rows(device):
     """ggml's SET_ROWS: rows of a cache replaced at positions."""
     cache = np.zeros((8, 2, 4), np.float16)
-    rows = rand(3, 2, 4, dtype=np.float16)
+    rows = rand((3, 2, 4), dtype=np.float16)
     pos = np.array([5, 6, 7], np.int64)
     c = aclnn.tensor(cache)
     run_ok("InplaceIndexCopy", c, 0, aclnn.tensor(pos), aclnn.tensor(rows))
@@ -188,11 +165,11 @@ def test_index_copy_writes_kv_cache_rows(device):
 
 
 def test_index_copy_rejects_mismatched_source(device):
-    x = aclnn.tensor(rand(5, 3))
+    x = aclnn.tensor(rand((5, 3)))
     run_fails("InplaceIndexCopy", ACLNN_ERR_PARAM_INVALID, ["source"], x, 0,
-              aclnn.tensor(np.array([1, 2], np.int64)), aclnn.tensor(rand(3, 3)))
+              aclnn.tensor(np.array([1, 2], np.int64)), aclnn.tensor(rand((3, 3))))
     run_fails("InplaceIndexCopy", ACLNN_ERR_PARAM_INVALID, ["source", "float16"], x, 0,
-              aclnn.tensor(np.array([1], np.int64)), aclnn.tensor(rand(1, 3, dtype=np.float16)))
+              aclnn.tensor(np.array([1], np.int64)), aclnn.tensor(rand((1, 3), dtype=np.float16)))
 
 
 # ---- Scatter, ScatterValue --------------------------------------------------
@@ -216,18 +193,18 @@ def scatter_ref(x, dim, ind, src, reduce):
 
 def unique_indices(n, shape, dim, dtype):
     """Along dim, no index twice: a replacing scatter then has one answer."""
-    ind = np.argsort(rng.random(shape[:dim] + (n,) + shape[dim + 1:]), axis=dim)
+    ind = np.argsort(aclnn.rng().random(shape[:dim] + (n,) + shape[dim + 1:]), axis=dim)
     return np.take(ind, np.arange(shape[dim]), axis=dim).astype(dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int64])
 @pytest.mark.parametrize("reduce", [0, 1, 2])
 def test_scatter_and_inplace(device, dtype, reduce):
-    x = rand(4, 5, dtype=dtype)
+    x = rand((4, 5), dtype=dtype)
     for dim in (0, 1):
         ind = unique_indices(x.shape[dim], (3, 3), dim, np.int64) if reduce == 0 else \
             indices(x.shape[dim], (3, 3), np.int32)
-        src = rand(3, 4, dtype=dtype)
+        src = rand((3, 4), dtype=dtype)
         want = scatter_ref(x, dim, ind, src, reduce)
         self_t, y = aclnn.tensor(x), out(x.shape, dtype)
         run_ok("Scatter", self_t, dim, aclnn.tensor(ind), aclnn.tensor(src), reduce, y)
@@ -237,7 +214,7 @@ def test_scatter_and_inplace(device, dtype, reduce):
 
 
 def test_scatter_value_and_inplace(device):
-    x = rand(3, 4)
+    x = rand((3, 4))
     ind = np.array([[0, 3], [2, 2], [1, 0]], np.int64)
     want = scatter_ref(x, 1, ind, np.float32(2.5), 1)
     y = out(x.shape)
@@ -249,9 +226,9 @@ def test_scatter_value_and_inplace(device):
 
 
 def test_scatter_rejects_bad_arguments(device):
-    x, y = aclnn.tensor(rand(3, 4)), out((3, 4))
+    x, y = aclnn.tensor(rand((3, 4))), out((3, 4))
     ind = aclnn.tensor(np.zeros((2, 2), np.int64))
-    src = aclnn.tensor(rand(2, 2))
+    src = aclnn.tensor(rand((2, 2)))
     run_fails("Scatter", ACLNN_ERR_PARAM_INVALID, ["reduce"], x, 0, ind, src, 3, y)
     run_fails("Scatter", ACLNN_ERR_PARAM_INVALID, ["src's"], x, 0,
               aclnn.tensor(np.zeros((3, 2), np.int64)), src, 0, y)
@@ -264,7 +241,7 @@ def test_scatter_rejects_bad_arguments(device):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.bool_])
 def test_index_fill_tensor_and_inplace(device, dtype):
-    x = rand(4, 5, dtype=dtype)
+    x = rand((4, 5), dtype=dtype)
     want = x.copy()
     want[:, [1, -1]] = 1
     y = out(x.shape, dtype)
@@ -282,8 +259,8 @@ def test_index_fill_tensor_and_inplace(device, dtype):
 
 @pytest.mark.parametrize("itype", INDEX_TYPES)
 def test_inplace_scatter_update_writes_a_window_per_batch(device, itype):
-    data = rand(3, 2, 8, 4, dtype=np.float16)
-    upd = rand(3, 2, 2, 4, dtype=np.float16)
+    data = rand((3, 2, 8, 4), dtype=np.float16)
+    upd = rand((3, 2, 2, 4), dtype=np.float16)
     pos = np.array([0, 5, 3], itype)
     want = data.copy()
     for i, p in enumerate(pos):
@@ -292,7 +269,7 @@ def test_inplace_scatter_update_writes_a_window_per_batch(device, itype):
     run_ok("InplaceScatterUpdate", d, aclnn.tensor(pos), aclnn.tensor(upd), -2)
     np.testing.assert_array_equal(d.numpy(), want)
     # along the last axis, one element a batch
-    upd = rand(3, 2, 8, 1, dtype=np.float16)
+    upd = rand((3, 2, 8, 1), dtype=np.float16)
     pos = np.array([3, 0, 1], itype)
     for i, p in enumerate(pos):
         want[i, :, :, p] = upd[i, :, :, 0]
@@ -301,13 +278,13 @@ def test_inplace_scatter_update_writes_a_window_per_batch(device, itype):
 
 
 def test_inplace_scatter_update_rejects(device):
-    d = aclnn.tensor(rand(3, 8, 4))
-    upd = aclnn.tensor(rand(3, 2, 4))
+    d = aclnn.tensor(rand((3, 8, 4)))
+    upd = aclnn.tensor(rand((3, 2, 4)))
     run_fails("InplaceScatterUpdate", ACLNN_ERR_PARAM_INVALID, ["batch"], d,
               aclnn.tensor(np.zeros(2, np.int64)), upd, 1)
     run_fails("InplaceScatterUpdate", ACLNN_ERR_PARAM_INVALID, ["axis"], d,
               aclnn.tensor(np.zeros(3, np.int64)), upd, 0)
     run_fails("InplaceScatterUpdate", ACLNN_ERR_PARAM_INVALID, ["updates' dim 2"], d,
-              aclnn.tensor(np.zeros(3, np.int64)), aclnn.tensor(rand(3, 2, 5)), 1)
+              aclnn.tensor(np.zeros(3, np.int64)), aclnn.tensor(rand((3, 2, 5))), 1)
     run_fails("InplaceScatterUpdate", aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR, ["indices"], d,
               aclnn.tensor(np.zeros((3, 2), np.int64)), upd, 1)

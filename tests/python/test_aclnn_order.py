@@ -8,34 +8,16 @@ import numpy as np
 import pytest
 
 import aclnn
+from aclnn import ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_PARAM_NULLPTR, out, run_fails, run_ok
 
-ACLNN_ERR_PARAM_NULLPTR = 161001
-ACLNN_ERR_PARAM_INVALID = 161002
 ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64 = 0, 1, 3, 9
 
-rng = np.random.default_rng(27)
 SORT_TYPES = [np.float32, np.float16, np.int8, np.int32, np.int64, np.uint8]
 
 
 def ties(*shape, dtype=np.float32):
     """Few distinct values, so that stability shows."""
-    return rng.integers(-4, 5, size=shape).astype(dtype)
-
-
-def run_ok(op, *args):
-    status = aclnn.run(op, *args)
-    assert status == 0, f"aclnn{op}: {status} {aclnn.err_msg()}"
-
-
-def run_fails(op, code, words, *args):
-    assert aclnn.run(op, *args) == code
-    msg = aclnn.err_msg()
-    for w in words:
-        assert w in msg, msg
-
-
-def out(shape, dtype=np.float32):
-    return aclnn.tensor(np.zeros(shape, dtype))
+    return aclnn.rng().integers(-4, 5, size=shape).astype(dtype)
 
 
 def stable_argsort(x, axis, descending):
@@ -84,7 +66,7 @@ def test_sort_values_and_indices(device, dtype):
 
 @pytest.mark.parametrize("largest", [True, False])
 def test_topk(device, largest):
-    x = rng.permutation(60).reshape(6, 10).astype(np.float32)
+    x = aclnn.rng().permutation(60).reshape(6, 10).astype(np.float32)
     v, i = out((6, 3)), out((6, 3), np.int64)
     run_ok("Topk", aclnn.tensor(x), 3, 1, largest, True, v, i)
     want = stable_argsort(x, 1, largest)[:, :3]

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import aclnn
+from aclnn import BF16, out, run_fails, run_ok
 
 ACL_INT4 = 29
-rng = np.random.default_rng(2626)
 
 
 class Int4Weight(aclnn._Handle):
@@ -37,46 +37,18 @@ class Int4Weight(aclnn._Handle):
             aclnn.nnopbase.aclDestroyTensor)
 
 
-def bf16_bits(a):
-    """float32 values rounded to bfloat16, as the uint16 bits a BF16 tensor holds."""
-    bits = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
-    return ((bits + 0x7fff + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
-
-
-def bf16_values(bits):
-    return (bits.astype(np.uint32) << 16).view(np.float32)
-
-
 def floating(a, dtype, **kw):
-    """A device tensor of a in dtype ("bf16" or a numpy type) and the values it holds."""
-    if dtype == "bf16":
-        bits = bf16_bits(a)
-        return aclnn.tensor(bits, acl_type=aclnn.ACL_BF16, **kw), bf16_values(bits)
+    """A device tensor of a in dtype (BF16 or a numpy type) and the values it holds."""
+    if dtype == BF16:
+        bits = aclnn.to_bf16(a)
+        return aclnn.tensor(bits, acl_type=aclnn.ACL_BF16, **kw), aclnn.from_bf16(bits)
     held = np.asarray(a).astype(dtype)
     return aclnn.tensor(held, **kw), held.astype(np.float32)
 
 
-def out(shape, dtype):
-    if dtype == "bf16":
-        return aclnn.tensor(np.zeros(shape, np.uint16), acl_type=aclnn.ACL_BF16)
-    return aclnn.tensor(np.zeros(shape, dtype))
-
-
 def values(t, dtype):
     got = t.numpy()
-    return bf16_values(got) if dtype == "bf16" else got.astype(np.float32)
-
-
-def run_ok(op, *args):
-    status = aclnn.run(op, *args)
-    assert status == 0, f"aclnn{op}: {status} {aclnn.err_msg()}"
-
-
-def run_fails(op, code, words, *args):
-    assert aclnn.run(op, *args) == code
-    msg = aclnn.err_msg()
-    for w in words:
-        assert w in msg, msg
+    return aclnn.from_bf16(got) if dtype == BF16 else got.astype(np.float32)
 
 
 def dequantised(w, scale, offset, group):
@@ -89,7 +61,7 @@ def dequantised(w, scale, offset, group):
 
 
 def close(got, want, dtype):
-    tol = {np.float32: 1e-4, np.float16: 4e-3, "bf16": 1.6e-2}[dtype]
+    tol = {np.float32: 1e-4, np.float16: 4e-3, BF16: 1.6e-2}[dtype]
     scale = np.abs(want).max() + 1
     np.testing.assert_allclose(got.astype(np.float64), want, rtol=tol, atol=tol * scale)
 
@@ -98,9 +70,9 @@ CASES = [
     # bits, dtype, m, k, n, group, offset, transposed, scale as (n)
     (8, np.float16, 3, 40, 24, 0, True, False, True),
     (8, np.float16, 4, 96, 40, 32, False, True, False),
-    (8, "bf16", 2, 64, 33, 32, True, True, False),
+    (8, BF16, 2, 64, 33, 32, True, True, False),
     (4, np.float16, 3, 128, 48, 32, False, True, False),
-    (4, "bf16", 5, 96, 20, 32, True, True, False),
+    (4, BF16, 5, 96, 20, 32, True, True, False),
     (4, np.float32, 2, 24, 18, 0, True, False, False),
     (4, np.float16, 1, 600, 70, 64, True, True, False),
 ]
@@ -110,12 +82,12 @@ CASES = [
 def test_weight_quant_batch_matmul(device, bits, dtype, m, k, n, group, with_offset,
                                    transposed, scale_1d):
     lo, hi = (-8, 8) if bits == 4 else (-128, 128)
-    w = rng.integers(lo, hi, (k, n)).astype(np.int8)
+    w = aclnn.rng().integers(lo, hi, (k, n)).astype(np.int8)
     groups = -(-k // group) if group else 1
     sshape = (n,) if scale_1d else (groups, n)
-    x, xv = floating(rng.uniform(-1, 1, (m, k)), dtype)
-    scale, sv = floating(rng.uniform(0.005, 0.05, sshape), dtype)
-    offset, ov = floating(rng.uniform(-4, 4, sshape), dtype) if with_offset else (None, None)
+    x, xv = floating(aclnn.rng().uniform(-1, 1, (m, k)), dtype)
+    scale, sv = floating(aclnn.rng().uniform(0.005, 0.05, sshape), dtype)
+    offset, ov = floating(aclnn.rng().uniform(-4, 4, sshape), dtype) if with_offset else (None, None)
     if bits == 8 and transposed:
         weight = aclnn.tensor(w, strides=(1, k))
     elif bits == 8:
@@ -135,11 +107,11 @@ def test_weight_quant_batch_matmul_as_ggml_calls_it(device):
     m, k, n = 3, 128, 40
     for bits in (8, 4):
         lo, hi = (-8, 8) if bits == 4 else (-128, 128)
-        w = rng.integers(lo, hi, (k, n)).astype(np.int8)
-        s = rng.uniform(0.005, 0.05, (k // 32, n)).astype(np.float16)
+        w = aclnn.rng().integers(lo, hi, (k, n)).astype(np.int8)
+        s = aclnn.rng().uniform(0.005, 0.05, (k // 32, n)).astype(np.float16)
         weight = Int4Weight(w, True) if bits == 4 else aclnn.tensor(w, strides=(1, k))
         scale = aclnn.tensor(s, strides=(1, k // 32))
-        x = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+        x = aclnn.rng().uniform(-1, 1, (m, k)).astype(np.float16)
         y = out((m, n), np.float16)
         run_ok("WeightQuantBatchMatmulV2", aclnn.tensor(x), weight, scale, None, None, None,
                None, ctypes.c_int(32), y)
@@ -151,10 +123,10 @@ def test_weight_quant_batch_matmul_as_ggml_calls_it(device):
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_weight_quant_batch_matmul_bias(device, dtype):
     m, k, n = 4, 64, 24
-    w = rng.integers(-128, 128, (k, n)).astype(np.int8)
-    s = rng.uniform(0.005, 0.05, (2, n)).astype(dtype)
-    b = rng.uniform(-1, 1, (n,)).astype(dtype)
-    x = rng.uniform(-1, 1, (m, k)).astype(dtype)
+    w = aclnn.rng().integers(-128, 128, (k, n)).astype(np.int8)
+    s = aclnn.rng().uniform(0.005, 0.05, (2, n)).astype(dtype)
+    b = aclnn.rng().uniform(-1, 1, (n,)).astype(dtype)
+    x = aclnn.rng().uniform(-1, 1, (m, k)).astype(dtype)
     y = out((m, n), dtype)
     run_ok("WeightQuantBatchMatmulV2", aclnn.tensor(x), aclnn.tensor(w), aclnn.tensor(s),
            None, None, None, aclnn.tensor(b), ctypes.c_int(32), y)
@@ -219,7 +191,7 @@ def test_calculate_matmul_weight_size(device):
 
 
 def test_trans_matmul_weight_leaves_the_weight_as_it_is(device):
-    w = rng.standard_normal((32, 48)).astype(np.float16)
+    w = aclnn.rng().standard_normal((32, 48)).astype(np.float16)
     t = aclnn.tensor(w)
     run_ok("TransMatmulWeight", t)
     np.testing.assert_array_equal(t.numpy(), w)
@@ -237,9 +209,9 @@ def gmm(x, w, bias, ascale, y, split_item=0, group_list=None, scale=None):
 
 def test_grouped_matmul_one_tensor_a_group(device):
     shapes = [(3, 8, 5), (1, 16, 7), (4, 4, 2)]
-    xs = [rng.standard_normal((m, k)).astype(np.float16) for m, k, _ in shapes]
-    ws = [rng.standard_normal((k, n)).astype(np.float16) for _, k, n in shapes]
-    bs = [rng.standard_normal((n,)).astype(np.float16) for _, _, n in shapes]
+    xs = [aclnn.rng().standard_normal((m, k)).astype(np.float16) for m, k, _ in shapes]
+    ws = [aclnn.rng().standard_normal((k, n)).astype(np.float16) for _, k, n in shapes]
+    bs = [aclnn.rng().standard_normal((n,)).astype(np.float16) for _, _, n in shapes]
     ys = [out((m, n), np.float16) for m, _, n in shapes]
     assert gmm([aclnn.tensor(a) for a in xs], [aclnn.tensor(a) for a in ws],
                [aclnn.tensor(a) for a in bs], None, ys) == 0, aclnn.err_msg()
@@ -251,10 +223,10 @@ def test_grouped_matmul_quantized_groups_into_one_y(device):
     """Experts of INT8 and INT4 weights with per-channel scales, their rows
     one after another in a single y (splitItem 3)."""
     k, n, ms = 64, 24, (2, 5)
-    xs = [rng.uniform(-1, 1, (m, k)).astype(np.float16) for m in ms]
-    w8 = rng.integers(-128, 128, (k, n)).astype(np.int8)
-    w4 = rng.integers(-8, 8, (k, n)).astype(np.int8)
-    ss = [rng.uniform(0.005, 0.05, (n,)).astype(np.float16) for _ in ms]
+    xs = [aclnn.rng().uniform(-1, 1, (m, k)).astype(np.float16) for m in ms]
+    w8 = aclnn.rng().integers(-128, 128, (k, n)).astype(np.int8)
+    w4 = aclnn.rng().integers(-8, 8, (k, n)).astype(np.int8)
+    ss = [aclnn.rng().uniform(0.005, 0.05, (n,)).astype(np.float16) for _ in ms]
     y = out((sum(ms), n), np.float16)
     assert gmm([aclnn.tensor(a) for a in xs], [aclnn.tensor(w8), Int4Weight(w4, True)], None,
                [aclnn.tensor(s) for s in ss], [y], split_item=3) == 0, aclnn.err_msg()
