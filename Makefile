@@ -17,7 +17,7 @@
 # make bench      oplib-bench and onnxruntime (mdl-bench's reference) on
 #                 the host, then op-bench, mdl-bench, acl-bench
 #                 (libacl/libacl.mk) and aclnn-bench in one guest sized
-#                 for them
+#                 for them; make bench-aclnn runs aclnn-bench alone
 # make sparse     the module under sparse (C=2, W=1)
 # make checkpatch driver/ and uapi/ under the kernel's checkpatch.pl
 #
@@ -41,7 +41,7 @@ MDL_BENCH	:= $(BUILD)/tools/mdl-bench
 ACLNN_BENCH	:= $(BUILD)/tools/aclnn-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
-.PHONY: all deps module card tests check check-debug debug-kernel run bench sparse checkpatch clean install
+.PHONY: all deps module card tests check check-debug debug-kernel run bench bench-aclnn sparse checkpatch clean install
 
 all: module card tests $(OP_BENCH) $(MDL_BENCH) $(ACLNN_BENCH)
 
@@ -103,7 +103,7 @@ $(MDL_BENCH): tools/mdl-bench.c tools/bench_port.h $(ACL_HDRS) $(ACL_LIB) $(ACL_
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE) -lm
 
-# Single operators through aclnn on the card, paired with oplib-bench's native runs.
+# Single operators through aclnn on the card, paired with onnxruntime's runs (aclnn-bench-ort.js).
 $(ACLNN_BENCH): tools/aclnn-bench.c tools/bench_clock.h tools/bench_operators.h tools/bench_port.h \
 		include/npu_acl_private.h $(OPAPI_HDRS) $(NNOP_HDRS) $(ACL_HDRS) $(OPAPI_LIB) $(NNOP_LIB) \
 		$(ACL_LIB) $(ACL_LINKS)
@@ -115,7 +115,7 @@ $(BUILD)/tests/card_test: $(CARD_TEST_SRCS) tests/card/card_client.h driver/npu_
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -o $@ $(CARD_TEST_SRCS)
 
-$(BUILD)/tests/oplib_test: tests/card/oplib_test.c $(OPLIB) $(OPLIB_HDRS) | deps
+$(BUILD)/tests/oplib_test: tests/card/oplib_test.c tests/driver/compute_ref.h $(OPLIB) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) $(OPLIB_CFLAGS) -o $@ $< $(OPLIB) $(OPLIB_LIBS)
 
@@ -180,10 +180,11 @@ run: all $(OCR_FILES)
 # Host and guest close together, the host first: the operators natively,
 # as one card engine runs them, and the models under onnxruntime with as
 # many threads as one engine has; then on the card, then the runtime's
-# costs, then aclnn's single operators (aclnn-bench).  op-bench's and
-# aclnn-bench's native figures are oplib-bench --serve's and mdl-bench's
-# onnxruntime figures mdl-bench-ort.js --serve's: a run before each of the
-# card's (tools/bench_operators.h says why).  The guest cannot see the host's load: uptime says it around each
+# costs, then aclnn's single operators (aclnn-bench).  op-bench's native
+# figures are oplib-bench --serve's, mdl-bench's onnxruntime figures
+# mdl-bench-ort.js --serve's and aclnn-bench's aclnn-bench-ort.js
+# --serve's: a run before each of the card's (tools/bench_operators.h
+# says why).  The guest cannot see the host's load: uptime says it around each
 # part.  acl-bench's largest copies need 2 GiB of RAM and 1 GiB of device
 # memory (two device and four host buffers of 256 MiB).
 MDL_BENCH_MODEL	:= resnet50_op11
@@ -194,6 +195,8 @@ MDL_BENCH_DIR	:= $(BUILD)/bench/mdl
 NATIVE_SOCK	:= $(CURDIR)/$(BUILD)/bench/native.sock
 # mdl-bench-ort.js --serve: mdl-bench's onnxruntime runs, paired likewise
 ORT_SOCK	:= $(CURDIR)/$(BUILD)/bench/ort.sock
+# aclnn-bench-ort.js --serve: aclnn-bench's onnxruntime runs, paired likewise
+ACLNN_ORT_SOCK	:= $(CURDIR)/$(BUILD)/bench/aclnn-ort.sock
 # the card's default: 2 compute engines sharing this host's CPUs
 ENGINE_THREADS	 = $(shell n=$$(($$(nproc) / 2)); echo $$((n > 0 ? n : 1)))
 
@@ -216,21 +219,35 @@ bench: all $(ORT_STAMP) $(foreach b,$(MDL_BENCH_BATCHES),$(MDL_BENCH_DIR)/$(MDL_
 			$$p.ort.bin $$p.ort.txt || exit 1; \
 	done
 	@uptime
-	@rm -f $(NATIVE_SOCK) $(ORT_SOCK); \
+	@rm -f $(NATIVE_SOCK) $(ORT_SOCK) $(ACLNN_ORT_SOCK); \
 	$(BUILD)/oplib-bench --serve $(NATIVE_SOCK) & native=$$!; \
 	node tools/mdl-bench-ort.js --serve $(ORT_SOCK) $(BUILD)/onnx-models/$(MDL_BENCH_MODEL).onnx \
 		$(ENGINE_THREADS) $(foreach b,$(MDL_BENCH_BATCHES),\
 		$(MDL_BENCH_MODEL)_b$(b):$(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).input.bin:$(b),3,224,224) & \
 	ort=$$!; \
-	for i in $$(seq 600); do [ -S $(NATIVE_SOCK) ] && [ -S $(ORT_SOCK) ] && break; sleep 0.1; done; \
+	node tools/aclnn-bench-ort.js --serve $(ACLNN_ORT_SOCK) $(ENGINE_THREADS) & aclnn_ort=$$!; \
+	for i in $$(seq 1200); do [ -S $(NATIVE_SOCK) ] && [ -S $(ORT_SOCK) ] && \
+		[ -S $(ACLNN_ORT_SOCK) ] && break; sleep 0.1; done; \
 	tools/vm-run --mem 2048 --devmem 1024 --host-socket npu.native=$(NATIVE_SOCK) \
-		--host-socket npu.ort=$(ORT_SOCK) -- \
+		--host-socket npu.ort=$(ORT_SOCK) --host-socket npu.aclnn-ort=$(ACLNN_ORT_SOCK) -- \
 		sh -c '$(OP_BENCH) --native-port && \
 			$(MDL_BENCH) --ort-port --runs $(MDL_BENCH_RUNS) $(foreach b,$(MDL_BENCH_BATCHES),\
 			$(MDL_BENCH_MODEL)_b$(b) $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om \
 			$(addprefix $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b),.input.bin .ort.bin .ort.txt)) && \
-			$(ACL_BENCH) && $(ACLNN_BENCH) --native-port'; \
-	status=$$?; kill $$native $$ort 2>/dev/null; wait; exit $$status
+			$(ACL_BENCH) && $(ACLNN_BENCH) --ort-port'; \
+	status=$$?; kill $$native $$ort $$aclnn_ort 2>/dev/null; wait; exit $$status
+	@uptime
+
+# aclnn-bench alone, paired with aclnn-bench-ort.js as in make bench.
+bench-aclnn: all $(ORT_STAMP)
+	@mkdir -p $(BUILD)/bench
+	@uptime
+	@rm -f $(ACLNN_ORT_SOCK); \
+	node tools/aclnn-bench-ort.js --serve $(ACLNN_ORT_SOCK) $(ENGINE_THREADS) & aclnn_ort=$$!; \
+	for i in $$(seq 1200); do [ -S $(ACLNN_ORT_SOCK) ] && break; sleep 0.1; done; \
+	tools/vm-run --mem 2048 --devmem 1024 --host-socket npu.aclnn-ort=$(ACLNN_ORT_SOCK) -- \
+		$(ACLNN_BENCH) --ort-port; \
+	status=$$?; kill $$aclnn_ort 2>/dev/null; wait; exit $$status
 	@uptime
 
 sparse: deps

@@ -49,7 +49,7 @@
 	X(UINT32,	"uint32",	4,  8, 12, 8,  NPU_DT_NONE)		\
 	X(INT64,	"int64",	8,  9, 7,  9,  NPU_DTYPE_S64)		\
 	X(UINT64,	"uint64",	8, 10, 13, 10, NPU_DT_NONE)		\
-	X(DOUBLE,	"double",	8, 11, 11, 11, NPU_DT_NONE)		\
+	X(DOUBLE,	"double",	8, 11, 11, 11, NPU_DTYPE_F64)		\
 	X(BOOL,		"bool",		1, 12, 9,  12, NPU_DTYPE_BOOL)		\
 	X(STRING,	"string",	0, 13, 8,  13, NPU_DT_NONE)		\
 	X(BF16,		"bfloat16",	2, 27, 16, 27, NPU_DTYPE_BF16)

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * aclnn-bench: single operators through aclnn on the emulated card, each
- * next to the same operator run natively on the host, paired run by run
- * (make bench): before each card run the host's oplib-bench --serve runs
- * the operator's bench_operators.h descriptor once with the card's own
- * operator library (oneDNN) on host memory, over the port
- * BENCH_PORT_NAME, and reports its wall and CPU time.  The card's figure
- * is the whole of aclnnXxxGetWorkspaceSize, aclnnXxx and
- * aclrtSynchronizeStream, as an application sees it.
+ * next to the same operation under onnxruntime on the host, paired run by
+ * run (make bench): before each card run the host's
+ * tools/aclnn-bench-ort.js --serve runs the operation's ONNX graph once,
+ * over the port ACLNN_BENCH_PORT, and reports its wall and CPU time.  The
+ * reference is not our code, so the ratio says how the card compares with
+ * what an application could run instead.  The card's figure is the whole
+ * of aclnnXxxGetWorkspaceSize, aclnnXxx and aclrtSynchronizeStream, as an
+ * application sees it.
  *
  *   Mm f32 and f16 1024^3, Mm 4096x4096 by 4096x1, Add 16 Mi elements,
- *   Softmax and RmsNorm over 4096 rows of 4096 (RmsNorm without rstdOut,
- *   one RMSNORM operator on both)
+ *   Softmax and RmsNorm over 4096 rows of 4096 (RmsNorm without rstdOut;
+ *   onnxruntime's SimplifiedLayerNormalization)
  *
  * Then the host's cost of one aclnn operator, GetWorkspaceSize plus the
  * launch, against one raw submission of the same card operator (an
@@ -19,8 +20,9 @@
  * itself ends in), for an Add of 16 elements; both without the wait,
  * which is timed apart.  Prints a table; no figure is asserted.
  *
- *   aclnn-bench [--native-port] [--runs N]
- * Without --native-port the native column is left empty.
+ *   aclnn-bench [--ort-port] [--runs N] [--overhead]
+ * Without --ort-port the reference columns are left empty; --overhead
+ * measures the host's cost of a launch alone.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -38,6 +40,9 @@
 #include "bench_operators.h"
 #include "bench_port.h"
 #include "npu_acl_private.h"
+
+/* tools/aclnn-bench-ort.js --serve, joined by vm-run --host-socket */
+#define ACLNN_BENCH_PORT	"npu.aclnn-ort"
 
 #define OVERHEAD_ELEMS	16
 #define OVERHEAD_RUNS	200
@@ -92,7 +97,7 @@ static aclTensor *tensor_of(const struct bench_operator *op, unsigned int i, voi
 			       dims, s->ndims, data);
 }
 
-/* Inputs hold bench_fill()'s values, as natively; the output zeros. */
+/* Inputs hold bench_fill()'s values, as the reference's do; the output zeros. */
 static void setup_op(struct setup *s, enum aclnn_call call, const struct bench_operator *op,
 		     aclrtStream stream)
 {
@@ -212,17 +217,17 @@ static uint64_t run_aclnn(struct setup *s)
 	return now_ns() - t0;
 }
 
-struct native {
+struct reference {
 	struct bench_port port;
 	bool paired;
 };
 
 struct figure {
-	double card_ns, native_ns, native_cpu_ns;
+	double card_ns, ref_ns, ref_cpu_ns;
 };
 
 /* false if the card could not run the operator */
-static bool measure(struct setup *s, struct native *n, unsigned int runs, struct figure *f)
+static bool measure(struct setup *s, struct reference *n, unsigned int runs, struct figure *f)
 {
 	uint64_t *card = calloc(runs, sizeof(*card)), *wall = calloc(runs, sizeof(*wall));
 	uint64_t *cpu = calloc(runs, sizeof(*cpu));
@@ -234,7 +239,7 @@ static bool measure(struct setup *s, struct native *n, unsigned int runs, struct
 	for (i = 0; ok && i < runs; i++) {
 		double w = 0, c = 0;
 
-		/* a failed native run (the host's library lacks it) leaves that column empty */
+		/* a failed reference run leaves that column empty */
 		if (n->paired && s->op->key && bench_port_run(&n->port, s->op->key, &w, &c))
 			w = c = 0;
 		wall[i] = (uint64_t)w;
@@ -244,8 +249,8 @@ static bool measure(struct setup *s, struct native *n, unsigned int runs, struct
 	}
 	if (ok) {
 		f->card_ns = (double)median_u64(card, runs);
-		f->native_ns = (double)median_u64(wall, runs);
-		f->native_cpu_ns = (double)median_u64(cpu, runs);
+		f->ref_ns = (double)median_u64(wall, runs);
+		f->ref_cpu_ns = (double)median_u64(cpu, runs);
 	}
 	free(card);
 	free(wall);
@@ -255,7 +260,7 @@ static bool measure(struct setup *s, struct native *n, unsigned int runs, struct
 
 static const struct {
 	enum aclnn_call call;
-	const struct bench_operator *op;	/* with a key: the host runs it too */
+	const struct bench_operator *op;	/* its key names the reference's case */
 	const char *name;
 	unsigned int runs;	/* divides --runs: the largest run fewer times */
 } cases[] = {
@@ -269,12 +274,12 @@ static const struct {
 
 static void print_row(const char *name, const struct figure *f, bool paired, double flops)
 {
-	if (paired && f->native_ns > 0)
-		printf("%-30s %10.3f %12.3f %12.3f %8.2f %9.2f\n", name, f->card_ns / 1e6,
-		       f->native_ns / 1e6, f->native_cpu_ns / 1e6, f->card_ns / f->native_ns,
+	if (paired && f->ref_ns > 0)
+		printf("%-30s %10.3f %10.3f %10.3f %8.2f %9.2f\n", name, f->card_ns / 1e6,
+		       f->ref_ns / 1e6, f->ref_cpu_ns / 1e6, f->ref_ns / f->card_ns,
 		       flops / f->card_ns);
 	else
-		printf("%-30s %10.3f %12s %12s %8s %9.2f\n", name, f->card_ns / 1e6, "-", "-",
+		printf("%-30s %10.3f %10s %10s %8s %9.2f\n", name, f->card_ns / 1e6, "-", "-",
 		       "-", flops / f->card_ns);
 }
 
@@ -299,6 +304,7 @@ static void raw_add_desc(const struct setup *s, struct bench_desc *desc)
 static void overhead(aclrtStream stream)
 {
 	uint64_t launch[OVERHEAD_RUNS], raw[OVERHEAD_RUNS], wait_aclnn[OVERHEAD_RUNS];
+	uint64_t prepare_only[OVERHEAD_RUNS];
 	uint64_t wait_raw[OVERHEAD_RUNS];
 	const uint32_t size = BENCH_DESC_SIZE;
 	const float one = 1.0f;
@@ -323,6 +329,7 @@ static void overhead(aclrtStream stream)
 		uint64_t ws, t0 = now_ns(), t1;
 
 		CHECK(aclnnAddGetWorkspaceSize(s.t[0], s.t[1], alpha, s.t[2], &ws, &x));
+		prepare_only[i] = now_ns() - t0;
 		CHECK(aclnnAdd(workspace(&s, ws), ws, x, stream));
 		t1 = now_ns();
 		CHECK(aclrtSynchronizeStream(stream));
@@ -340,8 +347,12 @@ static void overhead(aclrtStream stream)
 	       OVERHEAD_ELEMS, OVERHEAD_RUNS);
 	printf("  aclnnAddGetWorkspaceSize + aclnnAdd %10.2f us, then the wait %10.2f us\n",
 	       median_u64(launch, OVERHEAD_RUNS) / 1e3, median_u64(wait_aclnn, OVERHEAD_RUNS) / 1e3);
+	printf("    of which aclnnAddGetWorkspaceSize %10.2f us\n",
+	       median_u64(prepare_only, OVERHEAD_RUNS) / 1e3);
 	printf("  raw npu_op_desc (npu_acl_submit_ops) %9.2f us, then the wait %10.2f us\n",
 	       median_u64(raw, OVERHEAD_RUNS) / 1e3, median_u64(wait_raw, OVERHEAD_RUNS) / 1e3);
+	printf("  aclnn / raw: %.2f (the goal: at most 2)\n",
+	       (double)median_u64(launch, OVERHEAD_RUNS) / (double)median_u64(raw, OVERHEAD_RUNS));
 	aclDestroyScalar(alpha);
 	teardown_op(&s);
 }
@@ -349,38 +360,41 @@ static void overhead(aclrtStream stream)
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "native-port", no_argument, NULL, 'n' },
+		{ "ort-port", no_argument, NULL, 'n' },
 		{ "runs", required_argument, NULL, 'r' },
+		{ "overhead", no_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct native n = { 0 };
-	unsigned int runs = 10, i;
+	struct reference n = { 0 };
+	unsigned int runs = 10, i, num_cases = sizeof(cases) / sizeof(cases[0]);
 	aclrtStream stream;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		if (opt == 'n') {
 			n.paired = true;
+		} else if (opt == 'o') {
+			num_cases = 0;
 		} else if (opt == 'r' && atoi(optarg) > 0) {
 			runs = (unsigned int)atoi(optarg);
 		} else {
-			fprintf(stderr, "usage: aclnn-bench [--native-port] [--runs N]\n");
+			fprintf(stderr, "usage: aclnn-bench [--ort-port] [--runs N] [--overhead]\n");
 			return 2;
 		}
 	}
-	if (n.paired && bench_port_open(&n.port, BENCH_PORT_NAME)) {
-		fprintf(stderr, "aclnn-bench: no port %s\n", BENCH_PORT_NAME);
+	if (n.paired && bench_port_open(&n.port, ACLNN_BENCH_PORT)) {
+		fprintf(stderr, "aclnn-bench: no port %s\n", ACLNN_BENCH_PORT);
 		return 1;
 	}
 	CHECK(aclInit(NULL));
 	CHECK(aclrtSetDevice(0));
 	CHECK(aclrtCreateStream(&stream));
-	printf("aclnn-bench: aclnn on the card against the card's operator library on the host\n"
-	       "(oplib-bench --serve, oneDNN), paired run by run; medians of %u runs (fewer for\n"
-	       "the largest), ratio = card / host\n", runs);
-	printf("%-30s %10s %12s %12s %8s %9s\n", "operator", "card ms", "host ms", "host cpu ms",
-	       "ratio", "GFLOP/s");
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	printf("aclnn-bench: aclnn on the card against onnxruntime on the host (aclnn-bench-ort.js),\n"
+	       "paired run by run; medians of %u runs (fewer for the largest);\n"
+	       "speed = reference time / card time (the goal: at least 0.9)\n", runs);
+	printf("%-30s %10s %10s %10s %8s %9s\n", "operator", "card ms", "ort ms", "ort cpu ms",
+	       "speed", "GFLOP/s");
+	for (i = 0; i < num_cases; i++) {
 		unsigned int r = runs / cases[i].runs ? runs / cases[i].runs : 1;
 		struct figure f;
 		struct setup s;

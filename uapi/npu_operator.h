@@ -27,9 +27,10 @@ enum npu_dtype {
 	NPU_DTYPE_S16 = 7,
 	/* one byte, 0 or 1; the card reads any byte but 0 as true */
 	NPU_DTYPE_BOOL = 8,
+	NPU_DTYPE_F64 = 9,
 };
 
-#define NPU_DTYPE_LAST			NPU_DTYPE_BOOL
+#define NPU_DTYPE_LAST			NPU_DTYPE_F64
 
 /*
  * Bytes per element of enum npu_dtype t, for t up to NPU_DTYPE_LAST: four
@@ -44,7 +45,8 @@ enum npu_dtype {
 				 (1ULL << (4 * NPU_DTYPE_U8)) |		\
 				 (8ULL << (4 * NPU_DTYPE_S64)) |	\
 				 (2ULL << (4 * NPU_DTYPE_S16)) |	\
-				 (1ULL << (4 * NPU_DTYPE_BOOL)))
+				 (1ULL << (4 * NPU_DTYPE_BOOL)) |	\
+				 (8ULL << (4 * NPU_DTYPE_F64)))
 #define NPU_DTYPE_SIZE(t)	((unsigned int)((NPU_DTYPE_SIZES >> (4 * (t))) & 0xf))
 
 enum npu_tensor_format {
@@ -287,7 +289,7 @@ enum npu_reduce_kind {
 	NPU_REDUCE_ARGMIN = 8,
 };
 
-#define NPU_REDUCE_LAST			NPU_REDUCE_PROD	/* ARGMAX, ARGMIN: not yet */
+#define NPU_REDUCE_LAST			NPU_REDUCE_ARGMIN
 
 /* y has x's rank, with dims of 1 on exactly the axes in @axes. */
 struct npu_attr_reduce {
@@ -387,9 +389,9 @@ struct npu_attr_pack_conv {
 #define NPU_PACK_CONV_SUMMAND		0x0002	/* and s */
 
 /*
- * y = x indexed along @axis by ind (S32), as ONNX's Gather: y's dims are
- * x's with that axis replaced by ind's dims, so y's rank is x's less 1
- * plus ind's.  An index into an axis of n elements lies in [-n, n), a
+ * y = x indexed along @axis by ind (S32 or S64), as ONNX's Gather: y's
+ * dims are x's with that axis replaced by ind's dims, so y's rank is x's
+ * less 1 plus ind's.  An index into an axis of n elements lies in [-n, n), a
  * negative one counting from the end.  The card reads the indices only
  * when it runs the operator, and checks every one before it writes y: one
  * outside stops the ring with NPU_ERR_OP_PARAM, y untouched.
@@ -663,7 +665,7 @@ union npu_op_attrs {
 	/* in: w; out: p (PACKED) */ \
 	NPU_OPERATOR(PACK_CONV2D, 16, 1, 1, attr(pack_conv), attr(pack_conv.conv.rsvd), \
 		     attr(pack_conv.conv.act), pack_conv2d) \
-	/* in: x, ind (S32); out: y */ \
+	/* in: x, ind (S32 or S64); out: y */ \
 	NPU_OPERATOR(GATHER, 17, 2, 2, attr(gather), attr(gather.rsvd), none, gather) \
 	/* in: none; out: y */ \
 	NPU_OPERATOR(FILL, 18, 0, 0, attr(fill), attr(fill.rsvd), none, fill) \

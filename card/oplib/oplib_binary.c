@@ -8,7 +8,8 @@
  * oneDNN's pow takes its exponent as a constant, not a tensor.  So is
  * arithmetic on integers, which oneDNN does in float: here it is exact, in
  * int64, a result outside y's type saturated; DIV truncates toward zero
- * and gives 0 for a division by 0.
+ * and gives 0 for a division by 0.  oneDNN has no double, so arithmetic
+ * with an F64 tensor is a loop computing in double.
  *
  * The comparisons write 1 or 0 in y's data type.  oneDNN compares
  * float32 and bfloat16 sources; the others compare exactly in a loop,
@@ -186,6 +187,60 @@ static bool int_loop(const struct oplib_op *op, const struct oplib_step *step,
 	return true;
 }
 
+static double binary_f64(uint32_t kind, double a, double b)
+{
+	switch (kind) {
+	case NPU_BINARY_ADD:
+		return a + b;
+	case NPU_BINARY_SUB:
+		return a - b;
+	case NPU_BINARY_MUL:
+		return a * b;
+	case NPU_BINARY_DIV:
+		return a / b;
+	case NPU_BINARY_POW:
+		return pow(a, b);
+	case NPU_BINARY_MIN:
+		return isnan(a) || isnan(b) ? NAN : fmin(a, b);
+	case NPU_BINARY_MAX:
+		return isnan(a) || isnan(b) ? NAN : fmax(a, b);
+	}
+	return 0;
+}
+
+/* y[i] = act(a[i] op b[i]) in double, a and b indexed with broadcasting. */
+static bool f64_loop(const struct oplib_op *op, const struct oplib_step *step,
+		     uint8_t *const *bufs, const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *a = &op->t[0], *b = &op->t[1];
+	const struct oplib_tensor *y = oplib_out(op);
+	size_t as = oplib_dtype_size(a->dtype), bs = oplib_dtype_size(b->dtype);
+	size_t ys = oplib_dtype_size(y->dtype);
+	uint32_t kind = oplib_u32(op->attrs->binary.kind);
+	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	int64_t ia[NPU_TENSOR_MAX_DIMS] = { 0 }, ib[NPU_TENSOR_MAX_DIMS] = { 0 };
+	unsigned int d;
+	uint64_t count = 0;
+
+	do {
+		double va, vb;
+
+		for (d = 0; d < y->ndims; d++) {
+			ia[d] = a->dims[d] == 1 ? 0 : idx[d];
+			ib[d] = b->dims[d] == 1 ? 0 : idx[d];
+		}
+		va = oplib_load_f64(bufs[0] + oplib_offset(a, ia) * as, a->dtype);
+		vb = oplib_load_f64(bufs[1] + oplib_offset(b, ib) * bs, b->dtype);
+		oplib_store_f64(bufs[step->out] + oplib_offset(y, idx) * ys,
+				y->dtype, oplib_act_apply_f64(&step->act,
+						binary_f64(kind, va, vb)));
+		if (!oplib_loop_go_on(hooks, &count))
+			return false;
+	} while (oplib_index_next(idx, y->dims, y->ndims));
+	oplib_zero_padding(y, bufs[step->out]);
+	return true;
+}
+
 /* Whether a @kind b holds; NaN is unordered, unequal to everything. */
 static bool compare_holds(uint32_t kind, const uint8_t *pa, const uint8_t *pb,
 			  unsigned int dtype)
@@ -193,7 +248,7 @@ static bool compare_holds(uint32_t kind, const uint8_t *pa, const uint8_t *pb,
 	bool lt, gt;
 
 	if (!oplib_dtype_is_int(dtype)) {
-		float a = oplib_load(pa, dtype), b = oplib_load(pb, dtype);
+		double a = oplib_load_f64(pa, dtype), b = oplib_load_f64(pb, dtype);
 
 		if (isnan(a) || isnan(b))
 			return kind == NPU_BINARY_NE;
@@ -256,7 +311,7 @@ static bool compare_loop(const struct oplib_op *op,
 
 /*
  * The loop a kind needs, or NULL for oneDNN's binary: comparisons oneDNN
- * cannot make exactly or write, integer arithmetic, POW.
+ * cannot make exactly or write, integer arithmetic, double, POW.
  */
 static oplib_loop_fn binary_loop(const struct oplib_op *op, uint32_t kind)
 {
@@ -268,6 +323,8 @@ static oplib_loop_fn binary_loop(const struct oplib_op *op, uint32_t kind)
 		       compare_loop : NULL;
 	if (binary_is_int(op))
 		return int_loop;
+	if (oplib_op_has_f64(op))
+		return f64_loop;
 	return kind == NPU_BINARY_POW ? pow_loop : NULL;
 }
 

@@ -57,68 +57,76 @@ bool oplib_act_is_none(const struct oplib_act *act)
 	return act->kind == NPU_UNARY_NONE;
 }
 
-/* The scalar definition, for loops; as oneDNN computes it. */
-float oplib_act_apply(const struct oplib_act *act, float x)
+/*
+ * The scalar definition, for loops: in double, which F64 needs and which
+ * the float types round from once.
+ */
+double oplib_act_apply_f64(const struct oplib_act *act, double x)
 {
 	switch (act->kind) {
 	case NPU_UNARY_NONE:
 		return x;
 	case NPU_UNARY_RELU:
-		return x > 0 ? x : x * 0.0f;
+		return x > 0 ? x : x * 0.0;
 	case NPU_UNARY_CLIP:
 		return x < act->alpha ? act->alpha : x > act->beta ? act->beta : x;
 	case NPU_UNARY_SIGMOID:
-		return 1.0f / (1.0f + expf(-x));
+		return 1.0 / (1.0 + exp(-x));
 	case NPU_UNARY_HARDSIGMOID:
-		return fmaxf(0.0f, fminf(1.0f, act->alpha * x + act->beta));
+		return fmax(0.0, fmin(1.0, act->alpha * x + act->beta));
 	case NPU_UNARY_HARDSWISH:
-		return x * fmaxf(0.0f, fminf(1.0f, x / 6.0f + 0.5f));
+		return x * fmax(0.0, fmin(1.0, x / 6.0 + 0.5));
 	case NPU_UNARY_LEAKY_RELU:
 		return x > 0 ? x : x * act->alpha;
 	case NPU_UNARY_TANH:
-		return tanhf(x);
+		return tanh(x);
 	case NPU_UNARY_EXP:
-		return expf(x);
+		return exp(x);
 	case NPU_UNARY_LOG:
-		return logf(x);
+		return log(x);
 	case NPU_UNARY_SQRT:
-		return sqrtf(x);
+		return sqrt(x);
 	case NPU_UNARY_ABS:
-		return fabsf(x);
+		return fabs(x);
 	case NPU_UNARY_NEG:
 		return -x;
 	case NPU_UNARY_ERF:
-		return erff(x);
+		return erf(x);
 	case NPU_UNARY_GELU:
-		return 0.5f * x * (1.0f + erff(x * (float)M_SQRT1_2));
+		return 0.5 * x * (1.0 + erf(x * M_SQRT1_2));
 	case NPU_UNARY_ELU:
-		return x > 0 ? x : act->alpha * expm1f(x);
+		return x > 0 ? x : act->alpha * expm1(x);
 	case NPU_UNARY_SOFTPLUS:
-		return x > 20.0f ? x : log1pf(expf(x));
+		return x > 20.0 ? x : log1p(exp(x));
 	case NPU_UNARY_SIN:
-		return sinf(x);
+		return sin(x);
 	case NPU_UNARY_COS:
-		return cosf(x);
+		return cos(x);
 	case NPU_UNARY_RSQRT:
-		return 1.0f / sqrtf(x);
+		return 1.0 / sqrt(x);
 	case NPU_UNARY_SILU:
-		return x / (1.0f + expf(-x));
+		return x / (1.0 + exp(-x));
 	case NPU_UNARY_GELU_TANH:
-		return 0.5f * x * (1.0f + tanhf(0.7978845608f *
-						(x + 0.044715f * x * x * x)));
+		return 0.5 * x * (1.0 + tanh(0.7978845608028654 *
+					     (x + 0.044715 * x * x * x)));
 	case NPU_UNARY_SIGN:
-		return x > 0 ? 1.0f : x < 0 ? -1.0f : x;
+		return x > 0 ? 1.0 : x < 0 ? -1.0 : x;
 	case NPU_UNARY_THRESHOLD:
 		return x > act->alpha ? x : act->beta;
 	case NPU_UNARY_SOFTPLUS_BETA:
 		return x * act->alpha > act->beta ? x :
-		       log1pf(expf(act->alpha * x)) / act->alpha;
+		       log1p(exp(act->alpha * x)) / act->alpha;
 	case NPU_UNARY_LOGICAL_NOT:
-		return x == 0 ? 1.0f : 0.0f;
+		return x == 0 ? 1.0 : 0.0;
 	case NPU_UNARY_RECIPROCAL:
-		return 1.0f / x;
+		return 1.0 / x;
 	}
 	return x;
+}
+
+float oplib_act_apply(const struct oplib_act *act, float x)
+{
+	return (float)oplib_act_apply_f64(act, x);
 }
 
 struct eltwise_alg {
@@ -256,6 +264,7 @@ static bool act_loop(const struct oplib_op *op,
 	size_t xsize = oplib_dtype_size(x->dtype);
 	size_t ysize = oplib_dtype_size(y->dtype);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	bool f64 = x->dtype == NPU_DTYPE_F64 || y->dtype == NPU_DTYPE_F64;
 	uint64_t count = 0, i;
 
 	if (act_dense_f32(x, y)) {
@@ -271,11 +280,17 @@ static bool act_loop(const struct oplib_op *op,
 		return true;
 	}
 	do {
-		float v = oplib_load(bufs[step->in] + oplib_offset(x, idx) * xsize,
-				     x->dtype);
+		const uint8_t *in = bufs[step->in] + oplib_offset(x, idx) * xsize;
+		uint8_t *out = bufs[step->out] + oplib_offset(y, idx) * ysize;
 
-		oplib_store(bufs[step->out] + oplib_offset(y, idx) * ysize,
-			    y->dtype, oplib_act_apply(&step->act, v));
+		if (f64)
+			oplib_store_f64(out, y->dtype,
+					oplib_act_apply_f64(&step->act,
+							    oplib_load_f64(in, x->dtype)));
+		else
+			oplib_store(out, y->dtype,
+				    oplib_act_apply(&step->act,
+						    oplib_load(in, x->dtype)));
 		if (!oplib_loop_go_on(hooks, &count))
 			return false;
 	} while (oplib_index_next(idx, y->dims, y->ndims));

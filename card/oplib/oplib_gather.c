@@ -56,7 +56,7 @@ static int gather_check(const struct oplib_op *op)
 		if (err)
 			return err;
 	}
-	if (ind->dtype != NPU_DTYPE_S32 || x->dtype != y->dtype)
+	if (!oplib_index_dtype(ind->dtype) || x->dtype != y->dtype)
 		return NPU_ERR_OPERATOR;
 	if (!x->ndims || axis >= x->ndims ||
 	    x->ndims - 1 + ind->ndims > NPU_TENSOR_MAX_DIMS)
@@ -64,35 +64,13 @@ static int gather_check(const struct oplib_op *op)
 	return gather_check_dims(x, ind, y, axis);
 }
 
-/* Index i into an axis of n elements, counted from the end if negative. */
-static bool gather_index(const uint8_t *p, int64_t n, int64_t *at)
-{
-	int32_t raw;
-	int64_t i;
-
-	memcpy(&raw, p, sizeof(raw));
-	i = (int32_t)le32toh((uint32_t)raw);
-	if (i < 0)
-		i += n;
-	*at = i;
-	return i >= 0 && i < n;
-}
-
 /* Every index in range, before y is written. */
 static int gather_check_indices(const struct oplib_op *op,
 				const struct oplib_step *step,
 				uint8_t *const *bufs)
 {
-	const struct oplib_tensor *ind = &op->t[step->in];
-	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, at;
-	int64_t n = op->t[0].dims[gather_axis(op)];
-
-	do {
-		if (!gather_index(bufs[step->in] +
-				  oplib_offset(ind, idx) * sizeof(int32_t), n, &at))
-			return NPU_ERR_OP_PARAM;
-	} while (oplib_index_next(idx, ind->dims, ind->ndims));
-	return NPU_ERR_NONE;
+	return oplib_index_check_all(&op->t[step->in], bufs[step->in],
+				     op->t[0].dims[gather_axis(op)]);
 }
 
 static bool gather_loop(const struct oplib_op *op,
@@ -102,6 +80,7 @@ static bool gather_loop(const struct oplib_op *op,
 	const struct oplib_tensor *x = &op->t[0], *ind = &op->t[1];
 	const struct oplib_tensor *y = oplib_out(op);
 	size_t esize = oplib_dtype_size(y->dtype);
+	size_t isize = oplib_dtype_size(ind->dtype);
 	uint32_t axis = gather_axis(op);
 	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, from[NPU_TENSOR_MAX_DIMS];
 	unsigned int d;
@@ -110,13 +89,13 @@ static bool gather_loop(const struct oplib_op *op,
 	(void)step;
 	do {
 		const uint8_t *i = bufs[1] + oplib_offset(ind, idx + axis) *
-					     sizeof(int32_t);
+					     isize;
 
 		for (d = 0; d < axis; d++)
 			from[d] = idx[d];
 		for (d = axis + 1; d < x->ndims; d++)
 			from[d] = idx[d - 1 + ind->ndims];
-		if (gather_index(i, x->dims[axis], &from[axis]))
+		if (oplib_index_load(i, ind->dtype, x->dims[axis], &from[axis]))
 			memcpy(bufs[op->num_inputs] + oplib_offset(y, idx) * esize,
 			       bufs[0] + oplib_offset(x, from) * esize, esize);
 		if (!oplib_loop_go_on(hooks, &count))

@@ -6,8 +6,14 @@
  * over each group a pass for the mean, one for the variance (two passes
  * in double, which a large group needs) and one that writes.  x and y may
  * be NCHW16C, the padding channels of y left 0.
+ *
+ * Dense float32 x and y (a group's elements then lie in one run) have a
+ * loop of their own: the same three passes over vectors, summed in float
+ * lanes a block at a time and the blocks in double, and the groups shared
+ * between the engine's threads.
  */
 #include <math.h>
+#include <omp.h>
 
 #include "oplib_impl.h"
 
@@ -175,6 +181,114 @@ static bool groupnorm_loop(const struct oplib_op *op,
 	return true;
 }
 
+/* ---- dense float32 ------------------------------------------------------- */
+
+/* Values summed in float lanes this many at a time, then in double. */
+#define GN_BLOCK	512
+
+/* The sum of (x - mean), or of its square, over n dense floats. */
+static double gn_sum(const float *x, int64_t n, float mean, bool square)
+{
+	const int64_t lanes = OPLIB_VF32_LANES;
+	oplib_vf32 m = { 0 };
+	double sum = 0;
+	int64_t i = 0;
+	unsigned int l;
+
+	m += mean;
+	while (i + lanes <= n) {
+		int64_t end = i + GN_BLOCK < n ? i + GN_BLOCK : n;
+		oplib_vf32 a = { 0 };
+
+		for (; i + lanes <= end; i += lanes) {
+			oplib_vf32 v = oplib_vf32_load(x + i) - m;
+
+			a += square ? v * v : v;
+		}
+		for (l = 0; l < OPLIB_VF32_LANES; l++)
+			sum += a[l];
+	}
+	for (; i < n; i++)
+		sum += square ? ((double)x[i] - mean) * (x[i] - mean) : (double)x[i] - mean;
+	return sum;
+}
+
+/* y = x * a + b over n dense floats. */
+static void gn_scale(const float *x, float a, float b, float *y, int64_t n)
+{
+	int64_t i = 0;
+
+	for (; i + (int64_t)OPLIB_VF32_LANES <= n; i += OPLIB_VF32_LANES) {
+		oplib_vf32 v = oplib_vf32_load(x + i) * a + b;
+
+		memcpy(y + i, &v, sizeof(v));
+	}
+	for (; i < n; i++)
+		y[i] = x[i] * a + b;
+}
+
+/* Dense F32, row-major: each group one run of per_group * spatial elements. */
+static bool gn_dense_applies(const struct oplib_op *op)
+{
+	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
+	unsigned int i;
+
+	for (i = 0; i < op->num_tensors; i++)
+		if (op->t[i].dtype != NPU_DTYPE_F32 || op->t[i].format != NPU_FORMAT_STRIDED)
+			return false;
+	return oplib_dense(x) && oplib_dense(y) && oplib_dense(&op->t[1]) &&
+	       oplib_dense(&op->t[2]);
+}
+
+/* Every so many groups a thread asks whether the operator is abandoned. */
+#define GN_GROUPS_PER_ASK	16
+
+static void gn_group(const struct oplib_op *op, const struct oplib_step *step,
+		     uint8_t *const *bufs, int64_t g, int64_t per_group, int64_t spatial)
+{
+	int64_t channels = op->t[0].dims[1], len = per_group * spatial;
+	int64_t c0 = g % (channels / per_group) * per_group, c;
+	const float *x = (const float *)bufs[0] + g * len;
+	const float *gamma = (const float *)bufs[1], *beta = (const float *)bufs[2];
+	float *y = (float *)bufs[step->out] + g * len;
+	double mean = gn_sum(x, len, 0, false) / len;
+	double inv = 1 / sqrt(gn_sum(x, len, mean, true) / len +
+			      oplib_f32(op->attrs->groupnorm.epsilon));
+	int64_t i;
+
+	for (c = 0; c < per_group; c++) {
+		float a = inv * gamma[c0 + c];
+
+		gn_scale(x + c * spatial, a, beta[c0 + c] - mean * a, y + c * spatial, spatial);
+	}
+	for (i = 0; !oplib_act_is_none(&step->act) && i < len; i++)
+		y[i] = oplib_act_apply(&step->act, y[i]);
+}
+
+static bool groupnorm_dense_loop(const struct oplib_op *op,
+				 const struct oplib_step *step, uint8_t *const *bufs,
+				 const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *x = &op->t[0];
+	int64_t per_group = x->dims[1] / groupnorm_groups(op);
+	int64_t groups = x->dims[0] * groupnorm_groups(op), g;
+	int64_t spatial = (int64_t)(x->nelems / (uint64_t)(x->dims[0] * x->dims[1]));
+	bool stop = false;
+
+#pragma omp parallel for schedule(static)
+	for (g = 0; g < groups; g++) {
+		if (__atomic_load_n(&stop, __ATOMIC_RELAXED))
+			continue;
+		if (hooks && g % GN_GROUPS_PER_ASK == GN_GROUPS_PER_ASK - 1 &&
+		    hooks->abandoned(hooks->ctx)) {
+			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+			continue;
+		}
+		gn_group(op, step, bufs, g, per_group, spatial);
+	}
+	return !stop;
+}
+
 static int groupnorm_plan(struct oplib *lib, const struct oplib_op *op,
 			  struct oplib_plan *plan)
 {
@@ -182,7 +296,8 @@ static int groupnorm_plan(struct oplib *lib, const struct oplib_op *op,
 
 	(void)lib;
 	oplib_act_decode(&op->attrs->groupnorm.act, &act);
-	return oplib_plan_loop(plan, groupnorm_loop, 0, op->num_inputs, &act);
+	return oplib_plan_loop(plan, gn_dense_applies(op) ? groupnorm_dense_loop :
+			       groupnorm_loop, 0, op->num_inputs, &act);
 }
 
 const struct oplib_family oplib_groupnorm_family = {

@@ -131,6 +131,13 @@ struct oplib_step {
 	/* the primitive's scratchpad; size 0: it needs none */
 	dnnl_memory_desc_t scratchpad;
 	uint64_t scratchpad_size;
+	/* a conversion loop's (oplib_convert.c): buffers in and out */
+	struct {
+		uint64_t from_offset;
+		uint64_t to_offset;
+		uint64_t count;
+		bool widen;	/* F16 to F32; else F32 to F16 */
+	} convert;
 };
 
 struct oplib_plan {
@@ -293,9 +300,26 @@ const dnnl_memory_desc_t *oplib_pd_md(const_dnnl_primitive_desc_t pd,
 bool oplib_pd_is_ref(const_dnnl_primitive_desc_t pd);
 void oplib_plan_destroy(struct oplib_plan *plan);
 
+/* oplib_reduce_exact.c: REDUCE of the types oneDNN would round */
+bool oplib_reduce_is_exact(const struct oplib_op *op);
+bool oplib_reduce_exact_loop(const struct oplib_op *op,
+			     const struct oplib_step *step,
+			     uint8_t *const *bufs,
+			     const struct oplib_hooks *hooks);
+
+/* oplib_convert.c: F16 to and from F32 faster than oneDNN 2.6's reorder */
+bool oplib_convert_fits(const struct oplib_view *src, const struct oplib_view *dst);
+int oplib_plan_convert(struct oplib_plan *plan, unsigned int src, unsigned int dst);
+
+/* oplib_softmax_rows.c: SOFTMAX over dense F32 rows, with AVX2 */
+bool oplib_softmax_rows_apply(const struct oplib_op *op);
+bool oplib_softmax_rows_loop(const struct oplib_op *op, const struct oplib_step *step,
+			     uint8_t *const *bufs, const struct oplib_hooks *hooks);
+
 /* oplib_eltwise.c: activations, for every family that fuses one */
 int oplib_act_decode(const struct npu_activation *raw, struct oplib_act *act);
 bool oplib_act_is_none(const struct oplib_act *act);
+double oplib_act_apply_f64(const struct oplib_act *act, double x);
 float oplib_act_apply(const struct oplib_act *act, float x);
 int oplib_act_post_ops(const struct oplib_act *act, dnnl_primitive_attr_t attr,
 		       bool *fused);
@@ -318,6 +342,24 @@ static inline bool oplib_loop_go_on(const struct oplib_hooks *hooks,
 	return !hooks || !hooks->abandoned(hooks->ctx);
 }
 
+/*
+ * Four float32 lanes for the loops that vectorise by hand: SSE, which
+ * every x86-64 has (the loops that use them are bound by memory, not by
+ * the vector width).  Loaded and stored with memcpy: no alignment
+ * assumed.
+ */
+typedef float oplib_vf32 __attribute__((vector_size(16)));
+
+#define OPLIB_VF32_LANES	(sizeof(oplib_vf32) / sizeof(float))
+
+static inline oplib_vf32 oplib_vf32_load(const float *p)
+{
+	oplib_vf32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 /* oplib_loop.c: what the loops share */
 bool oplib_dtype_is_int(unsigned int dtype);
 float oplib_load(const uint8_t *p, unsigned int dtype);
@@ -325,6 +367,9 @@ void oplib_store(uint8_t *p, unsigned int dtype, float v);
 int64_t oplib_load_int(const uint8_t *p, unsigned int dtype);
 double oplib_load_f64(const uint8_t *p, unsigned int dtype);
 void oplib_store_int(uint8_t *p, unsigned int dtype, int64_t v);
+void oplib_store_f64(uint8_t *p, unsigned int dtype, double v);
+/* Whether any of the operator's tensors is F64: its loops compute in double. */
+bool oplib_op_has_f64(const struct oplib_op *op);
 int64_t oplib_f64_to_int(double d);
 int64_t oplib_offset(const struct oplib_tensor *t, const int64_t *idx);
 bool oplib_index_next(int64_t *idx, const int64_t *dims, unsigned int ndims);
@@ -335,5 +380,49 @@ bool oplib_broadcasts(const struct oplib_tensor *t);
 int oplib_strided_only(const struct oplib_tensor *t);
 bool oplib_dense(const struct oplib_tensor *t);
 bool oplib_same_dims(const struct oplib_tensor *a, const struct oplib_tensor *b);
+
+/* oplib_index.c: index tensors (S32 or S64, negative from the end) */
+bool oplib_index_dtype(unsigned int dtype);
+/* Index at p into an axis of n elements, made positive; false if outside. */
+bool oplib_index_load(const uint8_t *p, unsigned int dtype, int64_t n,
+		      int64_t *at);
+/* NPU_ERR_OP_PARAM if any index of ind (its bytes at base) is outside. */
+int oplib_index_check_all(const struct oplib_tensor *ind, const uint8_t *base,
+			  int64_t n);
+
+/*
+ * oplib_loop_go_on() for a loop that does @n elements at a time (a line
+ * along an axis): it asks whenever the count passes a multiple of 64 Ki.
+ */
+static inline bool oplib_loop_go_on_n(const struct oplib_hooks *hooks,
+				      uint64_t *count, uint64_t n)
+{
+	uint64_t before = *count;
+
+	*count += n;
+	if ((before >> 16) == (*count >> 16))
+		return true;
+	return !hooks || !hooks->abandoned(hooks->ctx);
+}
+
+/*
+ * oplib_rows.c: a loop over independent lines, lines[0..ndims) of them in
+ * row-major order, per_line elements each, split among the library's
+ * threads; fn does the line at idx as worker (below oplib_rows_workers(),
+ * for per-worker scratch).  False if the operator was abandoned.
+ */
+#define OPLIB_ROWS_MAX_WORKERS	64
+typedef void (*oplib_rows_fn)(const struct oplib_op *op,
+			      const struct oplib_step *step,
+			      uint8_t *const *bufs, const int64_t *idx,
+			      unsigned int worker);
+unsigned int oplib_rows_workers(void);
+bool oplib_rows_run(const struct oplib_op *op, const struct oplib_step *step,
+		    uint8_t *const *bufs, const struct oplib_hooks *hooks,
+		    const int64_t *lines, unsigned int ndims, uint64_t per_line,
+		    oplib_rows_fn fn);
+
+/* oplib_argreduce.c: REDUCE's ARGMAX and ARGMIN, which REDUCE hands over */
+extern const struct oplib_family oplib_argreduce_family;
 
 #endif /* OPLIB_IMPL_H */

@@ -164,7 +164,7 @@ static void cast_elem(const uint8_t *from, unsigned int from_dtype,
 	else if (oplib_dtype_is_int(to_dtype))
 		oplib_store_int(to, to_dtype, oplib_f64_to_int(v));
 	else
-		oplib_store(to, to_dtype, (float)v);
+		oplib_store_f64(to, to_dtype, v);
 }
 
 static bool cast_loop(const struct oplib_op *op,

@@ -3,7 +3,9 @@
  * What the loops share: element access in every data type and format.
  *
  * Loops compute in float, as oneDNN does, and store the way oneDNN's
- * reorders do: round to nearest even, integers saturated.  What must be
+ * reorders do: round to nearest even, integers saturated.  F64, which
+ * oneDNN has not, is computed in double (oplib_load_f64() and
+ * oplib_store_f64()), so that a double operator keeps its precision.  What must be
  * exact in int64 (CAST, integer arithmetic) reads and writes integers
  * with oplib_load_int() and oplib_store_int().  Elements are
  * moved with memcpy, so an element need not be aligned for the compiler's
@@ -52,6 +54,7 @@ bool oplib_dtype_is_int(unsigned int dtype)
 
 /* The element's bits as they are stored, of any type. */
 union oplib_elem {
+	double d;
 	float f;
 	uint16_t h;
 	_Float16 f16;
@@ -98,6 +101,8 @@ double oplib_load_f64(const uint8_t *p, unsigned int dtype)
 	union oplib_elem v = elem_get(p, dtype);
 
 	switch (dtype) {
+	case NPU_DTYPE_F64:
+		return v.d;
 	case NPU_DTYPE_F32:
 		return v.f;
 	case NPU_DTYPE_BF16:
@@ -126,6 +131,9 @@ void oplib_store_int(uint8_t *p, unsigned int dtype, int64_t i)
 	union oplib_elem v;
 
 	switch (dtype) {
+	case NPU_DTYPE_F64:
+		v.d = (double)i;
+		break;
 	case NPU_DTYPE_F32:
 		v.f = (float)i;
 		break;
@@ -179,6 +187,9 @@ void oplib_store(uint8_t *p, unsigned int dtype, float f)
 	union oplib_elem v;
 
 	switch (dtype) {
+	case NPU_DTYPE_F64:
+		v.d = f;
+		break;
 	case NPU_DTYPE_F32:
 		v.f = f;
 		break;
@@ -212,6 +223,46 @@ void oplib_store(uint8_t *p, unsigned int dtype, float f)
 		return;
 	}
 	memcpy(p, &v, oplib_dtype_size(dtype));
+}
+
+/*
+ * A double into any type: F64 as it is, the other floats rounded once
+ * from double, integers rounded to nearest even and saturated.
+ */
+void oplib_store_f64(uint8_t *p, unsigned int dtype, double d)
+{
+	union oplib_elem v;
+
+	switch (dtype) {
+	case NPU_DTYPE_F64:
+		v.d = d;
+		break;
+	case NPU_DTYPE_F16:
+		v.f16 = (_Float16)d;
+		break;
+	case NPU_DTYPE_F32:
+	case NPU_DTYPE_BF16:
+		oplib_store(p, dtype, (float)d);
+		return;
+	case NPU_DTYPE_BOOL:
+		/* NaN is not 0 */
+		v.u8 = d != 0;
+		break;
+	default:
+		oplib_store_int(p, dtype, isnan(d) ? 0 : oplib_f64_to_int(nearbyint(d)));
+		return;
+	}
+	memcpy(p, &v, oplib_dtype_size(dtype));
+}
+
+bool oplib_op_has_f64(const struct oplib_op *op)
+{
+	unsigned int i;
+
+	for (i = 0; i < op->num_tensors; i++)
+		if (op->t[i].dtype == NPU_DTYPE_F64)
+			return true;
+	return false;
 }
 
 /* The element offset, in elements, of index idx[0..ndims). */

@@ -7,7 +7,15 @@
  * the primitive's output scale.  c is the primitive's bias when it can
  * be (alpha and beta 1, one row broadcast down y); otherwise a binary add
  * with c scaled by beta follows the matmul, carrying the activation.
+ *
+ * A float32 product by one column without c (a matrix by a vector, as
+ * aclnnMv and a language model's decoding step have it) is a loop of dot
+ * products instead, rows shared between the engine's threads: it only
+ * streams a through once, where oneDNN's matmul at N = 1 is several times
+ * slower.
  */
+#include <omp.h>
+
 #include "oplib_impl.h"
 
 struct matmul_attrs {
@@ -182,6 +190,16 @@ static int plan_product(struct oplib *lib, struct oplib_plan *plan,
 		dnnl_primitive_desc_destroy(pd);
 		pd = fast;
 	}
+	/*
+	 * No fast kernel for a half type (F16 without AVX512-FP16): the
+	 * library runs the product widened to F32 instead, which costs two
+	 * conversions of each operand (O(n^2)) against oneDNN's reference
+	 * kernel's many times slower O(n^3).
+	 */
+	if (oplib_pd_is_ref(pd) && plan->views[user[0]].md.data_type != dnnl_f32) {
+		dnnl_primitive_desc_destroy(pd);
+		return NPU_ERR_OPERATOR;
+	}
 	err = oplib_plan_input(lib, plan, user[0],
 			       oplib_pd_md(pd, DNNL_ARG_SRC), &views[0]);
 	if (!err)
@@ -228,6 +246,100 @@ static int plan_add_c(struct oplib *lib, struct oplib_plan *plan,
 	return oplib_plan_primitive(plan, pd, 3, args, views);
 }
 
+/* ---- a matrix by a vector ------------------------------------------------ */
+
+/* Every so many rows a thread asks whether the operator is abandoned. */
+#define GEMV_ROWS_PER_ASK	256
+
+static float gemv_dot(const float *a, const float *x, int64_t k)
+{
+	oplib_vf32 s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+	const int64_t lanes = OPLIB_VF32_LANES;
+	float sum = 0;
+	int64_t i = 0;
+	unsigned int l;
+
+	for (; i + 4 * lanes <= k; i += 4 * lanes) {
+		s0 += oplib_vf32_load(a + i) * oplib_vf32_load(x + i);
+		s1 += oplib_vf32_load(a + i + lanes) * oplib_vf32_load(x + i + lanes);
+		s2 += oplib_vf32_load(a + i + 2 * lanes) * oplib_vf32_load(x + i + 2 * lanes);
+		s3 += oplib_vf32_load(a + i + 3 * lanes) * oplib_vf32_load(x + i + 3 * lanes);
+	}
+	for (; i + lanes <= k; i += lanes)
+		s0 += oplib_vf32_load(a + i) * oplib_vf32_load(x + i);
+	s0 += s1 + s2 + s3;
+	for (l = 0; l < OPLIB_VF32_LANES; l++)
+		sum += s0[l];
+	for (; i < k; i++)
+		sum += a[i] * x[i];
+	return sum;
+}
+
+/*
+ * y (M, 1) = act(alpha * a' x b'), a' (M, K) with its rows dense, b' a
+ * dense column: batch axes, if any, are all 1.
+ */
+static bool gemv_loop(const struct oplib_op *op, const struct oplib_step *step,
+		      uint8_t *const *bufs, const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *y = oplib_out(op);
+	struct matmul_attrs m;
+	int64_t dims[NPU_TENSOR_MAX_DIMS], strides[NPU_TENSOR_MAX_DIMS];
+	unsigned int r = y->ndims;
+	int64_t rows, k, row_stride, y_stride, i;
+	bool act, stop = false;
+	const float *a = (const float *)bufs[0], *x = (const float *)bufs[1];
+	float *out = (float *)bufs[step->out];
+
+	matmul_decode(op, &m);
+	matmul_operand(&op->t[0], m.trans_a, dims, strides);
+	rows = dims[r - 2];
+	k = dims[r - 1];
+	row_stride = strides[r - 2];
+	y_stride = y->strides[r - 2];
+	act = !oplib_act_is_none(&m.act);
+
+#pragma omp parallel for schedule(static)
+	for (i = 0; i < rows; i++) {
+		float v;
+
+		if (__atomic_load_n(&stop, __ATOMIC_RELAXED))
+			continue;
+		if (hooks && i % GEMV_ROWS_PER_ASK == GEMV_ROWS_PER_ASK - 1 &&
+		    hooks->abandoned(hooks->ctx)) {
+			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+			continue;
+		}
+		v = m.alpha * gemv_dot(a + i * row_stride, x, k);
+		out[i * y_stride] = act ? oplib_act_apply(&m.act, v) : v;
+	}
+	return !stop;
+}
+
+/* The product is one the loop above computes. */
+static bool matmul_is_gemv(const struct oplib_op *op, const struct matmul_attrs *m)
+{
+	const struct oplib_tensor *y = oplib_out(op);
+	int64_t a_dims[NPU_TENSOR_MAX_DIMS], a_strides[NPU_TENSOR_MAX_DIMS];
+	int64_t b_dims[NPU_TENSOR_MAX_DIMS], b_strides[NPU_TENSOR_MAX_DIMS];
+	unsigned int r = y->ndims, i, d;
+
+	if (op->num_inputs != 2 || y->dims[r - 1] != 1)
+		return false;
+	for (i = 0; i < op->num_tensors; i++)
+		if (op->t[i].dtype != NPU_DTYPE_F32 ||
+		    op->t[i].format != NPU_FORMAT_STRIDED)
+			return false;
+	for (d = 0; d + 2 < r; d++)
+		if (y->dims[d] != 1)
+			return false;
+	matmul_operand(&op->t[0], m->trans_a, a_dims, a_strides);
+	matmul_operand(&op->t[1], m->trans_b, b_dims, b_strides);
+	/* a row or a column of one element is dense whatever its stride */
+	return (a_strides[r - 1] == 1 || a_dims[r - 1] == 1) &&
+	       (b_strides[r - 2] == 1 || b_dims[r - 2] == 1);
+}
+
 static int matmul_plan(struct oplib *lib, const struct oplib_op *op,
 		       struct oplib_plan *plan)
 {
@@ -238,6 +350,8 @@ static int matmul_plan(struct oplib *lib, const struct oplib_op *op,
 	int err;
 
 	matmul_decode(op, &m);
+	if (matmul_is_gemv(op, &m))
+		return oplib_plan_loop(plan, gemv_loop, 0, op->num_inputs, NULL);
 	as_bias = matmul_c_is_bias(op, &m);
 	err = operand_view(plan, op, 0, m.trans_a, &user[0]);
 	if (!err)

@@ -262,6 +262,8 @@ static int softmax_plan(struct oplib *lib, const struct oplib_op *op,
 	unsigned int views[2];
 	int err;
 
+	if (oplib_softmax_rows_apply(op))
+		return oplib_plan_loop(plan, oplib_softmax_rows_loop, 0, 1, NULL);
 	err = oplib_plan_tensor(plan, op, 0, &views[0]);
 	if (!err)
 		err = oplib_plan_tensor(plan, op, 1, &views[1]);

@@ -4,7 +4,8 @@
  * a bit mask, with oneDNN's reduction (the norms are its p-norms of p 1
  * and 2).  y keeps x's rank, with 1 on the reduced axes.  A reduction over
  * axes of size 1 only is a copy, which oneDNN's reduction refuses, so it
- * is a reorder, and for the norms the absolute value after it.
+ * is a reorder, and for the norms the absolute value after it.  Integers
+ * and F64 are oplib_reduce_exact.c's.
  */
 #include "oplib_impl.h"
 
@@ -17,6 +18,8 @@ static int reduce_check(const struct oplib_op *op)
 
 	if (oplib_u32(raw->kind) > NPU_REDUCE_LAST)
 		return NPU_ERR_OPERATOR;
+	if (oplib_u32(raw->kind) >= NPU_REDUCE_ARGMAX)
+		return oplib_argreduce_family.check(op);
 	if (x->ndims != y->ndims || (axes >> x->ndims))
 		return NPU_ERR_OP_PARAM;
 	for (d = 0; d < x->ndims; d++)
@@ -71,6 +74,10 @@ static int reduce_plan(struct oplib *lib, const struct oplib_op *op,
 	unsigned int views[2];
 	int err;
 
+	if (kind >= NPU_REDUCE_ARGMAX)
+		return oplib_argreduce_family.plan(lib, op, plan);
+	if (oplib_reduce_is_exact(op))
+		return oplib_plan_loop(plan, oplib_reduce_exact_loop, 0, 1, NULL);
 	err = oplib_plan_tensor(plan, op, 0, &views[0]);
 	if (!err)
 		err = oplib_plan_tensor(plan, op, 1, &views[1]);

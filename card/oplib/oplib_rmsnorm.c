@@ -4,8 +4,14 @@
  * its root mean square and scaled by gamma.  oneDNN 2.6's layer
  * normalization always subtracts the mean, so this is a loop: a pass that
  * sums the squares (in double, for long slices) and a pass that writes.
+ *
+ * The common case, float32 slices that lie dense in memory (a language
+ * model's rows), has a loop of its own: vectors of partial sums, each
+ * lane's squares summed in float32 a block at a time and the blocks in
+ * double, and the rows shared between the engine's threads.
  */
 #include <math.h>
+#include <omp.h>
 
 #include "oplib_impl.h"
 
@@ -96,6 +102,128 @@ static bool rmsnorm_loop(const struct oplib_op *op,
 	return true;
 }
 
+/* Squares summed in float lanes this many at a time, then in double. */
+#define RMS_BLOCK	512
+
+static double rms_sum_squares(const float *x, int64_t n)
+{
+	const int64_t lanes = OPLIB_VF32_LANES;
+	double sum = 0;
+	int64_t i = 0;
+	unsigned int l;
+
+	while (i + 2 * lanes <= n) {
+		int64_t end = i + RMS_BLOCK < n ? i + RMS_BLOCK : n;
+		oplib_vf32 a = { 0 }, b = { 0 };
+
+		for (; i + 2 * lanes <= end; i += 2 * lanes) {
+			oplib_vf32 u = oplib_vf32_load(x + i), v = oplib_vf32_load(x + i + lanes);
+
+			a += u * u;
+			b += v * v;
+		}
+		for (l = 0; l < OPLIB_VF32_LANES; l++)
+			sum += (double)a[l] + b[l];
+	}
+	for (; i < n; i++)
+		sum += (double)x[i] * x[i];
+	return sum;
+}
+
+static void rms_scale_row(const float *x, const float *gamma, float r, float *y,
+			  int64_t n)
+{
+	int64_t i = 0;
+
+	for (; i + (int64_t)OPLIB_VF32_LANES <= n; i += OPLIB_VF32_LANES) {
+		oplib_vf32 v = oplib_vf32_load(x + i) * r * oplib_vf32_load(gamma + i);
+
+		memcpy(y + i, &v, sizeof(v));
+	}
+	for (; i < n; i++)
+		y[i] = x[i] * r * gamma[i];
+}
+
+/* The slice from @axis on lies dense: @t's innermost elements, row-major. */
+static bool rms_dense_inner(const struct oplib_tensor *t, unsigned int axis)
+{
+	int64_t stride = 1;
+	unsigned int d;
+
+	for (d = t->ndims; d-- > axis;) {
+		if (t->dims[d] != 1 && t->strides[d] != stride)
+			return false;
+		stride *= t->dims[d];
+	}
+	return true;
+}
+
+static bool rms_rows_apply(const struct oplib_op *op)
+{
+	const struct oplib_tensor *x = &op->t[0], *gamma = &op->t[1];
+	const struct oplib_tensor *y = oplib_out(op);
+	unsigned int axis = oplib_u32(op->attrs->norm.axis);
+
+	return x->dtype == NPU_DTYPE_F32 && gamma->dtype == NPU_DTYPE_F32 &&
+	       y->dtype == NPU_DTYPE_F32 && x->format == NPU_FORMAT_STRIDED &&
+	       y->format == NPU_FORMAT_STRIDED && rms_dense_inner(x, axis) &&
+	       rms_dense_inner(y, axis) && rms_dense_inner(gamma, 0);
+}
+
+/* Row @row's first element, rows numbered row-major over the outer axes. */
+static int64_t rms_row_offset(const struct oplib_tensor *t, unsigned int axis,
+			      uint64_t row)
+{
+	int64_t off = 0;
+	unsigned int d;
+
+	for (d = axis; d-- > 0;) {
+		off += (int64_t)(row % (uint64_t)t->dims[d]) * t->strides[d];
+		row /= (uint64_t)t->dims[d];
+	}
+	return off;
+}
+
+/* Every so many rows a thread asks whether the operator is abandoned. */
+#define RMS_ROWS_PER_ASK	64
+
+static bool rmsnorm_rows_loop(const struct oplib_op *op,
+			      const struct oplib_step *step,
+			      uint8_t *const *bufs,
+			      const struct oplib_hooks *hooks)
+{
+	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
+	unsigned int axis = oplib_u32(op->attrs->norm.axis);
+	float epsilon = oplib_f32(op->attrs->norm.epsilon);
+	const float *gamma = (const float *)bufs[1];
+	uint64_t rows = x->nelems / op->t[1].nelems;
+	int64_t n = (int64_t)op->t[1].nelems, r;
+	bool act = !oplib_act_is_none(&step->act), stop = false;
+
+#pragma omp parallel for schedule(static)
+	for (r = 0; r < (int64_t)rows; r++) {
+		const float *xr;
+		float *yr;
+		float inv;
+		int64_t i;
+
+		if (__atomic_load_n(&stop, __ATOMIC_RELAXED))
+			continue;
+		if (hooks && r % RMS_ROWS_PER_ASK == RMS_ROWS_PER_ASK - 1 &&
+		    hooks->abandoned(hooks->ctx)) {
+			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+			continue;
+		}
+		xr = (const float *)bufs[0] + rms_row_offset(x, axis, r);
+		yr = (float *)bufs[step->out] + rms_row_offset(y, axis, r);
+		inv = 1 / sqrt(rms_sum_squares(xr, n) / n + epsilon);
+		rms_scale_row(xr, gamma, inv, yr, n);
+		for (i = 0; act && i < n; i++)
+			yr[i] = oplib_act_apply(&step->act, yr[i]);
+	}
+	return !stop;
+}
+
 static int rmsnorm_plan(struct oplib *lib, const struct oplib_op *op,
 			struct oplib_plan *plan)
 {
@@ -103,7 +231,8 @@ static int rmsnorm_plan(struct oplib *lib, const struct oplib_op *op,
 
 	(void)lib;
 	oplib_act_decode(&op->attrs->norm.act, &act);
-	return oplib_plan_loop(plan, rmsnorm_loop, 0, op->num_inputs, &act);
+	return oplib_plan_loop(plan, rms_rows_apply(op) ? rmsnorm_rows_loop :
+			       rmsnorm_loop, 0, op->num_inputs, &act);
 }
 
 const struct oplib_family oplib_rmsnorm_family = {

@@ -91,7 +91,7 @@ static bool fill_loop(const struct oplib_op *op, const struct oplib_step *step,
 		else if (oplib_dtype_is_int(y->dtype))
 			oplib_store_int(p, y->dtype, oplib_f64_to_int(v));
 		else
-			oplib_store(p, y->dtype, (float)v);
+			oplib_store_f64(p, y->dtype, v);
 		i++;
 		if (!oplib_loop_go_on(hooks, &count))
 			return false;

@@ -15,6 +15,41 @@
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static aclOpExecutor *live_head;
 
+/*
+ * Freed executors kept, arrays and all, for the next GetWorkspaceSize:
+ * an application calls GetWorkspaceSize and the launch once per operator
+ * it runs, and three allocations of a few kilobytes each time were most
+ * of aclnn's cost over a raw submission on an emulated CPU.  Under
+ * live_lock; executors with large arrays are not kept.
+ */
+#define SPARE_EXECUTORS		4
+#define SPARE_MAX_SLOTS		32
+#define SPARE_MAX_OPS		16
+
+static aclOpExecutor *spare[SPARE_EXECUTORS];
+static unsigned int num_spare;
+
+static aclOpExecutor *spare_take(void)
+{
+	aclOpExecutor *x = NULL;
+
+	pthread_mutex_lock(&live_lock);
+	if (num_spare)
+		x = spare[--num_spare];
+	pthread_mutex_unlock(&live_lock);
+	return x;
+}
+
+/* Under live_lock: x kept (true), or it is the caller's to free. */
+static bool spare_keep_locked(aclOpExecutor *x)
+{
+	if (num_spare == SPARE_EXECUTORS || x->slots_cap > SPARE_MAX_SLOTS ||
+	    x->ops_cap > SPARE_MAX_OPS)
+		return false;
+	spare[num_spare++] = x;
+	return true;
+}
+
 bool nnop_executor_live(const aclOpExecutor *x)
 {
 	bool found = false;
@@ -35,33 +70,54 @@ void nnop_executor_go_live(aclOpExecutor *x)
 	pthread_mutex_unlock(&live_lock);
 }
 
-/* Frees x, finished or not; a finished one leaves the live list first. */
+/* Frees x (or keeps it spare), finished or not; a finished one leaves the live list first. */
 void nnop_executor_free(aclOpExecutor *x)
 {
-	if (x->finished) {
-		pthread_mutex_lock(&live_lock);
-		for (aclOpExecutor **p = &live_head; *p; p = &(*p)->next)
-			if (*p == x) {
-				*p = x->next;
-				break;
-			}
-		pthread_mutex_unlock(&live_lock);
-	}
+	bool kept;
+
+	pthread_mutex_lock(&live_lock);
+	for (aclOpExecutor **p = &live_head; x->finished && *p; p = &(*p)->next)
+		if (*p == x) {
+			*p = x->next;
+			break;
+		}
+	kept = spare_keep_locked(x);
+	pthread_mutex_unlock(&live_lock);
+	if (kept)
+		return;
 	free(x->slots);
 	free(x->ops);
 	free(x);
 }
 
+/* A spare executor as new: empty, its arrays kept. */
+static void executor_reset(aclOpExecutor *x)
+{
+	struct nnop_slot *slots = x->slots;
+	struct nnop_op *ops = x->ops;
+	unsigned int slots_cap = x->slots_cap, ops_cap = x->ops_cap;
+
+	memset(x, 0, sizeof(*x));
+	x->slots = slots;
+	x->slots_cap = slots_cap;
+	x->ops = ops;
+	x->ops_cap = ops_cap;
+}
+
 NNOP_EXPORT aclOpExecutor *nnop_executor_new(const char *op_name)
 {
-	aclOpExecutor *x = calloc(1, sizeof(*x));
+	aclOpExecutor *x = spare_take();
 
+	if (x)
+		executor_reset(x);
+	else
+		x = calloc(1, sizeof(*x));
 	if (!x) {
 		NNOP_FAIL(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory for an executor",
 			  op_name);
 		return NULL;
 	}
-	snprintf(x->op_name, sizeof(x->op_name), "%s", op_name);
+	memcpy(x->op_name, op_name, strnlen(op_name, sizeof(x->op_name) - 1));
 	return x;
 }
 
@@ -208,10 +264,14 @@ NNOP_EXPORT aclnnStatus nnop_executor_add(aclOpExecutor *x, unsigned int kind, c
 				 "and %u inputs", x->op_name, kind, attrs_size, num_inputs);
 	if (!grow((void **)&x->ops, &x->ops_cap, x->num_ops + 1, sizeof(*x->ops)))
 		return NNOP_FAIL(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of memory", x->op_name);
+	/*
+	 * Only the views the operator has are set: the rest of the array
+	 * (kilobytes, which an emulated CPU zeroes slowly) is never read.
+	 */
 	op = &x->ops[x->num_ops++];
-	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	op->num_inputs = num_inputs;
+	memset(&op->attrs, 0, sizeof(op->attrs));
 	if (attrs_size)
 		memcpy(&op->attrs, attrs, attrs_size);
 	memcpy(op->views, views, (num_inputs + 1) * sizeof(*views));

@@ -120,41 +120,81 @@ static void fill_desc(const struct launch *l, const struct nnop_op *op, struct n
 		fill_tensor(l, &op->views[t], &d->tensors[t]);
 }
 
+/*
+ * What a launch of up to this many slots and operators, of descriptors
+ * this size together, keeps on the stack: nearly every aclnn operator.
+ * Larger programs take their buffers from the heap.
+ */
+#define LAUNCH_STACK_SLOTS	16
+#define LAUNCH_STACK_OPS	8
+#define LAUNCH_STACK_IMAGE	4096
+
+/* The descriptors queued: one image, and where each starts. */
+struct launch_descs {
+	const void **descs;
+	uint32_t *sizes;
+	uint8_t *image;
+	bool heap;
+	const void *descs_stack[LAUNCH_STACK_OPS];
+	uint32_t sizes_stack[LAUNCH_STACK_OPS];
+	_Alignas(NPU_OP_DESC_ALIGN) uint8_t image_stack[LAUNCH_STACK_IMAGE];
+};
+
+static bool descs_get(struct launch_descs *b, unsigned int num_ops, size_t total)
+{
+	b->heap = num_ops > LAUNCH_STACK_OPS || total > LAUNCH_STACK_IMAGE;
+	if (!b->heap) {
+		b->descs = b->descs_stack;
+		b->sizes = b->sizes_stack;
+		b->image = b->image_stack;
+	} else {
+		b->descs = calloc(num_ops, sizeof(*b->descs));
+		b->sizes = calloc(num_ops, sizeof(*b->sizes));
+		b->image = aligned_alloc(NPU_OP_DESC_ALIGN, total);
+	}
+	if (b->descs && b->sizes && b->image) {
+		memset(b->image, 0, total);
+		return true;
+	}
+	return false;
+}
+
+static void descs_put(struct launch_descs *b)
+{
+	if (!b->heap)
+		return;
+	free(b->descs);
+	free(b->sizes);
+	free(b->image);
+}
+
 /* The descriptors of the operators that write something, and their queueing. */
 static aclnnStatus submit(struct launch *l, aclrtStream stream)
 {
 	const aclOpExecutor *x = l->x;
 	size_t total = NPU_OP_DESC_ALIGN;
-	const void **descs = calloc(x->num_ops + 1, sizeof(*descs));
-	uint32_t *sizes = calloc(x->num_ops + 1, sizeof(*sizes));
+	struct launch_descs b;
 	uint32_t n = 0;
-	uint8_t *image;
 	aclError err;
 
 	for (unsigned int i = 0; i < x->num_ops; i++)
 		total += desc_stride(&x->ops[i]);
-	image = aligned_alloc(NPU_OP_DESC_ALIGN, total);
-	if (!descs || !sizes || !image) {
-		free(descs);
-		free(sizes);
-		free(image);
+	if (!descs_get(&b, x->num_ops, total)) {
+		descs_put(&b);
 		return nnop_fail(l->op_name, ACLNN_ERR_INNER_NULLPTR, "out of memory for %u card "
 				 "operators", x->num_ops);
 	}
-	memset(image, 0, total);
 	for (size_t i = 0, at = 0; i < x->num_ops; at += desc_stride(&x->ops[i]), i++) {
 		const struct nnop_op *op = &x->ops[i];
 
 		if (view_empty(&op->views[op->num_inputs]))
 			continue;
-		fill_desc(l, op, (struct npu_op_desc *)(image + at));
-		descs[n] = image + at;
-		sizes[n++] = desc_size(op);
+		fill_desc(l, op, (struct npu_op_desc *)(b.image + at));
+		b.descs[n] = b.image + at;
+		b.sizes[n++] = desc_size(op);
 	}
-	err = npu_acl_submit_ops(stream, descs, sizes, n);
-	free(descs);
-	free(sizes);
-	free(image);
+	err = npu_acl_submit_ops(stream, b.descs, b.sizes, n);
+	descs_put(&b);
 	if (err) {
 		const char *why = aclGetRecentErrMsg();
 
@@ -181,6 +221,7 @@ NNOP_EXPORT aclnnStatus nnop_launch(void *workspace, uint64_t workspace_size,
 				    const char *op_name)
 {
 	struct launch l = { .x = executor, .op_name = op_name };
+	uint64_t slot_base[LAUNCH_STACK_SLOTS];
 	aclnnStatus err;
 
 	if (!executor)
@@ -189,12 +230,14 @@ NNOP_EXPORT aclnnStatus nnop_launch(void *workspace, uint64_t workspace_size,
 		return nnop_fail(op_name, ACLNN_ERR_PARAM_INVALID, "executor %p is not one "
 				 "GetWorkspaceSize made, or it is gone (a launch frees an executor "
 				 "not made repeatable)", (void *)executor);
-	l.slot_base = calloc(executor->num_slots + 1, sizeof(*l.slot_base));
+	l.slot_base = executor->num_slots <= LAUNCH_STACK_SLOTS ? slot_base :
+		      calloc(executor->num_slots, sizeof(*l.slot_base));
 	if (!l.slot_base)
 		err = nnop_fail(op_name, ACLNN_ERR_INNER_NULLPTR, "out of memory");
 	else
 		err = launch(&l, workspace, workspace_size, stream);
-	free(l.slot_base);
+	if (l.slot_base != slot_base)
+		free(l.slot_base);
 	if (!executor->repeatable)
 		nnop_executor_free(executor);
 	return err;

@@ -8,6 +8,7 @@
  * the output.  Padding and resizing have card operators of their own.
  */
 #include <endian.h>
+#include <math.h>
 
 #include "aclnnop/aclnn_cast.h"
 #include "aclnnop/aclnn_cat.h"
@@ -615,6 +616,65 @@ static aclnnStatus pad_op(struct opnn *o, unsigned int mode, double value, unsig
 	return opnn_add(o, NPU_OPERATOR_PAD, &attr, sizeof(attr), 1, v);
 }
 
+/*
+ * The card's PAD carries its value as a float32; one that float32 would
+ * round (a double's low bits, an int64 past 2^24) is written exactly
+ * instead: FILL, which carries a double, then x copied into its place.
+ */
+static bool pad_value_is_f32(const aclScalar *value, int card_dtype)
+{
+	double v = nnop_scalar_f64(value);
+
+	/* the half types and float32 hold no more than float32 does */
+	if (card_dtype == NPU_DTYPE_F32 || card_dtype == NPU_DTYPE_F16 ||
+	    card_dtype == NPU_DTYPE_BF16)
+		return true;
+	if (card_dtype == NPU_DTYPE_S64 && nnop_dtype_is_int(nnop_scalar_acl_dtype(value))) {
+		int64_t i = nnop_scalar_s64(value);
+		float f = (float)i;
+
+		/* 2^63 is the first float past int64 */
+		return f >= -0x1p63f && f < 0x1p63f && (int64_t)f == i;
+	}
+	return isnan(v) || (double)(float)v == v;
+}
+
+/*
+ * y all value: an int64 past double's 2^53 as its high half filled, times
+ * 2^32, plus its low half, all exact in the card's int64 arithmetic.
+ */
+static aclnnStatus pad_fill_exact(struct opnn *o, const aclScalar *value,
+				  const struct nnop_view *y)
+{
+	int64_t i = nnop_scalar_s64(value);
+
+	if (y->card_dtype != NPU_DTYPE_S64 || !nnop_dtype_is_int(nnop_scalar_acl_dtype(value)) ||
+	    (i >= -(1LL << 53) && i <= 1LL << 53))
+		return opnn_fill(o, y, nnop_scalar_f64(value));
+	OPNN_TRY(opnn_fill(o, y, (double)(i >> 32)));
+	OPNN_TRY(opnn_binary_scalar(o, NPU_BINARY_MUL, y, 0x1p32, y));
+	return opnn_binary_scalar(o, NPU_BINARY_ADD, y, (double)(i & 0xffffffff), y);
+}
+
+/* y filled exactly, then the part of x that stays copied where it lands. */
+static aclnnStatus pad_exact(struct opnn *o, const aclScalar *value, unsigned int ndims,
+			     const int64_t *begin, const int64_t *end, const struct nnop_view *v)
+{
+	struct nnop_view x = v[0], y = v[1];
+	unsigned int d;
+
+	OPNN_TRY(pad_fill_exact(o, value, &v[1]));
+	for (d = 0; d < ndims; d++) {
+		int64_t keep = x.dims[d] + (begin[d] < 0 ? begin[d] : 0) + (end[d] < 0 ? end[d] : 0);
+
+		if (keep <= 0)
+			return ACLNN_SUCCESS;
+		nnop_view_narrow(&x, d, begin[d] < 0 ? -begin[d] : 0, keep, 1);
+		nnop_view_narrow(&y, d, begin[d] > 0 ? begin[d] : 0, keep, 1);
+	}
+	return opnn_copy(o, &x, &y);
+}
+
 static aclnnStatus constant_pad_build(struct opnn *o, const aclTensor *self,
 				      const aclIntArray *pad, const aclScalar *value,
 				      const aclTensor *out)
@@ -638,7 +698,9 @@ static aclnnStatus constant_pad_build(struct opnn *o, const aclTensor *self,
 	if (!opnn_view_nelems(&v[1]))
 		return ACLNN_SUCCESS;
 	if (!si.nelems)
-		return opnn_fill(o, &v[1], nnop_scalar_f64(value));
+		return pad_fill_exact(o, value, &v[1]);
+	if (!pad_value_is_f32(value, v[1].card_dtype))
+		return pad_exact(o, value, si.ndims, begin, end, v);
 	return pad_op(o, NPU_PAD_CONSTANT, nnop_scalar_f64(value), si.ndims, begin, end, v);
 }
 

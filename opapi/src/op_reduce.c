@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Reductions: ReduceSum, Mean, Amax, Amin and Norm, each one REDUCE of the
- * card (Norm's unusual orders composed of elementwise operators around a
- * sum).  The card's REDUCE keeps x's rank with dims of 1 on the reduced
+ * Reductions: ReduceSum, Mean, Amax, Amin, Prod and Norm, each one REDUCE
+ * of the card (Norm's unusual orders composed of elementwise operators
+ * around a sum).  Each takes the types its vendor doc lists that the card
+ * has; the card sums integers exactly, in int64, and DOUBLE in double.  The card's REDUCE keeps x's rank with dims of 1 on the reduced
  * axes, which is keepDim's shape; without keepDim the output is seen with
  * those dims of 1 put back, so the same operator writes it.
  */
@@ -13,6 +14,7 @@
 #include "aclnnop/aclnn_amin.h"
 #include "aclnnop/aclnn_mean.h"
 #include "aclnnop/aclnn_norm.h"
+#include "aclnnop/aclnn_prod.h"
 #include "aclnnop/aclnn_reduce_sum.h"
 #include "opnn.h"
 
@@ -20,6 +22,7 @@
 enum reduce_empty {
 	REDUCE_EMPTY_ZERO,		/* sums: 0 */
 	REDUCE_EMPTY_NAN,		/* means: 0 / 0 */
+	REDUCE_EMPTY_ONE,		/* products: 1 */
 	REDUCE_EMPTY_FAILS,		/* max and min have no identity */
 };
 
@@ -32,7 +35,12 @@ struct reduce_req {
 	unsigned int kind;		/* enum npu_reduce_kind */
 	enum reduce_empty empty;
 	bool noop_without_axes;		/* MeanV2: no dims copies self */
+	uint64_t types;			/* self's and out's, OPNN_DT() bits */
 };
+
+/* The types of the vendor's docs the card has: Mean's lack BOOL, Norm's are the floats. */
+#define REDUCE_ALL		OPNN_ALL_CARD
+#define REDUCE_NUMBERS		(OPNN_FLOATS | OPNN_INTS | OPNN_DT(ACL_DOUBLE))
 
 /* The axes in dims as a mask; none listed: every axis. */
 static aclnnStatus reduce_mask(struct opnn *o, const aclIntArray *dims, unsigned int ndims,
@@ -79,7 +87,8 @@ static aclnnStatus reduce_empty(struct opnn *o, const struct reduce_req *r,
 	if (r->empty == REDUCE_EMPTY_FAILS)
 		return OPNN_FAIL(o, ACLNN_ERR_PARAM_INVALID,
 				 "self is empty on a reduced axis; the reduction has no value");
-	return opnn_fill(o, y, r->empty == REDUCE_EMPTY_ZERO ? 0.0 : NAN);
+	return opnn_fill(o, y, r->empty == REDUCE_EMPTY_ZERO ? 0.0 :
+			       r->empty == REDUCE_EMPTY_ONE ? 1.0 : NAN);
 }
 
 /*
@@ -94,8 +103,8 @@ static aclnnStatus reduce_prepare(struct opnn *o, const struct reduce_req *r,
 	unsigned int d;
 
 	*done = true;
-	OPNN_TRY(opnn_check_tensor(o, r->self, "self", OPNN_FLOATS));
-	OPNN_TRY(opnn_check_tensor(o, r->out, "out", OPNN_FLOATS));
+	OPNN_TRY(opnn_check_tensor(o, r->self, "self", r->types));
+	OPNN_TRY(opnn_check_tensor(o, r->out, "out", r->types));
 	nnop_tensor_info(r->self, &si);
 	nnop_tensor_info(r->out, &oi);
 	if (oi.acl_dtype != (r->dtype == ACL_DT_UNDEFINED ? si.acl_dtype : r->dtype))
@@ -153,7 +162,7 @@ aclnnStatus aclnnReduceSumGetWorkspaceSize(const aclTensor *self, const aclIntAr
 					   uint64_t *workspaceSize, aclOpExecutor **executor)
 {
 	const struct reduce_req r = { self, dims, keepDims, dtype, out, NPU_REDUCE_SUM,
-				      REDUCE_EMPTY_ZERO, false };
+				      REDUCE_EMPTY_ZERO, false, REDUCE_ALL };
 
 	return reduce_op(__func__, "ReduceSum", &r, workspaceSize, executor);
 }
@@ -165,7 +174,7 @@ aclnnStatus aclnnMeanGetWorkspaceSize(const aclTensor *self, const aclIntArray *
 				      aclOpExecutor **executor)
 {
 	const struct reduce_req r = { self, dim, keepDim, dtype, out, NPU_REDUCE_MEAN,
-				      REDUCE_EMPTY_NAN, false };
+				      REDUCE_EMPTY_NAN, false, REDUCE_NUMBERS };
 
 	return reduce_op(__func__, "Mean", &r, workspaceSize, executor);
 }
@@ -177,7 +186,8 @@ aclnnStatus aclnnMeanV2GetWorkspaceSize(const aclTensor *self, const aclIntArray
 					uint64_t *workspaceSize, aclOpExecutor **executor)
 {
 	const struct reduce_req r = { self, dim, keepDim, ACL_DT_UNDEFINED, out,
-				      NPU_REDUCE_MEAN, REDUCE_EMPTY_NAN, noopWithEmptyAxes };
+				      NPU_REDUCE_MEAN, REDUCE_EMPTY_NAN, noopWithEmptyAxes,
+				      REDUCE_NUMBERS };
 
 	return reduce_op(__func__, "MeanV2", &r, workspaceSize, executor);
 }
@@ -189,7 +199,7 @@ aclnnStatus aclnnAmaxGetWorkspaceSize(const aclTensor *self, const aclIntArray *
 				      aclOpExecutor **executor)
 {
 	const struct reduce_req r = { self, dim, keepDim, ACL_DT_UNDEFINED, out, NPU_REDUCE_MAX,
-				      REDUCE_EMPTY_FAILS, false };
+				      REDUCE_EMPTY_FAILS, false, REDUCE_ALL };
 
 	return reduce_op(__func__, "Amax", &r, workspaceSize, executor);
 }
@@ -201,12 +211,43 @@ aclnnStatus aclnnAminGetWorkspaceSize(const aclTensor *self, const aclIntArray *
 				      aclOpExecutor **executor)
 {
 	const struct reduce_req r = { self, dim, keepDim, ACL_DT_UNDEFINED, out, NPU_REDUCE_MIN,
-				      REDUCE_EMPTY_FAILS, false };
+				      REDUCE_EMPTY_FAILS, false, REDUCE_ALL };
 
 	return reduce_op(__func__, "Amin", &r, workspaceSize, executor);
 }
 
 OPNN_LAUNCH(Amin)
+
+/* The product of all of self, or over one axis; empty: 1. */
+aclnnStatus aclnnProdGetWorkspaceSize(const aclTensor *self, const aclDataType dtype,
+				      aclTensor *out, uint64_t *workspaceSize,
+				      aclOpExecutor **executor)
+{
+	const struct reduce_req r = { self, NULL, false, dtype, out, NPU_REDUCE_PROD,
+				      REDUCE_EMPTY_ONE, false, REDUCE_ALL };
+
+	return reduce_op(__func__, "Prod", &r, workspaceSize, executor);
+}
+
+OPNN_LAUNCH(Prod)
+
+aclnnStatus aclnnProdDimGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepDim,
+					 const aclDataType dtype, aclTensor *out,
+					 uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+	aclIntArray *dims = aclCreateIntArray(&dim, 1);
+	const struct reduce_req r = { self, dims, keepDim, dtype, out, NPU_REDUCE_PROD,
+				      REDUCE_EMPTY_ONE, false, REDUCE_ALL };
+	aclnnStatus ret;
+
+	if (!dims)
+		return nnop_fail(__func__, ACLNN_ERR_INNER_NULLPTR, "out of memory");
+	ret = reduce_op(__func__, "ProdDim", &r, workspaceSize, executor);
+	aclDestroyIntArray(dims);
+	return ret;
+}
+
+OPNN_LAUNCH(ProdDim)
 
 /* ---- Norm ------------------------------------------------------------------ */
 
@@ -267,7 +308,7 @@ aclnnStatus aclnnNormGetWorkspaceSize(const aclTensor *self, const aclScalar *pS
 {
 	/* out may be wider than self (float16 in, float out) */
 	struct reduce_req r = { self, dim, keepdim, ACL_DT_UNDEFINED, out, NPU_REDUCE_SUM,
-				REDUCE_EMPTY_ZERO, false };
+				REDUCE_EMPTY_ZERO, false, OPNN_FLOATS };
 	struct nnop_tensor_info oi;
 	struct opnn o;
 

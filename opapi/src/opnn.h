@@ -19,7 +19,7 @@
 #define OPNN_FLOATS		(OPNN_DT(ACL_FLOAT) | OPNN_DT(ACL_FLOAT16) | OPNN_DT(ACL_BF16))
 #define OPNN_INTS		(OPNN_DT(ACL_INT8) | OPNN_DT(ACL_UINT8) | OPNN_DT(ACL_INT16) | \
 				 OPNN_DT(ACL_INT32) | OPNN_DT(ACL_INT64))
-#define OPNN_ALL_CARD		(OPNN_FLOATS | OPNN_INTS | OPNN_DT(ACL_BOOL))
+#define OPNN_ALL_CARD		(OPNN_FLOATS | OPNN_INTS | OPNN_DT(ACL_BOOL) | OPNN_DT(ACL_DOUBLE))
 
 /* Returns expr's status unless it is ACLNN_SUCCESS (its message already recorded). */
 #define OPNN_TRY(expr)							\

@@ -332,6 +332,69 @@ TEST_F(exec, bad_workspace_is_refused_before_anything_is_queued)
 	aclrtFree(work);
 }
 
+
+/*
+ * out[0..n) = a + alpha * b through one executor, launched with the
+ * workspace it asks for; the tensors are destroyed after.
+ */
+static int add_n(void *a, void *b, void *out, int64_t n, float alpha, uint64_t *ws_size)
+{
+	aclTensor *ta = vec(a, n, ACL_FLOAT), *tb = vec(b, n, ACL_FLOAT);
+	aclTensor *to = vec(out, n, ACL_FLOAT);
+	aclScalar *s = aclCreateScalar(&alpha, ACL_FLOAT);
+	aclOpExecutor *x = NULL;
+	void *work = NULL;
+	int ret;
+
+	ret = aclnnAddGetWorkspaceSize(ta, tb, s, to, ws_size, &x);
+	if (!ret && *ws_size)
+		ret = (work = dev_alloc(*ws_size)) ? 0 : -1;
+	if (!ret)
+		ret = aclnnAdd(work, *ws_size, x, NULL);
+	if (!ret)
+		ret = aclrtSynchronizeStream(NULL);
+	aclrtFree(work);
+	aclDestroyScalar(s);
+	aclDestroyTensor(ta);
+	aclDestroyTensor(tb);
+	aclDestroyTensor(to);
+	return ret;
+}
+
+/*
+ * A launched executor's memory serves the next GetWorkspaceSize (aclnn's
+ * cost per call): what the next one builds is its own, whatever the
+ * shapes, operator counts, workspaces and addresses before it.
+ */
+TEST_F(exec, executors_built_after_others_compute_their_own_program)
+{
+	static float zeros[N];
+	uint64_t ws = 0;
+	size_t i, bad = 0;
+
+	/* two card operators and a workspace: b scaled, then the sum */
+	ASSERT_EQ(0, add_n(self->x, self->y, self->out, N, 2.0f, &ws));
+	EXPECT_LT(0, ws);
+	ASSERT_EQ(ACL_SUCCESS, download(self->got, self->out, N * 4));
+	for (i = 0; i < N; i++)
+		bad += self->got[i] != self->a[i] + 2.0f * self->b[i];
+	EXPECT_EQ(0, bad);
+
+	/* one operator, half the length, other tensors, no workspace */
+	ASSERT_EQ(ACL_SUCCESS, upload(self->out2, zeros, N * 4));
+	ASSERT_EQ(0, add_n(self->z, self->x, self->out2, N / 2, 1.0f, &ws));
+	EXPECT_EQ(0, ws);
+	ASSERT_EQ(ACL_SUCCESS, download(self->got, self->out2, N * 4));
+	EXPECT_EQ(0, wrong_sums(self->c, self->a, self->got, N / 2));
+	for (i = N / 2, bad = 0; i < N; i++)
+		bad += self->got[i] != 0.0f;
+	EXPECT_EQ(0, bad);
+
+	/* and the full length again on the first result's tensors */
+	ASSERT_EQ(0, add_n(self->y, self->z, self->out, N, 1.0f, &ws));
+	ASSERT_EQ(ACL_SUCCESS, download(self->got, self->out, N * 4));
+	EXPECT_EQ(0, wrong_sums(self->b, self->c, self->got, N));
+}
 /*
  * The child (this program run with --add-child FD): a large Add queued
  * behind the rest of its stream, a byte on FD once it is launched, and

@@ -26,6 +26,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #include "kselftest_harness.h"
 #include "oplib.h"
+#include "../driver/compute_ref.h"
 
 #define ARENA_SIZE	(16u << 20)	/* "device memory" */
 #define GUARD		64		/* bytes left between tensors */
@@ -140,6 +141,9 @@ static void store(uint8_t *p, unsigned int dtype, double v)
 	int16_t s16;
 
 	switch (dtype) {
+	case NPU_DTYPE_F64:
+		memcpy(p, &v, 8);
+		break;
 	case NPU_DTYPE_F32:
 		memcpy(p, &f, 4);
 		break;
@@ -191,9 +195,13 @@ static double load(const uint8_t *p, unsigned int dtype)
 	int32_t s32;
 	int16_t s16;
 	int64_t s64;
+	double d;
 	float f;
 
 	switch (dtype) {
+	case NPU_DTYPE_F64:
+		memcpy(&d, p, 8);
+		return d;
 	case NPU_DTYPE_F32:
 		memcpy(&f, p, 4);
 		return f;
@@ -558,64 +566,12 @@ static uint64_t compare(FIXTURE_DATA(oplib) *self, const struct tt *t,
 	EXPECT_CLOSE((t), (want), RTOL((t)->dtype), ATOL((t)->dtype))
 #define EXPECT_EXACT(t, want) EXPECT_CLOSE((t), (want), 0, 0)
 
-/* The activation, as the header defines it. */
+/* The activation, as the header defines it: the driver tests' reference. */
 static double act_ref(unsigned int kind, double a, double b, double x)
 {
-	switch (kind) {
-	case NPU_UNARY_RELU:
-		return x > 0 ? x : 0;
-	case NPU_UNARY_CLIP:
-		return x < a ? a : x > b ? b : x;
-	case NPU_UNARY_SIGMOID:
-		return 1 / (1 + exp(-x));
-	case NPU_UNARY_HARDSIGMOID:
-		return fmax(0, fmin(1, a * x + b));
-	case NPU_UNARY_HARDSWISH:
-		return x * fmax(0, fmin(1, x / 6 + 0.5));
-	case NPU_UNARY_LEAKY_RELU:
-		return x > 0 ? x : a * x;
-	case NPU_UNARY_TANH:
-		return tanh(x);
-	case NPU_UNARY_EXP:
-		return exp(x);
-	case NPU_UNARY_LOG:
-		return log(x);
-	case NPU_UNARY_SQRT:
-		return sqrt(x);
-	case NPU_UNARY_ABS:
-		return fabs(x);
-	case NPU_UNARY_NEG:
-		return -x;
-	case NPU_UNARY_ERF:
-		return erf(x);
-	case NPU_UNARY_GELU:
-		return 0.5 * x * (1 + erf(x / sqrt(2)));
-	case NPU_UNARY_ELU:
-		return x > 0 ? x : a * (exp(x) - 1);
-	case NPU_UNARY_SOFTPLUS:
-		return log1p(exp(x));
-	case NPU_UNARY_SIN:
-		return sin(x);
-	case NPU_UNARY_COS:
-		return cos(x);
-	case NPU_UNARY_RSQRT:
-		return 1 / sqrt(x);
-	case NPU_UNARY_SILU:
-		return x / (1 + exp(-x));
-	case NPU_UNARY_GELU_TANH:
-		return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-	case NPU_UNARY_SIGN:
-		return x > 0 ? 1 : x < 0 ? -1 : x;
-	case NPU_UNARY_THRESHOLD:
-		return x > a ? x : b;
-	case NPU_UNARY_SOFTPLUS_BETA:
-		return x * a > b ? x : log1p(exp(a * x)) / a;
-	case NPU_UNARY_LOGICAL_NOT:
-		return x == 0;
-	case NPU_UNARY_RECIPROCAL:
-		return 1 / x;
-	}
-	return x;
+	struct npu_activation fn = act(kind, a, b);
+
+	return ref_act(&fn, x);
 }
 
 /* Parameters each function takes, for building valid activations. */
@@ -1516,35 +1472,7 @@ TEST_F(oplib, unary_sign_and_not_of_integers)
 
 static double binary_ref(unsigned int kind, double a, double b)
 {
-	switch (kind) {
-	case NPU_BINARY_ADD:
-		return a + b;
-	case NPU_BINARY_SUB:
-		return a - b;
-	case NPU_BINARY_MUL:
-		return a * b;
-	case NPU_BINARY_DIV:
-		return a / b;
-	case NPU_BINARY_POW:
-		return pow(a, b);
-	case NPU_BINARY_MIN:
-		return fmin(a, b);
-	case NPU_BINARY_MAX:
-		return fmax(a, b);
-	case NPU_BINARY_EQ:
-		return a == b;
-	case NPU_BINARY_NE:
-		return a != b;
-	case NPU_BINARY_LT:
-		return a < b;
-	case NPU_BINARY_LE:
-		return a <= b;
-	case NPU_BINARY_GT:
-		return a > b;
-	case NPU_BINARY_GE:
-		return a >= b;
-	}
-	return 0;
+	return ref_binary_fn(kind, a, b);
 }
 
 struct binary_shapes {
@@ -2064,12 +1992,13 @@ static double reduce_end(unsigned int kind, double w, uint64_t n)
 	return kind == NPU_REDUCE_MEAN ? w / n : kind == NPU_REDUCE_L2 ? sqrt(w) : w;
 }
 
+/* The reductions to a value; ARGMAX and ARGMIN, to a position, have their own. */
 TEST_F(oplib, reduce)
 {
 	unsigned int i, kind, d;
 
 	for (i = 0; i < ARRAY_SIZE(reduce_cases); i++)
-	for (kind = 0; kind <= NPU_REDUCE_LAST; kind++) {
+	for (kind = 0; kind <= NPU_REDUCE_PROD; kind++) {
 		const struct reduce_case *k = &reduce_cases[i];
 		int64_t yd[5], idx[5], at[5];
 		struct tt *x, *y;
@@ -2661,7 +2590,7 @@ TEST_F(oplib, gather_index_out_of_range)
 static bool dtype_is_int(unsigned int dtype)
 {
 	return dtype != NPU_DTYPE_F32 && dtype != NPU_DTYPE_F16 &&
-	       dtype != NPU_DTYPE_BF16;
+	       dtype != NPU_DTYPE_BF16 && dtype != NPU_DTYPE_F64;
 }
 
 /* An integer type's range, in int64. */
@@ -4575,6 +4504,1201 @@ TEST_F(oplib, capabilities)
 	EXPECT_LE(oplib_threads_per_engine(2), oplib_threads_per_engine(1));
 	EXPECT_EQ(1, oplib_threads_per_engine(100000));
 }
+/*
+ * Index and order: GATHER with S64 indices, GATHER_ELEMENTS, SCATTER,
+ * CUMSUM, SORT and REDUCE's ARGMAX and ARGMIN.
+ */
+
+#define DIMS_OF(...)	((const int64_t[]){ __VA_ARGS__ })
+
+/* Indices into t, S32 or S64, from a table. */
+static void put_indices(FIXTURE_DATA(oplib) *self, struct tt *t, const int64_t *v)
+{
+	uint64_t e;
+
+	for (e = 0; e < t->n; e++)
+		t->v[e] = v[e];
+	tt_put(self, t);
+}
+
+/* S64 indices past 32 bits are out of range, not wrapped into it. */
+TEST_F(oplib, gather_s64_indices)
+{
+	static const int64_t xd[2] = { 5, 3 }, id[1] = { 4 }, yd[2] = { 4, 3 };
+	static const int64_t good[4] = { 4, -5, 0, 2 };
+	static const int64_t bad[] = { 5, -6, (1LL << 32) + 1, INT64_MIN };
+	int64_t idx[2], v[4];
+	struct tt *in[2], *y;
+	struct desc o;
+	double *want;
+	unsigned int i;
+	uint64_t e;
+
+	in[0] = T(self, NPU_DTYPE_F16, 2, xd);
+	in[1] = T(self, NPU_DTYPE_S64, 1, id);
+	y = T(self, NPU_DTYPE_F16, 2, yd);
+	tt_fill(self, in[0], -8, 8);
+	tt_fill(self, y, 20, 30);
+	desc_init(&o, NPU_OPERATOR_GATHER, in, 2, y);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memcpy(v, good, sizeof(v));
+		v[2] = bad[i];
+		/* INT64_MIN is no double the table can hold exactly: store it */
+		put_indices(self, in[1], v);
+		memcpy(self->mem + in[1]->addr + 2 * 8, &bad[i], 8);
+		ASSERT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("index %lld", (long long)bad[i]);
+		ASSERT_EQ(0, self->stray);
+	}
+	put_indices(self, in[1], good);
+	want = want_alloc(y);
+	for (e = 0; e < y->n; e++) {
+		unravel(e, yd, 2, idx);
+		want[e] = gather_ref(in[0], in[1], y, 0, idx);
+	}
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+	free(want);
+}
+
+/* torch.gather: y[p] = x[p with p[axis] = ind[p]], ind smaller than x. */
+TEST_F(oplib, gather_elements)
+{
+	static const struct {
+		const char *what;
+		unsigned int dtype, itype, axis;
+		int64_t xd[3], id[3];
+	} cases[] = {
+		{ "rows of a matrix", NPU_DTYPE_F32, NPU_DTYPE_S32, 0, { 4, 3, 1 }, { 6, 3, 1 } },
+		{ "the last axis, s64", NPU_DTYPE_BF16, NPU_DTYPE_S64, 2, { 2, 3, 5 }, { 2, 2, 3 } },
+		{ "the middle axis, s8", NPU_DTYPE_S8, NPU_DTYPE_S32, 1, { 3, 4, 2 }, { 2, 7, 2 } },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned int axis = cases[i].axis;
+		int64_t idx[3], from[3];
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		in[0] = T(self, cases[i].dtype, 3, cases[i].xd);
+		in[1] = T(self, cases[i].itype, 3, cases[i].id);
+		y = T(self, cases[i].dtype, 3, cases[i].id);
+		tt_fill(self, in[0], -100, 100);
+		for (e = 0; e < in[1]->n; e++)
+			in[1]->v[e] = floor(rnd_uniform(self, -cases[i].xd[axis],
+							cases[i].xd[axis] - 0.01));
+		tt_put(self, in[1]);
+		desc_init(&o, NPU_OPERATOR_GATHER_ELEMENTS, in, 2, y);
+		D(&o)->attrs.gather.axis = htole32(axis);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, y->dims, 3, idx);
+			memcpy(from, idx, sizeof(from));
+			from[axis] = (int64_t)in[1]->v[e];
+			if (from[axis] < 0)
+				from[axis] += cases[i].xd[axis];
+			want[e] = in[0]->v[ravel(from, in[0]->dims, 3)];
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+
+		/* one index out of range: nothing written */
+		tt_fill(self, y, 1, 2);
+		in[1]->v[in[1]->n - 1] = cases[i].xd[axis];
+		tt_put(self, in[1]);
+		ASSERT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("case %s", STEP);
+		ASSERT_EQ(0, self->stray) TH_LOG("case %s: y written", STEP);
+		EXPECT_EXACT(y, y->v);
+	}
+}
+
+/* y updated in place from src: the arithmetic written out per case. */
+TEST_F(oplib, scatter_slices_and_elements)
+{
+	static const int64_t yd[2] = { 4, 3 };
+	/* index_copy of rows 2 and 0; then index_add with row 1 twice */
+	static const int64_t sd[2] = { 2, 3 }, rows[2] = { 2, -4 }, twice[2] = { 1, 1 };
+	/* scatter along columns: ind (2, 2) within src (2, 3) */
+	static const int64_t ed[2] = { 2, 2 }, cols[4] = { 2, 0, 1, 1 };
+	struct tt *in[2], *y;
+	struct desc o;
+	double *want;
+	unsigned int r, c;
+
+	y = T(self, NPU_DTYPE_S32, 2, yd);
+	in[0] = T(self, NPU_DTYPE_S64, 1, DIMS_OF(2));
+	in[1] = T(self, NPU_DTYPE_S32, 2, sd);
+	want = want_alloc(y);
+	for (r = 0; r < 12; r++)
+		y->v[r] = r;
+	tt_put(self, y);
+	for (r = 0; r < 6; r++)
+		in[1]->v[r] = 100 + r;
+	tt_put(self, in[1]);
+	put_indices(self, in[0], rows);
+	desc_init(&o, NPU_OPERATOR_SCATTER, in, 2, y);
+	self->step = "index_copy";
+	for (r = 0; r < 12; r++)
+		want[r] = r;
+	for (c = 0; c < 3; c++) {
+		want[2 * 3 + c] = 100 + c;
+		want[0 * 3 + c] = 103 + c;
+	}
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+
+	self->step = "index_add, one row twice";
+	put_indices(self, in[0], twice);
+	D(&o)->attrs.scatter.reduce = htole32(NPU_SCATTER_ADD);
+	for (c = 0; c < 3; c++)
+		want[3 + c] += 100 + c + 103 + c;
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+
+	self->step = "elements, multiplied";
+	tt_get(self, y, y->v);
+	in[0] = T(self, NPU_DTYPE_S32, 2, ed);
+	put_indices(self, in[0], cols);
+	desc_init(&o, NPU_OPERATOR_SCATTER, in, 2, y);
+	D(&o)->attrs.scatter.axis = htole32(1);
+	D(&o)->attrs.scatter.mode = htole32(NPU_SCATTER_ELEMENTS);
+	D(&o)->attrs.scatter.reduce = htole32(NPU_SCATTER_MUL);
+	/* src (0, 0) into y (0, 2), (0, 1) into (0, 0), (1, 0), (1, 1) into (1, 1) */
+	want[2] *= 100;
+	want[0] *= 101;
+	want[4] *= 103 * 104;
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+
+	self->step = "elements, replaced: the last of a repeated index wins";
+	D(&o)->attrs.scatter.reduce = htole32(NPU_SCATTER_REPLACE);
+	want[2] = 100;
+	want[0] = 101;
+	want[4] = 104;
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+	free(want);
+}
+
+/* One index out of range, the last one: y untouched, then it runs. */
+TEST_F(oplib, scatter_index_out_of_range)
+{
+	static const int64_t yd[2] = { 3, 2 }, sd[2] = { 3, 2 };
+	static const int64_t bad[] = { 3, -4, 1LL << 40 };
+	int64_t ind[3] = { 0, 1, 0 };
+	struct tt *in[2], *y;
+	struct desc o;
+	unsigned int i;
+
+	y = T(self, NPU_DTYPE_F32, 2, yd);
+	in[0] = T(self, NPU_DTYPE_S64, 1, DIMS_OF(3));
+	in[1] = T(self, NPU_DTYPE_F32, 2, sd);
+	tt_fill(self, y, -1, 1);
+	tt_fill(self, in[1], 5, 6);
+	desc_init(&o, NPU_OPERATOR_SCATTER, in, 2, y);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ind[2] = bad[i];
+		put_indices(self, in[0], ind);
+		ASSERT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("index %lld", (long long)bad[i]);
+		ASSERT_EQ(0, self->stray) TH_LOG("index %lld: y written", (long long)bad[i]);
+		EXPECT_EXACT(y, y->v);
+	}
+	ind[2] = -1;
+	put_indices(self, in[0], ind);
+	RUN_OK(&o);
+}
+
+/* Inclusive, exclusive, from either end, integers exact past 2^53. */
+TEST_F(oplib, cumsum)
+{
+	static const int64_t xd[3] = { 2, 5, 3 };
+	unsigned int axis, ex, rev, dt;
+
+	for (dt = 0; dt < 3; dt++)
+	for (axis = 0; axis < 3; axis++)
+	for (ex = 0; ex < 2; ex++)
+	for (rev = 0; rev < 2; rev++) {
+		static const unsigned int types[3] = { NPU_DTYPE_F32, NPU_DTYPE_S64,
+						       NPU_DTYPE_BF16 };
+		unsigned int t = types[dt];
+		int64_t idx[3], at[3], j;
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "type %u axis %u exclusive %u reverse %u", t, axis, ex, rev);
+		self->step = self->step_buf;
+		x = T(self, t, 3, xd);
+		y = T(self, t, 3, xd);
+		tt_fill(self, x, -50, 50);
+		desc_init(&o, NPU_OPERATOR_CUMSUM, &x, 1, y);
+		D(&o)->attrs.cumsum.axis = htole32(axis);
+		D(&o)->attrs.cumsum.exclusive = htole32(ex);
+		D(&o)->attrs.cumsum.reverse = htole32(rev);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, xd, 3, idx);
+			memcpy(at, idx, sizeof(at));
+			for (j = 0; j < xd[axis]; j++) {
+				bool in = rev ? j > idx[axis] : j < idx[axis];
+
+				at[axis] = j;
+				if (in || (!ex && j == idx[axis]))
+					want[e] += x->v[ravel(at, xd, 3)];
+			}
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+TEST_F(oplib, cumsum_s64_exact_in_place)
+{
+	static const int64_t v[3] = { (1LL << 60) + 1, 1, -(1LL << 60) };
+	int64_t got[3];
+	struct tt *x;
+	struct desc o;
+
+	x = T(self, NPU_DTYPE_S64, 1, DIMS_OF(3));
+	memcpy(self->mem + x->addr, v, sizeof(v));
+	desc_init(&o, NPU_OPERATOR_CUMSUM, &x, 1, x);
+	RUN_OK(&o);
+	memcpy(got, self->mem + x->addr, sizeof(got));
+	EXPECT_EQ((1LL << 60) + 1, got[0]);
+	EXPECT_EQ((1LL << 60) + 2, got[1]);
+	EXPECT_EQ(2, got[2]);
+}
+
+/* a goes before b in a stable sort: strictly, NaN last either way */
+static bool sort_ref_before(double a, double b, bool descending)
+{
+	if (isnan(a) || isnan(b))
+		return !isnan(a);
+	return descending ? a > b : a < b;
+}
+
+/* Positions of v[0..n) sorted stably: an insertion sort. */
+static void sort_ref(const double *v, unsigned int n, bool descending, int64_t *pos)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = i; j > 0 && sort_ref_before(v[i], v[pos[j - 1]], descending); j--)
+			pos[j] = pos[j - 1];
+		pos[j] = i;
+	}
+}
+
+/* Stable either way, NaN last, the first k, along axis 0. */
+TEST_F(oplib, sort_stable_descending_top_k)
+{
+	static const double keys[8] = { 3, 1, NAN, 3, -2, 1, 3, NAN };
+	static const struct {
+		const char *what;
+		unsigned int descending, k, itype;
+		int64_t want[8];
+	} cases[] = {
+		{ "ascending", 0, 8, NPU_DTYPE_S64, { 4, 1, 5, 0, 3, 6, 2, 7 } },
+		{ "descending", 1, 8, NPU_DTYPE_S32, { 0, 3, 6, 1, 5, 4, 2, 7 } },
+		{ "top 3", 1, 3, NPU_DTYPE_S32, { 0, 3, 6 } },
+		{ "bottom 2", 0, 2, NPU_DTYPE_S64, { 4, 1 } },
+	};
+	unsigned int i, r, j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		/* two columns, the second the first reversed */
+		int64_t xd[2] = { 8, 2 }, yd[2] = { cases[i].k, 2 }, pos[8];
+		double rev[8];
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = cases[i].what;
+		x = T(self, NPU_DTYPE_F16, 2, xd);
+		y = T(self, cases[i].itype, 2, yd);
+		for (r = 0; r < 8; r++) {
+			rev[7 - r] = keys[r];
+			x->v[2 * r] = keys[r];
+			x->v[2 * (7 - r) + 1] = keys[r];
+		}
+		tt_put(self, x);
+		desc_init(&o, NPU_OPERATOR_SORT, &x, 1, y);
+		D(&o)->attrs.sort.descending = htole32(cases[i].descending);
+		sort_ref(rev, 8, cases[i].descending, pos);
+		want = want_alloc(y);
+		for (j = 0; j < cases[i].k; j++) {
+			want[2 * j] = cases[i].want[j];
+			want[2 * j + 1] = pos[j];
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
+/* Long lines of few distinct keys, S32: stable against the reference. */
+TEST_F(oplib, sort_long_lines)
+{
+	static const int64_t xd[2] = { 3, 1000 };
+	int64_t pos[1000];
+	struct tt *x, *y;
+	struct desc o;
+	double *want;
+	unsigned int r, j, desc;
+
+	x = T(self, NPU_DTYPE_S32, 2, xd);
+	y = T(self, NPU_DTYPE_S64, 2, xd);
+	for (j = 0; j < x->n; j++)
+		x->v[j] = floor(rnd_uniform(self, -5, 5));
+	tt_put(self, x);
+	want = want_alloc(y);
+	for (desc = 0; desc < 2; desc++) {
+		self->step = desc ? "descending" : "ascending";
+		desc_init(&o, NPU_OPERATOR_SORT, &x, 1, y);
+		D(&o)->attrs.sort.axis = htole32(1);
+		D(&o)->attrs.sort.descending = htole32(desc);
+		for (r = 0; r < 3; r++) {
+			sort_ref(x->v + r * 1000, 1000, desc, pos);
+			for (j = 0; j < 1000; j++)
+				want[r * 1000 + j] = pos[j];
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+	}
+	free(want);
+}
+
+/* The first extreme of a line wins; a NaN is the extreme. */
+TEST_F(oplib, reduce_argmax_argmin)
+{
+	static const int64_t xd[2] = { 3, 5 };
+	static const double rows[3][5] = {
+		{ 2, 7, 7, -1, -1 },
+		{ 0, 0, 0, 0, 0 },
+		{ 1, NAN, 9, NAN, -9 },
+	};
+	static const int64_t amax[3] = { 1, 0, 1 }, amin[3] = { 3, 0, 1 };
+	struct tt *x, *y;
+	struct desc o;
+	double want[5];
+	unsigned int r, c;
+
+	x = T(self, NPU_DTYPE_F32, 2, xd);
+	for (r = 0; r < 3; r++)
+		for (c = 0; c < 5; c++)
+			x->v[r * 5 + c] = rows[r][c];
+	tt_put(self, x);
+	y = T(self, NPU_DTYPE_S64, 2, DIMS_OF(3, 1));
+	desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, y);
+	D(&o)->attrs.reduce.axes = htole32(1 << 1);
+	self->step = "argmax over rows";
+	D(&o)->attrs.reduce.kind = htole32(NPU_REDUCE_ARGMAX);
+	for (r = 0; r < 3; r++)
+		want[r] = amax[r];
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+	self->step = "argmin over rows";
+	D(&o)->attrs.reduce.kind = htole32(NPU_REDUCE_ARGMIN);
+	for (r = 0; r < 3; r++)
+		want[r] = amin[r];
+	RUN_OK(&o);
+	EXPECT_EXACT(y, want);
+
+	self->step = "argmax over columns, into s32";
+	y = T(self, NPU_DTYPE_S32, 2, DIMS_OF(1, 5));
+	desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, y);
+	D(&o)->attrs.reduce.axes = htole32(1 << 0);
+	D(&o)->attrs.reduce.kind = htole32(NPU_REDUCE_ARGMAX);
+	{
+		static const double cmax[5] = { 0, 2, 2, 2, 1 };
+
+		RUN_OK(&o);
+		EXPECT_EXACT(y, cmax);
+	}
+	self->step = "two axes, or a float y: refused";
+	D(&o)->attrs.reduce.axes = htole32(3);
+	D(&o)->tensors[1].dims[1] = htole64(1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.reduce.axes = htole32(1 << 0);
+	D(&o)->tensors[1].dims[1] = htole64(5);
+	D(&o)->tensors[1].dtype = htole16(NPU_DTYPE_F32);
+	EXPECT_EQ(NPU_ERR_OPERATOR, oplib_check(D(&o), o.size, ARENA_SIZE));
+}
+
+/* What the descriptor checks refuse, before anything runs. */
+TEST_F(oplib, index_and_order_reject)
+{
+	static const int64_t xd[2] = { 4, 3 };
+	struct tt *x, *ind, *y, *in[2];
+	struct desc o;
+
+	x = T(self, NPU_DTYPE_F32, 2, xd);
+	ind = T(self, NPU_DTYPE_S64, 2, xd);
+	y = T(self, NPU_DTYPE_F32, 2, xd);
+	in[0] = x;
+	in[1] = ind;
+	desc_init(&o, NPU_OPERATOR_GATHER_ELEMENTS, in, 2, y);
+	EXPECT_EQ(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.gather.axis = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.gather.axis = 0;
+	D(&o)->tensors[1].dtype = htole16(NPU_DTYPE_S16);
+	EXPECT_EQ(NPU_ERR_OPERATOR, oplib_check(D(&o), o.size, ARENA_SIZE));
+
+	in[0] = ind;
+	in[1] = x;
+	desc_init(&o, NPU_OPERATOR_SCATTER, in, 2, y);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.scatter.mode = htole32(NPU_SCATTER_ELEMENTS);
+	EXPECT_EQ(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.scatter.reduce = htole32(3);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.scatter.reduce = 0;
+	D(&o)->attrs.scatter.rsvd = htole32(1);
+	EXPECT_NE(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+
+	desc_init(&o, NPU_OPERATOR_SORT, &x, 1, ind);
+	EXPECT_EQ(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.sort.descending = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.sort.descending = 0;
+	D(&o)->tensors[1].dims[1] = htole64(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+
+	desc_init(&o, NPU_OPERATOR_CUMSUM, &x, 1, y);
+	EXPECT_EQ(NPU_ERR_NONE, oplib_check(D(&o), o.size, ARENA_SIZE));
+	D(&o)->attrs.cumsum.reverse = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, oplib_check(D(&o), o.size, ARENA_SIZE));
+}
+
+/*
+ * Lines enough for both of the fixture's threads: each sorted line is a
+ * permutation in order of key, then of position (stable); the running sums
+ * and arg-maxima per line as the test adds them up.
+ */
+TEST_F(oplib, index_and_order_lines_on_threads)
+{
+	static const int64_t xd[2] = { 96, 2048 }, yd[2] = { 96, 1 };
+	struct tt *x, *ind, *sum, *am;
+	struct desc o;
+	double *want;
+	uint64_t r, j;
+
+	x = T(self, NPU_DTYPE_S32, 2, xd);
+	ind = T(self, NPU_DTYPE_S32, 2, xd);
+	sum = T(self, NPU_DTYPE_S64, 2, xd);
+	am = T(self, NPU_DTYPE_S64, 2, yd);
+	for (j = 0; j < x->n; j++)
+		x->v[j] = floor(rnd_uniform(self, -50, 50));
+	tt_put(self, x);
+
+	self->step = "sort";
+	desc_init(&o, NPU_OPERATOR_SORT, &x, 1, ind);
+	D(&o)->attrs.sort.axis = htole32(1);
+	RUN_OK(&o);
+	tt_get(self, ind, ind->v);
+	for (r = 0; r < 96; r++) {
+		const double *k = x->v + r * 2048, *p = ind->v + r * 2048;
+		uint8_t seen[2048] = { 0 };
+
+		for (j = 0; j < 2048; j++) {
+			ASSERT_TRUE(p[j] >= 0 && p[j] < 2048 && !seen[(int)p[j]]) TH_LOG("line %llu", (unsigned long long)r);
+			seen[(int)p[j]] = 1;
+			if (j)
+				ASSERT_TRUE(k[(int)p[j - 1]] < k[(int)p[j]] ||
+					    (k[(int)p[j - 1]] == k[(int)p[j]] && p[j - 1] < p[j]))
+					TH_LOG("line %llu, place %llu", (unsigned long long)r, (unsigned long long)j);
+		}
+	}
+
+	self->step = "cumsum";
+	desc_init(&o, NPU_OPERATOR_CUMSUM, &x, 1, sum);
+	D(&o)->attrs.cumsum.axis = htole32(1);
+	want = want_alloc(sum);
+	for (r = 0; r < 96; r++)
+		for (j = 0; j < 2048; j++)
+			want[r * 2048 + j] = x->v[r * 2048 + j] + (j ? want[r * 2048 + j - 1] : 0);
+	RUN_OK(&o);
+	EXPECT_EXACT(sum, want);
+
+	self->step = "argmax";
+	desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, am);
+	D(&o)->attrs.reduce.kind = htole32(NPU_REDUCE_ARGMAX);
+	D(&o)->attrs.reduce.axes = htole32(1 << 1);
+	for (r = 0; r < 96; r++) {
+		want[r] = 0;
+		for (j = 1; j < 2048; j++)
+			if (x->v[r * 2048 + j] > x->v[r * 2048 + (int)want[r]])
+				want[r] = j;
+	}
+	RUN_OK(&o);
+	EXPECT_EXACT(am, want);
+	free(want);
+}
+
+/* A sort of 64 Ki elements (one thread) asks once whether to go on, and stops. */
+TEST_F(oplib, sort_stops_for_an_abandoned_operator)
+{
+	static const int64_t xd[2] = { 32, 2048 };
+	struct engine_log l = { .resume = true, .abandon_after = 1 };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct tt *x = T(self, NPU_DTYPE_F32, 2, xd), *y = T(self, NPU_DTYPE_S64, 2, xd);
+	struct desc o;
+
+	tt_fill(self, x, -1, 1);
+	desc_init(&o, NPU_OPERATOR_SORT, &x, 1, y);
+	D(&o)->attrs.sort.axis = htole32(1);
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, self->lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_EQ(1, l.asked);
+	EXPECT_EQ(l.gets, l.puts);
+}
+
+/* Language model operators: rotary embedding, attention, im2col, solves */
+
+/* y = x * cos + rotated(x) * sin, the pairing written out per mode. */
+static double rope_ref(const struct tt *x, const struct tt *c, const struct tt *s,
+		       uint64_t e, bool half)
+{
+	int64_t idx[NPU_TENSOR_MAX_DIMS], at[NPU_TENSOR_MAX_DIMS];
+	int64_t d = x->dims[x->ndims - 1], i, lead = x->ndims - c->ndims, a;
+	double rot;
+
+	unravel(e, x->dims, x->ndims, idx);
+	i = idx[x->ndims - 1];
+	if (half)
+		rot = i < d / 2 ? -x->v[e + d / 2] : x->v[e - d / 2];
+	else
+		rot = i % 2 ? x->v[e - 1] : -x->v[e + 1];
+	for (a = 0; a < (int64_t)c->ndims; a++)
+		at[a] = c->dims[a] == 1 ? 0 : idx[lead + a];
+	return x->v[e] * c->v[ravel(at, c->dims, c->ndims)] +
+	       rot * s->v[ravel(at, s->dims, s->ndims)];
+}
+
+/*
+ * Both pairings; cos and sin per position broadcast over batch and heads
+ * (stride 0 or dims of 1, of lower rank), x with gaps, halves, in place.
+ */
+TEST_F(oplib, rope)
+{
+	static const struct {
+		const char *what;
+		unsigned int dtype, rank, crank;
+		int64_t dims[4], cdims[4];
+		bool gaps, in_place;
+	} cases[] = {
+		{ "f32 (2,3,2,8), cos (1,3,1,8)", NPU_DTYPE_F32, 4, 4, { 2, 3, 2, 8 },
+		  { 1, 3, 1, 8 } },
+		{ "f32 gapped, cos (3,1,8)", NPU_DTYPE_F32, 4, 3, { 2, 3, 2, 8 }, { 3, 1, 8 },
+		  true },
+		{ "f16 (1,5,4,16), cos (5,1,16)", NPU_DTYPE_F16, 4, 3, { 1, 5, 4, 16 },
+		  { 5, 1, 16 } },
+		{ "bf16 (4,6), cos (4,6)", NPU_DTYPE_BF16, 2, 2, { 4, 6 }, { 4, 6 } },
+		{ "f32 in place, cos (1,1,2)", NPU_DTYPE_F32, 3, 3, { 3, 4, 2 }, { 1, 1, 2 },
+		  false, true },
+	};
+	unsigned int k, mode;
+
+	for (k = 0; k < ARRAY_SIZE(cases); k++)
+	for (mode = 0; mode < 2; mode++) {
+		int64_t gapped[4], s = 1;
+		struct tt *in[3], *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+		int d;
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf), "%s, mode %u",
+			 cases[k].what, mode);
+		self->step = self->step_buf;
+		for (d = cases[k].rank - 1; d >= 0; d--) {
+			gapped[d] = s;
+			s *= cases[k].dims[d] + 1;
+		}
+		in[0] = tt_alloc(self, cases[k].dtype, 0, cases[k].rank, cases[k].dims,
+				 cases[k].gaps ? gapped : NULL);
+		in[1] = T(self, NPU_DTYPE_F32, cases[k].crank, cases[k].cdims);
+		in[2] = T(self, cases[k].dtype, cases[k].crank, cases[k].cdims);
+		tt_fill(self, in[0], -2, 2);
+		tt_fill(self, in[1], -1, 1);
+		tt_fill(self, in[2], -1, 1);
+		y = cases[k].in_place ? in[0] : T(self, cases[k].dtype, cases[k].rank,
+						  cases[k].dims);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++)
+			want[e] = rope_ref(in[0], in[1], in[2], e, mode == NPU_ROPE_HALF);
+		desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+		D(&o)->attrs.rope.mode = htole32(mode);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* cos broadcast along an axis by a stride of 0, as a view of one row. */
+TEST_F(oplib, rope_stride_zero_cos)
+{
+	static const int64_t dims[3] = { 2, 3, 4 }, row[1] = { 4 };
+	struct tt *in[3], *y, *c, *sn;
+	struct desc o;
+	double want[24];
+	uint64_t e;
+
+	in[0] = T(self, NPU_DTYPE_F32, 3, dims);
+	c = T(self, NPU_DTYPE_F32, 1, row);
+	sn = T(self, NPU_DTYPE_F32, 1, row);
+	y = T(self, NPU_DTYPE_F32, 3, dims);
+	tt_fill(self, in[0], -1, 1);
+	tt_fill(self, c, -1, 1);
+	tt_fill(self, sn, -1, 1);
+	for (e = 0; e < 24; e++)
+		want[e] = rope_ref(in[0], c, sn, e, false);
+	in[1] = c;
+	in[2] = sn;
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	/* cos and sin seen as (2, 3, 4) with strides (0, 0, 1) */
+	for (e = 1; e < 3; e++) {
+		struct npu_tensor_desc *t = &D(&o)->tensors[e];
+
+		t->ndims = htole16(3);
+		t->dims[0] = htole64(2);
+		t->dims[1] = htole64(3);
+		t->dims[2] = htole64(4);
+		t->strides[0] = 0;
+		t->strides[1] = 0;
+		t->strides[2] = htole64(1);
+	}
+	D(&o)->attrs.rope.mode = htole32(NPU_ROPE_INTERLEAVED);
+	RUN_OK(&o);
+	EXPECT_OUTPUT(y, want);
+}
+
+TEST_F(oplib, rope_rejects)
+{
+	static const int64_t odd[2] = { 2, 5 }, dims[2] = { 2, 6 }, wrong[2] = { 3, 6 };
+	static const int64_t ok[1] = { 6 };
+	struct tt *in[3], *y;
+	struct desc o;
+
+	in[0] = T(self, NPU_DTYPE_F32, 2, odd);
+	in[1] = in[2] = T(self, NPU_DTYPE_F32, 2, odd);
+	y = T(self, NPU_DTYPE_F32, 2, odd);
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("odd last axis");
+
+	in[0] = T(self, NPU_DTYPE_F32, 2, dims);
+	in[1] = in[2] = T(self, NPU_DTYPE_F32, 2, wrong);
+	y = T(self, NPU_DTYPE_F32, 2, dims);
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("cos does not broadcast");
+
+	in[1] = in[2] = T(self, NPU_DTYPE_F32, 1, ok);
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	D(&o)->attrs.rope.mode = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("mode 2");
+	D(&o)->attrs.rope.mode = 0;
+	D(&o)->attrs.rope.rsvd = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o)) TH_LOG("rsvd");
+	D(&o)->attrs.rope.rsvd = 0;
+	ASSERT_EQ(NPU_ERR_NONE, run(self, &o));
+
+	in[0] = T(self, NPU_DTYPE_S32, 2, dims);
+	y = T(self, NPU_DTYPE_S32, 2, dims);
+	desc_init(&o, NPU_OPERATOR_ROPE, in, 3, y);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("integers");
+}
+
+struct attention_case {
+	const char *what;
+	unsigned int dtype;
+	int64_t b, n, nk, sq, sk, d, dv;
+	/* mask dims (0: none), its kind and data type */
+	int64_t mdims[4];
+	unsigned int mkind, mdtype;
+	bool bsnd;	/* q, k, v and y strided as (B, S, N, D) */
+};
+
+static const struct attention_case attention_cases[] = {
+	{ "one head", NPU_DTYPE_F32, 1, 1, 1, 3, 5, 4, 4 },
+	{ "grouped heads, keys over two blocks", NPU_DTYPE_F32, 2, 4, 2, 7, 300, 8, 6 },
+	{ "query rows over two blocks, BSND", NPU_DTYPE_F32, 1, 2, 2, 70, 40, 16, 16,
+	  { 0 }, 0, 0, true },
+	{ "added mask broadcast over batch and heads", NPU_DTYPE_F32, 2, 2, 1, 5, 260, 8, 8,
+	  { 1, 1, 5, 260 }, NPU_ATTENTION_MASK_ADD, NPU_DTYPE_F32 },
+	{ "causal bool mask, f16", NPU_DTYPE_F16, 1, 2, 1, 9, 9, 8, 8,
+	  { 1, 1, 9, 9 }, NPU_ATTENTION_MASK_BOOL, NPU_DTYPE_BOOL },
+	{ "bool mask per key, a row all masked, bf16", NPU_DTYPE_BF16, 2, 2, 2, 4, 20, 8, 4,
+	  { 2, 1, 4, 20 }, NPU_ATTENTION_MASK_BOOL, NPU_DTYPE_U8 },
+	{ "f16 mask added to bf16", NPU_DTYPE_BF16, 1, 3, 1, 2, 33, 8, 8,
+	  { 1, 3, 1, 33 }, NPU_ATTENTION_MASK_ADD, NPU_DTYPE_F16 },
+	{ "decoding: one query, 4096 keys", NPU_DTYPE_F32, 1, 2, 1, 1, 4096, 64, 64 },
+};
+
+static struct tt *attention_tensor(FIXTURE_DATA(oplib) *self, unsigned int dtype,
+				   int64_t b, int64_t n, int64_t s, int64_t d, bool bsnd)
+{
+	int64_t dims[4] = { b, n, s, d }, strides[4] = { s * n * d, d, n * d, 1 };
+
+	return tt_alloc(self, dtype, 0, 4, dims, bsnd ? strides : NULL);
+}
+
+/* The mask's value at (b, h, i, j), as broadcast. */
+static double attention_mask_at(const struct tt *m, int64_t b, int64_t h, int64_t i,
+				int64_t j)
+{
+	int64_t at[4] = { b, h, i, j };
+	unsigned int d;
+
+	for (d = 0; d < 4; d++)
+		if (m->dims[d] == 1)
+			at[d] = 0;
+	return m->v[ravel(at, m->dims, 4)];
+}
+
+/* Naive softmax attention in double, a whole row of scores at a time. */
+static void attention_ref(const struct attention_case *k, float scale, struct tt *const *in,
+			  double *want)
+{
+	const struct tt *q = in[0], *kt = in[1], *v = in[2], *m = k->mdims[0] ? in[3] : NULL;
+	double *row = calloc(k->sk, sizeof(double));
+	int64_t b, h, i, j, e;
+
+	for (b = 0; b < k->b; b++)
+	for (h = 0; h < k->n; h++)
+	for (i = 0; i < k->sq; i++) {
+		int64_t kh = h / (k->n / k->nk);
+		double top = -INFINITY, sum = 0;
+
+		for (j = 0; j < k->sk; j++) {
+			double s = 0;
+
+			for (e = 0; e < k->d; e++)
+				s += q->v[((b * k->n + h) * k->sq + i) * k->d + e] *
+				     kt->v[((b * k->nk + kh) * k->sk + j) * k->d + e];
+			s *= scale;
+			if (m && k->mkind == NPU_ATTENTION_MASK_ADD)
+				s += attention_mask_at(m, b, h, i, j);
+			else if (m && attention_mask_at(m, b, h, i, j) != 0)
+				s = -INFINITY;
+			row[j] = s;
+			if (s > top)
+				top = s;
+		}
+		for (j = 0; j < k->sk; j++) {
+			row[j] = top == -INFINITY ? 0 : exp(row[j] - top);
+			sum += row[j];
+		}
+		for (e = 0; e < k->dv; e++) {
+			double acc = 0;
+
+			for (j = 0; j < k->sk; j++)
+				acc += row[j] * v->v[((b * k->nk + kh) * k->sk + j) * k->dv + e];
+			want[((b * k->n + h) * k->sq + i) * k->dv + e] = sum ? acc / sum : 0;
+		}
+	}
+	free(row);
+}
+
+static void attention_mask_fill(FIXTURE_DATA(oplib) *self, const struct attention_case *k,
+				struct tt *m)
+{
+	int64_t idx[4];
+	uint64_t e;
+
+	if (k->mkind == NPU_ATTENTION_MASK_ADD) {
+		tt_fill(self, m, -3, 1);
+		return;
+	}
+	for (e = 0; e < m->n; e++) {
+		unravel(e, m->dims, 4, idx);
+		if (m->dims[3] == m->dims[2])	/* causal */
+			m->v[e] = idx[3] > idx[2];
+		else				/* batch 1's row 2 left with nothing */
+			m->v[e] = (idx[0] == 1 && idx[2] == 2) || rnd_uniform(self, 0, 1) < 0.3;
+	}
+	tt_put(self, m);
+}
+
+/*
+ * Against the naive definition: grouped heads, blocks of keys and of
+ * query rows crossed, masks added and left out with broadcasts, the half
+ * types, a row with no score (0), a strided BSND layout, a long decode.
+ */
+TEST_F(oplib, attention)
+{
+	unsigned int c;
+
+	for (c = 0; c < ARRAY_SIZE(attention_cases); c++) {
+		const struct attention_case *k = &attention_cases[c];
+		float scale = 1 / sqrt((double)k->d);
+		struct tt *in[4], *y;
+		unsigned int nin = 3;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		in[0] = attention_tensor(self, k->dtype, k->b, k->n, k->sq, k->d, k->bsnd);
+		in[1] = attention_tensor(self, k->dtype, k->b, k->nk, k->sk, k->d, k->bsnd);
+		in[2] = attention_tensor(self, k->dtype, k->b, k->nk, k->sk, k->dv, k->bsnd);
+		y = attention_tensor(self, k->dtype, k->b, k->n, k->sq, k->dv, k->bsnd);
+		tt_fill(self, in[0], -1, 1);
+		tt_fill(self, in[1], -1, 1);
+		tt_fill(self, in[2], -1, 1);
+		if (k->mdims[0]) {
+			in[nin] = T(self, k->mdtype, 4, k->mdims);
+			attention_mask_fill(self, k, in[nin]);
+			nin++;
+		}
+		want = want_alloc(y);
+		attention_ref(k, scale, in, want);
+		desc_init(&o, NPU_OPERATOR_ATTENTION, in, nin, y);
+		D(&o)->attrs.attention.scale = F(scale);
+		D(&o)->attrs.attention.mask = htole32(k->mkind);
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* A mask of one row seen through strides of 0 over batch, heads and queries. */
+TEST_F(oplib, attention_stride_zero_mask)
+{
+	const struct attention_case k = { "row mask", NPU_DTYPE_F32, 2, 2, 2, 3, 10, 4, 4,
+					  { 1, 1, 1, 10 }, NPU_ATTENTION_MASK_ADD };
+	struct tt *in[4], *y;
+	struct npu_tensor_desc *t;
+	struct desc o;
+	double *want;
+	unsigned int d;
+
+	in[0] = attention_tensor(self, k.dtype, 2, 2, 3, 4, false);
+	in[1] = attention_tensor(self, k.dtype, 2, 2, 10, 4, false);
+	in[2] = attention_tensor(self, k.dtype, 2, 2, 10, 4, false);
+	in[3] = T(self, NPU_DTYPE_F32, 4, k.mdims);
+	y = attention_tensor(self, k.dtype, 2, 2, 3, 4, false);
+	tt_fill(self, in[0], -1, 1);
+	tt_fill(self, in[1], -1, 1);
+	tt_fill(self, in[2], -1, 1);
+	tt_fill(self, in[3], -2, 0);
+	want = want_alloc(y);
+	attention_ref(&k, 0.5f, in, want);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 4, y);
+	t = &D(&o)->tensors[3];
+	for (d = 0; d < 3; d++) {
+		static const int64_t full[3] = { 2, 2, 3 };
+
+		t->dims[d] = htole64(full[d]);
+		t->strides[d] = 0;
+	}
+	D(&o)->attrs.attention.scale = F(0.5f);
+	RUN_OK(&o);
+	EXPECT_OUTPUT(y, want);
+	free(want);
+}
+
+TEST_F(oplib, attention_rejects)
+{
+	static const int64_t q3[4] = { 1, 3, 2, 4 }, k2[4] = { 1, 2, 5, 4 };
+	static const int64_t q2[4] = { 1, 2, 2, 4 }, bad_mask[4] = { 1, 1, 2, 4 };
+	struct tt *in[4], *y;
+	struct desc o;
+
+	in[0] = T(self, NPU_DTYPE_F32, 4, q3);
+	in[1] = in[2] = T(self, NPU_DTYPE_F32, 4, k2);
+	y = T(self, NPU_DTYPE_F32, 4, q3);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, y);
+	D(&o)->attrs.attention.scale = F(1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("3 heads over 2 key heads");
+
+	in[0] = T(self, NPU_DTYPE_F32, 4, q2);
+	y = T(self, NPU_DTYPE_F32, 4, q2);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, y);
+	D(&o)->attrs.attention.scale = F(1);
+	ASSERT_EQ(NPU_ERR_NONE, run(self, &o));
+	D(&o)->attrs.attention.mask = htole32(NPU_ATTENTION_MASK_BOOL);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("a mask kind without a mask");
+	D(&o)->attrs.attention.mask = 0;
+	D(&o)->attrs.attention.rsvd2 = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o)) TH_LOG("rsvd2");
+	D(&o)->attrs.attention.rsvd2 = 0;
+	D(&o)->attrs.attention.rsvd = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o)) TH_LOG("rsvd");
+	D(&o)->attrs.attention.rsvd = 0;
+	D(&o)->attrs.attention.scale = F(NAN);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("NaN scale");
+
+	in[3] = T(self, NPU_DTYPE_F32, 4, bad_mask);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 4, y);
+	D(&o)->attrs.attention.scale = F(1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("mask of 4 keys for 5");
+	in[3] = T(self, NPU_DTYPE_S32, 4, (const int64_t[4]){ 1, 1, 2, 5 });
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 4, y);
+	D(&o)->attrs.attention.scale = F(1);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("an integer mask added");
+	D(&o)->attrs.attention.mask = htole32(NPU_ATTENTION_MASK_BOOL);
+	EXPECT_EQ(NPU_ERR_NONE, run(self, &o)) TH_LOG("an integer mask as bool");
+	D(&o)->attrs.attention.mask = htole32(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("mask kind 2");
+
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, in[0]);
+	D(&o)->attrs.attention.scale = F(1);
+	EXPECT_EQ(NPU_ERR_NONE, run(self, &o)) TH_LOG("y is q");
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, y);
+	D(&o)->attrs.attention.scale = F(1);
+	D(&o)->tensors[3].addr = htole64(in[1]->addr);
+	D(&o)->tensors[3].dims[2] = htole64(2);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("y over k");
+	D(&o)->tensors[3].addr = htole64(in[0]->addr + 4);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("y over q, shifted");
+
+	in[0] = T(self, NPU_DTYPE_S32, 4, q2);
+	in[1] = in[2] = T(self, NPU_DTYPE_S32, 4, k2);
+	y = T(self, NPU_DTYPE_S32, 4, q2);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, y);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("integers");
+}
+
+struct im2col_case {
+	const char *what;
+	unsigned int dtype;
+	int64_t n, c, h, w;
+	uint32_t kernel[2], stride[2], pad[2], dilation[2];
+};
+
+/* y (n, c * kh * kw, L) from the definition of unfold. */
+static void im2col_ref(const struct im2col_case *k, const struct tt *x, int64_t oh,
+		       int64_t ow, double *want)
+{
+	int64_t n, c, i, j, p, q, row, at = 0;
+
+	for (n = 0; n < k->n; n++)
+	for (c = 0; c < k->c; c++)
+	for (i = 0; i < k->kernel[0]; i++)
+	for (j = 0; j < k->kernel[1]; j++) {
+		row = (c * k->kernel[0] + i) * k->kernel[1] + j;
+		for (p = 0; p < oh; p++)
+		for (q = 0; q < ow; q++) {
+			int64_t h = p * k->stride[0] - (int64_t)k->pad[0] + i * k->dilation[0];
+			int64_t w = q * k->stride[1] - (int64_t)k->pad[1] + j * k->dilation[1];
+			bool in = h >= 0 && h < k->h && w >= 0 && w < k->w;
+
+			at = (n * k->c * k->kernel[0] * k->kernel[1] + row) * oh * ow + p * ow + q;
+			want[at] = in ? x->v[((n * k->c + c) * k->h + h) * k->w + w] : 0;
+		}
+	}
+}
+
+TEST_F(oplib, im2col)
+{
+	static const struct im2col_case cases[] = {
+		{ "3x3 dense", NPU_DTYPE_F32, 1, 2, 5, 6, { 3, 3 }, { 1, 1 }, { 0, 0 }, { 1, 1 } },
+		{ "padded, strided", NPU_DTYPE_F32, 2, 3, 7, 5, { 3, 2 }, { 2, 1 }, { 1, 2 },
+		  { 1, 1 } },
+		{ "dilated, f16", NPU_DTYPE_F16, 1, 1, 9, 8, { 2, 3 }, { 1, 3 }, { 0, 1 },
+		  { 3, 2 } },
+		{ "1x1, bf16", NPU_DTYPE_BF16, 1, 4, 3, 3, { 1, 1 }, { 2, 2 }, { 0, 0 }, { 1, 1 } },
+		{ "s32 moved as is", NPU_DTYPE_S32, 1, 2, 4, 4, { 2, 2 }, { 2, 2 }, { 1, 1 },
+		  { 1, 1 } },
+	};
+	unsigned int c, a;
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		const struct im2col_case *k = &cases[c];
+		int64_t xd[4] = { k->n, k->c, k->h, k->w }, yd[3], oh, ow;
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		oh = (k->h + 2 * k->pad[0] - k->dilation[0] * (k->kernel[0] - 1) - 1) /
+		     k->stride[0] + 1;
+		ow = (k->w + 2 * k->pad[1] - k->dilation[1] * (k->kernel[1] - 1) - 1) /
+		     k->stride[1] + 1;
+		yd[0] = k->n;
+		yd[1] = k->c * k->kernel[0] * k->kernel[1];
+		yd[2] = oh * ow;
+		x = T(self, k->dtype, 4, xd);
+		y = T(self, k->dtype, 3, yd);
+		tt_fill(self, x, -100, 100);
+		want = want_alloc(y);
+		im2col_ref(k, x, oh, ow, want);
+		desc_init(&o, NPU_OPERATOR_IM2COL, &x, 1, y);
+		for (a = 0; a < 2; a++) {
+			D(&o)->attrs.im2col.kernel[a] = htole32(k->kernel[a]);
+			D(&o)->attrs.im2col.stride[a] = htole32(k->stride[a]);
+			D(&o)->attrs.im2col.pad[a] = htole32(k->pad[a]);
+			D(&o)->attrs.im2col.dilation[a] = htole32(k->dilation[a]);
+		}
+		RUN_OK(&o);
+		EXPECT_EXACT(y, want);
+		if (c == 1) {
+			D(&o)->tensors[1].dims[2] = htole64(oh * ow - 1);
+			EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("one column short");
+			D(&o)->tensors[1].dims[2] = htole64(oh * ow);
+			D(&o)->attrs.im2col.stride[0] = 0;
+			EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("stride 0");
+			D(&o)->attrs.im2col.stride[0] = htole32(k->stride[0]);
+			D(&o)->attrs.im2col.kernel[0] = htole32(20);
+			EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("kernel past x");
+		}
+		free(want);
+	}
+}
+
+/* a's entry (i, j) as the solve sees it: its triangle, the unit diagonal. */
+static double trisolve_entry(const struct tt *a, int64_t batch, int64_t n, uint32_t flags,
+			     int64_t i, int64_t j)
+{
+	bool upper = flags & NPU_TRISOLVE_UPPER;
+	int64_t r = i, c = j;
+
+	if (flags & NPU_TRISOLVE_TRANSPOSE) {
+		r = j;
+		c = i;
+	}
+	if (r == c && (flags & NPU_TRISOLVE_UNIT))
+		return 1;
+	if (upper ? c < r : c > r)
+		return 0;
+	return a->v[(batch * n + r) * n + c];
+}
+
+/*
+ * Every combination of upper, transposed and unit, a's batch broadcast
+ * over b's, the other triangle of a filled with values that must not be
+ * read; checked by multiplying back: a x = b.
+ */
+TEST_F(oplib, trisolve)
+{
+	static const int64_t ad[3] = { 1, 5, 5 }, bd[3] = { 3, 5, 2 };
+	uint32_t flags;
+
+	for (flags = 0; flags < 8; flags++) {
+		struct tt *in[2], *x;
+		double *got;
+		struct desc o;
+		int64_t m, i, j, c, n = 5;
+
+		arena_reset(self);
+		snprintf(self->step_buf, sizeof(self->step_buf), "flags %u", flags);
+		self->step = self->step_buf;
+		in[0] = T(self, NPU_DTYPE_F32, 3, ad);
+		in[1] = T(self, NPU_DTYPE_F32, 3, bd);
+		x = T(self, NPU_DTYPE_F32, 3, bd);
+		tt_fill(self, in[0], -0.5, 0.5);
+		for (i = 0; i < n; i++)
+			in[0]->v[i * n + i] = 2 + i;
+		tt_put(self, in[0]);
+		tt_fill(self, in[1], -3, 3);
+		desc_init(&o, NPU_OPERATOR_TRISOLVE, in, 2, x);
+		D(&o)->attrs.trisolve.flags = htole32(flags);
+		RUN_OK(&o);
+		got = want_alloc(x);
+		tt_get(self, x, got);
+		for (m = 0; m < 3; m++)
+		for (i = 0; i < n; i++)
+		for (c = 0; c < 2; c++) {
+			double sum = 0;
+
+			for (j = 0; j < n; j++)
+				sum += trisolve_entry(in[0], 0, n, flags, i, j) *
+				       got[(m * n + j) * 2 + c];
+			EXPECT_TRUE(close_enough(sum, in[1]->v[(m * n + i) * 2 + c], 1e-5, 1e-5))
+				TH_LOG("flags %u, batch %lld row %lld col %lld: %g, want %g",
+				       flags, (long long)m, (long long)i, (long long)c, sum,
+				       in[1]->v[(m * n + i) * 2 + c]);
+		}
+		free(got);
+	}
+}
+
+/* x is b: each column read whole before it is written. */
+TEST_F(oplib, trisolve_in_place_and_rejects)
+{
+	static const int64_t ad[2] = { 3, 3 }, bd[2] = { 3, 1 }, wrong[2] = { 4, 1 };
+	static const double a[9] = { 2, 0, 0, 1, 4, 0, -1, 2, 8 };
+	struct tt *in[2];
+	struct desc o;
+	double want[3];
+
+	in[0] = T(self, NPU_DTYPE_F32, 2, ad);
+	in[1] = T(self, NPU_DTYPE_F32, 2, bd);
+	memcpy(in[0]->v, a, sizeof(a));
+	tt_put(self, in[0]);
+	in[1]->v[0] = 2;
+	in[1]->v[1] = 9;
+	in[1]->v[2] = 15;
+	tt_put(self, in[1]);
+	/* 2 x0 = 2; x0 + 4 x1 = 9; -x0 + 2 x1 + 8 x2 = 15 */
+	want[0] = 1;
+	want[1] = 2;
+	want[2] = 1.5;
+	desc_init(&o, NPU_OPERATOR_TRISOLVE, in, 2, in[1]);
+	RUN_OK(&o);
+	EXPECT_CLOSE(in[1], want, 1e-6, 1e-6);
+
+	D(&o)->attrs.trisolve.flags = htole32(8);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("flag 8");
+	D(&o)->attrs.trisolve.flags = 0;
+	D(&o)->attrs.trisolve.rsvd = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o)) TH_LOG("rsvd");
+	in[1] = T(self, NPU_DTYPE_F32, 2, wrong);
+	desc_init(&o, NPU_OPERATOR_TRISOLVE, in, 2, in[1]);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o)) TH_LOG("4 rows for 3");
+	in[0] = T(self, NPU_DTYPE_S32, 2, ad);
+	in[1] = T(self, NPU_DTYPE_S32, 2, bd);
+	desc_init(&o, NPU_OPERATOR_TRISOLVE, in, 2, in[1]);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o)) TH_LOG("integers");
+}
+
+/*
+ * A long attention asks whether it is abandoned before each block of keys
+ * and stops there, its helper thread with it, having written nothing
+ * outside its output.
+ */
+TEST_F(oplib, attention_abandoned_between_blocks_of_keys)
+{
+	static const int64_t qd[4] = { 1, 4, 64, 16 }, kd[4] = { 1, 1, 4096, 16 };
+	struct engine_log l = { .resume = true, .abandon_after = 3 };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct tt *in[3], *y;
+	struct desc o;
+
+	in[0] = T(self, NPU_DTYPE_F32, 4, qd);
+	in[1] = T(self, NPU_DTYPE_F32, 4, kd);
+	in[2] = T(self, NPU_DTYPE_F32, 4, kd);
+	y = T(self, NPU_DTYPE_F32, 4, qd);
+	tt_fill(self, in[0], -1, 1);
+	tt_fill(self, in[1], -1, 1);
+	tt_fill(self, in[2], -1, 1);
+	desc_init(&o, NPU_OPERATOR_ATTENTION, in, 3, y);
+	D(&o)->attrs.attention.scale = F(0.25f);
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, self->lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_EQ(3, l.asked);
+	EXPECT_EQ(l.gets, l.puts);
+
+	memset(&l, 0, sizeof(l));
+	l.resume = true;
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, self->lib, &o, &hooks));
+	EXPECT_LE(1, l.asked);
+	EXPECT_EQ(l.gets, l.puts);
+}
+
 /* QMATMUL: products over 8- and 4-bit weights, dequantised on the card */
 
 struct qmm_case {
@@ -4775,5 +5899,526 @@ TEST_F(oplib, qmatmul_stops_for_an_abandoned_operator)
 	EXPECT_EQ(1, l.asked);
 	EXPECT_EQ(1, l.puts);
 }
+/* F64 and exact integer reductions: loops in double and in int64 */
 
+/*
+ * Values a float32 cannot hold (1 + 2^-40 is 1 to it), so that a card
+ * computing in float would miss the want by far more than the tolerance.
+ */
+static void tt_fill_fine(FIXTURE_DATA(oplib) *self, struct tt *t, double lo, double hi)
+{
+	uint64_t i;
+
+	for (i = 0; i < t->n; i++)
+		t->v[i] = rnd_uniform(self, lo, hi) + 0x1p-40 * (double)(i % 7 + 1);
+	tt_put(self, t);
+}
+
+/* Every function in double, on a strided x. */
+TEST_F(oplib, f64_unary_every_function)
+{
+	static const int64_t dims[2] = { 4, 6 }, gaps[2] = { 9, 1 };
+	unsigned int kind;
+
+	for (kind = 0; kind <= NPU_UNARY_LAST; kind++) {
+		struct tt *x, *y;
+		float alpha, beta;
+		double lo, hi, *want;
+		struct desc o;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "function %u", kind);
+		self->step = self->step_buf;
+		arena_reset(self);
+		x = tt_alloc(self, NPU_DTYPE_F64, NPU_FORMAT_STRIDED, 2, dims, gaps);
+		y = T(self, NPU_DTYPE_F64, 2, dims);
+		unary_range(kind, &lo, &hi);
+		tt_fill_fine(self, x, lo, hi);
+		desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, y);
+		act_params(kind, &alpha, &beta);
+		D(&o)->attrs.unary.fn = act(kind, alpha, beta);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++)
+			want[e] = act_ref(kind, alpha, beta, x->v[e]);
+		RUN_OK(&o);
+		/* GELU_TANH's constant is written to 10 digits */
+		EXPECT_CLOSE(y, want, 1e-10, 1e-12);
+		free(want);
+	}
+}
+
+/* Arithmetic and comparisons in double, broadcast, one source F32. */
+TEST_F(oplib, f64_binary)
+{
+	static const int64_t a_dims[2] = { 3, 5 }, b_dims[2] = { 1, 5 };
+	unsigned int kind;
+
+	for (kind = 0; kind <= NPU_BINARY_LAST; kind++) {
+		bool cmp = kind >= NPU_BINARY_EQ;
+		struct tt *in[2], *y;
+		double *want;
+		struct desc o;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "kind %u", kind);
+		self->step = self->step_buf;
+		arena_reset(self);
+		in[0] = T(self, NPU_DTYPE_F64, 2, a_dims);
+		in[1] = T(self, cmp ? NPU_DTYPE_F64 : NPU_DTYPE_F32, 2, b_dims);
+		y = T(self, cmp ? NPU_DTYPE_BOOL : NPU_DTYPE_F64, 2, a_dims);
+		tt_fill_fine(self, in[0], 0.5, 2);
+		tt_fill(self, in[1], 0.5, 2);
+		/* equal but for bits float32 has not */
+		in[0]->v[1] = in[1]->v[1] + (cmp ? 0x1p-40 : 0);
+		in[0]->v[6] = in[1]->v[1];
+		tt_put(self, in[0]);
+		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+		D(&o)->attrs.binary.kind = htole32(kind);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++)
+			want[e] = binary_ref(kind, in[0]->v[e], in[1]->v[e % 5]);
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-15, 0);
+		free(want);
+	}
+}
+
+/* Every arithmetic reduction of F64 in double. */
+TEST_F(oplib, f64_reduce)
+{
+	static const int64_t xd[3] = { 2, 3, 4 }, yd[3] = { 2, 1, 1 };
+	unsigned int kind;
+
+	for (kind = 0; kind <= NPU_REDUCE_PROD; kind++) {
+		struct tt *x, *y;
+		double want[2];
+		struct desc o;
+		uint64_t e;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "kind %u", kind);
+		self->step = self->step_buf;
+		arena_reset(self);
+		x = T(self, NPU_DTYPE_F64, 3, xd);
+		y = T(self, NPU_DTYPE_F64, 3, yd);
+		tt_fill_fine(self, x, -2, 2);
+		desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, y);
+		D(&o)->attrs.reduce.kind = htole32(kind);
+		D(&o)->attrs.reduce.axes = htole32(0x6);
+		want[0] = want[1] = reduce_start(kind);
+		for (e = 0; e < x->n; e++)
+			want[e / 12] = reduce_step(kind, want[e / 12], x->v[e]);
+		for (e = 0; e < 2; e++)
+			want[e] = reduce_end(kind, want[e], 12);
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-14, 1e-15);
+	}
+}
+
+/* Integer reductions are exact where float32 would round, and saturate. */
+TEST_F(oplib, reduce_integers_exact)
+{
+	static const struct {
+		unsigned int dtype, kind;
+		int64_t x[3];
+		int64_t want;
+	} cases[] = {
+		{ NPU_DTYPE_S64, NPU_REDUCE_SUM, { 1LL << 53, 1, 1 }, (1LL << 53) + 2 },
+		{ NPU_DTYPE_S64, NPU_REDUCE_SUM, { INT64_MAX, 1, 0 }, INT64_MAX },
+		{ NPU_DTYPE_S64, NPU_REDUCE_MAX, { -(1LL << 60) - 1, -(1LL << 60), -(1LL << 61) },
+		  -(1LL << 60) },
+		{ NPU_DTYPE_S64, NPU_REDUCE_PROD, { 1LL << 40, 3, -1 }, -(3LL << 40) },
+		{ NPU_DTYPE_S64, NPU_REDUCE_PROD, { 1LL << 40, 1LL << 30, 1 }, INT64_MAX },
+		{ NPU_DTYPE_S64, NPU_REDUCE_L1, { -(1LL << 55), 1, -1 }, (1LL << 55) + 2 },
+		{ NPU_DTYPE_S32, NPU_REDUCE_SUM, { 1 << 24, 1, 0 }, (1 << 24) + 1 },
+		{ NPU_DTYPE_S32, NPU_REDUCE_SUM, { INT32_MAX, INT32_MAX, 0 }, INT32_MAX },
+		{ NPU_DTYPE_S32, NPU_REDUCE_MIN, { (1 << 24) + 1, (1 << 24) + 3, (1 << 24) + 2 },
+		  (1 << 24) + 1 },
+		/* 7 / 3 to nearest */
+		{ NPU_DTYPE_S32, NPU_REDUCE_MEAN, { 2, 2, 3 }, 2 },
+		{ NPU_DTYPE_S16, NPU_REDUCE_L2, { 3, 4, 0 }, 5 },
+		{ NPU_DTYPE_U8, NPU_REDUCE_SUM, { 200, 100, 1 }, 255 },
+		{ NPU_DTYPE_S8, NPU_REDUCE_PROD, { -2, 100, 1 }, -128 },
+		{ NPU_DTYPE_BOOL, NPU_REDUCE_SUM, { 0, 1, 0 }, 1 },
+		{ NPU_DTYPE_BOOL, NPU_REDUCE_PROD, { 1, 1, 0 }, 0 },
+		{ NPU_DTYPE_BOOL, NPU_REDUCE_MAX, { 0, 0, 0 }, 0 },
+	};
+	static const int64_t xd[2] = { 2, 3 }, yd[2] = { 2, 1 };
+	unsigned int i, row;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tt *x, *y;
+		struct desc o;
+		int64_t got;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "case %u", i);
+		self->step = self->step_buf;
+		arena_reset(self);
+		x = T(self, cases[i].dtype, 2, xd);
+		y = T(self, cases[i].dtype, 2, yd);
+		/* row 1 is row 0 reversed: the order does not matter */
+		for (row = 0; row < 2; row++) {
+			int64_t at[2] = { row, 0 };
+
+			for (at[1] = 0; at[1] < 3; at[1]++)
+				store_int(tt_ptr(self, x, at), x->dtype,
+					  cases[i].x[row ? 2 - at[1] : at[1]]);
+		}
+		desc_init(&o, NPU_OPERATOR_REDUCE, &x, 1, y);
+		D(&o)->attrs.reduce.kind = htole32(cases[i].kind);
+		D(&o)->attrs.reduce.axes = htole32(0x2);
+		RUN_OK(&o);
+		for (row = 0; row < 2; row++) {
+			got = 0;
+			memcpy(&got, self->mem + y->addr + row * dtype_size(y->dtype),
+			       dtype_size(y->dtype));
+			if (y->dtype == NPU_DTYPE_S8 && got > INT8_MAX)
+				got -= 256;
+			if (y->dtype == NPU_DTYPE_S16 && got > INT16_MAX)
+				got -= 65536;
+			if (y->dtype == NPU_DTYPE_S32 && got > INT32_MAX)
+				got -= 1LL << 32;
+			EXPECT_EQ(cases[i].want, got) TH_LOG("case %u, row %u", i, row);
+		}
+	}
+}
+
+/* F64 moves, casts and fills exactly: beyond float32's precision. */
+TEST_F(oplib, f64_keeps_its_bits)
+{
+	static const int64_t n = 4;
+	static const double v[4] = { 1 + 0x1p-50, -0x1p-1060, 1e300, 0x1p53 };
+	static const int64_t as_int[4] = { 1, 0, INT64_MAX, 1LL << 53 };
+	double range[4];
+	struct tt *x, *y, *s;
+	struct desc o;
+	unsigned int e;
+	int64_t got;
+
+	x = T(self, NPU_DTYPE_F64, 1, &n);
+	y = T(self, NPU_DTYPE_F64, 1, &n);
+	s = T(self, NPU_DTYPE_S64, 1, &n);
+	memcpy(x->v, v, sizeof(v));
+	tt_put(self, x);
+	desc_init(&o, NPU_OPERATOR_UNARY, &x, 1, y);
+	RUN_OK(&o);
+	EXPECT_EXACT(y, v);
+	desc_init(&o, NPU_OPERATOR_CAST, &x, 1, s);
+	RUN_OK(&o);
+	for (e = 0; e < n; e++) {
+		memcpy(&got, self->mem + s->addr + 8 * e, 8);
+		EXPECT_EQ(as_int[e], got) TH_LOG("element %u", e);
+	}
+	fill_desc(&o, y, NPU_FILL_RANGE, 1 + 0x1p-50, 0x1p-50);
+	RUN_OK(&o);
+	for (e = 0; e < n; e++)
+		range[e] = 1 + 0x1p-50 * (e + 1);
+	EXPECT_EXACT(y, range);
+}
+/* ---- the loops that stand in for slow oneDNN paths (aclnn-bench's) ---- */
+
+struct rms_rows_case {
+	const char *what;
+	unsigned int rank;
+	int64_t dims[3];
+	unsigned int axis;
+	int64_t row_gap;	/* x's and y's outer rows this many elements apart more */
+	unsigned int act;
+};
+
+static const struct rms_rows_case rms_rows_cases[] = {
+	{ "rows of 37", 2, { 7, 37 }, 1, 0 },
+	{ "two inner axes", 3, { 2, 3, 64 }, 1, 0 },
+	{ "rows apart, silu", 2, { 5, 300 }, 1, 11, NPU_UNARY_SILU },
+	{ "rows shorter than a vector", 2, { 9, 3 }, 1, 0 },
+	{ "one slice of everything", 2, { 4, 10 }, 0, 0 },
+};
+
+/* F32 rows that lie dense: the vectorised, threaded loop. */
+TEST_F(oplib, rmsnorm_dense_rows)
+{
+	const float epsilon = 1e-5f;
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(rms_rows_cases); i++) {
+		const struct rms_rows_case *k = &rms_rows_cases[i];
+		int64_t strides[3], s = 1;
+		uint64_t e, inner = 1, row;
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = k->what;
+		for (d = k->rank; d-- > 0;) {
+			if (d + 1 == k->axis)
+				s += k->row_gap;
+			strides[d] = s;
+			s *= k->dims[d];
+		}
+		for (d = k->axis; d < k->rank; d++)
+			inner *= k->dims[d];
+		in[0] = tt_alloc(self, NPU_DTYPE_F32, 0, k->rank, k->dims, strides);
+		in[1] = T(self, NPU_DTYPE_F32, k->rank - k->axis, &k->dims[k->axis]);
+		y = tt_alloc(self, NPU_DTYPE_F32, 0, k->rank, k->dims, strides);
+		tt_fill(self, in[0], -3, 3);
+		tt_fill(self, in[1], -2, 2);
+		desc_init(&o, NPU_OPERATOR_RMSNORM, in, 2, y);
+		D(&o)->attrs.norm.axis = htole32(k->axis);
+		D(&o)->attrs.norm.epsilon = F(epsilon);
+		D(&o)->attrs.norm.act = act(k->act, 0, 0);
+		want = want_alloc(y);
+		for (row = 0; row < y->n / inner; row++) {
+			const double *x = &in[0]->v[row * inner];
+			double sum = 0, r;
+
+			for (e = 0; e < inner; e++)
+				sum += x[e] * x[e];
+			r = 1 / sqrt(sum / inner + epsilon);
+			for (e = 0; e < inner; e++)
+				want[row * inner + e] = act_ref(k->act, 0, 0, x[e] * r * in[1]->v[e]);
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+struct matvec_case {
+	const char *what;
+	unsigned int rank;
+	int64_t m, k;
+	bool ta, tb;
+	int64_t a_gap;		/* a's rows this many elements apart more */
+	int64_t y_stride;	/* y's rows apart; 0: dense */
+	float alpha;
+	unsigned int act;
+	unsigned int dtype;
+};
+
+static const struct matvec_case matvec_cases[] = {
+	{ "33 rows of 1000", 2, 33, 1000, false, false, 0, 0, 1, 0, NPU_DTYPE_F32 },
+	{ "K shorter than a vector", 2, 9, 3, false, false, 0, 0, 1, 0, NPU_DTYPE_F32 },
+	{ "rows apart, y strided", 2, 17, 130, false, false, 5, 3, 1, 0, NPU_DTYPE_F32 },
+	{ "batch of 1, alpha, relu", 3, 20, 77, false, false, 0, 0, 0.5f, NPU_UNARY_RELU,
+	  NPU_DTYPE_F32 },
+	{ "b a transposed row", 2, 12, 40, false, true, 0, 0, 1, 0, NPU_DTYPE_F32 },
+	{ "a transposed: oneDNN", 2, 12, 40, true, false, 0, 0, 1, 0, NPU_DTYPE_F32 },
+	{ "f16, widened", 2, 31, 200, false, false, 0, 0, 1, 0, NPU_DTYPE_F16 },
+};
+
+/* A matrix by a column: the dot-product loop, or oneDNN where it does not fit. */
+TEST_F(oplib, matvec)
+{
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(matvec_cases); i++) {
+		const struct matvec_case *k = &matvec_cases[i];
+		unsigned int r = k->rank;
+		int64_t a_dims[3], b_dims[3], y_dims[3], a_strides[3], y_strides[3];
+		struct npu_attr_matmul *at;
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		int64_t row, j;
+
+		arena_reset(self);
+		self->step = k->what;
+		for (d = 0; d + 2 < r; d++)
+			a_dims[d] = b_dims[d] = y_dims[d] = 1;
+		a_dims[r - 2] = k->ta ? k->k : k->m;
+		a_dims[r - 1] = k->ta ? k->m : k->k;
+		b_dims[r - 2] = k->tb ? 1 : k->k;
+		b_dims[r - 1] = k->tb ? k->k : 1;
+		y_dims[r - 2] = k->m;
+		y_dims[r - 1] = 1;
+		a_strides[r - 1] = 1;
+		a_strides[r - 2] = a_dims[r - 1] + k->a_gap;
+		y_strides[r - 1] = 1;
+		y_strides[r - 2] = k->y_stride ? k->y_stride : 1;
+		for (d = r - 2; d-- > 0;) {
+			a_strides[d] = a_strides[d + 1] * a_dims[d + 1];
+			y_strides[d] = y_strides[d + 1] * y_dims[d + 1];
+		}
+		in[0] = tt_alloc(self, k->dtype, 0, r, a_dims, a_strides);
+		in[1] = T(self, k->dtype, r, b_dims);
+		y = tt_alloc(self, k->dtype, 0, r, y_dims, y_strides);
+		tt_fill(self, in[0], -1, 1);
+		tt_fill(self, in[1], -1, 1);
+		desc_init(&o, NPU_OPERATOR_MATMUL, in, 2, y);
+		at = &D(&o)->attrs.matmul;
+		at->trans_a = htole32(k->ta);
+		at->trans_b = htole32(k->tb);
+		at->alpha = F(k->alpha);
+		at->act = act(k->act, 0, 0);
+		want = want_alloc(y);
+		for (row = 0; row < k->m; row++) {
+			double acc = 0;
+
+			/* a and b as stored, row-major: a'(row, j) and b'(j) */
+			for (j = 0; j < k->k; j++)
+				acc += in[0]->v[k->ta ? j * k->m + row : row * k->k + j] *
+				       in[1]->v[j];
+			want[row] = act_ref(k->act, 0, 0, k->alpha * acc);
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* F16 products are widened by the F16C conversion loops, tails and all. */
+TEST_F(oplib, matmul_f16_widened)
+{
+	static const int64_t shapes[][3] = { { 64, 96, 80 }, { 5, 7, 3 }, { 1, 9, 17 } };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(shapes); i++) {
+		int64_t m = shapes[i][0], kk = shapes[i][1], n = shapes[i][2];
+		int64_t a_dims[2] = { m, kk }, b_dims[2] = { kk, n }, y_dims[2] = { m, n };
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		int64_t row, col, j;
+
+		arena_reset(self);
+		self->step = "f16 matmul";
+		in[0] = T(self, NPU_DTYPE_F16, 2, a_dims);
+		in[1] = T(self, NPU_DTYPE_F16, 2, b_dims);
+		y = T(self, NPU_DTYPE_F16, 2, y_dims);
+		tt_fill(self, in[0], -1, 1);
+		tt_fill(self, in[1], -1, 1);
+		desc_init(&o, NPU_OPERATOR_MATMUL, in, 2, y);
+		D(&o)->attrs.matmul.alpha = F(1);
+		D(&o)->attrs.matmul.act = act(NPU_UNARY_NONE, 0, 0);
+		want = want_alloc(y);
+		for (row = 0; row < m; row++)
+			for (col = 0; col < n; col++) {
+				double acc = 0;
+
+				for (j = 0; j < kk; j++)
+					acc += in[0]->v[row * kk + j] * in[1]->v[j * n + col];
+				want[row * n + col] = acc;
+			}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
+
+/* The threaded loops stop for an abandoned operator too. */
+TEST_F(oplib, dense_row_loops_stop_for_an_abandoned_operator)
+{
+	static const int64_t dims[2] = { 4096, 256 }, gamma_dims[1] = { 256 };
+	struct oplib_config cfg = { .threads = 1 };
+	struct oplib *lib = oplib_create(&cfg);
+	struct engine_log l = { .resume = true, .abandon_after = 2 };
+	struct oplib_hooks hooks = LOG_HOOKS(l);
+	struct tt *in[2], *y;
+	struct desc o;
+
+	ASSERT_NE(NULL, lib);
+	in[0] = T(self, NPU_DTYPE_F32, 2, dims);
+	in[1] = T(self, NPU_DTYPE_F32, 1, gamma_dims);
+	y = T(self, NPU_DTYPE_F32, 2, dims);
+	desc_init(&o, NPU_OPERATOR_RMSNORM, in, 2, y);
+	D(&o)->attrs.norm.axis = htole32(1);
+	D(&o)->attrs.norm.epsilon = F(1e-6f);
+	ASSERT_EQ(OPLIB_ABORTED, run_with(self, lib, &o, &hooks));
+	ASSERT_EQ(0, self->stray);
+	EXPECT_EQ(1, l.gets);
+	EXPECT_EQ(1, l.puts);
+
+	memset(&l, 0, sizeof(l));
+	l.resume = true;
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, lib, &o, &hooks));
+	EXPECT_EQ(l.gets, l.puts);
+	EXPECT_LE(1, l.asked);
+	oplib_destroy(lib);
+}
+
+/* Dense F32 groups long enough for several blocks of the vector sums, and a tail. */
+TEST_F(oplib, groupnorm_dense_long_groups)
+{
+	static const int64_t dims[4] = { 2, 8, 33, 31 };
+	const uint64_t groups = 2, spatial = 33 * 31, per = 8 / 2 * spatial;
+	const float epsilon = 1e-5f;
+	struct tt *in[3], *y;
+	struct desc o;
+	double *want;
+	uint64_t n, g, e;
+
+	self->step = "groups of 4092";
+	in[0] = T(self, NPU_DTYPE_F32, 4, dims);
+	in[1] = T(self, NPU_DTYPE_F32, 1, &dims[1]);
+	in[2] = T(self, NPU_DTYPE_F32, 1, &dims[1]);
+	y = T(self, NPU_DTYPE_F32, 4, dims);
+	tt_fill(self, in[0], 1, 5);
+	tt_fill(self, in[1], -2, 2);
+	tt_fill(self, in[2], -1, 1);
+	desc_init(&o, NPU_OPERATOR_GROUPNORM, in, 3, y);
+	D(&o)->attrs.groupnorm.groups = htole32(groups);
+	D(&o)->attrs.groupnorm.epsilon = F(epsilon);
+	D(&o)->attrs.groupnorm.act = act(NPU_UNARY_RELU, 0, 0);
+	want = want_alloc(y);
+	for (n = 0; n < (uint64_t)dims[0]; n++)
+		for (g = 0; g < groups; g++) {
+			uint64_t at = (n * groups + g) * per;
+			double mean = 0, var = 0;
+
+			for (e = 0; e < per; e++)
+				mean += in[0]->v[at + e] / per;
+			for (e = 0; e < per; e++)
+				var += (in[0]->v[at + e] - mean) * (in[0]->v[at + e] - mean) / per;
+			for (e = 0; e < per; e++) {
+				uint64_t c = (at + e) / spatial % dims[1];
+				double z = (in[0]->v[at + e] - mean) / sqrt(var + epsilon);
+
+				want[at + e] = act_ref(NPU_UNARY_RELU, 0, 0,
+						       z * in[1]->v[c] + in[2]->v[c]);
+			}
+		}
+	RUN_OK(&o);
+	EXPECT_OUTPUT(y, want);
+	free(want);
+}
+
+/* Softmax over the last axis of dense F32 rows: the AVX2 loop, tails and far tails. */
+TEST_F(oplib, softmax_dense_rows)
+{
+	static const int64_t shapes[][2] = { { 7, 300 }, { 3, 16 }, { 5, 13 }, { 2, 4096 } };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(shapes); i++) {
+		int64_t rows = shapes[i][0], n = shapes[i][1], r, j;
+		struct tt *x, *y;
+		struct desc o;
+		double *want;
+
+		arena_reset(self);
+		self->step = "dense rows";
+		x = T(self, NPU_DTYPE_F32, 2, shapes[i]);
+		y = T(self, NPU_DTYPE_F32, 2, shapes[i]);
+		tt_fill(self, x, -20, 20);
+		/* e^-200 is below float32's range: its weight is 0 */
+		x->v[n - 1] = -200;
+		tt_put(self, x);
+		desc_init(&o, NPU_OPERATOR_SOFTMAX, &x, 1, y);
+		D(&o)->attrs.softmax.axis = htole32(1);
+		want = want_alloc(y);
+		for (r = 0; r < rows; r++) {
+			const double *xr = &x->v[r * n];
+			double max = -INFINITY, sum = 0;
+
+			for (j = 0; j < n; j++)
+				max = fmax(max, xr[j]);
+			for (j = 0; j < n; j++)
+				sum += exp(xr[j] - max);
+			for (j = 0; j < n; j++)
+				want[r * n + j] = exp(xr[j] - max) / sum;
+		}
+		RUN_OK(&o);
+		EXPECT_OUTPUT(y, want);
+		free(want);
+	}
+}
 TEST_HARNESS_MAIN

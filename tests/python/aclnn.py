@@ -14,6 +14,7 @@ current thread's context (the tests' device fixture sets one) and
 libascendcl's instance that the acl module loaded."""
 import ctypes
 import os
+import zlib
 
 import numpy as np
 
@@ -295,3 +296,98 @@ def run(op, *args, stream=None):
         return ret
     check(acl.aclrtSynchronizeStream(_vp(stream)), "aclrtSynchronizeStream")
     return 0
+
+
+# ---- What the test files share ---------------------------------------------
+
+# numpy has no bfloat16: a BF16 tensor's host side is its bits, as uint16.
+BF16 = "bfloat16"
+
+
+def to_bf16(values):
+    """float32 values as bfloat16 bits, rounded to nearest even (NaN stays NaN)."""
+    f = np.asarray(values, np.float32)
+    bits = f.view(np.uint32)
+    high = bits >> np.uint32(16)
+    # only a NaN's bits wrap around in the sum, and np.where drops those
+    with np.errstate(over="ignore"):
+        rounded = (bits + np.uint32(0x7FFF) + (high & np.uint32(1))) >> np.uint32(16)
+    return np.where(np.isnan(f), high | np.uint32(0x40), rounded).astype(np.uint16)
+
+
+def from_bf16(bits):
+    """bfloat16 bits (uint16) as float32 values, exactly."""
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def bf16_tensor(values, **kw):
+    """A BF16 aclTensor of float values (rounded); .numpy() gives its bits."""
+    return Tensor(to_bf16(values), acl_type=ACL_BF16, **kw)
+
+
+_rng_state = {}
+
+
+def rng():
+    """A generator of the running test's own, seeded from its name, so
+    that a test sees the same data whatever runs before it."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+    if _rng_state.get("test") != test:
+        _rng_state["test"] = test
+        _rng_state["rng"] = np.random.default_rng(zlib.crc32(test.encode()))
+    return _rng_state["rng"]
+
+
+def rand(shape, dtype=np.float32, lo=None, hi=None):
+    """Random values of shape: floats normal, or uniform in [lo, hi);
+    integers in [lo, hi] (default -100 .. 99)."""
+    if dtype == BF16:
+        return rand(shape, np.float32, lo, hi)
+    if np.issubdtype(dtype, np.integer):
+        lo = -100 if lo is None else int(lo)
+        hi = 99 if hi is None else int(hi)
+        return rng().integers(lo, hi + 1, size=shape).astype(dtype)
+    if lo is None:
+        return rng().standard_normal(shape).astype(dtype)
+    return rng().uniform(lo, hi, size=shape).astype(dtype)
+
+
+def run_ok(op, *args):
+    status = run(op, *args)
+    assert status == 0, f"aclnn{op}: {status} {err_msg()}"
+
+
+def run_fails(op, code, words, *args):
+    """op fails with code and a message that has every one of words."""
+    assert run(op, *args) == code
+    msg = err_msg()
+    for w in words:
+        assert w in msg, msg
+
+
+def out(shape, dtype=np.float32):
+    if dtype == BF16:
+        return bf16_tensor(np.zeros(shape, np.float32))
+    return tensor(np.zeros(shape, dtype))
+
+
+def closer(tolerances, same_dtype=False):
+    """close(got, want, dtype=np.float32): got, read back in dtype (BF16:
+    bits), against want within tolerances[dtype] = (rtol, atol); with
+    same_dtype, got must be of dtype too. A family's tolerances are its
+    own: they say how far its arithmetic may round. The key None is
+    every other dtype's."""
+    def key(dtype):
+        return dtype if dtype is None or dtype == BF16 else np.dtype(dtype)
+
+    table = {key(k): v for k, v in tolerances.items()}
+
+    def close(got, want, dtype=np.float32):
+        if dtype == BF16:
+            assert got.dtype == np.uint16
+            got = from_bf16(got)
+        elif same_dtype:
+            assert got.dtype == np.dtype(dtype)
+        rtol, atol = table.get(key(dtype)) or table[None]
+        np.testing.assert_allclose(got.astype(np.float64), want, rtol=rtol, atol=atol)
+    return close

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import aclnn
+from aclnn import rand
 from aclnn import (ACL_FLOAT, ACL_FORMAT_NC1HWC0, ACL_FORMAT_ND, ACLNN_ERR_PARAM_INVALID,
                    ACLNN_ERR_PARAM_NULLPTR, nnopbase)
 
@@ -106,15 +107,6 @@ def test_arrays_and_lists_report_their_sizes():
 
 
 # ---- Add on the card -------------------------------------------------------
-
-RNG = np.random.default_rng(25)
-
-
-def rand(shape, dtype):
-    if np.dtype(dtype).kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    return RNG.integers(-100, 100, shape).astype(dtype)
-
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
 @pytest.mark.parametrize("a_shape, b_shape", [
@@ -242,10 +234,11 @@ def test_repeatable_executor_runs_again_on_new_addresses(device):
 
 def test_issue_26_operators_link_and_refuse_with_a_message():
     h = aclnn.tensor(np.zeros(4, np.float32), dev=False)
-    ret, _, _ = aclnn.prepare("Argsort", h, 0, False, h)
+    ret, _, _ = aclnn.prepare("RecurrentGatedDeltaRule", h, h, h, h, h, h, h, h, h, h,
+                              ctypes.c_float(1.0), h)
     assert ret == aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR
-    assert "Argsort: not on this card yet (issue 26)" in aclnn.err_msg()
-    assert aclnn.launch("FusedInferAttentionScoreV2", None, 0, None) == \
+    assert "RecurrentGatedDeltaRule: not on this card yet (issue 26)" in aclnn.err_msg()
+    assert aclnn.launch("RecurrentGatedDeltaRule", None, 0, None) == \
         aclnn.ACLNN_ERR_INNER_FIND_KERNEL_ERROR
     assert "issue 26" in aclnn.err_msg()
 

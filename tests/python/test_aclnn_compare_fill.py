@@ -7,24 +7,18 @@ import numpy as np
 import pytest
 
 import aclnn
+from aclnn import run_ok
 
 ACLNN_ERR_PARAM_NULLPTR = 161001
 ACLNN_ERR_PARAM_INVALID = 161002
-
-RNG = np.random.default_rng(2525)
 
 COMPARE = [("Eq", np.equal), ("Ne", np.not_equal), ("Gt", np.greater),
            ("Ge", np.greater_equal), ("Lt", np.less), ("Le", np.less_equal)]
 
 
-def run_ok(name, *args):
-    status = aclnn.run(name, *args)
-    assert status == 0, f"aclnn{name}: {status} {aclnn.err_msg()}"
-
-
 def small_ints(shape, dtype):
     """Values with many ties, so that equality is tested as well."""
-    return RNG.integers(-2, 3, size=shape).astype(dtype)
+    return aclnn.rng().integers(-2, 3, size=shape).astype(dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int64, np.int8])
@@ -133,7 +127,7 @@ def test_fill_a_strided_view_leaves_the_rest(device):
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float16])
 def test_masked_fill(device, dtype):
     a = small_ints((3, 4, 5), dtype)
-    mask = RNG.integers(0, 2, size=(4, 1)).astype(np.bool_)
+    mask = aclnn.rng().integers(0, 2, size=(4, 1)).astype(np.bool_)
     t = aclnn.tensor(a)
     run_ok("InplaceMaskedFillScalar", t, aclnn.tensor(mask), aclnn.scalar(-7, np.int64))
     np.testing.assert_array_equal(t.numpy(), np.where(mask, dtype(-7), a))
@@ -190,7 +184,7 @@ def test_arange_errors(device):
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float16, np.bool_])
 @pytest.mark.parametrize("diagonal", [0, 1, -2])
 def test_tril_triu(device, diagonal, dtype):
-    x = RNG.integers(1, 9, size=(2, 4, 6)).astype(dtype)
+    x = aclnn.rng().integers(1, 9, size=(2, 4, 6)).astype(dtype)
     out = aclnn.tensor(np.zeros(x.shape, dtype))
     run_ok("Tril", aclnn.tensor(x), diagonal, out)
     np.testing.assert_array_equal(out.numpy(), np.tril(x, diagonal))
@@ -205,7 +199,7 @@ def test_tril_triu(device, diagonal, dtype):
 
 
 def test_triu_of_a_transposed_view(device):
-    x = RNG.uniform(-1, 1, size=(3, 5)).astype(np.float32)
+    x = aclnn.rng().uniform(-1, 1, size=(3, 5)).astype(np.float32)
     out = aclnn.tensor(np.zeros((3, 5), np.float32))
     run_ok("Triu", aclnn.tensor(x, strides=(1, 3)), 1, out)
     np.testing.assert_array_equal(out.numpy(), np.triu(x, 1))

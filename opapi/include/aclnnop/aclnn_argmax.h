@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ArgMax: the index of the largest element along dim. The vendor's
- * declarations; not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * declarations.
  */
 #ifndef ACLNNOP_ACLNN_ARGMAX_H
 #define ACLNNOP_ACLNN_ARGMAX_H

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Argsort: indices that sort self along dim. The vendor's declarations; not
- * on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * Argsort: indices that sort self along dim (stable, NaN last). The
+ * vendor's declarations.
  */
 #ifndef ACLNNOP_ACLNN_ARGSORT_H
 #define ACLNNOP_ACLNN_ARGSORT_H

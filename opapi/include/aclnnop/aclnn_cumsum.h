@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Cumsum: running sums along dim. The vendor's declarations; not on this
- * card yet (issue 26): each call returns ACLNN_ERR_INNER_FIND_KERNEL_ERROR
- * with a message.
+ * Cumsum: running sums along dim. The vendor's declarations.
  */
 #ifndef ACLNNOP_ACLNN_CUMSUM_H
 #define ACLNNOP_ACLNN_CUMSUM_H

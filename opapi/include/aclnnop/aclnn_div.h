@@ -31,6 +31,15 @@ ACLNN_API aclnnStatus aclnnInplaceDivsGetWorkspaceSize(aclTensor *selfRef, const
 	uint64_t *workspaceSize, aclOpExecutor **executor);
 ACLNN_API aclnnStatus aclnnInplaceDivs(void *workspace, uint64_t workspaceSize,
 	aclOpExecutor *executor, aclrtStream stream);
+/* out = self / other rounded by mode: 0 not at all, 1 toward zero, 2 toward minus infinity. */
+ACLNN_API aclnnStatus aclnnDivModGetWorkspaceSize(const aclTensor *self, const aclTensor *other,
+	int mode, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnDivMod(void *workspace, uint64_t workspaceSize,
+	aclOpExecutor *executor, aclrtStream stream);
+ACLNN_API aclnnStatus aclnnInplaceDivModGetWorkspaceSize(aclTensor *selfRef,
+	const aclTensor *other, int mode, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnInplaceDivMod(void *workspace, uint64_t workspaceSize,
+	aclOpExecutor *executor, aclrtStream stream);
 
 #ifdef __cplusplus
 }

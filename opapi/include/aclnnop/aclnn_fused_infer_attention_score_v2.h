@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * FusedInferAttentionScoreV2: flash attention for inference. The vendor's
- * declarations; not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * declarations; see docs/aclnn-attention.md and opapi/src/op_attention.c.
  */
 #ifndef ACLNNOP_ACLNN_FUSED_INFER_ATTENTION_SCORE_V2_H
 #define ACLNNOP_ACLNN_FUSED_INFER_ATTENTION_SCORE_V2_H

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * GatherV2: slices of self along dim picked by index. The vendor's
- * declarations; not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * GatherV2: slices of self along dim picked by index (ONNX Gather). The
+ * vendor's declarations.
  */
 #ifndef ACLNNOP_ACLNN_GATHER_V2_H
 #define ACLNNOP_ACLNN_GATHER_V2_H

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Ger: the outer product of self and vec2. The vendor's declarations; not on
- * this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * Ger: the outer product of self and vec2. The vendor's declarations; see
+ * docs/aclnn-attention.md and opapi/src/op_misc.c.
  */
 #ifndef ACLNNOP_ACLNN_GER_H
 #define ACLNNOP_ACLNN_GER_H

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Im2col: sliding windows of an image as columns. The vendor's declarations;
- * not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * see docs/aclnn-attention.md and opapi/src/op_misc.c.
  */
 #ifndef ACLNNOP_ACLNN_IM2COL_H
 #define ACLNNOP_ACLNN_IM2COL_H

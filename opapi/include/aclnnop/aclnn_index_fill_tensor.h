@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * IndexFillTensor: slices of self along dim at index set to value. The
- * vendor's declarations; not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * vendor's declarations.
  */
 #ifndef ACLNNOP_ACLNN_INDEX_FILL_TENSOR_H
 #define ACLNNOP_ACLNN_INDEX_FILL_TENSOR_H

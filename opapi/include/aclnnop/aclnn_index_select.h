@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * IndexSelect: slices of self along dim picked by index. The vendor's
- * declarations; not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * IndexSelect: slices of self along dim picked by a 1-D index. The
+ * vendor's declarations.
  */
 #ifndef ACLNNOP_ACLNN_INDEX_SELECT_H
 #define ACLNNOP_ACLNN_INDEX_SELECT_H

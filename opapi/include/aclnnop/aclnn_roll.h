@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Roll: elements shifted circularly along dims. The vendor's declarations;
- * not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * Roll: elements shifted circularly along dims. The vendor's declarations.
  */
 #ifndef ACLNNOP_ACLNN_ROLL_H
 #define ACLNNOP_ACLNN_ROLL_H

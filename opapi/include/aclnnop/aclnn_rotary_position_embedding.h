@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * RotaryPositionEmbedding: rotary position embedding of x by cos and sin.
- * The vendor's declarations; not on this card yet (issue 26): each call
- * returns ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * RotaryPositionEmbedding: rotary position embedding of x by cos and sin. The
+ * vendor's declarations; see docs/aclnn-attention.md and opapi/src/op_rope.c.
  */
 #ifndef ACLNNOP_ACLNN_ROTARY_POSITION_EMBEDDING_H
 #define ACLNNOP_ACLNN_ROTARY_POSITION_EMBEDDING_H

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * SoftmaxCrossEntropyWithLogits: loss and its gradient. The vendor's
- * declarations; not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * declarations; see docs/aclnn-attention.md and opapi/src/op_misc.c.
  */
 #ifndef ACLNNOP_ACLNN_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS_H
 #define ACLNNOP_ACLNN_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS_H

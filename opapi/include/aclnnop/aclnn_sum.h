@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Sum: the elementwise sum of a list of tensors. The vendor's declarations;
- * not on this card yet (issue 26): each call returns
- * ACLNN_ERR_INNER_FIND_KERNEL_ERROR with a message.
+ * Sum: the elementwise sum of a list of tensors. The vendor's declarations; see
+ * docs/aclnn-attention.md and opapi/src/op_misc.c.
  */
 #ifndef ACLNNOP_ACLNN_SUM_H
 #define ACLNNOP_ACLNN_SUM_H

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ArgMin: the index of the smallest element along dim. The vendor's
+ * declarations.
+ */
+#ifndef ACLNNOP_ACLNN_ARGMIN_H
+#define ACLNNOP_ACLNN_ARGMIN_H
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnArgMinGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim,
+	aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+ACLNN_API aclnnStatus aclnnArgMin(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+	aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNNOP_ACLNN_ARGMIN_H */
