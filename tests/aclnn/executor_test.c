@@ -108,7 +108,7 @@ static int add_executor(void *a, void *b, void *out, aclDataType ta, const aclSc
 }
 
 /* Add over n floats at a, b and out, synchronised; an aclnn status. */
-static int add_n(void *a, void *b, void *out, int64_t n)
+static int add_synchronised(void *a, void *b, void *out, int64_t n)
 {
 	aclTensor *ta = vec(a, n, ACL_FLOAT), *tb = vec(b, n, ACL_FLOAT), *to = vec(out, n, ACL_FLOAT);
 	aclOpExecutor *x = NULL;
@@ -147,15 +147,15 @@ TEST_F(exec, tensors_may_use_the_padding_of_their_allocation)
 	}
 	ASSERT_EQ(ACL_SUCCESS, upload(p[0], a, sizeof(a)));
 	ASSERT_EQ(ACL_SUCCESS, upload(p[1], b, sizeof(b)));
-	ASSERT_EQ(ACLNN_SUCCESS, add_n(p[0], p[1], p[2], 112));
+	ASSERT_EQ(ACLNN_SUCCESS, add_synchronised(p[0], p[1], p[2], 112));
 	ASSERT_EQ(ACL_SUCCESS, download(got, p[2], sizeof(got)));
 	EXPECT_EQ(0, wrong_sums(a, b, got, 112));
-	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], p[2], 113));
+	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_synchronised(p[0], p[1], p[2], 113));
 	EXPECT_NE(NULL, strstr(aclGetRecentErrMsg(), "allocation"));
-	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], (float *)p[2] + 1, 112));
+	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_synchronised(p[0], p[1], (float *)p[2] + 1, 112));
 	ASSERT_EQ(ACL_SUCCESS, aclrtMallocAlign32(&q, 400, ACL_MEM_MALLOC_HUGE_FIRST));
-	EXPECT_EQ(ACLNN_SUCCESS, add_n(p[0], p[1], q, 104));
-	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_n(p[0], p[1], q, 105));
+	EXPECT_EQ(ACLNN_SUCCESS, add_synchronised(p[0], p[1], q, 104));
+	EXPECT_EQ(ACLNN_ERR_PARAM_INVALID, add_synchronised(p[0], p[1], q, 105));
 	aclrtFree(q);
 	for (i = 0; i < 3; i++)
 		aclrtFree(p[i]);
