@@ -39,6 +39,15 @@ def test_reduce_sum_of_f16_into_f32(device):
     close(y.numpy(), x.astype(np.float64).sum(axis=1))
 
 
+def test_reduce_sum_of_everything_into_a_one_element_out(device):
+    """ggml's CANN backend gives the whole sum a (1,) out, not a 0-d one."""
+    x = rand((3, 5))
+    y = out((1,))
+    run_ok("ReduceSum", aclnn.tensor(x), aclnn.int_array([0, 1]), cbool(False),
+           ctypes.c_int(ACL_FLOAT), y)
+    close(y.numpy(), x.astype(np.float64).sum().reshape(1))
+
+
 def test_reduce_sum_of_an_empty_axis_is_zero(device):
     y = aclnn.tensor(np.full((3,), 7, np.float32))
     run_ok("ReduceSum", aclnn.tensor(np.zeros((3, 0), np.float32)), aclnn.int_array([1]),
