@@ -61,11 +61,17 @@ static void contiguous_strides(const int64_t *dims, unsigned int n, int64_t *str
 	}
 }
 
-/* The view's last element lies inside the storage's elements. */
+/*
+ * The view, from its first element, fits in the storage's elements.  The
+ * offset is left out: ggml's CANN backend sizes the storage from the view's
+ * first element and puts the view far into its buffer by the offset, which
+ * the vendor's runtime accepts; the launch checks every address against the
+ * device allocation anyway.
+ */
 static aclnnStatus check_extent(const aclTensor *t)
 {
 	const struct nnop_tensor_info *i = &t->info;
-	int64_t storage, last = i->offset, step;
+	int64_t storage, last = 0, step;
 
 	if (!i->nelems)
 		return ACLNN_SUCCESS;
@@ -76,9 +82,9 @@ static aclnnStatus check_extent(const aclTensor *t)
 		    __builtin_add_overflow(last, step, &last))
 			return NNOP_FAIL(ACLNN_ERR_PARAM_INVALID, "the view's extent overflows");
 	if (last >= storage)
-		return NNOP_FAIL(ACLNN_ERR_PARAM_INVALID, "the view (offset %lld, last element %lld) "
-				 "is outside the storage's %lld elements", (long long)i->offset,
-				 (long long)last, (long long)storage);
+		return NNOP_FAIL(ACLNN_ERR_PARAM_INVALID, "the view spans %lld elements, outside "
+				 "the storage's %lld elements", (long long)last + 1,
+				 (long long)storage);
 	return ACLNN_SUCCESS;
 }
 

@@ -77,6 +77,14 @@ static aclnnStatus reduce_out_shape(struct opnn *o, const struct reduce_req *r,
 		else if (r->keep)
 			want[n++] = 1;
 	}
+	if (!n && r->out) {
+		struct nnop_tensor_info oi;
+
+		/* ggml's CANN backend gives a whole-tensor sum a 1-element out */
+		nnop_tensor_info(r->out, &oi);
+		if (oi.ndims == 1 && oi.nelems == 1)
+			return ACLNN_SUCCESS;
+	}
 	return opnn_check_dims(o, r->out, "out", n, want);
 }
 
@@ -118,6 +126,8 @@ static aclnnStatus reduce_prepare(struct opnn *o, const struct reduce_req *r,
 	OPNN_TRY(reduce_out_shape(o, r, &si, *mask));
 	OPNN_TRY(opnn_input(o, r->self, x));
 	OPNN_TRY(opnn_output(o, r->out, y));
+	if (!r->keep && si.ndims && oi.ndims == 1 && *mask == (1u << si.ndims) - 1)
+		nnop_view_squeeze(y, 0);	/* the 1-element out of a scalar result */
 	if (!r->keep)
 		for (d = 0; d < si.ndims; d++)
 			if (*mask & (1u << d))

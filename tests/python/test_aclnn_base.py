@@ -132,6 +132,24 @@ def test_add_of_strided_and_offset_views(device):
     np.testing.assert_array_equal(out.numpy(), a + b)
 
 
+def test_offset_may_reach_past_the_storage_dims(device):
+    """ggml's CANN backend gives storage dims that count from the view's first
+    element and an offset far into the buffer (a Q8_0 tensor's scales)."""
+    h, msg = create(dims=[2, 3], offset=100, storage=[6])
+    assert h, msg
+    assert nnopbase.aclDestroyTensor(ctypes.c_void_p(h)) == 0
+    a, b = rand((2, 3), np.float32), rand((2, 3), np.float32)
+    x = aclnn.tensor(a, offset=40, filler=99)
+    nnopbase.aclDestroyTensor(ctypes.c_void_p(x.handle))
+    x.handle = nnopbase.aclCreateTensor(
+        (_i64 * 2)(2, 3), 2, ACL_FLOAT, (_i64 * 2)(3, 1), 40, ACL_FORMAT_ND, (_i64 * 1)(6), 1,
+        ctypes.c_void_p(x.ptr))
+    assert x.handle, aclnn.err_msg()
+    y, out = aclnn.tensor(b), aclnn.tensor(np.zeros((2, 3), np.float32))
+    assert aclnn.run("Add", x, y, aclnn.scalar(1.0), out) == 0, aclnn.err_msg()
+    np.testing.assert_array_equal(out.numpy(), a + b)
+
+
 def test_add_promotes_and_stores_in_outs_type(device):
     a, b = rand((6,), np.int32), rand((6,), np.float32)
     x, y = aclnn.tensor(a), aclnn.tensor(b)

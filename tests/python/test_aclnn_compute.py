@@ -40,7 +40,7 @@ def test_mm_of_a_transposed_view(device):
                                       ("BatchMatMul", (2, 5, 8), (2, 8, 3)),
                                       ("Matmul", (2, 1, 5, 8), (3, 8, 4))])
 def test_product_of_f32_and_f16_is_f32(device, op, sa, sb):
-    a, b = rand(*sa), rand(*sb, dtype=np.float16)
+    a, b = rand(sa), rand(sb, dtype=np.float16)
     want = a.astype(np.float64) @ b.astype(np.float64)
     y = out(want.shape)
     run_ok(op, aclnn.tensor(a), aclnn.tensor(b), y, i8(1))

@@ -39,6 +39,15 @@ def test_reduce_sum_of_f16_into_f32(device):
     close(y.numpy(), x.astype(np.float64).sum(axis=1))
 
 
+def test_reduce_sum_of_everything_into_a_one_element_out(device):
+    """ggml's CANN backend gives the whole sum a (1,) out, not a 0-d one."""
+    x = rand((3, 5))
+    y = out((1,))
+    run_ok("ReduceSum", aclnn.tensor(x), aclnn.int_array([0, 1]), cbool(False),
+           ctypes.c_int(ACL_FLOAT), y)
+    close(y.numpy(), x.astype(np.float64).sum().reshape(1))
+
+
 def test_reduce_sum_of_an_empty_axis_is_zero(device):
     y = aclnn.tensor(np.full((3,), 7, np.float32))
     run_ok("ReduceSum", aclnn.tensor(np.zeros((3, 0), np.float32)), aclnn.int_array([1]),
@@ -175,8 +184,8 @@ def test_rms_norm_over_two_axes(device):
 
 @pytest.mark.parametrize("gdims", [1, 2])
 def test_rms_norm_rstd_without_the_normalized_dims(device, gdims):
-    x = rand(3, 4, 5, 8)
-    gamma = rand(*x.shape[4 - gdims:])
+    x = rand((3, 4, 5, 8))
+    gamma = rand(x.shape[4 - gdims:])
     want, rstd = rms_ref(x.astype(np.float64), gamma.astype(np.float64), 1e-6)
     y, r = out(x.shape), out(x.shape[:4 - gdims])
     run_ok("RmsNorm", aclnn.tensor(x), aclnn.tensor(gamma), f64(1e-6), y, r)
