@@ -306,7 +306,8 @@ static void overhead(aclrtStream stream)
 	uint64_t launch[OVERHEAD_RUNS], raw[OVERHEAD_RUNS], wait_aclnn[OVERHEAD_RUNS];
 	uint64_t prepare_only[OVERHEAD_RUNS];
 	uint64_t wait_raw[OVERHEAD_RUNS];
-	const uint32_t size = BENCH_DESC_SIZE;
+	/* BINARY's three tensors: the driver takes a descriptor's exact length */
+	const uint32_t size = sizeof(struct npu_op_desc) + 3 * sizeof(struct npu_tensor_desc);
 	const float one = 1.0f;
 	float host[OVERHEAD_ELEMS] = { 0 };
 	int64_t dims[1] = { OVERHEAD_ELEMS }, strides[1] = { 1 };

@@ -94,6 +94,7 @@ struct bench_card {
 	size_t dmap_size;
 	struct drm_npu_bo_create desc_bo;	/* the direct descriptor, by handle */
 	void *desc_map;
+	uint32_t desc_size;			/* and its length */
 	uint32_t done_slot;			/* the direct ring's SLOT_WRITE */
 	uint64_t done_seq;
 };
@@ -137,7 +138,9 @@ struct op_figures {
 struct op_setup {
 	struct drm_npu_bo_create bos[BENCH_MAX_TENSORS];
 	float *inputs[BENCH_MAX_TENSORS];
+	unsigned int num_tensors;
 	struct bench_desc desc;
+	uint32_t desc_size;	/* the driver takes exactly the operator's tensors */
 };
 
 static void die(const char *what, int err)
@@ -348,7 +351,9 @@ static void op_setup(struct bench_card *bc, enum bench_op_id id, struct op_setup
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	for (i = 0; i < BENCH_MAX_TENSORS; i++) {
+	s->num_tensors = bench_op_num_tensors(op);
+	s->desc_size = bench_desc_size(id);
+	for (i = 0; i < s->num_tensors; i++) {
 		uint64_t bytes = bench_tensor_bytes(&op->tensors[i]);
 
 		err = test_bo_create(bc->card.fd, bytes, DRM_NPU_BO_DEVICE, &s->bos[i]);
@@ -377,15 +382,16 @@ static void op_setup(struct bench_card *bc, enum bench_op_id id, struct op_setup
 
 		memset(addrs, 0, sizeof(addrs));
 		bench_desc_build(id, addrs, &by_handle);
-		for (i = 0; i < BENCH_MAX_TENSORS; i++)
+		for (i = 0; i < s->num_tensors; i++)
 			d->tensors[i].bind = htole16(s->bos[i].handle);
-		memcpy(bc->desc_map, by_handle.bytes, BENCH_DESC_SIZE);
+		memcpy(bc->desc_map, by_handle.bytes, s->desc_size);
+		bc->desc_size = s->desc_size;
 	}
 }
 
 static void op_teardown(struct bench_card *bc, struct op_setup *s)
 {
-	for (unsigned int i = 0; i < BENCH_MAX_TENSORS; i++) {
+	for (unsigned int i = 0; i < s->num_tensors; i++) {
 		test_bo_close(bc->card.fd, s->bos[i].handle);
 		free(s->inputs[i]);
 	}
@@ -423,7 +429,7 @@ static void submit_ops(struct bench_card *bc, const struct op_setup *s,
 	for (unsigned int i = 1; i <= count; i++)
 		cmds[i] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_COMPUTE,
 						.src = (uintptr_t)s->desc.bytes,
-						.size = BENCH_DESC_SIZE };
+						.size = s->desc_size };
 	t0 = test_now_ns();
 	err = test_submit(bc->card.fd, bc->stream.id, cmds, 1 + count, 0, &seq);
 	if (!err)
@@ -444,7 +450,7 @@ static void submit_direct(struct bench_card *bc, double *wall_ns, double *card_n
 	struct drm_npu_direct_cmd cmds[3] = {
 		{ .op = DRM_NPU_DOP_TIMESTAMP, .dst_bind = bc->ts_slot },
 		{ .op = DRM_NPU_DOP_COMPUTE, .src_bind = bc->desc_bo.handle,
-		  .size = BENCH_DESC_SIZE },
+		  .size = bc->desc_size },
 		{ .op = DRM_NPU_DOP_SLOT_WRITE, .dst_bind = bc->done_slot,
 		  .value = ++bc->done_seq },
 	};
