@@ -22,6 +22,8 @@ SIZE_IS(struct drm_npu_slot, 16);
 SIZE_IS(struct drm_npu_fence_slot, 32);
 SIZE_IS(struct drm_npu_stream_map, 24);
 SIZE_IS(struct drm_npu_stream_kick, 8);
+SIZE_IS(struct drm_npu_program_create, 24);
+SIZE_IS(struct drm_npu_program_destroy, 8);
 SIZE_IS(struct drm_npu_direct_cmd, 64);
 SIZE_IS(struct drm_npu_direct_ctrl, 64);
 SIZE_IS(struct npu_direct_cmd, 64);

@@ -39,6 +39,9 @@ extern "C" {
 #define DRM_NPU_SLOT_SIGNAL	0x08
 #define DRM_NPU_STREAM_MAP	0x09
 #define DRM_NPU_STREAM_KICK	0x0a
+#define DRM_NPU_PROGRAM_CREATE	0x0b
+#define DRM_NPU_PROGRAM_DESTROY	0x0c
+/* 0x0d .. 0x0f: sharing buffers between contexts */
 
 /**
  * DRM_IOCTL_NPU_GET_PARAM - read one property of the card or the context
@@ -212,6 +215,36 @@ extern "C" {
 #define DRM_IOCTL_NPU_STREAM_KICK \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_STREAM_KICK, struct drm_npu_stream_kick)
 
+/**
+ * DRM_IOCTL_NPU_PROGRAM_CREATE - record commands that the card runs as one
+ *
+ * @count commands (struct drm_npu_cmd) are checked as SUBMIT checks its
+ * batch, once, and kept with everything they name (buffers, operator
+ * descriptors, pinned user memory) until the program is destroyed and its
+ * last run is over. DRM_NPU_OP_PROGRAM in a SUBMIT batch runs it; what it
+ * costs to submit does not grow with its length. See "Programs" below for
+ * the control commands only a program may hold.
+ *
+ * Errors: as SUBMIT's for the commands (the index of the first bad one is
+ * not reported); -EINVAL for @count 0 or over DRM_NPU_MAX_PROGRAM,
+ * @cmd_size not sizeof(struct drm_npu_cmd), non-zero @flags or @id, a
+ * control command whose target lies outside the program, a CALL of a
+ * program that does not exist or nests deeper than DRM_NPU_PROGRAM_MAX_DEPTH;
+ * -ENOSPC when the context has DRM_NPU_MAX_PROGRAMS programs.
+ */
+#define DRM_IOCTL_NPU_PROGRAM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_PROGRAM_CREATE, struct drm_npu_program_create)
+
+/**
+ * DRM_IOCTL_NPU_PROGRAM_DESTROY - forget a program
+ *
+ * Runs already submitted finish; what the program holds is released after
+ * the last of them, and after the last program that CALLs it is destroyed.
+ * Errors: -ENOENT for an unknown @id; -EINVAL for non-zero @flags.
+ */
+#define DRM_IOCTL_NPU_PROGRAM_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_PROGRAM_DESTROY, struct drm_npu_program_destroy)
+
 enum drm_npu_param {
 	DRM_NPU_PARAM_DEVMEM_SIZE = 0,		/* bytes of device memory */
 	DRM_NPU_PARAM_DEVMEM_FREE = 1,		/* bytes not allocated, all contexts */
@@ -300,6 +333,17 @@ enum drm_npu_op {
 	DRM_NPU_OP_VALUE_WAIT = 6,	/* dst (device, 8-byte aligned), value, cond */
 	DRM_NPU_OP_TIMESTAMP = 7,	/* slot: its timestamp only */
 	DRM_NPU_OP_COMPUTE = 8,		/* src: descriptor pointer, size: its bytes */
+	DRM_NPU_OP_PROGRAM = 9,		/* SUBMIT only: value: a program id, run whole */
+	DRM_NPU_OP_SET_CALL = 10,	/* SUBMIT only: value: program, dst: its CALL, src: new callee */
+	DRM_NPU_OP_CLOCK_WRITE = 11,	/* dst (device, 8-byte aligned) = the card's clock, ns */
+	/* Control commands: programs only. */
+	DRM_NPU_OP_JUMP = 12,		/* value: command index */
+	DRM_NPU_OP_BRANCH = 13,		/* if *dst cond operand: to value (see "Programs") */
+	DRM_NPU_OP_SWITCH = 14,		/* *dst picks one of the value JUMPs that follow */
+	DRM_NPU_OP_ACTIVATE = 15,	/* value: index of a thread to run after this one */
+	DRM_NPU_OP_CALL = 16,		/* value: id of another program, run whole here */
+	DRM_NPU_OP_END = 17,		/* the run ends here */
+	DRM_NPU_OP_RETURN = 18,		/* this thread ends here */
 };
 
 /*
@@ -344,12 +388,26 @@ enum drm_npu_op {
 #define DRM_NPU_CMD_SRC_HOST	0x2
 #define DRM_NPU_CMD_DST_USER	0x4
 #define DRM_NPU_CMD_SRC_USER	0x8
+/* SLOT_WRITE, SLOT_WAIT, VALUE_WRITE, VALUE_WAIT: value is the device address of the operand */
+#define DRM_NPU_CMD_VALUE_INDIRECT	0x10
+/* BRANCH: src is the operand itself, not its device address */
+#define DRM_NPU_CMD_SRC_IMM	0x20
 
 enum drm_npu_wait_cond {
 	DRM_NPU_WAIT_GEQ = 0,	/* (__s64)(*dst - value) >= 0 */
 	DRM_NPU_WAIT_EQ = 1,	/* *dst == value */
 	DRM_NPU_WAIT_AND = 2,	/* (*dst & value) != 0 */
 	DRM_NPU_WAIT_NOR = 3,	/* ~(*dst | value) != 0 */
+};
+
+/* BRANCH: *dst compared with the operand, both signed, size bytes (4 or 8) */
+enum drm_npu_branch_cond {
+	DRM_NPU_BRANCH_EQ = 0,
+	DRM_NPU_BRANCH_NE = 1,
+	DRM_NPU_BRANCH_GT = 2,
+	DRM_NPU_BRANCH_GE = 3,
+	DRM_NPU_BRANCH_LT = 4,
+	DRM_NPU_BRANCH_LE = 5,
 };
 
 struct drm_npu_cmd {
@@ -392,6 +450,49 @@ struct drm_npu_slot {
 	__u32 pad;
 	__u64 value;		/* SIGNAL: the value; else 0 */
 };
+
+#define DRM_NPU_MAX_PROGRAM		65536	/* commands */
+#define DRM_NPU_MAX_PROGRAMS		4096	/* per context */
+#define DRM_NPU_PROGRAM_MAX_DEPTH	4	/* programs CALLed within CALLed ... */
+#define DRM_NPU_PROGRAM_MAX_ACTIVE	64	/* threads ACTIVATEd and not yet run */
+
+struct drm_npu_program_create {
+	__u64 cmds;		/* in: pointer to count struct drm_npu_cmd */
+	__u32 count;		/* in: 1 .. DRM_NPU_MAX_PROGRAM */
+	__u32 cmd_size;		/* in: sizeof(struct drm_npu_cmd) */
+	__u32 flags;		/* in: none defined, must be 0 */
+	__u32 id;		/* out */
+};
+
+struct drm_npu_program_destroy {
+	__u32 id;
+	__u32 flags;		/* none defined, must be 0 */
+};
+
+/*
+ * Programs. A run starts at command 0 and goes on in order; the commands
+ * from one ACTIVATE target to the next RETURN are a thread. When the
+ * running thread reaches RETURN (or the program's end), the card starts
+ * the earliest ACTIVATEd thread not yet run; the run is over when none is
+ * left, or at END, which drops the threads still waiting. ACTIVATE beyond
+ * DRM_NPU_PROGRAM_MAX_ACTIVE pending threads fails the stream.
+ *
+ * BRANCH reads size (4 or 8) bytes at device address dst and compares
+ * them, signed, with the operand by cond: the same size at device address
+ * src, or src itself under DRM_NPU_CMD_SRC_IMM. SWITCH reads index i
+ * (size 4 or 8, unsigned) at dst; for i < value it goes on at the i-th of
+ * the value JUMPs that follow it, else after them. CALL runs another
+ * program of this context, with its own threads, and comes back.
+ *
+ * With DRM_NPU_CMD_VALUE_INDIRECT a slot or value command takes its value
+ * from the 8 bytes at device address value when it runs: a submission
+ * writes them (VALUE_WRITE) before DRM_NPU_OP_PROGRAM to give one run
+ * values of its own.
+ *
+ * DRM_NPU_OP_SET_CALL, in stream order, makes the CALL at index dst of
+ * program value call program src from then on; runs already past it are
+ * not affected.
+ */
 
 struct drm_npu_stream_map {
 	__u32 stream;		/* in */

@@ -3,7 +3,7 @@
  * Runtime calls this card does not offer yet, declared so that programs
  * written for the vendor's runtime (ggml's CANN backend) build and link,
  * and learn at run time, from the code and the message, what is missing:
- * virtual memory (issue 27) and capturing streams into models (issue 28).
+ * virtual memory (issue 28) and capturing streams into models (issue 27).
  */
 #include "acl_internal.h"
 
@@ -18,39 +18,39 @@ ACL_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t al
 					   void *expectPtr, uint64_t flags)
 {
 	(void)virPtr, (void)size, (void)alignment, (void)expectPtr, (void)flags;
-	return NOT_YET(VMM, 27);
+	return NOT_YET(VMM, 28);
 }
 
 ACL_EXPORT aclError aclrtReleaseMemAddress(void *virPtr)
 {
 	(void)virPtr;
-	return NOT_YET(VMM, 27);
+	return NOT_YET(VMM, 28);
 }
 
 ACL_EXPORT aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
 					const aclrtPhysicalMemProp *prop, uint64_t flags)
 {
 	(void)handle, (void)size, (void)prop, (void)flags;
-	return NOT_YET(VMM, 27);
+	return NOT_YET(VMM, 28);
 }
 
 ACL_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
 {
 	(void)handle;
-	return NOT_YET(VMM, 27);
+	return NOT_YET(VMM, 28);
 }
 
 ACL_EXPORT aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
 				uint64_t flags)
 {
 	(void)virPtr, (void)size, (void)offset, (void)handle, (void)flags;
-	return NOT_YET(VMM, 27);
+	return NOT_YET(VMM, 28);
 }
 
 ACL_EXPORT aclError aclrtUnmapMem(void *virPtr)
 {
 	(void)virPtr;
-	return NOT_YET(VMM, 27);
+	return NOT_YET(VMM, 28);
 }
 
 ACL_EXPORT aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
@@ -58,29 +58,29 @@ ACL_EXPORT aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
 						     size_t *granularity)
 {
 	(void)prop, (void)option, (void)granularity;
-	return NOT_YET(VMM, 27);
+	return NOT_YET(VMM, 28);
 }
 
 ACL_EXPORT aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
 {
 	(void)stream, (void)mode;
-	return NOT_YET(CAPTURE, 28);
+	return NOT_YET(CAPTURE, 27);
 }
 
 ACL_EXPORT aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
 {
 	(void)stream, (void)modelRI;
-	return NOT_YET(CAPTURE, 28);
+	return NOT_YET(CAPTURE, 27);
 }
 
 ACL_EXPORT aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
 {
 	(void)modelRI, (void)stream;
-	return NOT_YET(CAPTURE, 28);
+	return NOT_YET(CAPTURE, 27);
 }
 
 ACL_EXPORT aclError aclmdlRIDestroy(aclmdlRI modelRI)
 {
 	(void)modelRI;
-	return NOT_YET(CAPTURE, 28);
+	return NOT_YET(CAPTURE, 27);
 }
