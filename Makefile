@@ -55,6 +55,8 @@ include nnopbase/nnopbase.mk
 include opapi/opapi.mk
 # The Python module "acl" (pyACL) over it.
 include python/python.mk
+# libc_sec (securec.h), which the vendor's samples link.
+include securec/securec.mk
 
 # The ONNX compiler (libnpucc) and tools/atc.
 include compiler/compiler.mk

@@ -21,7 +21,7 @@ ACL_VERSION	:= 1.0.0
 ACL_LIBDIR	:= $(BUILD)/lib
 ACL_LIB		:= $(ACL_LIBDIR)/libascendcl.so.$(ACL_VERSION)
 ACL_LINKS	:= $(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER) $(ACL_LIBDIR)/libascendcl.so \
-		   $(ACL_LIBDIR)/libacl_rt.so
+		   $(ACL_LIBDIR)/libacl_rt.so $(ACL_LIBDIR)/libacl_rt_impl.so
 ACL_PC		:= $(ACL_LIBDIR)/pkgconfig/ascendcl.pc
 ACL_INC		:= libacl/include
 ACL_HDRS	:= $(wildcard $(ACL_INC)/acl/*.h $(ACL_INC)/acl/error_codes/*.h)
@@ -74,8 +74,8 @@ $(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER): $(ACL_LIB)
 $(ACL_LIBDIR)/libascendcl.so: $(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER)
 	ln -sf libascendcl.so.$(ACL_SOVER) $@
 
-# Build systems that link -lacl_rt get the same library.
-$(ACL_LIBDIR)/libacl_rt.so: $(ACL_LIBDIR)/libascendcl.so
+# Build systems that link -lacl_rt or -lacl_rt_impl get the same library.
+$(ACL_LIBDIR)/libacl_rt.so $(ACL_LIBDIR)/libacl_rt_impl.so: $(ACL_LIBDIR)/libascendcl.so
 	ln -sf libascendcl.so $@
 
 # pkg-config file for the build tree (absolute paths into the checkout).
@@ -178,6 +178,7 @@ acl-install: acl-lib
 	ln -sf libascendcl.so.$(ACL_VERSION) $(DESTDIR)$(INSTALL_LIBDIR)/libascendcl.so.$(ACL_SOVER)
 	ln -sf libascendcl.so.$(ACL_SOVER) $(DESTDIR)$(INSTALL_LIBDIR)/libascendcl.so
 	ln -sf libascendcl.so $(DESTDIR)$(INSTALL_LIBDIR)/libacl_rt.so
+	ln -sf libascendcl.so $(DESTDIR)$(INSTALL_LIBDIR)/libacl_rt_impl.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib64|' \
 	    -e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(ACL_VERSION)|' \
 	    libacl/ascendcl.pc.in >$(DESTDIR)$(INSTALL_LIBDIR)/pkgconfig/ascendcl.pc
