@@ -22,7 +22,8 @@ installed_files() {
 		include/aclnn/acl_meta.h include/aclnn/aclnn_base.h include/aclnn/opdev/op_errno.h \
 		include/aclnnop/aclnn_util.h include/aclnnop/aclnn_add.h lib64/libascendcl.so \
 		lib64/libascendcl.so.1 lib64/libacl_rt.so lib64/libnnopbase.so lib64/libopapi.so \
-		lib64/libacl_op_compiler.so lib64/pkgconfig/ascendcl.pc lib64/pkgconfig/aclnn.pc \
+		lib64/libacl_op_compiler.so lib64/libacl_rt_impl.so lib64/libc_sec.so include/securec.h \
+		lib64/pkgconfig/ascendcl.pc lib64/pkgconfig/aclnn.pc \
 		set_env.sh; do
 		[ -e "$prefix/$f" ] || { echo "missing $f"; return 1; }
 	done
