@@ -84,7 +84,7 @@ set_env_exports() {
 
 echo "TAP version 13"
 echo "1..10"
-step "make install PREFIX=<tmp> (the runtime and aclnn)" make -s aclnn-install PREFIX="$prefix"
+step "make install PREFIX=<tmp> (the runtime, aclnn and libc_sec)" make -s aclnn-install securec-install PREFIX="$prefix"
 step "headers, libraries and ascendcl.pc installed; no libacl.so" installed_files
 step "pkg-config reads the installed ascendcl.pc" flags --exists --print-errors
 step "a program builds with its flags alone" build
