@@ -17,6 +17,8 @@
 #define PHILOX_ROUNDS	10
 #define TRUNCATED_TRIES	16
 #define TRUNCATED_BOUND	2.0
+/* elements (mask bytes) a worker draws at a time */
+#define RANDOM_CHUNK	4096
 
 void oplib_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
 			 uint32_t out[4])
@@ -232,60 +234,89 @@ static void random_element(const struct random_attrs *a, const uint64_t ctr[2],
 	}
 }
 
-static bool random_mask(const struct random_attrs *a, const uint64_t ctr[2],
-			const struct oplib_tensor *y, uint8_t *base,
-			const struct oplib_hooks *hooks)
+/* Row-major element i of y as an index. */
+static void random_unravel(uint64_t i, const struct oplib_tensor *y, int64_t *idx)
+{
+	unsigned int d;
+
+	memset(idx, 0, NPU_TENSOR_MAX_DIMS * sizeof(*idx));
+	for (d = y->ndims; d-- > 0;) {
+		idx[d] = i % y->dims[d];
+		i /= y->dims[d];
+	}
+}
+
+static void random_ctr_load(const uint8_t *bytes, uint64_t ctr[2])
+{
+	memcpy(ctr, bytes, 2 * sizeof(*ctr));
+	ctr[0] = le64toh(ctr[0]);
+	ctr[1] = le64toh(ctr[1]);
+}
+
+/* Mask byte j: bits 8j .. 8j + 7 below the count. */
+static uint8_t random_mask_byte(const struct random_attrs *a, const uint64_t ctr[2],
+				uint64_t j)
 {
 	double ratio = bits_f64(a->lo);
-	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
-	uint64_t byte = 0, count = 0;
+	uint8_t m = 0;
+	unsigned int b;
 
-	do {
-		uint8_t m = 0;
-		unsigned int b;
+	for (b = 0; b < 8 && j * 8 + b < a->bits; b++) {
+		uint32_t w[4];
 
-		for (b = 0; b < 8 && byte * 8 + b < a->bits; b++) {
-			uint32_t w[4];
+		random_block(ctr, j * 8 + b, a->seed, 0, w);
+		if ((double)w[0] * 0x1p-32 >= ratio)
+			m |= 1u << b;
+	}
+	return m;
+}
 
-			random_block(ctr, byte * 8 + b, a->seed, 0, w);
-			if ((double)w[0] * 0x1p-32 >= ratio)
-				m |= 1u << b;
-		}
-		base[oplib_offset(y, idx)] = m;
-		byte++;
-		if (!oplib_loop_go_on_n(hooks, &count, 8))
-			return false;
-	} while (oplib_index_next(idx, y->dims, y->ndims));
-	return true;
+/*
+ * Chunk idx[0] of RANDOM_CHUNK elements of y (mask bytes), on any worker:
+ * each element depends on its own index alone, so the split is invisible.
+ */
+static void random_chunk(const struct oplib_op *op, const struct oplib_step *step,
+			 uint8_t *const *bufs, const int64_t *chunk, unsigned int worker)
+{
+	const struct oplib_tensor *y = oplib_out(op);
+	size_t esize = oplib_dtype_size(y->dtype);
+	uint64_t i = (uint64_t)chunk[0] * RANDOM_CHUNK, end = i + RANDOM_CHUNK;
+	int64_t idx[NPU_TENSOR_MAX_DIMS];
+	struct random_attrs a;
+	uint64_t ctr[2];
+
+	(void)worker;
+	random_decode(op, &a);
+	random_ctr_load(bufs[step->in], ctr);
+	if (end > y->nelems)
+		end = y->nelems;
+	random_unravel(i, y, idx);
+	for (; i < end; i++) {
+		uint8_t *p = bufs[step->out] + oplib_offset(y, idx) * esize;
+
+		if (a.dist == NPU_RANDOM_DROPOUT_MASK)
+			*p = random_mask_byte(&a, ctr, i);
+		else
+			random_element(&a, ctr, i, y->dtype, p);
+		oplib_index_next(idx, y->dims, y->ndims);
+	}
 }
 
 static bool random_loop(const struct oplib_op *op, const struct oplib_step *step,
 			uint8_t *const *bufs, const struct oplib_hooks *hooks)
 {
 	const struct oplib_tensor *y = oplib_out(op);
-	size_t esize = oplib_dtype_size(y->dtype);
-	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 };
+	const int64_t chunks = (int64_t)((y->nelems + RANDOM_CHUNK - 1) / RANDOM_CHUNK);
 	uint8_t *ctr_bytes = bufs[step->in];
 	struct random_attrs a;
-	uint64_t ctr[2], drawn, i = 0, count = 0;
+	uint64_t ctr[2], drawn;
 
+	/* the counter changes once every chunk has read it */
+	if (!oplib_rows_run(op, step, bufs, hooks, &chunks, 1, RANDOM_CHUNK, random_chunk))
+		return false;
 	random_decode(op, &a);
-	memcpy(ctr, ctr_bytes, sizeof(ctr));
-	ctr[0] = le64toh(ctr[0]);
-	ctr[1] = le64toh(ctr[1]);
-	if (a.dist == NPU_RANDOM_DROPOUT_MASK) {
-		if (!random_mask(&a, ctr, y, bufs[step->out], hooks))
-			return false;
-		drawn = a.bits;
-	} else {
-		do {
-			random_element(&a, ctr, i++, y->dtype,
-				       bufs[step->out] + oplib_offset(y, idx) * esize);
-			if (!oplib_loop_go_on(hooks, &count))
-				return false;
-		} while (oplib_index_next(idx, y->dims, y->ndims));
-		drawn = y->nelems;
-	}
+	drawn = a.dist == NPU_RANDOM_DROPOUT_MASK ? a.bits : y->nelems;
+	random_ctr_load(ctr_bytes, ctr);
 	ctr[0] += drawn;
 	ctr[1] += ctr[0] < drawn;
 	ctr[0] = htole64(ctr[0]);

@@ -6842,6 +6842,39 @@ TEST_F(oplib, random_dropout_mask)
 		ASSERT_EQ(0xff, self->mem[y->addr + i]);
 }
 
+/* One thread or several, the same numbers: each depends on its index alone. */
+TEST_F(oplib, random_threads)
+{
+	static const int64_t n = 300000, mask_n = 40000;
+	struct oplib_config one = { .threads = 1 };
+	struct oplib *lib1 = oplib_create(&one);
+	struct tt *ctr = random_ctr(self, 5, 0);
+	struct tt *y = T(self, NPU_DTYPE_F32, 1, &n);
+	struct tt *mask = T(self, NPU_DTYPE_U8, 1, &mask_n);
+	uint8_t *first = malloc(n * 4);
+	struct desc o;
+
+	ASSERT_NE(NULL, lib1);
+	ASSERT_NE(NULL, first);
+	random_desc(&o, ctr, y, NPU_RANDOM_TRUNCATED_NORMAL, 0, 11, f64_bits(0), f64_bits(1));
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, lib1, &o, NULL));
+	memcpy(first, self->mem + y->addr, n * 4);
+	memcpy(self->mem + ctr->addr, (uint64_t[2]){ htole64(5), 0 }, 16);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	EXPECT_EQ(0, memcmp(first, self->mem + y->addr, n * 4));
+	EXPECT_EQ(5 + n, random_ctr_word(self, ctr, 0));
+
+	random_desc(&o, ctr, mask, NPU_RANDOM_DROPOUT_MASK, 0, 11, f64_bits(0.25), 0);
+	D(&o)->attrs.random.bits = htole64(mask_n * 8);
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, lib1, &o, NULL));
+	memcpy(first, self->mem + mask->addr, mask_n);
+	memcpy(self->mem + ctr->addr, (uint64_t[2]){ htole64(5 + n), 0 }, 16);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	EXPECT_EQ(0, memcmp(first, self->mem + mask->addr, mask_n));
+	free(first);
+	oplib_destroy(lib1);
+}
+
 TEST_F(oplib, random_rejects)
 {
 	static const int64_t n = 8, three = 3;
