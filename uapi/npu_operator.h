@@ -565,6 +565,54 @@ struct npu_attr_qmatmul {
 	__le32 trans_w;		/* 1: w is given as (N, K) */
 };
 
+enum npu_random_dist {
+	/* [lo, hi): floating lo and hi, or integers (NPU_RANDOM_UNSIGNED) */
+	NPU_RANDOM_UNIFORM = 0,
+	/* mean lo, standard deviation hi (not negative) */
+	NPU_RANDOM_NORMAL = 1,
+	/* the same, drawn again until within 2 standard deviations of the mean */
+	NPU_RANDOM_TRUNCATED_NORMAL = 2,
+	/*
+	 * y (U8) holds @bits bits, bit i in byte i / 8 at 1 << (i % 8): 1
+	 * (keep) with probability 1 - lo, lo the dropout ratio in [0, 1];
+	 * the bits of the last byte past @bits are 0
+	 */
+	NPU_RANDOM_DROPOUT_MASK = 3,
+};
+
+#define NPU_RANDOM_DIST_LAST		NPU_RANDOM_DROPOUT_MASK
+
+/* lo and hi of an integer UNIFORM are unsigned, as are y's elements */
+#define NPU_RANDOM_UNSIGNED		0x1
+
+/*
+ * RANDOM draws y from Philox4x32-10 (Salmon et al., "Parallel random
+ * numbers: as easy as 1, 2, 3", SC11), keyed by @seed (low word first),
+ * so that a draw depends only on the seed and the counter, never on how
+ * the card shares the work out.  Element i (for DROPOUT_MASK, bit i) takes
+ * the four words of the block at counter ctr + i, ctr the 128-bit little
+ * endian number in the operator's input (S64, dims (2)); once y is
+ * written, the card adds the elements (bits) drawn to ctr, in place, so
+ * that the next draw from the same ctr continues the sequence.  A
+ * TRUNCATED_NORMAL block with neither of its two normals within bounds
+ * is drawn again with the key's high word plus 1, 2, ... (at most 16
+ * times; then the bound).  lo and hi are IEEE 754 binary64 bit patterns
+ * for a floating y and for DROPOUT_MASK, else S64 (U64 with
+ * NPU_RANDOM_UNSIGNED) that y's type holds; a floating y gets the draw
+ * rounded to its type.  @bits is DROPOUT_MASK's count, at most y's
+ * elements times 8 and more than that less 8; else 0.
+ */
+struct npu_attr_random {
+	__le32 dist;		/* enum npu_random_dist */
+	__le32 flags;		/* NPU_RANDOM_* */
+	__le64 seed;
+	__le64 lo;
+	__le64 hi;
+	__le64 bits;
+	__le32 rsvd;		/* 0 */
+	__le32 rsvd2;		/* 0 */
+};
+
 union npu_op_attrs {
 	struct npu_attr_conv conv;
 	struct npu_attr_matmul matmul;
@@ -592,6 +640,7 @@ union npu_op_attrs {
 	struct npu_attr_im2col im2col;
 	struct npu_attr_trisolve trisolve;
 	struct npu_attr_qmatmul qmatmul;
+	struct npu_attr_random random;
 	__u8 bytes[128];	/* the union's size; unused bytes 0 */
 };
 
@@ -695,7 +744,9 @@ union npu_op_attrs {
 	/* in: a, b; out: x */ \
 	NPU_OPERATOR(TRISOLVE, 30, 2, 2, attr(trisolve), attr(trisolve.rsvd), none, trisolve) \
 	/* in: x, w, scale, [offset]; out: y */ \
-	NPU_OPERATOR(QMATMUL, 31, 3, 4, attr(qmatmul), attr(qmatmul.rsvd), none, qmatmul))
+	NPU_OPERATOR(QMATMUL, 31, 3, 4, attr(qmatmul), attr(qmatmul.rsvd), none, qmatmul) \
+	/* in: ctr (S64, dims (2), advanced in place); out: y */ \
+	NPU_OPERATOR(RANDOM, 32, 1, 1, attr(random), attr(random.rsvd), none, random))
 
 /* The rows as one macro argument, which checkpatch takes for an expression. */
 #define __NPU_OPERATOR_ROWS(...)	__VA_ARGS__

@@ -93,6 +93,13 @@ void oplib_destroy(struct oplib *lib);
  */
 unsigned int oplib_threads_per_engine(unsigned int engines);
 
+/*
+ * RANDOM's generator, Philox4x32-10: the block at counter @ctr under @key
+ * (oplib_random.c), for tests to check against the published answers.
+ */
+void oplib_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
+			 uint32_t out[4]);
+
 /* Capability registers: NPU_ID_OPERATORS and NPU_ID_DTYPES. */
 uint64_t oplib_operators(const struct oplib *lib);
 uint32_t oplib_dtypes(const struct oplib *lib);

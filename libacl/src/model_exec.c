@@ -15,12 +15,16 @@
  * executions on several streams still run side by side. A workspace
  * shared (the model's, or one the caller gave at load) chains its
  * executions on the card: each waits for the one before (needed when a
- * freed stream's address comes back as another's).
+ * freed stream's address comes back as another's). A stream with an
+ * allocator registered (allocator.c) gets its workspace from it instead,
+ * given back once the execution is queued: the stream orders the block's
+ * next use after it, so nothing chains.
  */
 #include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocator.h"
 #include "model.h"
 
 /* Everything one execution needs, found before anything is submitted. */
@@ -31,6 +35,7 @@ struct exec {
 	aclrtStream stream;		/* as the caller named it */
 	uint64_t base[ACL_OM_MAX_REGIONS];	/* device address of each region */
 	bool chained;			/* on a shared workspace: holds work_lock */
+	struct acl_allocator_block user_work;	/* from the stream's allocator */
 };
 
 /* The device address of one dataset buffer, checked against the model. */
@@ -152,7 +157,12 @@ static aclError place_regions(struct exec *x)
 	aclError err;
 
 	x->base[OM_REGION_WEIGHTS] = m->weights;
-	if (m->work || m->om.workspace_size) {
+	if (!m->work && m->om.workspace_size &&
+	    acl_allocator_take(x->s, m->om.workspace_size, &x->base[OM_REGION_WORKSPACE],
+			       &x->user_work, &err)) {
+		if (err)
+			return err;
+	} else if (m->work || m->om.workspace_size) {
 		acl_mutex_lock(&m->work_lock);
 		x->chained = true;
 		if (m->work)
@@ -232,6 +242,7 @@ static aclError submit(struct exec *x, struct acl_ticket *t)
 
 static void exec_end(struct exec *x)
 {
+	acl_allocator_give_back(&x->user_work);
 	if (x->chained)
 		acl_mutex_unlock(&x->m->work_lock);
 	if (x->m)

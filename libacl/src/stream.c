@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "acl_internal.h"
+#include "allocator.h"
 
 struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 				  uint32_t priority, uint32_t flags, aclError *err)
@@ -69,6 +70,7 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 	if (wait)
 		acl_stream_drain(s);
 	acl_cb_stream_gone(s);
+	acl_allocator_stream_gone(s);
 	acl_mutex_lock(&d->list_lock);
 	acl_list_del(&s->link);
 	acl_mutex_unlock(&d->list_lock);

@@ -19,6 +19,7 @@ installed_files() {
 	for f in include/acl/acl.h include/acl/acl_base.h include/acl/acl_base_rt.h \
 		include/acl/acl_rt.h include/acl/acl_op.h include/acl/acl_mdl.h \
 		include/acl/error_codes/rt_error_codes.h include/acl/acl_op_compiler.h \
+		include/acl/acl_rt_allocator.h \
 		include/aclnn/acl_meta.h include/aclnn/aclnn_base.h include/aclnn/opdev/op_errno.h \
 		include/aclnnop/aclnn_util.h include/aclnnop/aclnn_add.h lib64/libascendcl.so \
 		lib64/libascendcl.so.1 lib64/libacl_rt.so lib64/libnnopbase.so lib64/libopapi.so \

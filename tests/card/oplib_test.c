@@ -6578,4 +6578,350 @@ TEST_F(oplib, f64_refused_where_float_computes)
 	RUN_OK(&o);
 }
 
+/*
+ * RANDOM: Philox4x32-10 against the Random123 paper's known answers, then
+ * the operator, whose draws for a fixed seed and counter are fixed: the
+ * statistics below are of that one sample, so they cannot flake.
+ */
+TEST_F(oplib, philox_known_answers)
+{
+	static const struct {
+		uint32_t ctr[4], key[2], want[4];
+	} kat[] = {
+		{ { 0, 0, 0, 0 }, { 0, 0 },
+		  { 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8 } },
+		{ { 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff },
+		  { 0xffffffff, 0xffffffff },
+		  { 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd } },
+		{ { 0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344 },
+		  { 0xa4093822, 0x299f31d0 },
+		  { 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1 } },
+	};
+	unsigned int i, w;
+
+	for (i = 0; i < sizeof(kat) / sizeof(kat[0]); i++) {
+		uint32_t got[4];
+
+		oplib_philox4x32_10(kat[i].ctr, kat[i].key, got);
+		for (w = 0; w < 4; w++)
+			EXPECT_EQ(kat[i].want[w], got[w]) TH_LOG("vector %u word %u", i, w);
+	}
+}
+
+static struct tt *random_ctr(FIXTURE_DATA(oplib) *self, uint64_t lo, uint64_t hi)
+{
+	static const int64_t two = 2;
+	struct tt *c = T(self, NPU_DTYPE_S64, 1, &two);
+	uint64_t v[2] = { htole64(lo), htole64(hi) };
+
+	memcpy(self->mem + c->addr, v, sizeof(v));
+	return c;
+}
+
+static uint64_t random_ctr_word(FIXTURE_DATA(oplib) *self, const struct tt *c, unsigned int w)
+{
+	uint64_t v;
+
+	memcpy(&v, self->mem + c->addr + 8 * w, 8);
+	return le64toh(v);
+}
+
+static void random_desc(struct desc *o, struct tt *ctr, struct tt *y, uint32_t dist,
+			uint32_t flags, uint64_t seed, uint64_t lo, uint64_t hi)
+{
+	desc_init(o, NPU_OPERATOR_RANDOM, &ctr, 1, y);
+	D(o)->attrs.random.dist = htole32(dist);
+	D(o)->attrs.random.flags = htole32(flags);
+	D(o)->attrs.random.seed = htole64(seed);
+	D(o)->attrs.random.lo = htole64(lo);
+	D(o)->attrs.random.hi = htole64(hi);
+}
+
+static uint64_t f64_bits(double d)
+{
+	uint64_t b;
+
+	memcpy(&b, &d, 8);
+	return b;
+}
+
+/* Runs it; the counter's bytes are the only ones outside y it may change. */
+static int random_run(FIXTURE_DATA(oplib) *self, struct desc *o, const struct tt *ctr)
+{
+	uint8_t before[16];
+	uint64_t changed = 0;
+	unsigned int b;
+	int err;
+
+	memcpy(before, self->mem + ctr->addr, 16);
+	err = run(self, o);
+	for (b = 0; b < 16; b++)
+		changed += before[b] != self->mem[ctr->addr + b];
+	return err ? err : self->stray == changed ? 0 : -1;
+}
+
+/* Over [0, 2^32), a U32's draw is its block's second word: the known answer. */
+TEST_F(oplib, random_known_answer)
+{
+	static const int64_t n = 3;
+	struct tt *ctr = random_ctr(self, 0, 0);
+	struct tt *y = T(self, NPU_DTYPE_S32, 1, &n);
+	uint32_t got, want[4];
+	const uint32_t c1[4] = { 1, 0, 0, 0 }, key[2] = { 0, 0 };
+	struct desc o;
+
+	random_desc(&o, ctr, y, NPU_RANDOM_UNIFORM, NPU_RANDOM_UNSIGNED, 0, 0, 1ULL << 32);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	memcpy(&got, self->mem + y->addr, 4);
+	EXPECT_EQ(0xe169c58du, got);
+	oplib_philox4x32_10(c1, key, want);
+	memcpy(&got, self->mem + y->addr + 4, 4);
+	EXPECT_EQ(want[1], got);
+	/* the counter moved past the three blocks drawn */
+	EXPECT_EQ(3, random_ctr_word(self, ctr, 0));
+	EXPECT_EQ(0, random_ctr_word(self, ctr, 1));
+}
+
+/* The same seed and counter draw the same; a continued counter continues. */
+TEST_F(oplib, random_reproducible)
+{
+	static const int64_t n = 100, n2 = 200;
+	struct tt *ctr = random_ctr(self, ~0ULL - 50, 7);
+	struct tt *y = T(self, NPU_DTYPE_F32, 1, &n);
+	struct tt *y2 = T(self, NPU_DTYPE_F32, 1, &n2);
+	uint8_t first[400], second[400];
+	struct desc o, o2;
+
+	random_desc(&o2, ctr, y2, NPU_RANDOM_NORMAL, 0, 42, f64_bits(0), f64_bits(1));
+	ASSERT_EQ(0, random_run(self, &o2, ctr));
+	/* the carry into the counter's high word */
+	EXPECT_EQ(~0ULL - 50 + 200, random_ctr_word(self, ctr, 0));
+	EXPECT_EQ(8, random_ctr_word(self, ctr, 1));
+	random_desc(&o, ctr, y, NPU_RANDOM_NORMAL, 0, 42, f64_bits(0), f64_bits(1));
+	memcpy(self->mem + ctr->addr, (uint64_t[2]){ htole64(~0ULL - 50), htole64(7) }, 16);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	memcpy(first, self->mem + y->addr, 400);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	memcpy(second, self->mem + y->addr, 400);
+	EXPECT_EQ(0, memcmp(first, self->mem + y2->addr, 400));
+	EXPECT_EQ(0, memcmp(second, self->mem + y2->addr + 400, 400));
+	/* another seed draws otherwise */
+	memcpy(self->mem + ctr->addr, (uint64_t[2]){ htole64(~0ULL - 50), htole64(7) }, 16);
+	random_desc(&o, ctr, y, NPU_RANDOM_NORMAL, 0, 43, f64_bits(0), f64_bits(1));
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	EXPECT_NE(0, memcmp(first, self->mem + y->addr, 400));
+}
+
+static void random_moments(FIXTURE_DATA(oplib) *self, const struct tt *y, double *mean,
+			   double *var, double *lo, double *hi)
+{
+	double sum = 0, sq = 0;
+	uint64_t i;
+
+	tt_get(self, y, y->v);
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (i = 0; i < y->n; i++) {
+		sum += y->v[i];
+		*lo = fmin(*lo, y->v[i]);
+		*hi = fmax(*hi, y->v[i]);
+	}
+	*mean = sum / y->n;
+	for (i = 0; i < y->n; i++)
+		sq += (y->v[i] - *mean) * (y->v[i] - *mean);
+	*var = sq / (y->n - 1);
+}
+
+/*
+ * 4096 draws per case: the bounds are 5 standard errors of the mean and
+ * of the variance (for a normal, sqrt(2 / n) sigma^2; uniform and
+ * truncated ones vary less), which this fixed sample meets.
+ */
+TEST_F(oplib, random_distributions)
+{
+	static const int64_t n = 4096;
+	static const unsigned int types[] = { NPU_DTYPE_F32, NPU_DTYPE_F16, NPU_DTYPE_BF16,
+					      NPU_DTYPE_F64 };
+	/* truncated at 2 sigma: variance 1 - 4 phi(2) / (2 Phi(2) - 1) */
+	const double tvar = 1 - 4 * exp(-2) / sqrt(2 * M_PI) / erf(2 / sqrt(2));
+	double mean, var, lo, hi, se = 5 / sqrt(n);
+	unsigned int t;
+
+	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		struct tt *ctr, *y;
+		struct desc o;
+
+		snprintf(self->step_buf, sizeof(self->step_buf), "dtype %u", types[t]);
+		self->step = self->step_buf;
+		arena_reset(self);
+		ctr = random_ctr(self, 0, 0);
+		y = T(self, types[t], 1, &n);
+		random_desc(&o, ctr, y, NPU_RANDOM_UNIFORM, 0, 1, f64_bits(1), f64_bits(2));
+		ASSERT_EQ(0, random_run(self, &o, ctr));
+		random_moments(self, y, &mean, &var, &lo, &hi);
+		EXPECT_GE(lo, 1) TH_LOG("%s", STEP);
+		EXPECT_LE(hi, 2) TH_LOG("%s", STEP);
+		EXPECT_LT(fabs(mean - 1.5), se * sqrt(1.0 / 12)) TH_LOG("%s: %g", STEP, mean);
+		EXPECT_LT(fabs(var - 1.0 / 12), se / 12) TH_LOG("%s: %g", STEP, var);
+
+		random_desc(&o, ctr, y, NPU_RANDOM_NORMAL, 0, 2, f64_bits(3), f64_bits(2));
+		ASSERT_EQ(0, random_run(self, &o, ctr));
+		random_moments(self, y, &mean, &var, &lo, &hi);
+		EXPECT_LT(fabs(mean - 3), se * 2) TH_LOG("%s: %g", STEP, mean);
+		EXPECT_LT(fabs(var - 4), se * sqrt(2) * 4) TH_LOG("%s: %g", STEP, var);
+
+		random_desc(&o, ctr, y, NPU_RANDOM_TRUNCATED_NORMAL, 0, 3, f64_bits(1),
+			    f64_bits(2));
+		ASSERT_EQ(0, random_run(self, &o, ctr));
+		random_moments(self, y, &mean, &var, &lo, &hi);
+		/* within 2 sigma, and the type's rounding */
+		EXPECT_GE(lo, -3 - 0.02) TH_LOG("%s: %g", STEP, lo);
+		EXPECT_LE(hi, 5 + 0.02) TH_LOG("%s: %g", STEP, hi);
+		EXPECT_LT(fabs(mean - 1), se * 2) TH_LOG("%s: %g", STEP, mean);
+		EXPECT_LT(fabs(var - 4 * tvar), se * sqrt(2) * 4 * tvar) TH_LOG("%s: %g", STEP, var);
+	}
+}
+
+TEST_F(oplib, random_integers)
+{
+	static const int64_t n = 4096;
+	struct tt *ctr = random_ctr(self, 0, 0);
+	struct tt *y = T(self, NPU_DTYPE_S32, 1, &n);
+	struct tt *y64 = T(self, NPU_DTYPE_S64, 1, &n);
+	double mean, var, lo, hi;
+	uint64_t i, big = 0;
+	struct desc o;
+
+	random_desc(&o, ctr, y, NPU_RANDOM_UNIFORM, 0, 9, (uint64_t)-5, 5);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	random_moments(self, y, &mean, &var, &lo, &hi);
+	EXPECT_EQ(-5, lo);
+	EXPECT_EQ(4, hi);
+	/* ten values: mean -0.5, variance (10^2 - 1) / 12 */
+	EXPECT_LT(fabs(mean + 0.5), 5 * sqrt(99.0 / 12 / n));
+	/* U64 past INT64_MAX, stored as they are */
+	random_desc(&o, ctr, y64, NPU_RANDOM_UNIFORM, NPU_RANDOM_UNSIGNED, 9, 1ULL << 63, ~0ULL);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	for (i = 0; i < (uint64_t)n; i++) {
+		uint64_t v;
+
+		memcpy(&v, self->mem + y64->addr + 8 * i, 8);
+		big += v >= 1ULL << 63;
+	}
+	EXPECT_EQ((uint64_t)n, big);
+}
+
+TEST_F(oplib, random_dropout_mask)
+{
+	static const int64_t n = 512;
+	struct tt *ctr = random_ctr(self, 0, 0);
+	struct tt *y = T(self, NPU_DTYPE_U8, 1, &n);
+	uint64_t i, ones = 0;
+	struct desc o;
+
+	random_desc(&o, ctr, y, NPU_RANDOM_DROPOUT_MASK, 0, 5, f64_bits(0.4), 0);
+	D(&o)->attrs.random.bits = htole64(n * 8 - 3);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	for (i = 0; i < (uint64_t)n * 8; i++)
+		ones += self->mem[y->addr + i / 8] >> (i % 8) & 1;
+	/* the last byte's three bits past the count are 0 */
+	EXPECT_EQ(0, self->mem[y->addr + n - 1] >> 5);
+	/* kept with probability 0.6: 4093 bits, 5 standard errors */
+	EXPECT_LT(fabs(ones / 4093.0 - 0.6), 5 * sqrt(0.24 / 4093));
+	EXPECT_EQ(4093, random_ctr_word(self, ctr, 0));
+	/* a ratio of 1 drops everything, 0 keeps everything */
+	random_desc(&o, ctr, y, NPU_RANDOM_DROPOUT_MASK, 0, 5, f64_bits(1), 0);
+	D(&o)->attrs.random.bits = htole64(n * 8);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	for (i = 0; i < (uint64_t)n; i++)
+		ASSERT_EQ(0, self->mem[y->addr + i]);
+	random_desc(&o, ctr, y, NPU_RANDOM_DROPOUT_MASK, 0, 5, f64_bits(0), 0);
+	D(&o)->attrs.random.bits = htole64(n * 8);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	for (i = 0; i < (uint64_t)n; i++)
+		ASSERT_EQ(0xff, self->mem[y->addr + i]);
+}
+
+/* One thread or several, the same numbers: each depends on its index alone. */
+TEST_F(oplib, random_threads)
+{
+	static const int64_t n = 300000, mask_n = 40000;
+	struct oplib_config one = { .threads = 1 };
+	struct oplib *lib1 = oplib_create(&one);
+	struct tt *ctr = random_ctr(self, 5, 0);
+	struct tt *y = T(self, NPU_DTYPE_F32, 1, &n);
+	struct tt *mask = T(self, NPU_DTYPE_U8, 1, &mask_n);
+	uint8_t *first = malloc(n * 4);
+	struct desc o;
+
+	ASSERT_NE(NULL, lib1);
+	ASSERT_NE(NULL, first);
+	random_desc(&o, ctr, y, NPU_RANDOM_TRUNCATED_NORMAL, 0, 11, f64_bits(0), f64_bits(1));
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, lib1, &o, NULL));
+	memcpy(first, self->mem + y->addr, n * 4);
+	memcpy(self->mem + ctr->addr, (uint64_t[2]){ htole64(5), 0 }, 16);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	EXPECT_EQ(0, memcmp(first, self->mem + y->addr, n * 4));
+	EXPECT_EQ(5 + n, random_ctr_word(self, ctr, 0));
+
+	random_desc(&o, ctr, mask, NPU_RANDOM_DROPOUT_MASK, 0, 11, f64_bits(0.25), 0);
+	D(&o)->attrs.random.bits = htole64(mask_n * 8);
+	ASSERT_EQ(NPU_ERR_NONE, run_with(self, lib1, &o, NULL));
+	memcpy(first, self->mem + mask->addr, mask_n);
+	memcpy(self->mem + ctr->addr, (uint64_t[2]){ htole64(5 + n), 0 }, 16);
+	ASSERT_EQ(0, random_run(self, &o, ctr));
+	EXPECT_EQ(0, memcmp(first, self->mem + mask->addr, mask_n));
+	free(first);
+	oplib_destroy(lib1);
+}
+
+TEST_F(oplib, random_rejects)
+{
+	static const int64_t n = 8, three = 3;
+	struct tt *ctr = random_ctr(self, 0, 0);
+	struct tt *bad_ctr = T(self, NPU_DTYPE_S64, 1, &three);
+	struct tt *y = T(self, NPU_DTYPE_F32, 1, &n);
+	struct tt *yi = T(self, NPU_DTYPE_S32, 1, &n);
+	struct tt *mask = T(self, NPU_DTYPE_U8, 1, &n);
+	struct desc o;
+
+	random_desc(&o, ctr, y, NPU_RANDOM_DIST_LAST + 1, 0, 0, f64_bits(0), f64_bits(1));
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	random_desc(&o, ctr, y, NPU_RANDOM_UNIFORM, 0, 0, f64_bits(1), f64_bits(1));
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	random_desc(&o, ctr, y, NPU_RANDOM_UNIFORM, 0, 0, f64_bits(0), f64_bits(INFINITY));
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	random_desc(&o, ctr, y, NPU_RANDOM_NORMAL, 0, 0, f64_bits(0), f64_bits(-1));
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	random_desc(&o, ctr, y, NPU_RANDOM_UNIFORM, 0x2, 0, f64_bits(0), f64_bits(1));
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o));
+	random_desc(&o, ctr, y, NPU_RANDOM_UNIFORM, 0, 0, f64_bits(0), f64_bits(1));
+	D(&o)->attrs.random.rsvd2 = htole32(1);
+	EXPECT_EQ(NPU_ERR_RESERVED, run(self, &o));
+	random_desc(&o, bad_ctr, y, NPU_RANDOM_UNIFORM, 0, 0, f64_bits(0), f64_bits(1));
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	/* integers: uniform only, within the type */
+	random_desc(&o, ctr, yi, NPU_RANDOM_NORMAL, 0, 0, 0, 1);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	random_desc(&o, ctr, yi, NPU_RANDOM_UNIFORM, 0, 0, 0, 1ULL << 32);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	random_desc(&o, ctr, yi, NPU_RANDOM_UNIFORM, 0, 0, 5, 5);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	/* a mask: U8 and a count that fits y's last byte */
+	random_desc(&o, ctr, mask, NPU_RANDOM_DROPOUT_MASK, 0, 0, f64_bits(0.5), 0);
+	D(&o)->attrs.random.bits = htole64(n * 8 - 8);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	D(&o)->attrs.random.bits = htole64(n * 8 + 1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	random_desc(&o, ctr, y, NPU_RANDOM_DROPOUT_MASK, 0, 0, f64_bits(0.5), 0);
+	D(&o)->attrs.random.bits = htole64(n * 8);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	random_desc(&o, ctr, y, NPU_RANDOM_UNIFORM, 0, 0, f64_bits(0), f64_bits(1));
+	D(&o)->attrs.random.bits = htole64(1);
+	EXPECT_EQ(NPU_ERR_OP_PARAM, run(self, &o));
+	/* nothing written by a refused operator */
+	EXPECT_EQ(0, random_ctr_word(self, ctr, 0));
+	EXPECT_EQ(0, self->stray);
+}
+
 TEST_HARNESS_MAIN

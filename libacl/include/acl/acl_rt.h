@@ -629,6 +629,47 @@ typedef enum {
 	ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS,
 } aclrtRandomNumFuncType;
 
+typedef struct {
+	uint8_t isAddr;
+	uint8_t valueOrAddr[8];
+	uint8_t size;
+	uint8_t rsv[6];
+} aclrtRandomParaInfo;
+
+typedef struct {
+	aclrtRandomParaInfo dropoutRation;
+} aclrtDropoutBitmaskInfo;
+
+typedef struct {
+	aclrtRandomParaInfo min;
+	aclrtRandomParaInfo max;
+} aclrtUniformDisInfo;
+
+typedef struct {
+	aclrtRandomParaInfo mean;
+	aclrtRandomParaInfo stddev;
+} aclrtNormalDisInfo;
+
+typedef struct {
+	aclrtRandomNumFuncType funcType;
+	union {
+		aclrtDropoutBitmaskInfo dropoutBitmaskInfo;
+		aclrtUniformDisInfo uniformDisInfo;
+		aclrtNormalDisInfo normalDisInfo;
+	} paramInfo;
+} aclrtRandomNumFuncParaInfo;
+
+typedef struct {
+	aclDataType dataType;
+	aclrtRandomNumFuncParaInfo randomNumFuncParaInfo;
+	void *randomParaAddr;
+	void *randomResultAddr;
+	void *randomCounterAddr;
+	aclrtRandomParaInfo randomSeed;
+	aclrtRandomParaInfo randomNum;
+	uint8_t rsv[8];
+} aclrtRandomNumTaskInfo;
+
 typedef enum {
 	ACL_RT_DEVICE_TASK_ABORT_PRE = 0,
 	ACL_RT_DEVICE_TASK_ABORT_POST,
@@ -995,6 +1036,33 @@ ACL_FUNC_VISIBILITY aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICa
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
 ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclmdlRIDestroy(aclmdlRI modelRI);
+
+/* ------------------------------------------------------------------------
+ * Built-in tasks, computed on the card (builtin.c): dst = dst op src
+ * elementwise, count in bytes; random numbers from the card's counter-
+ * based generator (operator RANDOM, uapi/npu_operator.h), reproducible
+ * from the seed and the 16-byte counter at randomCounterAddr, which each
+ * task advances past the numbers it drew.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count,
+					      aclrtReduceKind kind, aclDataType type,
+					      aclrtStream stream, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo,
+						 const aclrtStream stream, void *reserve);
+
+/*
+ * Saturation mode and overflow detection (overflow.c): the card computes
+ * floats as IEEE 754 does, overflowing to inf and NaN, and keeps no
+ * overflow status: ACL_RT_OVERFLOW_MODE_INFNAN is the one mode, and the
+ * rest returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
+ACL_FUNC_VISIBILITY aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize,
+						    aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtResetOverflowStatus(aclrtStream stream);
 
 #ifdef __cplusplus
 }
