@@ -50,6 +50,7 @@ struct rtExceptionInfo {
 };
 
 static __thread uint32_t tls_last_task;
+static __thread uint32_t tls_tid;	/* 0 until the thread's first task */
 static __thread struct rtExceptionInfo tls_pending;
 static __thread bool tls_has_pending;
 
@@ -59,20 +60,39 @@ static aclrtExceptionInfoCallback exc_cbs[EXC_CB_MAX];	/* ...CallbackRegister */
 static int exc_ncbs;
 static uint32_t dev_last_err[ACL_MAX_DEVICES];		/* enum drm_npu_error */
 
+/* A child of fork() is a thread of its own, with an id of its own. */
+static void forget_tid(void)
+{
+	tls_tid = 0;
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, forget_tid);
+}
+
 void acl_task_note_locked(struct acl_stream *s, struct acl_kstream *k, uint64_t seq)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct acl_task_log *log = s->tasks;
+	uint32_t id;
 
 	ACL_ASSERT_HELD(&s->lock);
 	if (!s->ctx)
 		return;		/* internal streams run no tasks of the user's */
+	id = ++tls_last_task;
+	/* Once per thread: submissions make no system call of their own. */
+	if (!tls_tid) {
+		pthread_once(&once, watch_forks);
+		tls_tid = (uint32_t)gettid();
+	}
 	if (!log) {
 		log = calloc(1, sizeof(*log));
 		if (!log)
 			return;	/* the ids go on; only the failing one is not named */
 		s->tasks = log;
 	}
-	log->rec[log->next] = (struct acl_task_rec){ k, seq, ++tls_last_task, (uint32_t)gettid() };
+	log->rec[log->next] = (struct acl_task_rec){ k, seq, id, tls_tid };
 	log->next = (log->next + 1) % TASK_LOG_LEN;
 }
 
