@@ -101,6 +101,17 @@ TEST_F(dev, device_resource_limits)
 
 	if (!engines)
 		SKIP(return, "the card has no compute engines");
+	/* The cores aclrtGetDeviceInfo counts. */
+	{
+		int64_t cores = -1;
+
+		ASSERT_EQ(ACL_SUCCESS, aclrtGetDeviceInfo(0, ACL_DEV_ATTR_VECTOR_CORE_NUM, &cores));
+		EXPECT_EQ(engines, cores);
+		ASSERT_EQ(ACL_SUCCESS, aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, &cores));
+		EXPECT_EQ(engines, cores);
+		ASSERT_EQ(ACL_SUCCESS, aclGetDeviceCapability(0, ACL_DEVICE_INFO_VECTOR_CORE_NUM, &cores));
+		EXPECT_EQ(engines, cores);
+	}
 	/* Unset: the hardware's, for both types. */
 	ASSERT_EQ(ACL_SUCCESS, aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
 	EXPECT_EQ(engines, v);
