@@ -638,4 +638,24 @@ TEST_F(fault, exception_names_the_failing_task)
 	ASSERT_EQ(ACL_SUCCESS, aclrtSetExceptionInfoCallback(NULL));
 }
 
+/* A stream that stops on failure tells of it once, however often it is asked. */
+TEST_F(fault, exception_once_in_stop_mode)
+{
+	uint32_t failing;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetStreamFailureMode(self->s, ACL_STOP_ON_FAILURE));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetExceptionInfoCallback(on_exception));
+	ASSERT_EQ(0, inject(0, "dma", self->ring, -1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->host, N,
+						ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetThreadLastTaskId(&failing));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(1, seen.calls);
+	EXPECT_EQ(failing, seen.task);
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_NE(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, 0, N, self->s));
+	EXPECT_EQ(1, seen.calls);
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetExceptionInfoCallback(NULL));
+}
+
 TEST_HARNESS_MAIN
