@@ -557,6 +557,8 @@ static inline uint32_t acl_slot_err(struct acl_device *dev, uint32_t slot)
 
 /* Stopping, restarting (stream_ctl.c), state callbacks (stream_state.c). */
 aclError acl_stream_restart_locked(struct acl_stream *s);
+/* Why s, which has a sticky error, refuses work; k is its latest ring. */
+const char *acl_stream_refusal_text(struct acl_stream *s, struct acl_kstream *k);
 void acl_stream_state_notify(struct acl_stream *s, aclrtStreamState state);
 
 /*

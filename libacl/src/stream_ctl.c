@@ -44,6 +44,15 @@ aclError acl_stream_restart_locked(struct acl_stream *s)
 	return ACL_SUCCESS;
 }
 
+/* A stopped stream's ring is a fresh one, without an error of its own. */
+const char *acl_stream_refusal_text(struct acl_stream *s, struct acl_kstream *k)
+{
+	uint32_t e = acl_kstream_err(s->dev, k);
+
+	return e ? acl_slot_error_text(e) : "it was stopped by aclrtStreamStop; aclrtStreamAbort "
+		   "restarts it";
+}
+
 static struct acl_stream *explicit_stream(const char *fn, aclrtStream stream, aclError *err)
 {
 	if (!stream) {

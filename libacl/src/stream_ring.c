@@ -85,7 +85,7 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 		code = s->sticky_err;
 		acl_mutex_unlock(&s->lock);
 		return ACL_FAIL(code, "stream %u has failed and accepts no work (%s)",
-				s->obj.index, acl_slot_error_text(acl_kstream_err(d, atomic_load(&s->kst))));
+				s->obj.index, acl_stream_refusal_text(s, atomic_load(&s->kst)));
 	}
 	dk = atomic_load(&s->dst);
 	if (direct_ok && !dk && !s->direct_tried && s->ctx && acl_direct_eligible(d, cmds, count)) {

@@ -158,7 +158,7 @@ aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms)
 
 	if (s->sticky_err)
 		return ACL_FAIL(s->sticky_err, "stream %u has failed: %s", s->obj.index,
-				acl_slot_error_text(acl_kstream_err(s->dev, t.k)));
+				acl_stream_refusal_text(s, t.k));
 	code = acl_stream_wait(s, &t, timeout_ms);
 	if (code)
 		return code;

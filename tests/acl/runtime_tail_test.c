@@ -339,6 +339,7 @@ TEST_F(dev, stream_stop_then_abort)
 	ASSERT_EQ(ACL_SUCCESS, aclrtStreamStop(s));
 	EXPECT_EQ(ACL_ERROR_RT_STREAM_ABORT, aclrtSynchronizeStream(s));
 	EXPECT_EQ(ACL_ERROR_RT_STREAM_ABORT, aclrtMemsetAsync(host, n, 0x55, n, s));
+	EXPECT_MSG("aclrtStreamStop");
 	ASSERT_EQ(ACL_SUCCESS, gate_open(&g));
 	EXPECT_EQ(0, host[0]);	/* dropped, never ran */
 
