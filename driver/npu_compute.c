@@ -192,6 +192,9 @@ int npu_compute_param(struct npu_device *ndev, u32 param, u64 *value)
 	case DRM_NPU_PARAM_OP_DESC_MAX:
 		*value = id->operators ? id->op_desc_max : 0;
 		return 0;
+	case DRM_NPU_PARAM_COMPUTE_NS:
+		*value = atomic64_read(&ndev->compute_ns);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -656,7 +659,7 @@ static void npu_compute_advance(struct npu_stream *stream, u64 *seen, u64 now,
 void npu_compute_sample(struct npu_stream *stream)
 {
 	struct npu_ctx *ctx = stream->ctx;
-	u64 ops, ns;
+	u64 ops, ns, before;
 	int idx;
 
 	if (!ctx->ndev->id.operators || !drm_dev_enter(&ctx->ndev->drm, &idx))
@@ -667,7 +670,9 @@ void npu_compute_sample(struct npu_stream *stream)
 
 	spin_lock_irq(&stream->lock);
 	npu_compute_advance(stream, &stream->ops_done, ops, &ctx->ops_done);
+	before = stream->compute_ns;
 	npu_compute_advance(stream, &stream->compute_ns, ns, &ctx->compute_ns);
+	atomic64_add(stream->compute_ns - before, &ctx->ndev->compute_ns);
 	spin_unlock_irq(&stream->lock);
 }
 

@@ -159,6 +159,8 @@ struct npu_identity {
  * @stream_dirs: the entries in @streams_kobj; under @sysfs_lock
  * @selftest_ok: the probe-time self-test completed a fence
  * @selftest_ns: round trip of the self-test, doorbell to interrupt
+ * @compute_ns: time operators of every context held a compute engine, as
+ *	last read from the rings (DRM_NPU_PARAM_COMPUTE_NS)
  * @op_desc_pool: blocks for one operator descriptor, for the batches of a
  *	single operator; NULL when the card computes nothing
  */
@@ -193,6 +195,7 @@ struct npu_device {
 	struct list_head stream_dirs;
 	bool selftest_ok;
 	u64 selftest_ns;
+	atomic64_t compute_ns;
 	struct dma_pool *op_desc_pool;
 };
 

@@ -265,6 +265,12 @@ enum drm_npu_param {
 	DRM_NPU_PARAM_DTYPES = 15,		/* bit n: enum npu_dtype n is supported */
 	DRM_NPU_PARAM_OP_DESC_MAX = 16,		/* largest descriptor, bytes */
 	DRM_NPU_PARAM_DIRECT_BINDINGS = 17,	/* handles below this are bindings */
+	/*
+	 * ns the card's compute engines ran operators, every context's,
+	 * since probe: as last read from the rings, which the driver does
+	 * when a stream retires work; with CLOCK_NS, the engines' utilization
+	 */
+	DRM_NPU_PARAM_COMPUTE_NS = 18,
 };
 
 struct drm_npu_get_param {

@@ -473,6 +473,9 @@ struct acl_stream {
 	aclError sticky_err;		/* unrecoverable (dead card, stop mode) */
 	struct acl_cbstate *cb;		/* callbacks, under cb_lock */
 	struct acl_list link;		/* in dev->streams */
+	_Atomic uint32_t user_tag;	/* ACL_STREAM_ATTR_USER_CUSTOM_TAG */
+	_Atomic uint32_t res_limit[2];	/* per aclrtDevResLimitType, 0: none (res_limit.c) */
+	struct acl_task_log *tasks;	/* its recent tasks, under lock (exception.c) */
 };
 
 /*
@@ -551,6 +554,26 @@ static inline uint32_t acl_slot_err(struct acl_device *dev, uint32_t slot)
 {
 	return __atomic_load_n(&dev->fence[slot].error, __ATOMIC_ACQUIRE);
 }
+
+/* Stopping, restarting (stream_ctl.c), state callbacks (stream_state.c). */
+aclError acl_stream_restart_locked(struct acl_stream *s);
+/* Why s, which has a sticky error, refuses work; k is its latest ring. */
+const char *acl_stream_refusal_text(struct acl_stream *s, struct acl_kstream *k);
+void acl_stream_state_notify(struct acl_stream *s, aclrtStreamState state);
+
+/*
+ * Tasks and exceptions (exception.c): each submission to s is noted with
+ * s->lock held; a failure of k is noted when first handled, with s->lock
+ * held, and the exception callbacks are called by acl_exception_deliver,
+ * which the thread calls once it holds no stream lock.
+ */
+void acl_task_note_locked(struct acl_stream *s, struct acl_kstream *k, uint64_t seq);
+void acl_task_log_free(struct acl_stream *s);
+void acl_exception_note_locked(struct acl_stream *s, struct acl_kstream *k, aclError code);
+void acl_exception_deliver(void);
+
+/* A driver parameter of d, whether or not the process has d open (res_limit.c). */
+aclError acl_device_param(const char *fn, struct acl_device *d, uint32_t param, uint64_t *v);
 
 /* ---- events (event.c) -------------------------------------------------- */
 struct acl_event {

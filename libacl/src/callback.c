@@ -11,7 +11,9 @@
  *
  * Callbacks of aclrtLaunchCallback run in the thread subscribed to the
  * stream, inside aclrtProcessReport; those of aclrtLaunchHostFunc run in
- * an internal thread. Each stream's callbacks run in launch order.
+ * the thread subscribed to the stream for host functions, inside
+ * aclrtProcessHostFunc, or, while none is, in an internal thread. Each
+ * stream's callbacks run in launch order.
  *
  * The bookkeeping (queues, subscriptions) sits under one mutex, cb_lock;
  * the card-side work goes through the stream's own submission path.
@@ -29,7 +31,13 @@
 
 #include "acl_internal.h"
 
-enum cb_kind { CB_REPORT = 1, CB_HOSTFUNC = 2 };
+enum cb_kind { CB_REPORT = 1, CB_HOSTFUNC = 2, CB_KINDS };
+
+/* The thread that runs a stream's callbacks of one kind. */
+struct cb_sub {
+	bool on;
+	pthread_t thread;
+};
 
 struct acl_cb {
 	struct acl_cb *next;
@@ -46,8 +54,7 @@ struct acl_cbstate {
 	uint32_t reached_slot, done_slot;
 	uint64_t launched;		/* last seq handed out */
 	struct acl_cb *head, *tail;
-	bool subscribed;
-	pthread_t thread;
+	struct cb_sub sub[CB_KINDS];	/* by enum cb_kind */
 	bool busy;			/* a callback of the stream is running: */
 	struct acl_cb *cur;		/* this one, */
 	pthread_t runner;		/* in this thread */
@@ -202,7 +209,7 @@ static aclError launch(struct acl_stream *s, void (*fn)(void *), void *arg, bool
 		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of host memory");
 	acl_mutex_lock(&cb_lock);
 	st = cb_get(s, &err);
-	if (st && kind == CB_REPORT && !st->subscribed)
+	if (st && kind == CB_REPORT && !st->sub[CB_REPORT].on)
 		err = ACL_FAIL(ACL_ERROR_RT_STREAM_NO_CB_REG,
 			       "no thread is subscribed to stream %u (aclrtSubscribeReport)",
 			       s->obj.index);
@@ -274,9 +281,9 @@ void acl_cb_stream_failed(struct acl_stream *s)
 static bool served_by_another(const struct acl_cbstate *st, enum cb_kind kind, pthread_t me)
 {
 	ACL_ASSERT_HELD(&cb_lock);
-	if (kind == CB_REPORT)
-		return st->subscribed && !pthread_equal(st->thread, me);
-	return worker_running && !pthread_equal(worker, me);
+	if (st->sub[kind].on)
+		return !pthread_equal(st->sub[kind].thread, me);
+	return kind == CB_HOSTFUNC && worker_running && !pthread_equal(worker, me);
 }
 
 /*
@@ -350,7 +357,11 @@ void acl_cb_stream_gone(struct acl_stream *s)
 
 /* ---- aclrtLaunchCallback and friends ------------------------------------ */
 
-ACL_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+static const char *const cb_subscriber[CB_KINDS] = {
+	[CB_REPORT] = "aclrtSubscribeReport", [CB_HOSTFUNC] = "aclrtSubscribeHostFunc",
+};
+
+static aclError subscribe(enum cb_kind kind, uint64_t threadId, aclrtStream stream)
 {
 	struct acl_cbstate *st;
 	struct acl_stream *s;
@@ -365,7 +376,8 @@ ACL_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 	for (pos = cb_all.next; pos != &cb_all; pos = pos->next) {
 		struct acl_cbstate *o = acl_container_of(pos, struct acl_cbstate, link);
 
-		if (o->subscribed && (uint64_t)o->thread == threadId && o->s->dev != s->dev) {
+		if (o->sub[kind].on && (uint64_t)o->sub[kind].thread == threadId &&
+		    o->s->dev != s->dev) {
 			acl_mutex_unlock(&cb_lock);
 			return ACL_FAIL(ACL_ERROR_RT_THREAD_SUBSCRIBE,
 					"thread %llu already serves streams of device %d",
@@ -373,19 +385,19 @@ ACL_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 		}
 	}
 	st = cb_get(s, &err);
-	if (st && st->subscribed)
+	if (st && st->sub[kind].on)
 		err = ACL_FAIL(ACL_ERROR_RT_STREAM_SUBSCRIBE,
-			       "stream %u already has a subscribed thread", s->obj.index);
+			       "stream %u already has a subscribed thread (%s)", s->obj.index,
+			       cb_subscriber[kind]);
 	else if (st) {
-		st->subscribed = true;
-		st->thread = (pthread_t)threadId;
+		st->sub[kind] = (struct cb_sub){ true, (pthread_t)threadId };
 		pthread_cond_broadcast(&cb_cond);
 	}
 	acl_mutex_unlock(&cb_lock);
 	return err;
 }
 
-ACL_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+static aclError unsubscribe(enum cb_kind kind, uint64_t threadId, aclrtStream stream)
 {
 	struct acl_cbstate *st;
 	struct acl_stream *s;
@@ -396,16 +408,37 @@ ACL_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream
 		return err;
 	acl_mutex_lock(&cb_lock);
 	st = s->cb;
-	if (!st || !st->subscribed || (uint64_t)st->thread != threadId)
+	if (!st || !st->sub[kind].on || (uint64_t)st->sub[kind].thread != threadId)
 		err = ACL_FAIL(ACL_ERROR_STREAM_NOT_SUBSCRIBE,
-			       "stream %u is not subscribed by thread %llu", s->obj.index,
-			       (unsigned long long)threadId);
+			       "stream %u is not subscribed by thread %llu (%s)", s->obj.index,
+			       (unsigned long long)threadId, cb_subscriber[kind]);
 	else {
-		st->subscribed = false;
+		st->sub[kind].on = false;
 		pthread_cond_broadcast(&cb_cond);
 	}
 	acl_mutex_unlock(&cb_lock);
 	return err;
+}
+
+ACL_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+	return subscribe(CB_REPORT, threadId, stream);
+}
+
+ACL_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+	return unsubscribe(CB_REPORT, threadId, stream);
+}
+
+/* Host functions of the stream run in that thread, not the internal one. */
+ACL_EXPORT aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
+{
+	return subscribe(CB_HOSTFUNC, hostFuncThreadId, exeStream);
+}
+
+ACL_EXPORT aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
+{
+	return unsubscribe(CB_HOSTFUNC, hostFuncThreadId, exeStream);
 }
 
 ACL_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
@@ -429,10 +462,15 @@ struct cb_scan {
 	struct acl_cbstate *pending;	/* one whose next callback the card has yet to reach */
 };
 
-/* Reports run in the subscribed thread, host functions in the worker. */
+/*
+ * Callbacks run in the stream's subscribed thread; host functions of a
+ * stream without one in the worker.
+ */
 static bool serves(const struct acl_cbstate *st, enum cb_kind kind, pthread_t me)
 {
-	return kind == CB_HOSTFUNC || (st->subscribed && pthread_equal(st->thread, me));
+	if (st->sub[kind].on)
+		return pthread_equal(st->sub[kind].thread, me);
+	return kind == CB_HOSTFUNC && pthread_equal(worker, me);
 }
 
 /*
@@ -494,8 +532,8 @@ static void wait_for_callbacks(const struct cb_scan *sc, int64_t deadline)
 	acl_mutex_lock(&cb_lock);
 }
 
-/* Runs every callback that is due, waiting up to timeout for the first. */
-ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
+/* Runs every callback of kind that is due, waiting up to timeout for the first. */
+static aclError process(enum cb_kind kind, int32_t timeout)
 {
 	int64_t deadline;
 	bool did = false;
@@ -507,7 +545,7 @@ ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
 	deadline = timeout < 0 ? INT64_MAX : acl_now_ns() + (int64_t)timeout * 1000000;
 	acl_mutex_lock(&cb_lock);
 	for (;;) {
-		if (serve_one(CB_REPORT, &sc)) {
+		if (serve_one(kind, &sc)) {
 			did = true;
 			continue;
 		}
@@ -516,7 +554,8 @@ ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
 		if (!sc.nserved) {
 			acl_mutex_unlock(&cb_lock);
 			return ACL_FAIL(ACL_ERROR_RT_THREAD_SUBSCRIBE,
-					"the calling thread is not subscribed to any stream");
+					"the calling thread is not subscribed to any stream (%s)",
+					cb_subscriber[kind]);
 		}
 		if (acl_now_ns() >= deadline) {
 			acl_mutex_unlock(&cb_lock);
@@ -526,6 +565,16 @@ ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
 	}
 	acl_mutex_unlock(&cb_lock);
 	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclrtProcessReport(int32_t timeout)
+{
+	return process(CB_REPORT, timeout);
+}
+
+ACL_EXPORT aclError aclrtProcessHostFunc(int32_t timeout)
+{
+	return process(CB_HOSTFUNC, timeout);
 }
 
 /* ---- aclrtLaunchHostFunc: the internal worker --------------------------- */

@@ -629,11 +629,18 @@ ACL_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int
 			*value = (int64_t)v;
 		}
 		return ACL_SUCCESS;
-	/* The card moves data; it has no compute cores and no cache. */
-	case ACL_DEV_ATTR_AICPU_CORE_NUM:
+	/* Its cores are its compute engines (res_limit.c). */
 	case ACL_DEV_ATTR_AICORE_CORE_NUM:
 	case ACL_DEV_ATTR_CUBE_CORE_NUM:
-	case ACL_DEV_ATTR_VECTOR_CORE_NUM:
+	case ACL_DEV_ATTR_VECTOR_CORE_NUM: {
+		aclError err = acl_device_param(__func__, d, DRM_NPU_PARAM_NUM_COMPUTE_ENGINES, &v);
+
+		if (!err)
+			*value = (int64_t)v;
+		return err;
+	}
+	/* The card has no AI CPU and no cache. */
+	case ACL_DEV_ATTR_AICPU_CORE_NUM:
 	case ACL_DEV_ATTR_L2_CACHE_SIZE:
 	case ACL_DEV_ATTR_SMP_ID:
 	case ACL_DEV_ATTR_IS_VIRTUAL:

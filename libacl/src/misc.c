@@ -153,6 +153,10 @@ ACL_EXPORT aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo devi
 		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %u does not exist", deviceId);
 	if (deviceInfo < ACL_DEVICE_INFO_AI_CORE_NUM || deviceInfo > ACL_DEVICE_INFO_L2_SIZE)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown device info %d", (int)deviceInfo);
-	*value = 0;	/* no compute cores, no L2 */
-	return ACL_SUCCESS;
+	if (deviceInfo == ACL_DEVICE_INFO_L2_SIZE) {
+		*value = 0;	/* no L2 */
+		return ACL_SUCCESS;
+	}
+	return aclrtGetDeviceInfo(deviceId, deviceInfo == ACL_DEVICE_INFO_AI_CORE_NUM ?
+				  ACL_DEV_ATTR_AICORE_CORE_NUM : ACL_DEV_ATTR_VECTOR_CORE_NUM, value);
 }

@@ -43,6 +43,7 @@ struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 	acl_mutex_lock(&d->list_lock);
 	acl_list_add(&d->streams, &s->link);
 	acl_mutex_unlock(&d->list_lock);
+	acl_stream_state_notify(s, ACL_RT_STREAM_STATE_CREATE_POST);
 	return s;
 }
 
@@ -67,6 +68,7 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 
 	if (!claim(s))
 		return ACL_SUCCESS;
+	acl_stream_state_notify(s, ACL_RT_STREAM_STATE_DESTROY_PRE);
 	if (wait)
 		acl_stream_drain(s);
 	acl_cb_stream_gone(s);
@@ -93,6 +95,7 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 		free(k);
 	}
 	atomic_store(&s->kst, NULL);
+	acl_task_log_free(s);
 	acl_mutex_unlock(&s->lock);
 	acl_obj_free(s);
 	return ACL_SUCCESS;
@@ -294,40 +297,4 @@ ACL_EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
 	s->failure_mode = mode;
 	acl_mutex_unlock(&s->lock);
 	return ACL_SUCCESS;
-}
-
-/* Drops the stream's queued work: its ring is stopped and replaced. */
-ACL_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
-{
-	struct acl_kstream *k, *nk;
-	struct acl_stream *s;
-	aclError err = ACL_SUCCESS;
-
-	if (!stream)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "stream must not be NULL");
-	s = acl_stream_resolve(stream, &err);
-	if (!s)
-		return err;
-	acl_mutex_lock(&s->lock);
-	k = atomic_load(&s->kst);
-	err = acl_kstream_new(s, &nk);
-	if (!err) {
-		struct acl_kstream *dk = atomic_load(&s->dst);
-
-		acl_kstream_retire(s->dev, k);
-		nk->older = k;
-		if (dk) {
-			acl_kstream_retire(s->dev, dk);
-			dk->older = k->older;
-			k->older = dk;
-			atomic_store(&s->dst, acl_direct_new(s));
-		}
-		atomic_store(&s->kst, nk);
-		atomic_store(&s->last, nk);
-		s->sticky_err = 0;
-		atomic_store(&s->pending_err, 0);
-		acl_cb_stream_failed(s);
-	}
-	acl_mutex_unlock(&s->lock);
-	return err;
 }

@@ -52,6 +52,8 @@ aclError acl_stream_failed_locked(struct acl_stream *s, struct acl_kstream *k)
 	ACL_ASSERT_HELD(&s->lock);
 	acl_kstream_state(d, k, &v, &e);
 	code = e ? acl_slot_error(d, e) : ACL_ERROR_RT_INTERNAL_ERROR;
+	if (!s->sticky_err && atomic_load(k->dir ? &s->dst : &s->kst) == k)
+		acl_exception_note_locked(s, k, code);	/* its first handling */
 	if (k->dir)
 		return direct_failed_locked(s, k, e, code);
 	if (atomic_load(&s->kst) != k || s->sticky_err)

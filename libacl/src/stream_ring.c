@@ -85,7 +85,7 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 		code = s->sticky_err;
 		acl_mutex_unlock(&s->lock);
 		return ACL_FAIL(code, "stream %u has failed and accepts no work (%s)",
-				s->obj.index, acl_slot_error_text(acl_kstream_err(d, atomic_load(&s->kst))));
+				s->obj.index, acl_stream_refusal_text(s, atomic_load(&s->kst)));
 	}
 	dk = atomic_load(&s->dst);
 	if (direct_ok && !dk && !s->direct_tried && s->ctx && acl_direct_eligible(d, cmds, count)) {
@@ -102,6 +102,7 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 		dk = atomic_load(&s->dst);
 	}
 	if (dk && direct_ok && acl_direct_submit_locked(s, dk, cmds, count, &seq)) {
+		acl_task_note_locked(s, dk, seq);
 		acl_mutex_unlock(&s->lock);
 		if (done)
 			*done = (struct acl_ticket){ dk, seq };
@@ -127,6 +128,8 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 		atomic_store(&s->last, k);
 		off += n;
 	}
+	if (!ret)
+		acl_task_note_locked(s, k, seq);
 	acl_mutex_unlock(&s->lock);
 	if (ret)
 		return ACL_DRV_FAIL(d, ret, "submitting to stream %u", s->obj.index);
@@ -143,11 +146,17 @@ out_failed:
 aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
 			   struct acl_ticket *done)
 {
-	return stream_submit(s, cmds, count, done, true);
+	aclError err = stream_submit(s, cmds, count, done, true);
+
+	acl_exception_deliver();
+	return err;
 }
 
 aclError acl_stream_submit_kernel(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
 				  struct acl_ticket *done)
 {
-	return stream_submit(s, cmds, count, done, false);
+	aclError err = stream_submit(s, cmds, count, done, false);
+
+	acl_exception_deliver();
+	return err;
 }

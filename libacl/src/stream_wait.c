@@ -141,6 +141,7 @@ aclError acl_stream_wait(struct acl_stream *s, const struct acl_ticket *t, int32
 	acl_mutex_lock(&s->lock);
 	failed = acl_stream_failed_locked(s, k);
 	acl_mutex_unlock(&s->lock);
+	acl_exception_deliver();
 	if (code == ACL_ERROR_RT_LOST_HEARTBEAT)
 		return ACL_FAIL(code, "device %d is lost: %s", s->dev->id,
 				acl_slot_error_text(DRM_NPU_ERR_DEAD));
@@ -157,7 +158,7 @@ aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms)
 
 	if (s->sticky_err)
 		return ACL_FAIL(s->sticky_err, "stream %u has failed: %s", s->obj.index,
-				acl_slot_error_text(acl_kstream_err(s->dev, t.k)));
+				acl_stream_refusal_text(s, t.k));
 	code = acl_stream_wait(s, &t, timeout_ms);
 	if (code)
 		return code;

@@ -2383,4 +2383,33 @@ TEST_F(result, counters_in_sysfs_and_fdinfo)
 	}
 }
 
+/*
+ * The card's total counts every context's operators: this one's among
+ * them. Reading fdinfo brings the context's counters up to date first.
+ */
+TEST_F(result, device_compute_ns_counts_contexts)
+{
+	long long ctx0, ctx1, ctx2;
+	uint64_t dev0, dev1, dev2;
+	int i;
+
+	NEED_OPERATOR(NPU_OPERATOR_UNARY);
+	ctx0 = test_fdinfo_value(self->card.fd, "drm-engine-compute");
+	ASSERT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_COMPUTE_NS, &dev0));
+	negate_op(self);
+	ASSERT_EQ(0, upload(self));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, run_op(self));
+	ctx1 = test_fdinfo_value(self->card.fd, "drm-engine-compute");
+	ASSERT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_COMPUTE_NS, &dev1));
+	EXPECT_GT(ctx1, ctx0);
+	EXPECT_GE((long long)(dev1 - dev0), ctx1 - ctx0);
+	/* Copies are not operators. */
+	ASSERT_EQ(0, upload(self));
+	ctx2 = test_fdinfo_value(self->card.fd, "drm-engine-compute");
+	ASSERT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_COMPUTE_NS, &dev2));
+	EXPECT_EQ(ctx1, ctx2);
+	EXPECT_EQ(dev1, dev2);
+}
+
 TEST_HARNESS_MAIN

@@ -149,7 +149,10 @@ def test_cann_attributes(initialized):
 
 def test_get_device_capability(initialized):
     value, ret = acl.get_device_capability(0, 0)
-    assert ret == ACL_SUCCESS and value == 0     # no AI cores on this card
+    # AI cores: the card's compute engines, as aclrtGetDeviceInfo counts them
+    cores, cores_ret = acl.rt.get_device_info(0, 101)    # ACL_DEV_ATTR_AICORE_CORE_NUM
+    assert ret == ACL_SUCCESS and cores_ret == ACL_SUCCESS and value == cores
+    assert acl.get_device_capability(0, 2) == (0, ACL_SUCCESS)    # no L2
     assert acl.get_device_capability(7, 0)[1] == ACL_ERROR_RT_INVALID_DEVICEID
 
 

@@ -1015,6 +1015,95 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
 ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
 ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
 
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
+ACL_FUNC_VISIBILITY aclError aclrtProcessHostFunc(int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
+
+/* ------------------------------------------------------------------------
+ * Versions, compatibility, device features and utilization. Package names:
+ * "cann" and "runtime" (this library), "driver" (the npu module), "firmware"
+ * (the card's interface); a version number is major * 1000000 + minor *
+ * 1000 + patch.
+ */
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
+ACL_FUNC_VISIBILITY aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType,
+						      int32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceUtilizationRate(int32_t deviceId,
+							   aclrtUtilizationInfo *utilizationInfo);
+
+/* ------------------------------------------------------------------------
+ * Resource limits: cube and vector cores are both the card's compute
+ * engines; a limit below their number is refused (not supported).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type,
+						    uint32_t value);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type,
+						    uint32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceResLimit(int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type,
+						    uint32_t value);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type,
+						    uint32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtResetStreamResLimit(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtUseStreamResInCurrentThread(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
+
+/* ------------------------------------------------------------------------
+ * Stream configuration and control. aclrtStreamStop drops the stream's
+ * work and leaves it refusing more (ACL_ERROR_RT_STREAM_ABORT) until
+ * aclrtStreamAbort restarts it. State callbacks are called after a
+ * stream is made and before it is destroyed.
+ */
+ACL_FUNC_VISIBILITY aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle,
+						     aclrtStreamConfigAttr attr, const void *attrValue,
+						     size_t valueSize);
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamV2(aclrtStream *stream,
+						 const aclrtStreamConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+						     aclrtStreamAttrValue *value);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+						     aclrtStreamAttrValue *value);
+ACL_FUNC_VISIBILITY aclError aclrtStreamStop(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtRegStreamStateCallback(const char *regName,
+							 aclrtStreamStateCallback callback, void *args);
+
+/* ------------------------------------------------------------------------
+ * Timeouts: the card has no per-task timeout; each returns
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOutWithMs(uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout);
+ACL_FUNC_VISIBILITY aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
+ACL_FUNC_VISIBILITY aclError aclrtGetOpExecuteTimeout(uint32_t *const timeoutMs);
+
+/* ------------------------------------------------------------------------
+ * Task ids and exception information. A thread numbers the tasks it
+ * submits from 1; when a stream fails, the exception callbacks get the
+ * failing task's id, stream, thread, device and error code before the
+ * call that found the failure returns.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
+ACL_FUNC_VISIBILITY aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
+ACL_FUNC_VISIBILITY aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback);
+ACL_FUNC_VISIBILITY aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info,
+								 aclrtFuncHandle *func);
+ACL_FUNC_VISIBILITY aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info,
+							   void **devArgsPtr, uint32_t *devArgsLen);
+ACL_FUNC_VISIBILITY aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo);
+
 /* ------------------------------------------------------------------------
  * Virtual memory (reserve, map physical memory into it) and capturing a
  * stream's work as a model to replay: not on this card yet, every call
