@@ -35,6 +35,20 @@ bool acl_ipc_key_parse(const char *text, const char *kind, struct acl_ipc_key *k
 	return text[klen + end] == '\0' && k->key;
 }
 
+/* A card's serial, whether this process has it open or not; 0 if unreadable. */
+static uint64_t device_serial(struct acl_device *d)
+{
+	uint64_t serial = 0;
+	int fd = d->fd >= 0 ? d->fd : drv_open(d->path);
+
+	if (fd < 0)
+		return 0;
+	drv_get_param(fd, DRM_NPU_PARAM_SERIAL, &serial);
+	if (fd != d->fd)
+		close(fd);
+	return serial;
+}
+
 struct acl_device *acl_ipc_key_device(const char *fn, const char *text, const char *kind,
 				      struct acl_ipc_key *k, aclError *err)
 {
@@ -58,7 +72,7 @@ struct acl_device *acl_ipc_key_device(const char *fn, const char *text, const ch
 	if (c->dev->serial == k->serial)
 		return c->dev;
 	for (i = 0; i < acl_ndevices; i++) {
-		if (acl_devices[i].serial == k->serial) {
+		if (&acl_devices[i] != c->dev && device_serial(&acl_devices[i]) == k->serial) {
 			*err = acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 					"key %s is of device %d, the current one is %d: cards "
 					"cannot reach each other's memory (peer access, issue 28)",

@@ -518,6 +518,7 @@ TEST_F(one, memory_bad_arguments)
 {
 	char *p = self->p, key[KEY_LEN], bad[KEY_LEN];
 	int32_t pid = getpid(), nobody = 0x7ffffff0;
+	uint32_t ndev = 0;
 	void *out;
 
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemGetExportKey(NULL, 64, key, KEY_LEN, 0));
@@ -549,6 +550,15 @@ TEST_F(one, memory_bad_arguments)
 	/* A notify's key is not memory's. */
 	memcpy(bad, "npunfy", 6);
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportByKey(&out, bad, 0));
+
+	/* Another card cannot reach this one's memory: not supported, and said so. */
+	if (aclrtGetDeviceCount(&ndev) == ACL_SUCCESS && ndev >= 2) {
+		ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(1));
+		EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtIpcMemImportByKey(&out, key, 0));
+		EXPECT_NE(NULL, strstr(aclGetRecentErrMsg(), "peer access"));
+		ASSERT_EQ(ACL_SUCCESS, aclrtResetDevice(1));
+		ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	}
 
 	/* The exporter importing its own key gets its own pointer. */
 	ASSERT_EQ(ACL_SUCCESS, aclrtIpcMemImportByKey(&out, key, 0));
