@@ -9,9 +9,8 @@
  * on there exactly as here. A notify is set (non-zero) or not; a count
  * notify holds a number.
  *
- * The card's VALUE_WAIT has no deadline: a wait's timeout is checked but
- * not enforced, a wait for a record that never comes lasts until the
- * stream is destroyed or the card declares it hung.
+ * The card's VALUE_WAIT has no deadline: a wait asks for none (timeout 0,
+ * "wait forever" in the vendor's docs) or is refused as not supported.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -148,6 +147,14 @@ static aclError notify_submit(const char *fn, struct acl_notify *n, aclrtStream 
 	return acl_stream_submit(s, cmds, count, NULL);
 }
 
+static aclError no_deadline(const char *fn, uint32_t timeout)
+{
+	if (!timeout)
+		return ACL_SUCCESS;
+	return acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "a timeout of %u s: the card "
+			"waits without a deadline, pass 0 (wait forever)", timeout);
+}
+
 static struct drm_npu_cmd value_write(uint64_t addr, uint64_t value)
 {
 	return (struct drm_npu_cmd){ .op = DRM_NPU_OP_VALUE_WRITE, .dst = addr, .value = value };
@@ -188,8 +195,10 @@ ACL_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stre
 	struct acl_notify *n = notify_get(__func__, notify, false, &err);
 	struct drm_npu_cmd c[2];
 
-	(void)timeout;	/* see the top of the file */
 	if (!n)
+		return err;
+	err = no_deadline(__func__, timeout);
+	if (err)
 		return err;
 	c[0] = value_wait(n->addr, DRM_NPU_WAIT_AND, ~0ULL);
 	c[1] = value_write(n->addr, 0);
@@ -413,6 +422,9 @@ ACL_EXPORT aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclr
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "isClear is %u", info->isClear);
 	n = notify_get(__func__, cntNotify, true, &err);
 	if (!n)
+		return err;
+	err = no_deadline(__func__, info->timeout);
+	if (err)
 		return err;
 	c[0].dst = n->addr;
 	c[1] = value_write(n->addr, 0);

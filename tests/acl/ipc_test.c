@@ -687,6 +687,9 @@ TEST_F(one, notify_bad_arguments)
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtRecordNotify(NULL, self->s1));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtWaitAndResetNotify((aclrtNotify)0x42, self->s1, 0));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetNotifyId(n, NULL));
+	/* The card's wait has no deadline to give it. */
+	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtWaitAndResetNotify(n, self->s1, 1));
+	EXPECT_NE(NULL, strstr(aclGetRecentErrMsg(), "pass 0"));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifyBatchReset(NULL, 1));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifyBatchReset(&n, 0));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifyBatchReset(&c, 1));
@@ -717,6 +720,10 @@ TEST_F(one, notify_bad_arguments)
 	wait.mode = ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE;
 	wait.isClear = 2;
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtCntNotifyWaitWithTimeout(c, self->s1, &wait));
+	wait.isClear = 0;
+	wait.timeout = 5;
+	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+		  aclrtCntNotifyWaitWithTimeout(c, self->s1, &wait));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtCntNotifyGetId(c, NULL));
 	EXPECT_EQ(ACL_SUCCESS, aclrtCntNotifyGetId(c, &id));
 
