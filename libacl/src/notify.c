@@ -36,13 +36,26 @@ struct acl_notify {
 static struct acl_notify *notifies;	/* under acl_ipc_lock */
 static uint32_t next_notify_id;		/* under acl_ipc_lock */
 
+/*
+ * A handle is a tag and the notify's id, which is not reused: a stale or
+ * made-up handle names no notify, rather than one made since.
+ */
+#define HANDLE_TAG	(0xa5ULL << 56)
+
+static void *notify_handle(const struct acl_notify *n)
+{
+	return (void *)(uintptr_t)(HANDLE_TAG | n->id);
+}
+
 static struct acl_notify *notify_find_locked(const void *handle, bool count)
 {
 	struct acl_notify *n;
 
 	ACL_ASSERT_HELD(&acl_ipc_lock);
+	if (((uintptr_t)handle & ~0xffffffffULL) != HANDLE_TAG)
+		return NULL;
 	for (n = notifies; n; n = n->next)
-		if (n == handle && n->count == count)
+		if (n->id == (uint32_t)(uintptr_t)handle && n->count == count)
 			return n;
 	return NULL;
 }
@@ -103,7 +116,7 @@ static aclError notify_new(const char *fn, void **out, uint64_t flag, bool count
 	n->dev = c->dev;
 	n->count = count;
 	notify_add(n);
-	*out = n;
+	*out = notify_handle(n);
 	return ACL_SUCCESS;
 }
 
@@ -252,8 +265,12 @@ ACL_EXPORT aclError aclrtNotifyBatchReset(aclrtNotify *notifies_, size_t num)
 	for (i = 0; i < num; i++)
 		if (!notify_get(__func__, notifies_[i], false, &err))
 			return err;
-	for (i = 0; i < num && !err; i++)
-		err = notify_reset_now(__func__, notifies_[i]);
+	for (i = 0; i < num && !err; i++) {
+		struct acl_notify *n = notify_get(__func__, notifies_[i], false, &err);
+
+		if (n)
+			err = notify_reset_now(__func__, n);
+	}
 	return err;
 }
 
@@ -330,7 +347,7 @@ ACL_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key,
 	n->dev = d;
 	n->imported = true;
 	notify_add(n);
-	*notify = n;
+	*notify = notify_handle(n);
 	return ACL_SUCCESS;
 }
 

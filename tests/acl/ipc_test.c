@@ -728,6 +728,11 @@ TEST_F(one, notify_bad_arguments)
 	EXPECT_EQ(ACL_SUCCESS, aclrtCntNotifyGetId(c, &id));
 
 	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyNotify(n));
+	/* A destroyed notify's handle does not name the next one made. */
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateNotify(&out, 0));
+	EXPECT_NE(n, out);
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtRecordNotify(n, self->s1));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyNotify(out));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDestroyNotify(n));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtCntNotifyDestroy(n));
 	EXPECT_EQ(ACL_SUCCESS, aclrtCntNotifyDestroy(c));
