@@ -66,6 +66,7 @@ void npu_postclose(struct drm_device *dev, struct drm_file *file)
 	list_del(&ctx->link);
 	mutex_unlock(&ndev->contexts_lock);
 
+	npu_share_ctx_close(ctx);
 	npu_fence_fini(ctx, file);
 	mutex_destroy(&ctx->direct_lock);
 	mutex_destroy(&ctx->lock);

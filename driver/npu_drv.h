@@ -275,6 +275,7 @@ struct npu_fence_area {
  * @direct_streams: the context's direct streams, whose rings use the
  *	binding table; under @direct_lock
  * @bind_epoch: the binding table's epoch; under @direct_lock
+ * @exports: keys under which it exports buffers; under npu_share.c's lock
  */
 struct npu_ctx {
 	struct npu_device *ndev;
@@ -298,6 +299,7 @@ struct npu_ctx {
 	struct mutex direct_lock;	/* direct streams, bindings */
 	struct list_head direct_streams;
 	u64 bind_epoch;
+	u32 exports;
 };
 
 enum npu_stream_state {
@@ -679,6 +681,14 @@ u32 npu_direct_ring_tail(struct npu_ring *ring);
 void npu_direct_fail_events(struct npu_stream *stream, u32 error);
 int npu_stream_map_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_stream_kick_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+
+/* npu_share.c */
+bool npu_share_imported(struct drm_gem_object *obj, u64 ctx_id);
+void npu_share_bo_close(struct drm_gem_object *obj, struct drm_file *file);
+void npu_share_ctx_close(struct npu_ctx *ctx);
+int npu_bo_export_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int npu_bo_export_ctl_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int npu_bo_import_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* npu_irq.c */
 int npu_irq_init(struct npu_device *ndev);

@@ -16,7 +16,10 @@ static struct npu_bo *to_npu_bo(struct drm_gem_object *obj)
 
 static struct dma_buf *npu_bo_export(struct drm_gem_object *obj, int flags)
 {
-	/* A buffer belongs to one context; there is nothing to share. */
+	/*
+	 * Not as a file descriptor: its holder would get past the process
+	 * list of DRM_IOCTL_NPU_BO_EXPORT (npu_share.c).
+	 */
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
@@ -34,9 +37,15 @@ static void npu_device_bo_free(struct drm_gem_object *obj)
 	kfree(bo);
 }
 
+static void npu_device_bo_close(struct drm_gem_object *obj, struct drm_file *file)
+{
+	npu_direct_bo_close(obj, file);
+	npu_share_bo_close(obj, file);
+}
+
 static const struct drm_gem_object_funcs npu_device_bo_funcs = {
 	.free = npu_device_bo_free,
-	.close = npu_direct_bo_close,
+	.close = npu_device_bo_close,
 	.export = npu_bo_export,
 };
 
@@ -232,7 +241,8 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data,
  * @offset: out: card memory offset of @addr
  *
  * Return: the buffer with a reference the caller puts, or NULL when the
- * range is not wholly inside one device buffer of @ctx.
+ * range is not wholly inside one device buffer that @ctx created or
+ * imported.
  */
 struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
 					    u64 size, u64 *offset)
@@ -251,7 +261,9 @@ struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
 	drm_mm_for_each_node_in_range(node, &ndev->mm, start, start + 1) {
 		struct npu_bo *bo = container_of(node, struct npu_bo, node);
 
-		if (bo->owner == ctx->id && end <= node->start + node->size &&
+		if ((bo->owner == ctx->id ||
+		     npu_share_imported(&bo->base.base, ctx->id)) &&
+		    end <= node->start + node->size &&
 		    kref_get_unless_zero(&bo->base.base.refcount))
 			found = &bo->base.base;
 		break;

@@ -24,6 +24,9 @@ SIZE_IS(struct drm_npu_stream_map, 24);
 SIZE_IS(struct drm_npu_stream_kick, 8);
 SIZE_IS(struct drm_npu_program_create, 24);
 SIZE_IS(struct drm_npu_program_destroy, 8);
+SIZE_IS(struct drm_npu_bo_export, 16);
+SIZE_IS(struct drm_npu_bo_export_ctl, 24);
+SIZE_IS(struct drm_npu_bo_import, 32);
 SIZE_IS(struct drm_npu_direct_cmd, 64);
 SIZE_IS(struct drm_npu_direct_ctrl, 64);
 SIZE_IS(struct npu_direct_cmd, 64);
@@ -67,6 +70,9 @@ struct test_uapi_layout {
 	struct drm_npu_wait wait;
 	struct drm_npu_slot slot;
 	struct drm_npu_fence_slot fence_slot;
+	struct drm_npu_bo_export bo_export;
+	struct drm_npu_bo_export_ctl bo_export_ctl;
+	struct drm_npu_bo_import bo_import;
 	struct npu_cmd hw_cmd;
 	struct npu_sg_entry sg_entry;
 	struct npu_ring_shadow ring_shadow;
@@ -83,5 +89,6 @@ struct test_uapi_layout {
 	struct npu_op_desc op_desc;	/* last: its tensors[] is flexible */
 };
 
-SIZE_IS(struct test_uapi_layout, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 64 + 16 + 64 +
+SIZE_IS(struct test_uapi_layout, 16 + 32 + 24 + 8 + 64 + 32 + 24 + 16 + 32 + 16 + 24 + 32 +
+	64 + 16 + 64 +
 	144 + 48 + 32 + 40 + 24 + 24 + 48 + 72 + 128 + 120 + 144);

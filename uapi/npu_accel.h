@@ -41,7 +41,9 @@ extern "C" {
 #define DRM_NPU_STREAM_KICK	0x0a
 #define DRM_NPU_PROGRAM_CREATE	0x0b
 #define DRM_NPU_PROGRAM_DESTROY	0x0c
-/* 0x0d .. 0x0f: sharing buffers between contexts */
+#define DRM_NPU_BO_EXPORT	0x0d
+#define DRM_NPU_BO_EXPORT_CTL	0x0e
+#define DRM_NPU_BO_IMPORT	0x0f
 
 /**
  * DRM_IOCTL_NPU_GET_PARAM - read one property of the card or the context
@@ -244,6 +246,59 @@ extern "C" {
  */
 #define DRM_IOCTL_NPU_PROGRAM_DESTROY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_PROGRAM_DESTROY, struct drm_npu_program_destroy)
+
+/**
+ * DRM_IOCTL_NPU_BO_EXPORT - offer a device buffer to other contexts
+ *
+ * Gives a device buffer of this context a @key: a random, non-zero number
+ * that another context of the same card names to DRM_IOCTL_NPU_BO_IMPORT.
+ * Only processes allowed with DRM_IOCTL_NPU_BO_EXPORT_CTL may import it,
+ * or any process under DRM_NPU_EXPORT_ANY_PROCESS. A buffer may have
+ * several keys. The key lives until revoked (DRM_NPU_EXPORT_REVOKE) or
+ * until this context is closed; importers keep what they imported either
+ * way (see "Shared buffers" below).
+ *
+ * Errors: -EINVAL for unknown @flags, a non-zero @key (an output) or @pad,
+ * a host buffer; -ENOENT for a @handle that is not a buffer this context
+ * created; -ENOSPC when the context has DRM_NPU_MAX_EXPORTS keys.
+ */
+#define DRM_IOCTL_NPU_BO_EXPORT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_BO_EXPORT, struct drm_npu_bo_export)
+
+/**
+ * DRM_IOCTL_NPU_BO_EXPORT_CTL - allow processes to import a key, or revoke it
+ *
+ * DRM_NPU_EXPORT_ALLOW adds @count process ids (an array of __s32 at
+ * @pids, numbers as the caller's pid namespace sees them) to those that
+ * may import @key; the processes must exist. DRM_NPU_EXPORT_REVOKE ends
+ * the key: nothing more imports it, and what was imported stays.
+ *
+ * Errors: -ENOENT for an unknown @key; -EPERM for a key another context
+ * exported; -EINVAL for an unknown @op, non-zero @pad, @count 0 or @pids
+ * given with REVOKE, @count over DRM_NPU_EXPORT_MAX_PIDS; -ESRCH for a
+ * process id that names no process; -ENOSPC when the key would allow more
+ * than DRM_NPU_EXPORT_MAX_PIDS processes; -EFAULT for unreadable @pids.
+ */
+#define DRM_IOCTL_NPU_BO_EXPORT_CTL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_BO_EXPORT_CTL, struct drm_npu_bo_export_ctl)
+
+/**
+ * DRM_IOCTL_NPU_BO_IMPORT - use another context's device buffer
+ *
+ * Gives this context a @handle to the buffer exported under @key, at the
+ * exporter's device address @addr and of @size bytes: commands of this
+ * context may name it as they name its own device buffers (not as a
+ * binding of a direct ring). The handle holds the buffer until closed
+ * (DRM_IOCTL_GEM_CLOSE, or the file), whatever the exporter does.
+ * Importing a key twice gives two handles.
+ *
+ * Errors: -EINVAL for non-zero @flags, @pad or outputs (@handle, @addr,
+ * @size), a key 0, a key of this context itself; -ENOENT for a key that
+ * this card does not know or that was revoked; -EACCES when the calling
+ * process is not allowed to import it.
+ */
+#define DRM_IOCTL_NPU_BO_IMPORT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_BO_IMPORT, struct drm_npu_bo_import)
 
 enum drm_npu_param {
 	DRM_NPU_PARAM_DEVMEM_SIZE = 0,		/* bytes of device memory */
@@ -499,6 +554,46 @@ struct drm_npu_program_destroy {
  * program value call program src from then on; runs already past it are
  * not affected.
  */
+
+/*
+ * Shared buffers. An exported device buffer is one buffer however many
+ * contexts hold it: the exporter's handle, each key and each importer's
+ * handle keep it, and its card memory returns to the card (and to
+ * DRM_NPU_PARAM_DEVMEM_FREE) only when the last of them is gone and the
+ * commands that named it have completed. The exporter closing its handle,
+ * revoking its keys or dying therefore never frees memory an importer
+ * still names; an importer's handle closing only ends that importer's use.
+ */
+#define DRM_NPU_MAX_EXPORTS		4096	/* keys per context */
+#define DRM_NPU_EXPORT_MAX_PIDS		64	/* processes per key */
+
+#define DRM_NPU_EXPORT_ANY_PROCESS	0x1	/* no process list: any may import */
+
+struct drm_npu_bo_export {
+	__u32 handle;		/* in: a device buffer of this context */
+	__u32 flags;		/* in: DRM_NPU_EXPORT_* */
+	__u64 key;		/* out */
+};
+
+enum drm_npu_export_op {
+	DRM_NPU_EXPORT_ALLOW = 0,	/* pids, count: may import from now on */
+	DRM_NPU_EXPORT_REVOKE = 1,	/* no more imports */
+};
+
+struct drm_npu_bo_export_ctl {
+	__u64 key;
+	__u32 op;		/* enum drm_npu_export_op */
+	__u32 count;		/* ALLOW: entries at pids */
+	__u64 pids;		/* ALLOW: pointer to count __s32; REVOKE: 0 */
+};
+
+struct drm_npu_bo_import {
+	__u64 key;		/* in */
+	__u32 flags;		/* in: none defined, must be 0 */
+	__u32 handle;		/* out */
+	__u64 addr;		/* out: the buffer's device address */
+	__u64 size;		/* out: its bytes */
+};
 
 struct drm_npu_stream_map {
 	__u32 stream;		/* in */

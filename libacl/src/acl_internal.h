@@ -29,6 +29,8 @@
  *  10  cb_lock (callback.c)          callback queues and states, the worker
  *  11  device->slot_lock             the event slots whose free is deferred
  *  12  models_lock (model.c)         the table of loaded models, their refs
+ *  12  ipc_lock (ipc_share.c)        what this process exported and imported
+ *                                    (IPC memory, notifies, IPC events)
  *  13  acl_hostmap.lock (rwlock)     the host memory map (memory.c)
  *  14  device->devmem.lock (rwlock)  the device's allocations
  *  15  tables[]->lock (handle.c)     a handle table's slots and free list
@@ -328,6 +330,9 @@ int drv_wait(int fd, uint32_t slot, uint64_t value, int64_t deadline_ns);
 int drv_slot_alloc(int fd, uint32_t *slot);
 int drv_slot_free(int fd, uint32_t slot);
 int drv_slot_signal(int fd, uint32_t slot, uint64_t value);
+int drv_bo_export(int fd, uint32_t handle, uint32_t flags, uint64_t *key);
+int drv_bo_export_ctl(int fd, uint64_t key, uint32_t op, const int32_t *pids, uint32_t count);
+int drv_bo_import(int fd, uint64_t key, uint32_t *handle, uint64_t *addr, uint64_t *size);
 
 int64_t acl_now_ns(void);	/* CLOCK_MONOTONIC */
 
@@ -589,6 +594,7 @@ struct acl_event {
 	/* slot << 40 | value of the latest record (0: never recorded) */
 	_Atomic uint64_t state;
 	struct acl_list link;		/* in dev->events */
+	struct acl_ipc_event *ipc;	/* ACL_EVENT_IPC: its shared word (ipc_event.c) */
 };
 
 #define ACL_EV_SLOT(st)		((uint32_t)((st) >> 40))
@@ -596,6 +602,17 @@ struct acl_event {
 
 /* Caller holds the device's list_lock. */
 void acl_event_free(struct acl_event *ev);
+aclError acl_event_create(aclrtEvent *event, uint32_t flags, bool ex);
+
+/* IPC events (ipc_event.c): what an event of ACL_EVENT_IPC does besides. */
+aclError acl_ipc_event_init(struct acl_event *ev);
+void acl_ipc_event_release(struct acl_event *ev);
+aclError acl_ipc_event_record(struct acl_event *ev, struct acl_stream *s);
+/* Opened from another process's handle: waits and queries go by the word. */
+bool acl_ipc_event_opened(const struct acl_event *ev);
+aclError acl_ipc_event_wait(struct acl_event *ev, struct acl_stream *s);
+aclError acl_ipc_event_sync(struct acl_event *ev, int32_t timeout_ms);
+aclError acl_ipc_event_done(struct acl_event *ev, bool *done);
 
 /* ---- memory (memory.c) ------------------------------------------------- */
 enum acl_host_kind { ACL_HOST_PINNED, ACL_HOST_REGISTERED };
@@ -615,6 +632,8 @@ struct acl_devmem {
 	size_t alloc;			/* allocated */
 	uint32_t handle;
 	uint32_t policy;
+	/* another process's, imported: closed by aclrtIpcMemClose, never bound */
+	bool imported;
 };
 
 extern struct acl_rmap acl_hostmap;
@@ -657,6 +676,8 @@ void acl_copy_pool_init(struct acl_device *dev);
 void acl_copy_pool_fini(struct acl_device *dev, bool wait);
 void acl_hostmem_drop(struct acl_device *dev);	/* NULL: registrations */
 void acl_devmem_drop_device(struct acl_device *dev);
+/* Forgets what dev's file exported and imported (ipc_share.c). */
+void acl_ipc_drop_device(struct acl_device *dev);
 
 /* ---- callbacks (callback.c) -------------------------------------------- */
 /* Whether the calling thread is inside a callback: it must not wait for a teardown. */

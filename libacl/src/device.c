@@ -190,6 +190,7 @@ static void device_teardown(struct acl_device *d, bool wait)
 
 	acl_hostmem_drop(d);
 	acl_model_drop_device(d);
+	acl_ipc_drop_device(d);
 	acl_devmem_drop_device(d);
 	acl_mutex_lock(&d->slot_lock);
 	while (d->deferred) {

@@ -169,3 +169,35 @@ int64_t acl_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
+
+int drv_bo_export(int fd, uint32_t handle, uint32_t flags, uint64_t *key)
+{
+	struct drm_npu_bo_export a = { .handle = handle, .flags = flags };
+	int ret = drv_ioctl(fd, DRM_IOCTL_NPU_BO_EXPORT, &a);
+
+	if (!ret)
+		*key = a.key;
+	return ret;
+}
+
+int drv_bo_export_ctl(int fd, uint64_t key, uint32_t op, const int32_t *pids, uint32_t count)
+{
+	struct drm_npu_bo_export_ctl a = {
+		.key = key, .op = op, .count = count, .pids = (uintptr_t)pids,
+	};
+
+	return drv_ioctl(fd, DRM_IOCTL_NPU_BO_EXPORT_CTL, &a);
+}
+
+int drv_bo_import(int fd, uint64_t key, uint32_t *handle, uint64_t *addr, uint64_t *size)
+{
+	struct drm_npu_bo_import a = { .key = key };
+	int ret = drv_ioctl(fd, DRM_IOCTL_NPU_BO_IMPORT, &a);
+
+	if (!ret) {
+		*handle = a.handle;
+		*addr = a.addr;
+		*size = a.size;
+	}
+	return ret;
+}

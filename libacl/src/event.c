@@ -28,7 +28,7 @@
 #define EV_EX_FLAGS (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | \
 		     ACL_EVENT_IPC)
 
-static aclError create_event(aclrtEvent *event, uint32_t flags, bool ex)
+aclError acl_event_create(aclrtEvent *event, uint32_t flags, bool ex)
 {
 	struct acl_context *c;
 	struct acl_event *ev;
@@ -93,13 +93,14 @@ static bool record_done(struct acl_device *d, uint64_t st)
 void acl_event_free(struct acl_event *ev)
 {
 	ACL_ASSERT_HELD(&ev->dev->list_lock);
+	free(ev->ipc);
 	acl_list_del(&ev->link);
 	acl_obj_free(ev);
 }
 
 ACL_EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
 {
-	return create_event(event, 0, false);
+	return acl_event_create(event, 0, false);
 }
 
 ACL_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
@@ -108,17 +109,22 @@ ACL_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown event flags %#x", flag);
 	if ((flag & ACL_EVENT_EXTERNAL) && flag != ACL_EVENT_EXTERNAL)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_EXTERNAL cannot be combined");
-	return create_event(event, flag, false);
+	return acl_event_create(event, flag, false);
 }
 
 ACL_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
 {
+	aclError err;
+
 	if (flag & ~EV_EX_FLAGS)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown event flags %#x", flag);
-	if (flag & ACL_EVENT_IPC)
-		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-				"IPC events are not supported by the driver");
-	return create_event(event, flag, true);
+	err = acl_event_create(event, flag, true);
+	if (!err && (flag & ACL_EVENT_IPC)) {
+		err = acl_ipc_event_init(acl_obj_lookup(ACL_OBJ_EVENT, *event));
+		if (err)
+			aclrtDestroyEvent(*event);
+	}
+	return err;
 }
 
 ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
@@ -146,6 +152,8 @@ ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 			drv_slot_free(d->fd, slot);
 	}
 	acl_mutex_unlock(&ev->lock);
+	if (ev->ipc)
+		acl_ipc_event_release(ev);
 	acl_event_free(ev);
 	acl_mutex_unlock(&d->list_lock);
 	acl_device_reap_slots(d);
@@ -227,7 +235,10 @@ ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
 		return err;
-	return write_next(ev, s, false);
+	err = write_next(ev, s, false);
+	if (!err && ev->ipc)
+		err = acl_ipc_event_record(ev, s);
+	return err;
 }
 
 /* The stream waits on the card; nothing is queued for a completed record. */
@@ -242,13 +253,15 @@ ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
-	if (ev->flags && !(ev->flags & ACL_EVENT_SYNC))
+	if (ev->flags && !(ev->flags & (ACL_EVENT_SYNC | ACL_EVENT_IPC)))
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
 				"event was created without ACL_EVENT_SYNC and cannot be waited on");
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
 		return err;
 	st = atomic_load(&ev->state);
+	if (!ACL_EV_VALUE(st) && acl_ipc_event_opened(ev))
+		return acl_ipc_event_wait(ev, s);
 	if (record_done(s->dev, st))
 		return ACL_SUCCESS;
 	cmd.slot = ACL_EV_SLOT(st);
@@ -333,6 +346,8 @@ static aclError query_event(const char *fn, aclrtEvent event, const void *status
 	if (ev->ex && !recorded_status)
 		return acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 				"%s does not take events of aclrtCreateEventExWithFlag", fn);
+	if (!ACL_EV_VALUE(atomic_load(&ev->state)) && acl_ipc_event_opened(ev))
+		return acl_ipc_event_done(ev, done);
 	if (recorded_status && !ev->ex && !ACL_EV_VALUE(atomic_load(&ev->state))) {
 		*done = false;
 		return ACL_SUCCESS;
@@ -381,7 +396,7 @@ static aclError sync_event(aclrtEvent event, int32_t timeout)
 		return err;
 	st = atomic_load(&ev->state);
 	if (!ACL_EV_VALUE(st))
-		return ACL_SUCCESS;
+		return acl_ipc_event_opened(ev) ? acl_ipc_event_sync(ev, timeout) : ACL_SUCCESS;
 	err = acl_wait_slot(ev->dev, ACL_EV_SLOT(st), ACL_EV_VALUE(st), timeout,
 			    ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
 	if (err == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)

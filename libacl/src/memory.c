@@ -121,7 +121,8 @@ bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint3
 
 	acl_rwlock_rdlock(&d->devmem.lock);
 	r = acl_rmap_find_locked(&d->devmem, addr);
-	if (r && addr + len >= addr && addr + len <= r->end) {
+	if (r && addr + len >= addr && addr + len <= r->end &&
+	    !((struct acl_devmem *)r->data)->imported) {
 		struct acl_devmem *m = r->data;
 
 		*handle = m->handle;
@@ -170,6 +171,9 @@ ACL_EXPORT aclError aclrtFree(void *devPtr)
 	if (!d)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
 				"%p is not the start of a live device allocation", devPtr);
+	if (m->imported)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%p is another process's memory, "
+				"imported: aclrtIpcMemClose gives it back", devPtr);
 	/* m is ours only once removed: a concurrent free may have taken it. */
 	if (acl_rmap_remove(&d->devmem, (uintptr_t)devPtr) != m)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%p was freed concurrently", devPtr);
