@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "prof.h"
 
 /* Everything one execution needs, found before anything is submitted. */
 struct exec {
@@ -219,6 +220,8 @@ static aclError submit(struct exec *x, struct acl_ticket *t)
 	aclError err;
 
 	err = build_program(x, &image, &cmds);
+	if (!err)
+		acl_prof_label(cmds, NULL, x->m->om.ops, x->m->id);
 	if (!err && x->m->om.num_ops) {
 		if (x->chained)
 			err = submit_chained(x, cmds, t);

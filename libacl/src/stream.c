@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "acl_internal.h"
+#include "prof.h"
 
 struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 				  uint32_t priority, uint32_t flags, aclError *err)
@@ -68,6 +69,7 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 		return ACL_SUCCESS;
 	if (wait)
 		acl_stream_drain(s);
+	acl_prof_stream_gone(s, wait);
 	acl_cb_stream_gone(s);
 	acl_mutex_lock(&d->list_lock);
 	acl_list_del(&s->link);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "acl_internal.h"
+#include "prof.h"
 
 /*
  * The state of k's slot. Retiring k frees the slot in the driver, which
@@ -142,6 +143,14 @@ out_failed:
 
 aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
 			   struct acl_ticket *done)
+{
+	if (acl_prof_wants())
+		return acl_prof_submit(s, cmds, count, done);
+	return stream_submit(s, cmds, count, done, true);
+}
+
+aclError acl_stream_submit_unprofiled(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
+				      struct acl_ticket *done)
 {
 	return stream_submit(s, cmds, count, done, true);
 }
