@@ -261,6 +261,12 @@ static aclError stop_locked(void)
 	struct prof_result r = { 0 };
 	aclError err;
 
+	/*
+	 * New submissions stop taking the lock first: the harvest waits for
+	 * the streams' work, which may wait for a callback that submits.
+	 */
+	prof.started = false;
+	prof_update_stamping_locked();
 	prof_harvest_all_locked();
 	r.dir = prof.dir;
 	r.number = prof.number;
@@ -273,8 +279,6 @@ static aclError stop_locked(void)
 	r.tasks = prof_done;
 	r.ntasks = prof_ndone;
 	r.dropped = prof_dropped;
-	prof.started = false;
-	prof_update_stamping_locked();
 	r.host = prof_host_take(&r.nhost);
 	err = prof_write_result(&r);
 	prof_host_free(r.host, r.nhost);

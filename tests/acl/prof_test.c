@@ -47,13 +47,16 @@ static bool aclnn_open(struct aclnn *nn)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 32];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	/* build/tests/acl, or build/tsan/tests/acl: libopapi is in build/lib */
 	const char *const tries[] = { "%s/../../lib/libopapi.so", "%s/../../../lib/libopapi.so" };
+	const char *dir;
 
 	if (n < 0)
 		return false;
 	exe[n] = '\0';
+	dir = dirname(exe);
 	for (size_t i = 0; i < 2 && !nn->lib; i++) {
-		snprintf(path, sizeof(path), tries[i], dirname(exe));
+		snprintf(path, sizeof(path), tries[i], dir);
 		nn->lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 	}
 	if (!nn->lib)
