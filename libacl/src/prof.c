@@ -259,6 +259,7 @@ ACL_EXPORT aclError aclprofStart(const aclprofConfig *profilerConfig)
 static aclError stop_locked(void)
 {
 	struct prof_result r = { 0 };
+	size_t nhost;
 	aclError err;
 
 	/*
@@ -279,9 +280,10 @@ static aclError stop_locked(void)
 	r.tasks = prof_done;
 	r.ntasks = prof_ndone;
 	r.dropped = prof_dropped;
-	r.host = prof_host_take(&r.nhost);
+	r.host = prof_host_take(&nhost);
+	r.nhost = nhost;
 	err = prof_write_result(&r);
-	prof_host_free(r.host, r.nhost);
+	prof_host_free(r.host, nhost);
 	for (size_t i = 0; i < prof_ndone; i++)
 		free(prof_done[i].name);
 	free(prof_done);

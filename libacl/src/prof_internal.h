@@ -50,9 +50,11 @@ struct prof_result {
 	struct prof_host *host;
 	size_t nhost;
 	uint64_t dropped;		/* tasks whose stamps did not arrive */
+	uint64_t aged_out;		/* records dropped for the storage limit */
 };
 
-aclError prof_write_result(const struct prof_result *r);
+/* Writes the trace and summary; may reorder and shorten r's arrays (not free them). */
+aclError prof_write_result(struct prof_result *r);
 
 /* Host records (prof_mark.c): a leaf lock of their own. */
 void prof_host_add(const char *name, const char *cat, int64_t t0, int64_t t1);

@@ -192,6 +192,7 @@ static json_object *trace(const struct prof_result *r)
 	add(root, "displayTimeUnit", json_object_new_string("ns"));
 	add(other, "types", json_object_new_uint64(r->types));
 	add(other, "dropped_tasks", json_object_new_uint64(r->dropped));
+	add(other, "aged_out_records", json_object_new_uint64(r->aged_out));
 	add(root, "otherData", other);
 	return root;
 }
@@ -234,8 +235,9 @@ static void summary(FILE *f, const struct prof_result *r)
 		total += r->tasks[i].end - r->tasks[i].start;
 	}
 	fprintf(f, "npu profile %u of process %d: %zu tasks on the card, %zu host records, "
-		"%llu tasks dropped\n", r->number, (int)getpid(), r->ntasks, r->nhost,
-		(unsigned long long)r->dropped);
+		"%llu tasks dropped, %llu records over the storage limit aged out\n", r->number,
+		(int)getpid(), r->ntasks, r->nhost, (unsigned long long)r->dropped,
+		(unsigned long long)r->aged_out);
 	fprintf(f, "\nby kind\n%-8s %-24s %10s %16s %14s\n", "device", "kind", "tasks", "total ns",
 		"mean ns");
 	for (size_t i = 0; i < nk; i++)
@@ -277,7 +279,74 @@ static int task_order(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-aclError prof_write_result(const struct prof_result *r)
+static uint64_t json_trace_size(json_object *root)
+{
+	size_t len = 0;
+
+	json_object_to_json_string_length(root, JSON_C_TO_STRING_PLAIN, &len);
+	return len;
+}
+
+static int64_t task_begin(const struct prof_result *r, size_t i)
+{
+	return task_host_ns(r, &r->tasks[i], r->tasks[i].start);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * ACL_PROF_STORAGE_LIMIT: the oldest records go, as many as the trace is
+ * over the limit (and a tenth more), counted as aged out.
+ */
+static void age_out(struct prof_result *r, uint64_t size)
+{
+	size_t n = r->ntasks + r->nhost, drop, kept = 0;
+	int64_t *t = malloc(n * sizeof(*t)), cut;
+
+	drop = (size_t)((double)n * (1.0 - 0.9 * (double)r->storage_limit / (double)size)) + 1;
+	if (!t || drop >= n) {
+		free(t);
+		r->aged_out += n;
+		r->ntasks = r->nhost = 0;	/* their memory is freed by the caller */
+		return;
+	}
+	for (size_t i = 0; i < r->ntasks; i++)
+		t[i] = task_begin(r, i);
+	for (size_t i = 0; i < r->nhost; i++)
+		t[r->ntasks + i] = r->host[i].t0;
+	qsort(t, n, sizeof(*t), cmp_i64);
+	cut = t[drop];
+	free(t);
+	for (size_t i = 0; i < r->ntasks; i++) {
+		if (task_begin(r, i) >= cut) {
+			struct prof_task keep = r->tasks[i];
+
+			r->tasks[i] = r->tasks[kept];
+			r->tasks[kept++] = keep;
+		}
+	}
+	r->aged_out += r->ntasks - kept;
+	r->ntasks = kept;
+	kept = 0;
+	for (size_t i = 0; i < r->nhost; i++) {
+		if (r->host[i].t0 >= cut) {
+			struct prof_host keep = r->host[i];
+
+			r->host[i] = r->host[kept];
+			r->host[kept++] = keep;
+		}
+	}
+	r->aged_out += r->nhost - kept;
+	r->nhost = kept;
+	qsort(r->tasks, r->ntasks, sizeof(*r->tasks), task_order);
+}
+
+aclError prof_write_result(struct prof_result *r)
 {
 	char path[PROF_PATH_MAX + 64];
 	json_object *root;
@@ -285,23 +354,22 @@ aclError prof_write_result(const struct prof_result *r)
 	int ret;
 
 	qsort(r->tasks, r->ntasks, sizeof(*r->tasks), task_order);
+	root = trace(r);
+	while (r->storage_limit && json_trace_size(root) > r->storage_limit &&
+	       r->ntasks + r->nhost) {
+		age_out(r, json_trace_size(root));
+		json_object_put(root);
+		root = trace(r);
+	}
 	ret = mkdir_p(r->dir);
 	if (ret)
 		return ACL_FAIL(ACL_ERROR_PROFILING_FAILURE, "making %s: %s", r->dir, strerror(-ret));
 	snprintf(path, sizeof(path), "%s/npu_prof_%d_%u.json", r->dir, (int)getpid(), r->number);
-	root = trace(r);
 	ret = json_object_to_file_ext(path, root, JSON_C_TO_STRING_PLAIN);
 	json_object_put(root);
 	if (ret)
 		return ACL_FAIL(ACL_ERROR_PROFILING_FAILURE, "writing %s: %s", path,
 				json_util_get_last_err());
-	if (r->storage_limit) {
-		struct stat st;
-
-		if (!stat(path, &st) && (uint64_t)st.st_size > r->storage_limit)
-			ACL_LOGW("%s: %lld bytes, over the storage limit of %llu", path,
-				 (long long)st.st_size, (unsigned long long)r->storage_limit);
-	}
 	snprintf(path, sizeof(path), "%s/npu_prof_%d_%u.txt", r->dir, (int)getpid(), r->number);
 	f = fopen(path, "w");
 	if (!f)

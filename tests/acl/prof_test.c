@@ -326,7 +326,7 @@ TEST_F(prof, trace_has_each_task_in_stream_order)
 	char *text, *summary;
 	aclmdlDataset *in, *out;
 	int64_t tids[16];
-	int ntracks = 0, host_spans = 0, host_marks = 0, card_tasks = 0;
+	int ntracks = 0, host_spans = 0, host_marks = 0, card_tasks = 0, counters = 0;
 	uint64_t kind_tasks, stream_tasks, kinds, streams, total;
 	unsigned long long total_tasks, total_ns;
 	struct gate g;
@@ -350,6 +350,7 @@ TEST_F(prof, trace_has_each_task_in_stream_order)
 		((float *)host)[i] = (float)i;
 
 	ASSERT_EQ(ACL_SUCCESS, aclprofInit(self->dir, strlen(self->dir)));
+	ASSERT_EQ(ACL_SUCCESS, aclprofSetConfig(ACL_PROF_SYS_HARDWARE_MEM_FREQ, "100", 3));
 	ASSERT_EQ(ACL_SUCCESS, gate_init(&g));
 	ASSERT_EQ(ACL_SUCCESS, aclprofStart(c));
 	/* s1 held until all is queued: s2's wait for its event is queued too */
@@ -390,6 +391,11 @@ TEST_F(prof, trace_has_each_task_in_stream_order)
 			host_marks += !strcmp(ph, "i") && !strcmp(str_of(e, "name"), "after add");
 			continue;
 		}
+		if (!strcmp(ph, "C")) {
+			EXPECT_STREQ("memory traffic", str_of(e, "name"));
+			EXPECT_EQ(1, int_of(e, "pid"));
+			counters++;
+		}
 		if (strcmp(ph, "X"))
 			continue;
 		EXPECT_EQ(1, int_of(e, "pid"));	/* device 0 */
@@ -405,6 +411,7 @@ TEST_F(prof, trace_has_each_task_in_stream_order)
 		tracks[i]->ev[tracks[i]->n++] = e;
 	}
 	EXPECT_GE(host_spans, 7);
+	EXPECT_GE(counters, 1);	/* the copies' bytes, sampled 100 times a second */
 	EXPECT_EQ(1, host_marks);
 
 	/* Which track is which stream: the one with the aclnn Add, the one with the model. */
