@@ -189,6 +189,13 @@ acl-install: acl-lib
 	    libacl/ascendcl.pc.in >$(DESTDIR)$(INSTALL_LIBDIR)/pkgconfig/ascendcl.pc
 	sed -e 's|@PREFIX@|$(PREFIX)|' libacl/set_env.sh.in >$(DESTDIR)$(PREFIX)/set_env.sh
 
+# The profiler's trace writer alone; tools/check runs it on the host.
+$(BUILD)/tests/acl-host/prof_trace_test: tests/acl-host/prof_trace_test.c libacl/src/prof_trace.c \
+					 $(ACL_SRC_HDRS) $(ACL_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all -isystem $(KSFT) \
+		-I$(ACL_INC) -Ilibacl/src -Iuapi $(DRM_CFLAGS) $(ACL_JSON_CFLAGS) -o $@ $< $(ACL_JSON_LIBS)
+
 # Profiling's libraries: see ACL_PROF_LIBS. prof_test reads its traces with
 # json-c (named before the source in the suites' rules, so kept as needed).
 $(BUILD)/tests/acl/prof_test $(ACL_TSAN)/tests/acl/prof_test: ACL_TEST_CFLAGS += $(ACL_JSON_CFLAGS) \
