@@ -40,9 +40,6 @@ static struct {
 	int64_t host_start;
 } prof;
 
-extern struct prof_task *prof_done;
-extern size_t prof_ndone, prof_done_cap;
-extern uint64_t prof_dropped;
 bool prof_inited_locked(void)
 {
 	return prof.inited;

@@ -57,10 +57,9 @@ static bool card_offset_known[ACL_MAX_DEVICES];
 static int64_t card_offset[ACL_MAX_DEVICES];
 static __thread struct prof_label label;
 
-/* Collected by the harvest, taken by aclprofStop (prof.c). */
 struct prof_task *prof_done;
 size_t prof_ndone, prof_done_cap;
-uint64_t prof_dropped;
+_Atomic uint64_t prof_dropped;
 
 
 static const char *const operator_names[] = {
@@ -167,6 +166,8 @@ static void card_offset_measure_locked(struct acl_device *d)
 	card_offset[d->id] = before + (after - before) / 2 - (int64_t)card;
 	card_offset_known[d->id] = true;
 }
+
+static void harvest_locked(struct prof_stream *ps, bool wait);
 
 static struct prof_stream *pstream_find_locked(struct acl_stream *s, bool create)
 {
@@ -346,6 +347,19 @@ static void host_span(struct prof_stream *ps, size_t first, size_t count, int64_
 	prof_host_add(name, "api", t0, acl_now_ns());
 }
 
+/*
+ * The stream's earlier stamps, once all its profiled work is done: their
+ * buffers are free again and a subscriber gets its records as the model
+ * runs, not only at the end.
+ */
+static void harvest_if_done_locked(struct prof_stream *ps)
+{
+	uint32_t err;
+
+	if (ps->has_last && acl_ticket_done(ps->s, &ps->last, &err))
+		harvest_locked(ps, false);
+}
+
 aclError acl_prof_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
 			 struct acl_ticket *done)
 {
@@ -362,8 +376,10 @@ aclError acl_prof_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t 
 	subscribed = label.cmds == cmds && label.ops && prof_sub_wants_locked(label.model_id);
 	if (profiled || subscribed)
 		ps = pstream_find_locked(s, true);
-	if (ps)
+	if (ps) {
 		acl_mutex_lock(&ps->lock);
+		harvest_if_done_locked(ps);
+	}
 	acl_mutex_unlock(&acl_prof_lock);
 	if (!ps) {
 		if (label.cmds == cmds)

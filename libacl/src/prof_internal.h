@@ -83,6 +83,11 @@ void prof_update_stamping_locked(void);
 bool prof_inited_locked(void);
 bool prof_device_profiled_locked(int32_t d);
 extern struct acl_mutex acl_prof_lock;
+/* The profile's tasks read so far (under the lock), taken by aclprofStop. */
+extern struct prof_task *prof_done;
+extern size_t prof_ndone, prof_done_cap;
+/* Tasks that could not be stamped or whose stamps did not arrive. */
+extern _Atomic uint64_t prof_dropped;
 
 /* The operator kind's name (enum npu_operator), "operator" if unknown. */
 const char *prof_operator_name(unsigned int kind);
