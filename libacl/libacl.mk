@@ -27,9 +27,10 @@ ACL_PROF_HDRS	:= libacl/include/mstx/ms_tools_ext.h libacl/include/profiling/apr
 ACL_PROF_LIBS	:= libmsprofiler.so libprofapi.so
 ACL_PROF_LINKS	:= $(addprefix $(ACL_LIBDIR)/,$(ACL_PROF_LIBS))
 ACL_LINKS	:= $(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER) $(ACL_LIBDIR)/libascendcl.so \
-		   $(ACL_LIBDIR)/libacl_rt.so $(ACL_PROF_LINKS)
+		   $(ACL_LIBDIR)/libacl_rt.so
 ACL_PC		:= $(ACL_LIBDIR)/pkgconfig/ascendcl.pc
 ACL_INC		:= libacl/include
+ACL_LINKS	+= $(ACL_PROF_LINKS)
 ACL_HDRS	:= $(wildcard $(ACL_INC)/acl/*.h $(ACL_INC)/acl/error_codes/*.h) $(ACL_PROF_HDRS)
 ACL_SRCS	:= $(wildcard libacl/src/*.c)
 ACL_SRC_HDRS	:= $(wildcard libacl/src/*.h)
