@@ -69,11 +69,11 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 		return ACL_SUCCESS;
 	if (wait)
 		acl_stream_drain(s);
-	acl_prof_stream_gone(s, wait);
 	acl_cb_stream_gone(s);
 	acl_mutex_lock(&d->list_lock);
 	acl_list_del(&s->link);
 	acl_mutex_unlock(&d->list_lock);
+	acl_prof_stream_gone(s, wait);
 	acl_mutex_lock(&s->lock);
 	k = atomic_load(&s->dst);
 	if (k) {
