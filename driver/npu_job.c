@@ -525,6 +525,29 @@ static int npu_build_value(struct npu_submit *sub, unsigned int i,
 	return 0;
 }
 
+/*
+ * CLOCK_WRITE: the card's TIMESTAMP aimed at a word of device memory, so
+ * that a stream can stamp each of its tasks without a fence slot apiece.
+ */
+static int npu_build_clock(struct npu_submit *sub, unsigned int i,
+			   const struct drm_npu_cmd *uc)
+{
+	struct drm_gem_object *obj;
+	u64 offset;
+
+	if (uc->flags || uc->src || uc->size || uc->value || uc->dst_handle ||
+	    uc->src_handle || uc->slot || uc->cond || !IS_ALIGNED(uc->dst, 8))
+		return -EINVAL;
+	obj = npu_device_bo_lookup(sub->ctx, uc->dst, 8, &offset);
+	if (!obj)
+		return -EPERM;
+	npu_job_hold(sub->job, obj);
+
+	sub->hw[i].opcode = cpu_to_le16(NPU_OP_TIMESTAMP);
+	sub->hw[i].dst = cpu_to_le64(offset);
+	return 0;
+}
+
 static int npu_build_cmd(struct npu_submit *sub, unsigned int i,
 			 const struct drm_npu_cmd *uc)
 {
@@ -549,6 +572,8 @@ static int npu_build_cmd(struct npu_submit *sub, unsigned int i,
 	case DRM_NPU_OP_VALUE_WRITE:
 	case DRM_NPU_OP_VALUE_WAIT:
 		return npu_build_value(sub, i, uc);
+	case DRM_NPU_OP_CLOCK_WRITE:
+		return npu_build_clock(sub, i, uc);
 	case DRM_NPU_OP_COMPUTE:
 		return npu_compute_build(sub->ctx, sub->job, &sub->hw[i], uc);
 	default:

@@ -28,6 +28,10 @@ extern "C" {
 aclError npu_acl_submit_ops(aclrtStream stream, const void *const *descs, const uint32_t *sizes,
 			    uint32_t count);
 
+/* As npu_acl_submit_ops, the operators named (aclnn's API, for profiles). */
+aclError npu_acl_submit_named_ops(aclrtStream stream, const char *name, const void *const *descs,
+				  const uint32_t *sizes, uint32_t count);
+
 /*
  * [ptr, ptr + len) lies in one device allocation of the current context's
  * device, the 32 bytes aclrtMalloc adds past its size included.

@@ -20,11 +20,18 @@ ACL_SOVER	:= 1
 ACL_VERSION	:= 1.0.0
 ACL_LIBDIR	:= $(BUILD)/lib
 ACL_LIB		:= $(ACL_LIBDIR)/libascendcl.so.$(ACL_VERSION)
+# Profiling (acl/acl_prof.h, mstx/ms_tools_ext.h, profiling/aprof_pub.h) is
+# part of libascendcl, since it stamps the runtime's own submissions; the
+# vendor's build files link libmsprofiler.so and libprofapi.so for it.
+ACL_PROF_HDRS	:= libacl/include/mstx/ms_tools_ext.h libacl/include/profiling/aprof_pub.h
+ACL_PROF_LIBS	:= libmsprofiler.so libprofapi.so
+ACL_PROF_LINKS	:= $(addprefix $(ACL_LIBDIR)/,$(ACL_PROF_LIBS))
 ACL_LINKS	:= $(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER) $(ACL_LIBDIR)/libascendcl.so \
 		   $(ACL_LIBDIR)/libacl_rt.so $(ACL_LIBDIR)/libacl_rt_impl.so
 ACL_PC		:= $(ACL_LIBDIR)/pkgconfig/ascendcl.pc
 ACL_INC		:= libacl/include
-ACL_HDRS	:= $(wildcard $(ACL_INC)/acl/*.h $(ACL_INC)/acl/error_codes/*.h)
+ACL_LINKS	+= $(ACL_PROF_LINKS)
+ACL_HDRS	:= $(wildcard $(ACL_INC)/acl/*.h $(ACL_INC)/acl/error_codes/*.h) $(ACL_PROF_HDRS)
 ACL_SRCS	:= $(wildcard libacl/src/*.c)
 ACL_SRC_HDRS	:= $(wildcard libacl/src/*.h)
 ACL_OBJS	:= $(patsubst libacl/src/%.c,$(BUILD)/libacl/%.o,$(ACL_SRCS))
@@ -41,7 +48,7 @@ ACL_BENCH	:= $(BUILD)/tools/acl-bench
 ACL_CXX_CHECK	:= $(BUILD)/tests/acl-extra/cxx_check
 ACL_PC_CHECK	:= $(BUILD)/tests/acl-extra/pkgconfig_check
 
-.PHONY: acl acl-lib acl-tsan acl-check acl-test acl-run acl-install
+.PHONY: acl acl-lib acl-tsan acl-check acl-test acl-run acl-install acl-prof-install
 
 all: acl
 
@@ -183,3 +190,26 @@ acl-install: acl-lib
 	    -e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(ACL_VERSION)|' \
 	    libacl/ascendcl.pc.in >$(DESTDIR)$(INSTALL_LIBDIR)/pkgconfig/ascendcl.pc
 	sed -e 's|@PREFIX@|$(PREFIX)|' libacl/set_env.sh.in >$(DESTDIR)$(PREFIX)/set_env.sh
+
+# The profiler's trace writer alone; tools/check runs it on the host.
+$(BUILD)/tests/acl-host/prof_trace_test: tests/acl-host/prof_trace_test.c libacl/src/prof_trace.c \
+					 $(ACL_SRC_HDRS) $(ACL_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all -isystem $(KSFT) \
+		-I$(ACL_INC) -Ilibacl/src -Iuapi $(DRM_CFLAGS) $(ACL_JSON_CFLAGS) -o $@ $< $(ACL_JSON_LIBS)
+
+# Profiling's libraries: see ACL_PROF_LIBS. prof_test reads its traces with
+# json-c (named before the source in the suites' rules, so kept as needed).
+$(BUILD)/tests/acl/prof_test $(ACL_TSAN)/tests/acl/prof_test: ACL_TEST_CFLAGS += $(ACL_JSON_CFLAGS) \
+	-Wl,--push-state,--no-as-needed $(ACL_JSON_LIBS) -Wl,--pop-state
+
+$(ACL_PROF_LINKS): $(ACL_LIBDIR)/libascendcl.so
+	ln -sf libascendcl.so $@
+
+install: acl-prof-install
+
+acl-prof-install: acl-install
+	install -d $(DESTDIR)$(PREFIX)/include/mstx $(DESTDIR)$(PREFIX)/include/profiling
+	install -m 644 $(ACL_INC)/mstx/ms_tools_ext.h $(DESTDIR)$(PREFIX)/include/mstx/
+	install -m 644 $(ACL_INC)/profiling/aprof_pub.h $(DESTDIR)$(PREFIX)/include/profiling/
+	for l in $(ACL_PROF_LIBS); do ln -sf libascendcl.so $(DESTDIR)$(INSTALL_LIBDIR)/$$l; done

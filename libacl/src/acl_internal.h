@@ -24,6 +24,8 @@
  *   7  cbstate->launch_lock          a stream's callback numbers, in the
  *      (callback.c)                  order of their submission
  *   8  event->lock                   an event's slot, counter, last stream
+ *  8a  acl_prof_lock (prof.h)        profiling's state, its streams' list
+ *  8b  a profiled stream's lock      its stamps, until its submission is queued
  *   9  stream->lock                  submission and recovery: a stream's
  *                                    rings, direct ring, failure state
  *  10  cb_lock (callback.c)          callback queues and states, the worker
@@ -35,6 +37,7 @@
  *  14  device->devmem.lock (rwlock)  the device's allocations
  *  15  tables[]->lock (handle.c)     a handle table's slots and free list
  *  16  log_lock (log.c)              whole lines in the log file
+ *  17  host_lock (prof_mark.c)       a profile's host records, open ranges
  *
  * Each is a struct acl_mutex or acl_rwlock (below), which knows its holder:
  * a helper named *_locked, or documented as called with a lock held,

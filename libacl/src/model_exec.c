@@ -26,6 +26,7 @@
 
 #include "allocator.h"
 #include "model.h"
+#include "prof.h"
 
 /* Everything one execution needs, found before anything is submitted. */
 struct exec {
@@ -229,6 +230,8 @@ static aclError submit(struct exec *x, struct acl_ticket *t)
 	aclError err;
 
 	err = build_program(x, &image, &cmds);
+	if (!err)
+		acl_prof_label(cmds, NULL, x->m->om.ops, x->m->id);
 	if (!err && x->m->om.num_ops) {
 		if (x->chained)
 			err = submit_chained(x, cmds, t);

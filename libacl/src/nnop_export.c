@@ -10,9 +10,17 @@
 #include "model.h"
 #include "npu_acl_private.h"
 #include "npu_operator.h"
+#include "prof.h"
 
 ACL_EXPORT aclError npu_acl_submit_ops(aclrtStream stream, const void *const *descs,
 				       const uint32_t *sizes, uint32_t count)
+{
+	return npu_acl_submit_named_ops(stream, NULL, descs, sizes, count);
+}
+
+ACL_EXPORT aclError npu_acl_submit_named_ops(aclrtStream stream, const char *name,
+					     const void *const *descs, const uint32_t *sizes,
+					     uint32_t count)
 {
 	struct drm_npu_cmd *cmds;
 	struct acl_stream *s;
@@ -41,6 +49,8 @@ ACL_EXPORT aclError npu_acl_submit_ops(aclrtStream stream, const void *const *de
 			.size = sizes[i],
 		};
 	}
+	if (name)
+		acl_prof_label(cmds, name, NULL, 0);
 	err = acl_stream_submit(s, cmds, count, NULL);
 	free(cmds);
 	return err;

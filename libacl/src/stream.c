@@ -9,6 +9,7 @@
 
 #include "acl_internal.h"
 #include "allocator.h"
+#include "prof.h"
 
 struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
 				  uint32_t priority, uint32_t flags, aclError *err)
@@ -76,6 +77,7 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 	acl_mutex_lock(&d->list_lock);
 	acl_list_del(&s->link);
 	acl_mutex_unlock(&d->list_lock);
+	acl_prof_stream_gone(s, wait);
 	acl_mutex_lock(&s->lock);
 	k = atomic_load(&s->dst);
 	if (k) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "acl_internal.h"
+#include "prof.h"
 
 /*
  * The state of k's slot. Retiring k frees the slot in the driver, which
@@ -145,6 +146,19 @@ out_failed:
 
 aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
 			   struct acl_ticket *done)
+{
+	aclError err;
+
+	if (acl_prof_wants())
+		err = acl_prof_submit(s, cmds, count, done);
+	else
+		err = stream_submit(s, cmds, count, done, true);
+	acl_exception_deliver();
+	return err;
+}
+
+aclError acl_stream_submit_unprofiled(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
+				      struct acl_ticket *done)
 {
 	aclError err = stream_submit(s, cmds, count, done, true);
 

@@ -193,7 +193,7 @@ static aclnnStatus submit(struct launch *l, aclrtStream stream)
 		b.descs[n] = b.image + at;
 		b.sizes[n++] = desc_size(op);
 	}
-	err = npu_acl_submit_ops(stream, b.descs, b.sizes, n);
+	err = npu_acl_submit_named_ops(stream, l->op_name, b.descs, b.sizes, n);
 	descs_put(&b);
 	if (err) {
 		const char *why = aclGetRecentErrMsg();
