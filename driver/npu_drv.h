@@ -32,6 +32,7 @@ struct npu_device;
 struct npu_direct_area;
 struct npu_program;
 struct npu_program_build;
+struct npu_program_edit;
 struct npu_stream;
 struct npu_stream_dir;
 
@@ -429,8 +430,8 @@ struct npu_slot_wait {
  * @nwaits: number of @waits
  * @programs: programs the batch runs (DRM_NPU_OP_PROGRAM), referenced
  * @nprograms: number of @programs
- * @program_edits: programs whose CALLs the batch rewrites
- *	(DRM_NPU_OP_SET_CALL), referenced
+ * @program_edits: the batch's DRM_NPU_OP_SET_CALLs: the programs whose
+ *	CALLs they rewrite and the new callees, referenced
  * @nprogram_edits: number of @program_edits
  * @ops: checked copies of the batch's operator descriptors, which the card
  *	reads, in coherent memory that userspace cannot reach
@@ -457,7 +458,7 @@ struct npu_job {
 	unsigned int nwaits;
 	struct npu_program **programs;
 	unsigned int nprograms;
-	struct npu_program **program_edits;
+	struct npu_program_edit **program_edits;
 	unsigned int nprogram_edits;
 	void *ops;
 	dma_addr_t ops_dma;
@@ -693,6 +694,8 @@ int npu_program_build_control(struct npu_program_build *build,
 int npu_program_build_submit(struct npu_ctx *ctx, struct npu_job *job,
 			     struct npu_cmd *hw, const struct drm_npu_cmd *uc);
 void npu_job_set_program_events(struct npu_ctx *ctx, struct npu_job *job, u32 error);
+void npu_job_commit_program_edits(struct npu_stream *stream, struct npu_job *job);
+void npu_program_edit_free(struct npu_program_edit *edit);
 int npu_program_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_program_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 

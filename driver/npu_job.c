@@ -67,7 +67,7 @@ static void npu_job_release(struct npu_device *ndev, struct npu_job *job)
 	for (i = 0; i < job->nprograms; i++)
 		npu_program_put(job->programs[i]);
 	for (i = 0; i < job->nprogram_edits; i++)
-		npu_program_put(job->program_edits[i]);
+		npu_program_edit_free(job->program_edits[i]);
 	if (job->sg)
 		dma_free_coherent(ndev->drm.dev, job->sg_count * sizeof(*job->sg),
 				  job->sg, job->sg_dma);
@@ -124,7 +124,7 @@ static void npu_job_init(struct npu_job *job, unsigned int count, unsigned int o
 	job->pins = (struct npu_pin *)(job->bos + max_bos);
 	job->waits = (struct npu_slot_wait *)(job->pins + 2 * count);
 	job->programs = (struct npu_program **)(job->waits + count);
-	job->program_edits = job->programs + count;
+	job->program_edits = (struct npu_program_edit **)(job->programs + count);
 	job->event_slots = (u32 *)(job->programs + 2 * count);
 }
 
@@ -785,6 +785,7 @@ static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
 	*seqno = stream->submitted + 1;
 	sub->job->seqno = *seqno;
 	npu_build_done_fences(sub, nhw - NPU_DONE_FENCES, stream, *seqno);
+	npu_job_commit_program_edits(stream, sub->job);
 	npu_job_clear_event_errors(sub);
 	npu_stream_add_job(stream, sub->job);
 	WRITE_ONCE(stream->submitted, *seqno);

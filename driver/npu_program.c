@@ -10,7 +10,8 @@
  * Locking: the context's table (npu_ctx.programs) is changed and
  * references are taken from it under its xa_lock, the innermost lock; a
  * program's @lock guards the callees it gathers through SET_CALL and its
- * @events.  The references: the table's, each job that runs or edits the
+ * @events, and is taken under a stream's submit_lock when a SET_CALL is
+ * queued.  The references: the table's, each job that runs or edits the
  * program, each program that has CALLed it.
  */
 
@@ -37,7 +38,8 @@
  *	(SET_CALL, by the card in stream order)
  * @chunks_dma: their bus addresses
  * @lock: protects @callees and updates of @events
- * @callees: every program it has CALLed, referenced until it goes
+ * @callees: every program it has CALLed (struct npu_program_callee),
+ *	referenced until it goes
  * @events: the event slots its runs may write, its callees' included
  * @nslots: bits of @events
  */
@@ -53,9 +55,24 @@ struct npu_program {
 	struct npu_cmd *chunks[NPU_PROGRAM_MAX_CHUNKS];
 	dma_addr_t chunks_dma[NPU_PROGRAM_MAX_CHUNKS];
 	struct mutex lock;		/* @callees, @events */
-	struct xarray callees;
+	struct list_head callees;
 	unsigned long *events;
 	u32 nslots;
+};
+
+/* A callee a program keeps, in its @callees. */
+struct npu_program_callee {
+	struct list_head link;
+	struct npu_program *program;
+};
+
+/*
+ * A SET_CALL of a queued job: the parent, referenced, and the callee it
+ * takes once the job is queued (@callee, referenced, NULL once taken).
+ */
+struct npu_program_edit {
+	struct npu_program *parent;
+	struct npu_program_callee *callee;
 };
 
 /* A program being created, for its control commands. */
@@ -81,15 +98,20 @@ static unsigned int npu_program_nchunks(u32 count)
 	return DIV_ROUND_UP(count, NPU_PROGRAM_CHUNK_CMDS);
 }
 
+static void npu_program_callee_free(struct npu_program_callee *callee)
+{
+	npu_program_put(callee->program);
+	kfree(callee);
+}
+
 static void npu_program_free(struct npu_program *program)
 {
 	struct device *dev = program->ndev->drm.dev;
-	struct npu_program *callee;
+	struct npu_program_callee *callee, *next;
 	unsigned long i;
 
-	xa_for_each(&program->callees, i, callee)
-		npu_program_put(callee);
-	xa_destroy(&program->callees);
+	list_for_each_entry_safe(callee, next, &program->callees, link)
+		npu_program_callee_free(callee);
 	for (i = 0; i < ARRAY_SIZE(program->chunks) && program->chunks[i]; i++)
 		dma_free_coherent(dev, npu_program_chunk_cmds(program->count, i) *
 				  sizeof(struct npu_cmd), program->chunks[i],
@@ -145,32 +167,34 @@ static dma_addr_t npu_program_cmd_dma(struct npu_program *program, u32 i)
 	       (i % NPU_PROGRAM_CHUNK_CMDS) * sizeof(struct npu_cmd);
 }
 
-/*
- * @program keeps @callee, referenced by the caller, from now on; a callee
- * it has already is not counted twice.  Its runs may write the callee's
- * events.
- */
-static int npu_program_add_callee(struct npu_program *program,
-				  struct npu_program *callee)
+/* @program, referenced by the caller, in a node for a @callees list. */
+static struct npu_program_callee *npu_program_callee_new(struct npu_program *program)
 {
-	struct npu_program *known;
-	unsigned long i;
-	u32 id;
-	int ret;
+	struct npu_program_callee *callee = kmalloc(sizeof(*callee), GFP_KERNEL);
+
+	if (callee)
+		callee->program = program;
+	return callee;
+}
+
+/*
+ * @program keeps @callee from now on, unless it has that program already:
+ * then the node is left to the caller.  Its runs may write the callee's
+ * events.  Return: whether it took the node.
+ */
+static bool npu_program_add_callee(struct npu_program *program,
+				   struct npu_program_callee *callee)
+{
+	struct npu_program_callee *known;
 
 	lockdep_assert_held(&program->lock);
-	xa_for_each(&program->callees, i, known) {
-		if (known == callee) {
-			npu_program_put(callee);
-			return 0;
-		}
-	}
-	ret = xa_alloc(&program->callees, &id, callee, xa_limit_32b, GFP_KERNEL);
-	if (ret)
-		return ret;
-	bitmap_or(program->events, program->events, callee->events,
-		  min(program->nslots, callee->nslots));
-	return 0;
+	list_for_each_entry(known, &program->callees, link)
+		if (known->program == callee->program)
+			return false;
+	list_add_tail(&callee->link, &program->callees);
+	bitmap_or(program->events, program->events, callee->program->events,
+		  min(program->nslots, callee->program->nslots));
+	return true;
 }
 
 /* A device word of 4 or 8 bytes, aligned, of the context: its offset. */
@@ -242,8 +266,9 @@ static int npu_build_call(struct npu_program_build *build,
 			  const struct drm_npu_cmd *uc, struct npu_cmd *hw)
 {
 	struct npu_program *program = build->program;
+	struct npu_program_callee *node;
 	struct npu_program *callee;
-	int ret;
+	bool taken;
 
 	if (uc->flags || uc->dst || uc->src || uc->size || uc->cond)
 		return -EINVAL;
@@ -254,15 +279,20 @@ static int npu_build_call(struct npu_program_build *build,
 		npu_program_put(callee);
 		return -EINVAL;
 	}
+	node = npu_program_callee_new(callee);
+	if (!node) {
+		npu_program_put(callee);
+		return -ENOMEM;
+	}
 	program->height = max(program->height, callee->height + 1);
 	hw->opcode = cpu_to_le16(NPU_OP_CALL);
 	hw->src = cpu_to_le64(callee->desc_dma);
 	mutex_lock(&program->lock);
-	ret = npu_program_add_callee(program, callee);
+	taken = npu_program_add_callee(program, node);
 	mutex_unlock(&program->lock);
-	if (ret)
-		npu_program_put(callee);
-	return ret;
+	if (!taken)
+		npu_program_callee_free(node);
+	return 0;
 }
 
 /**
@@ -337,15 +367,49 @@ static int npu_build_run(struct npu_ctx *ctx, struct npu_job *job,
 	return 0;
 }
 
+/* Gives back what a SET_CALL of a job holds. */
+void npu_program_edit_free(struct npu_program_edit *edit)
+{
+	if (edit->callee)
+		npu_program_callee_free(edit->callee);
+	npu_program_put(edit->parent);
+	kfree(edit);
+}
+
+/**
+ * npu_job_commit_program_edits - parents take the callees of a job's SET_CALLs
+ * @stream: the stream the job goes to, its submit_lock held
+ * @job: the job, about to be queued: nothing can fail it any more
+ *
+ * From here on each parent keeps its new callee, which the job holds
+ * until then: a SUBMIT that fails leaves no parent with a callee more.
+ */
+void npu_job_commit_program_edits(struct npu_stream *stream, struct npu_job *job)
+{
+	struct npu_program_edit *edit;
+	unsigned int i;
+
+	lockdep_assert_held(&stream->submit_lock);
+	for (i = 0; i < job->nprogram_edits; i++) {
+		edit = job->program_edits[i];
+		mutex_lock(&edit->parent->lock);
+		if (npu_program_add_callee(edit->parent, edit->callee))
+			edit->callee = NULL;
+		mutex_unlock(&edit->parent->lock);
+	}
+}
+
 /*
  * DRM_NPU_OP_SET_CALL: the card writes the new callee's descriptor into
  * the CALL's src, in stream order; the driver alone chose the word and
- * its value.  The job holds the parent until then, the parent the callee.
+ * its value.  The job holds the parent until then, the parent the callee
+ * from when the job is queued.
  */
 static int npu_build_set_call(struct npu_ctx *ctx, struct npu_job *job,
 			      struct npu_cmd *hw, const struct drm_npu_cmd *uc)
 {
 	struct npu_program *parent, *callee;
+	struct npu_program_edit *edit;
 	int ret = -ENOENT;
 
 	if (uc->flags || uc->size || uc->dst_handle || uc->src_handle ||
@@ -362,13 +426,16 @@ static int npu_build_set_call(struct npu_ctx *ctx, struct npu_job *job,
 	if (uc->dst >= parent->count || callee->height >= parent->height ||
 	    le16_to_cpu(npu_program_cmd(parent, uc->dst)->opcode) != NPU_OP_CALL)
 		goto err_callee;
-	mutex_lock(&parent->lock);
-	ret = npu_program_add_callee(parent, callee);
-	mutex_unlock(&parent->lock);
-	if (ret)
+	ret = -ENOMEM;
+	edit = kmalloc(sizeof(*edit), GFP_KERNEL);
+	if (!edit)
 		goto err_callee;
+	edit->callee = npu_program_callee_new(callee);
+	if (!edit->callee)
+		goto err_edit;
+	edit->parent = parent;
+	job->program_edits[job->nprogram_edits++] = edit;
 
-	job->program_edits[job->nprogram_edits++] = parent;
 	hw->opcode = cpu_to_le16(NPU_OP_FENCE);
 	hw->flags = cpu_to_le16(NPU_CMD_DST_HOST);
 	hw->dst = cpu_to_le64(npu_program_cmd_dma(parent, uc->dst) +
@@ -376,6 +443,8 @@ static int npu_build_set_call(struct npu_ctx *ctx, struct npu_job *job,
 	hw->value = cpu_to_le64(callee->desc_dma);
 	return 0;
 
+err_edit:
+	kfree(edit);
 err_callee:
 	npu_program_put(callee);
 err_parent:
@@ -458,7 +527,7 @@ static struct npu_program *npu_program_new(struct npu_ctx *ctx, u32 count)
 	program->count = count;
 	program->height = 1;
 	mutex_init(&program->lock);
-	xa_init_flags(&program->callees, XA_FLAGS_ALLOC);
+	INIT_LIST_HEAD(&program->callees);
 	program->nslots = ctx->fence->count;
 	program->events = bitmap_zalloc(program->nslots, GFP_KERNEL);
 	if (!program->events) {

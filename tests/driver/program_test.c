@@ -109,6 +109,18 @@ static uint64_t read_word(struct _test_data_program *self, uint64_t addr)
 	return v;
 }
 
+/*
+ * Destroying the stream (not aborting) waits for its work and lets go of
+ * all its jobs, and of the programs they hold: then the programs' own
+ * references are all there is.
+ */
+static int settle(struct _test_data_program *self)
+{
+	int ret = test_stream_destroy(self->card.fd, self->stream.id, 0);
+
+	return ret ?: test_stream_create(self->card.fd, 0, 0, &self->stream);
+}
+
 static bool all_bytes(const uint8_t *p, size_t n, uint8_t byte)
 {
 	size_t i;
@@ -254,6 +266,7 @@ TEST_F(program, keeps_a_buffer_closed_under_it)
 	ASSERT_EQ(0, read_back(self, self->b.addr, 65536));
 	EXPECT_TRUE(all_bytes(self->host, 65536, 0x6c));
 
+	ASSERT_EQ(0, settle(self));
 	ASSERT_EQ(0, program_destroy(self->card.fd, id));
 	free_after = test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE);
 	EXPECT_EQ(free_closed + 65536, free_after);
@@ -653,6 +666,52 @@ TEST_F(program, set_call_takes_effect_for_later_runs)
 	/* the callees set stay with the parent once destroyed */
 	EXPECT_EQ(0, program_destroy(self->card.fd, b));
 	EXPECT_EQ(2, run_with(self, top, 0));
+}
+
+/*
+ * A parent keeps the callee a queued SET_CALL gave it, and only then: a
+ * SUBMIT that fails leaves the callee to go with its last reference (its
+ * buffer is freed with it).
+ */
+TEST_F(program, set_call_of_a_failed_submit_changes_nothing)
+{
+	struct drm_npu_cmd call_a, c_cmd, batch[2];
+	struct drm_npu_bo_create x;
+	uint32_t a, parent, callee;
+	uint64_t free_mem;
+
+	call_a = cmd_value_write(self->a.addr, 1);
+	ASSERT_EQ(0, program_create(self->card.fd, &call_a, 1, &a));
+	call_a = cmd_op(DRM_NPU_OP_CALL, a);
+	ASSERT_EQ(0, program_create(self->card.fd, &call_a, 1, &parent));
+	ASSERT_EQ(0, test_bo_create(self->card.fd, 1 << 20, 0, &x));
+	c_cmd = test_cmd_fill(x.addr, 3, 64, 0);
+	ASSERT_EQ(0, program_create(self->card.fd, &c_cmd, 1, &callee));
+	ASSERT_EQ(0, test_bo_close(self->card.fd, x.handle));
+	free_mem = test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE);
+
+	batch[0] = cmd_set_call(parent, 0, callee);
+	batch[1] = (struct drm_npu_cmd){ .op = 99 };
+	EXPECT_EQ(-EINVAL, test_submit(self->card.fd, self->stream.id, batch, 2, 0, NULL));
+	ASSERT_EQ(0, program_destroy(self->card.fd, callee));
+	EXPECT_EQ(free_mem + (1 << 20),
+		  test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE));
+
+	/* queued, the parent keeps it past its destruction */
+	ASSERT_EQ(0, test_bo_create(self->card.fd, 1 << 20, 0, &x));
+	c_cmd = test_cmd_fill(x.addr, 3, 64, 0);
+	ASSERT_EQ(0, program_create(self->card.fd, &c_cmd, 1, &callee));
+	ASSERT_EQ(0, test_bo_close(self->card.fd, x.handle));
+	free_mem = test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE);
+	batch[1] = cmd_program(parent);
+	ASSERT_EQ(0, run(self, batch, 2));
+	ASSERT_EQ(0, settle(self));
+	ASSERT_EQ(0, program_destroy(self->card.fd, callee));
+	EXPECT_EQ(free_mem, test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE));
+	ASSERT_EQ(0, program_destroy(self->card.fd, parent));
+	EXPECT_EQ(free_mem + (1 << 20),
+		  test_param_or_die(self->card.fd, DRM_NPU_PARAM_DEVMEM_FREE));
+	EXPECT_EQ(0, program_destroy(self->card.fd, a));
 }
 
 /* A program that never ends is aborted with the stream; its events fail. */
