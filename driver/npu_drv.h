@@ -405,10 +405,15 @@ struct npu_pin {
 
 /**
  * struct npu_slot_wait - a SLOT_WAIT of a job: the slot and the value awaited
+ * @value: the value, unless @indirect
+ * @slot: the slot
+ * @indirect: the value is read as the wait runs (DRM_NPU_CMD_VALUE_INDIRECT):
+ *	a failed slot blocks it whatever the slot's value
  */
 struct npu_slot_wait {
 	u64 value;
 	u32 slot;
+	bool indirect;
 };
 
 /**
@@ -695,6 +700,7 @@ int npu_program_build_submit(struct npu_ctx *ctx, struct npu_job *job,
 			     struct npu_cmd *hw, const struct drm_npu_cmd *uc);
 void npu_job_set_program_events(struct npu_ctx *ctx, struct npu_job *job, u32 error);
 void npu_job_commit_program_edits(struct npu_stream *stream, struct npu_job *job);
+bool npu_job_programs_wait_on_failure(struct npu_ctx *ctx, struct npu_job *job);
 void npu_program_edit_free(struct npu_program_edit *edit);
 int npu_program_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_program_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file *file);

@@ -520,7 +520,6 @@ static int npu_build_slot(struct npu_submit *sub, unsigned int i,
 	bool event_only = uc->op != DRM_NPU_OP_SLOT_WAIT;
 	bool timestamp = uc->op == DRM_NPU_OP_TIMESTAMP;
 	dma_addr_t slot_dma;
-	u64 wait_value;
 	int ret;
 
 	if ((uc->flags & ~DRM_NPU_CMD_VALUE_INDIRECT) || (timestamp && uc->flags) ||
@@ -536,9 +535,6 @@ static int npu_build_slot(struct npu_submit *sub, unsigned int i,
 	ret = npu_build_cmd_value(sub, hw, uc);
 	if (ret)
 		return ret;
-	/* Known when it runs only: failed unless the slot moves on from now. */
-	wait_value = uc->flags & DRM_NPU_CMD_VALUE_INDIRECT ?
-		     READ_ONCE(npu_ctx_slot(sub->ctx, uc->slot)->value) + 1 : uc->value;
 	switch (uc->op) {
 	case DRM_NPU_OP_SLOT_WRITE:
 		hw->opcode = cpu_to_le16(NPU_OP_FENCE);
@@ -551,7 +547,8 @@ static int npu_build_slot(struct npu_submit *sub, unsigned int i,
 		hw->opcode = cpu_to_le16(NPU_OP_WAIT);
 		hw->arg = cpu_to_le32(NPU_WAIT_GEQ);
 		sub->job->waits[sub->job->nwaits++] = (struct npu_slot_wait) {
-			.slot = uc->slot, .value = wait_value,
+			.slot = uc->slot, .value = uc->value,
+			.indirect = uc->flags & DRM_NPU_CMD_VALUE_INDIRECT,
 		};
 		break;
 	default:
@@ -729,7 +726,7 @@ static bool npu_job_waits_on_failure(struct npu_submit *sub)
 	for (i = 0; i < sub->job->nwaits; i++)
 		if (npu_ctx_wait_failed(sub->ctx, &sub->job->waits[i]))
 			return true;
-	return false;
+	return npu_job_programs_wait_on_failure(sub->ctx, sub->job);
 }
 
 static bool npu_stream_has_space(struct npu_stream *stream, u32 needed)

@@ -39,7 +39,8 @@
  * @chunks_dma: their bus addresses
  * @lock: protects @callees and updates of @events
  * @callees: every program it has CALLed (struct npu_program_callee),
- *	referenced until it goes
+ *	referenced until it goes; added to under @lock, walked under RCU by
+ *	whoever holds the program, and freed with it
  * @events: the event slots its runs may write, its callees' included
  * @nslots: bits of @events
  */
@@ -191,7 +192,7 @@ static bool npu_program_add_callee(struct npu_program *program,
 	list_for_each_entry(known, &program->callees, link)
 		if (known->program == callee->program)
 			return false;
-	list_add_tail(&callee->link, &program->callees);
+	list_add_tail_rcu(&callee->link, &program->callees);
 	bitmap_or(program->events, program->events, callee->program->events,
 		  min(program->nslots, callee->program->nslots));
 	return true;
@@ -487,6 +488,46 @@ void npu_job_set_program_events(struct npu_ctx *ctx, struct npu_job *job, u32 er
 	for (i = 0; i < job->nprograms; i++)
 		for_each_set_bit(slot, job->programs[i]->events, job->programs[i]->nslots)
 			WRITE_ONCE(npu_ctx_slot(ctx, slot)->error, error);
+}
+
+/* A SLOT_WAIT of @program or of its callees waits on a slot that failed. */
+static bool npu_program_waits_on_failure(struct npu_ctx *ctx, struct npu_program *program)
+{
+	struct npu_program_callee *callee;
+	bool blocked = false;
+	unsigned int i;
+
+	for (i = 0; i < program->job->nwaits; i++)
+		if (npu_ctx_wait_failed(ctx, &program->job->waits[i]))
+			return true;
+	rcu_read_lock();
+	list_for_each_entry_rcu(callee, &program->callees, link) {
+		blocked = npu_program_waits_on_failure(ctx, callee->program);
+		if (blocked)
+			break;
+	}
+	rcu_read_unlock();
+	return blocked;
+}
+
+/**
+ * npu_job_programs_wait_on_failure - a job's runs wait on a failed slot
+ * @ctx: the job's context
+ * @job: the job, which holds its programs
+ *
+ * As a job's own SLOT_WAITs, those of the programs it runs, their callees
+ * included (every callee a program has had: a stream that might wait on a
+ * failed slot is failed with DRM_NPU_ERR_DEPENDENCY rather than left to
+ * wait forever).  Callable under the stream's lock.
+ */
+bool npu_job_programs_wait_on_failure(struct npu_ctx *ctx, struct npu_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nprograms; i++)
+		if (npu_program_waits_on_failure(ctx, job->programs[i]))
+			return true;
+	return false;
 }
 
 static int npu_program_alloc_memory(struct npu_program *program,

@@ -288,6 +288,7 @@ static bool npu_stream_waits_on_failure(struct npu_stream *stream)
 	list_for_each_entry(job, &stream->jobs, link) {
 		for (i = 0; i < job->nwaits && !blocked; i++)
 			blocked = npu_ctx_wait_failed(stream->ctx, &job->waits[i]);
+		blocked = blocked || npu_job_programs_wait_on_failure(stream->ctx, job);
 		if (blocked)
 			break;
 	}

@@ -515,7 +515,10 @@ struct drm_npu_program_destroy {
  * destroyed. The other fields are 0.
  *
  * When a stream fails, the event slots that the programs of its queued
- * runs (and their callees) write get its error, as its own SLOT_WRITEs'.
+ * runs (and their callees) write get its error, as its own SLOT_WRITEs';
+ * a queued run whose program (or callee) SLOT_WAITs on a failed slot fails
+ * its stream with DRM_NPU_ERR_DEPENDENCY, as a batch's SLOT_WAIT does
+ * (under VALUE_INDIRECT, whatever the value: the slot no longer advances).
  */
 
 struct drm_npu_stream_map {

@@ -740,6 +740,54 @@ TEST_F(program, endless_loop_aborted)
 	EXPECT_EQ(0, program_destroy(self->card.fd, id));
 }
 
+/*
+ * A program's SLOT_WAIT on an event whose writer fails fails its stream
+ * with DRM_NPU_ERR_DEPENDENCY, as a batch's does; also when the value is
+ * indirect, and when the wait is in a callee.
+ */
+TEST_F(program, wait_on_a_failed_event_fails_the_stream)
+{
+	struct drm_npu_stream_create writer;
+	struct drm_npu_cmd cmds[2], run_cmd;
+	uint32_t ev, gate, leaf, parent;
+	unsigned int indirect;
+	uint64_t seq;
+
+	for (indirect = 0; indirect < 2; indirect++) {
+		ASSERT_EQ(0, test_slot_alloc(self->card.fd, &ev));
+		ASSERT_EQ(0, test_slot_alloc(self->card.fd, &gate));
+		cmds[0] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WAIT, .slot = ev,
+						.value = 1 };
+		if (indirect) {
+			cmds[0].flags = DRM_NPU_CMD_VALUE_INDIRECT;
+			cmds[0].value = self->a.addr;
+		}
+		ASSERT_EQ(0, program_create(self->card.fd, cmds, 1, &leaf));
+		cmds[0] = cmd_op(DRM_NPU_OP_CALL, leaf);
+		ASSERT_EQ(0, program_create(self->card.fd, cmds, 1, &parent));
+		cmds[0] = cmd_value_write(self->a.addr, 1);
+		cmds[1] = cmd_program(parent);
+		ASSERT_EQ(0, test_submit(self->card.fd, self->stream.id, cmds, 2, 0, &seq));
+
+		/* the writer of ev waits for a gate that never opens, and is aborted */
+		ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &writer));
+		cmds[0] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WAIT, .slot = gate,
+						.value = 1 };
+		cmds[1] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SLOT_WRITE, .slot = ev,
+						.value = 1 };
+		ASSERT_EQ(0, test_submit(self->card.fd, writer.id, cmds, 2, 0, NULL));
+		ASSERT_EQ(0, test_stream_destroy(self->card.fd, writer.id,
+						 DRM_NPU_STREAM_DESTROY_ABORT));
+
+		EXPECT_EQ(-EIO, test_wait(self->card.fd, self->stream.slot, seq, 20000));
+		EXPECT_EQ(DRM_NPU_ERR_DEPENDENCY, self->card.fence[self->stream.slot].error);
+		ASSERT_EQ(0, test_stream_destroy(self->card.fd, self->stream.id, 0));
+		ASSERT_EQ(0, test_stream_create(self->card.fd, 0, 0, &self->stream));
+	}
+	run_cmd = cmd_value_write(self->a.addr, 0);
+	EXPECT_EQ(0, run(self, &run_cmd, 1));
+}
+
 /* Program ids are per context; closing the file frees its programs. */
 TEST_F(program, two_contexts)
 {
