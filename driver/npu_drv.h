@@ -30,6 +30,9 @@
 
 struct npu_device;
 struct npu_direct_area;
+struct npu_program;
+struct npu_program_build;
+struct npu_program_edit;
 struct npu_stream;
 struct npu_stream_dir;
 
@@ -276,6 +279,7 @@ struct npu_fence_area {
  *	binding table; under @direct_lock
  * @bind_epoch: the binding table's epoch; under @direct_lock
  * @exports: keys under which it exports buffers; under npu_share.c's lock
+ * @programs: program id -> struct npu_program (npu_program.c)
  */
 struct npu_ctx {
 	struct npu_device *ndev;
@@ -300,6 +304,7 @@ struct npu_ctx {
 	struct list_head direct_streams;
 	u64 bind_epoch;
 	u32 exports;
+	struct xarray programs;
 };
 
 enum npu_stream_state {
@@ -405,10 +410,15 @@ struct npu_pin {
 
 /**
  * struct npu_slot_wait - a SLOT_WAIT of a job: the slot and the value awaited
+ * @value: the value, unless @indirect
+ * @slot: the slot
+ * @indirect: the value is read as the wait runs (DRM_NPU_CMD_VALUE_INDIRECT):
+ *	a failed slot blocks it whatever the slot's value
  */
 struct npu_slot_wait {
 	u64 value;
 	u32 slot;
+	bool indirect;
 };
 
 /**
@@ -428,6 +438,11 @@ struct npu_slot_wait {
  * @nevents: number of @event_slots
  * @waits: slots the batch waits on, which fail it if they fail
  * @nwaits: number of @waits
+ * @programs: programs the batch runs (DRM_NPU_OP_PROGRAM), referenced
+ * @nprograms: number of @programs
+ * @program_edits: the batch's DRM_NPU_OP_SET_CALLs: the programs whose
+ *	CALLs they rewrite and the new callees, referenced
+ * @nprogram_edits: number of @program_edits
  * @ops: checked copies of the batch's operator descriptors, which the card
  *	reads, in coherent memory that userspace cannot reach
  * @ops_dma: bus address of @ops
@@ -451,6 +466,10 @@ struct npu_job {
 	unsigned int nevents;
 	struct npu_slot_wait *waits;
 	unsigned int nwaits;
+	struct npu_program **programs;
+	unsigned int nprograms;
+	struct npu_program_edit **program_edits;
+	unsigned int nprogram_edits;
 	void *ops;
 	dma_addr_t ops_dma;
 	size_t ops_size;
@@ -641,6 +660,8 @@ void npu_jobs_recycle(struct npu_stream *stream, struct list_head *jobs);
 void npu_job_pool_set_spare(struct npu_stream *stream);
 void npu_job_pool_fini(struct npu_stream *stream);
 void npu_job_hold(struct npu_job *job, struct drm_gem_object *obj);
+struct npu_job *npu_job_alloc(struct npu_device *ndev, unsigned int count,
+			      unsigned int ops);
 int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* npu_compute.c */
@@ -666,6 +687,28 @@ int npu_compute_build(struct npu_ctx *ctx, struct npu_job *job,
 		      struct npu_cmd *hw, const struct drm_npu_cmd *uc);
 void npu_compute_sample(struct npu_stream *stream);
 void npu_compute_show_fdinfo(struct drm_printer *p, struct npu_ctx *ctx);
+
+int npu_job_build_program(struct npu_ctx *ctx, struct npu_job *job,
+			  const struct npu_compute_plan *plan,
+			  struct npu_program_build *program,
+			  const struct drm_npu_cmd *ucmds, unsigned int count,
+			  struct npu_cmd *hw);
+
+/* npu_program.c */
+void npu_program_ctx_init(struct npu_ctx *ctx);
+void npu_program_ctx_fini(struct npu_ctx *ctx);
+void npu_program_put(struct npu_program *program);
+int npu_program_build_control(struct npu_program_build *build,
+			      const struct drm_npu_cmd *ucmds, unsigned int count,
+			      unsigned int i, struct npu_cmd *hw);
+int npu_program_build_submit(struct npu_ctx *ctx, struct npu_job *job,
+			     struct npu_cmd *hw, const struct drm_npu_cmd *uc);
+void npu_job_set_program_events(struct npu_ctx *ctx, struct npu_job *job, u32 error);
+void npu_job_commit_program_edits(struct npu_stream *stream, struct npu_job *job);
+bool npu_job_programs_wait_on_failure(struct npu_ctx *ctx, struct npu_job *job);
+void npu_program_edit_free(struct npu_program_edit *edit);
+int npu_program_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int npu_program_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* npu_direct.c */
 int npu_direct_prepare_host_bo(struct npu_device *ndev, struct npu_bo *bo);

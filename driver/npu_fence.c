@@ -439,7 +439,8 @@ bool npu_ctx_wait_failed(struct npu_ctx *ctx, const struct npu_slot_wait *wait)
 {
 	struct drm_npu_fence_slot *slot = npu_ctx_slot(ctx, wait->slot);
 
-	return READ_ONCE(slot->error) && !npu_slot_reached(slot, wait->value);
+	return READ_ONCE(slot->error) &&
+	       (wait->indirect || !npu_slot_reached(slot, wait->value));
 }
 
 /* Sleeps until the slot reaches @value, fails, or @deadline_ns passes. */

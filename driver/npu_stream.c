@@ -79,6 +79,7 @@ static void npu_job_fail_events(struct npu_stream *stream, struct npu_job *job)
 	for (i = 0; i < job->nevents; i++)
 		WRITE_ONCE(npu_ctx_slot(stream->ctx, job->event_slots[i])->error,
 			   stream->error);
+	npu_job_set_program_events(stream->ctx, job, stream->error);
 }
 
 /* The events of queued jobs that a ring which did not stop keeps. */
@@ -287,6 +288,7 @@ static bool npu_stream_waits_on_failure(struct npu_stream *stream)
 	list_for_each_entry(job, &stream->jobs, link) {
 		for (i = 0; i < job->nwaits && !blocked; i++)
 			blocked = npu_ctx_wait_failed(stream->ctx, &job->waits[i]);
+		blocked = blocked || npu_job_programs_wait_on_failure(stream->ctx, job);
 		if (blocked)
 			break;
 	}
