@@ -185,7 +185,11 @@ static const struct drm_driver npu_drm_driver = {
 	.name = DRIVER_NAME,
 	.desc = DRIVER_DESC,
 	.major = 1,
-	.minor = 3,	/* 1.1: DRM_NPU_OP_COMPUTE; 1.2: direct streams; 1.3: their operators */
+	/*
+	 * 1.1: DRM_NPU_OP_COMPUTE; 1.2: direct streams; 1.3: their operators;
+	 * 1.4: programs, CLOCK_WRITE, shared buffers, COMPUTE_NS
+	 */
+	.minor = 4,
 };
 
 static int npu_map_bars(struct npu_device *ndev)
