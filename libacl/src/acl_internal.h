@@ -29,6 +29,9 @@
  *  10  cb_lock (callback.c)          callback queues and states, the worker
  *  11  device->slot_lock             the event slots whose free is deferred
  *  12  models_lock (model.c)         the table of loaded models, their refs
+ *  12  cap_lock (capture.c)          active captures, what they record, the
+ *                                    list of model runtime instances, their
+ *                                    refs (never held with models_lock)
  *  13  acl_hostmap.lock (rwlock)     the host memory map (memory.c)
  *  14  device->devmem.lock (rwlock)  the device's allocations
  *  15  tables[]->lock (handle.c)     a handle table's slots and free list
@@ -328,6 +331,8 @@ int drv_wait(int fd, uint32_t slot, uint64_t value, int64_t deadline_ns);
 int drv_slot_alloc(int fd, uint32_t *slot);
 int drv_slot_free(int fd, uint32_t slot);
 int drv_slot_signal(int fd, uint32_t slot, uint64_t value);
+int drv_program_create(int fd, const struct drm_npu_cmd *cmds, uint32_t count, uint32_t *id);
+int drv_program_destroy(int fd, uint32_t id);
 
 int64_t acl_now_ns(void);	/* CLOCK_MONOTONIC */
 
@@ -472,6 +477,7 @@ struct acl_stream {
 	_Atomic int pending_err;	/* failure found while submitting */
 	aclError sticky_err;		/* unrecoverable (dead card, stop mode) */
 	struct acl_cbstate *cb;		/* callbacks, under cb_lock */
+	struct acl_capture *_Atomic capture;	/* recording into a model (capture.c) */
 	struct acl_list link;		/* in dev->streams */
 };
 

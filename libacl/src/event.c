@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl_internal.h"
+#include "capture.h"
 
 #define EV_FLAGS (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | \
 		  ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL)
@@ -227,6 +227,8 @@ ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
 		return err;
+	if (acl_capturing(s) && acl_capture_record(s, ev, false, &err))
+		return err;
 	return write_next(ev, s, false);
 }
 
@@ -247,6 +249,8 @@ ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 				"event was created without ACL_EVENT_SYNC and cannot be waited on");
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
+		return err;
+	if (acl_capture_wait(s, ev, &err))
 		return err;
 	st = atomic_load(&ev->state);
 	if (record_done(s->dev, st))
@@ -281,6 +285,8 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 				"can be reset");
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
+		return err;
+	if (acl_capturing(s) && acl_capture_record(s, ev, true, &err))
 		return err;
 	if (!ACL_EV_VALUE(atomic_load(&ev->state)) && !ev->counter)
 		return ACL_SUCCESS;	/* never written: nothing to reset */

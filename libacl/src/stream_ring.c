@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "acl_internal.h"
+#include "capture.h"
 
 /*
  * The state of k's slot. Retiring k frees the slot in the driver, which
@@ -143,11 +143,19 @@ out_failed:
 aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
 			   struct acl_ticket *done)
 {
+	aclError err;
+
+	if (acl_capturing(s) && acl_capture_cmds(s, cmds, count, done, &err))
+		return err;
 	return stream_submit(s, cmds, count, done, true);
 }
 
 aclError acl_stream_submit_kernel(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
 				  struct acl_ticket *done)
 {
+	aclError err;
+
+	if (acl_capturing(s) && acl_capture_cmds(s, cmds, count, done, &err))
+		return err;
 	return stream_submit(s, cmds, count, done, false);
 }

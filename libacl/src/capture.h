@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture and replay (aclmdlRI*): what the rest of the library calls, and
+ * what capture.c (recording), mdlri.c (the model runtime instances) and
+ * mdlri_run.c (replay) share. docs/capture.md has the design.
+ *
+ * A model runtime instance is a list of steps in capture order: runs of
+ * card commands (operator descriptors copied when captured), and the
+ * event records, event waits and host functions that are replayed
+ * through the runtime's own calls on the replaying stream. Replays of one
+ * model are serialised.
+ */
+#ifndef LIBASCENDCL_CAPTURE_H
+#define LIBASCENDCL_CAPTURE_H
+
+#include "acl_internal.h"
+
+/* Streams one capture may hold: the origin and those that joined it. */
+#define ACL_CAPTURE_MAX_STREAMS	32
+
+enum acl_ri_step_kind {
+	ACL_RI_CMDS,		/* cmds[first, first + count) */
+	ACL_RI_RECORD,		/* aclrtRecordEvent(event) */
+	ACL_RI_WAIT,		/* aclrtStreamWaitEvent(event), recorded outside */
+	ACL_RI_RESET,		/* aclrtResetEvent(event) */
+	ACL_RI_HOSTFUNC,	/* aclrtLaunchHostFunc(fn, arg) */
+	ACL_RI_CALLBACK,	/* aclrtLaunchCallback(fn, arg, block) */
+};
+
+struct acl_ri_step {
+	enum acl_ri_step_kind kind;
+	uint32_t stream;		/* index in the model's streams */
+	uint32_t first, count;		/* ACL_RI_CMDS */
+	aclrtEvent event;
+	void (*fn)(void *);
+	void *arg;
+	aclrtCallbackBlockType block;
+};
+
+struct acl_capture;
+
+struct acl_mdlri {
+	uint32_t id;
+	char name[128];
+	struct acl_device *dev;
+	struct acl_capture *capturing;	/* being recorded into (under cap lock) */
+	struct drm_npu_cmd *cmds;
+	size_t ncmds, cmds_cap;
+	void **descs;			/* operator descriptors the model owns */
+	size_t ndescs, descs_cap;
+	struct acl_ri_step *steps;
+	size_t nsteps, steps_cap;
+	aclrtStream streams[ACL_CAPTURE_MAX_STREAMS];	/* that recorded into it */
+	uint32_t nstreams;
+	/*
+	 * Replay: one card program per run of ACL_RI_CMDS steps (program[i]
+	 * for the run starting at step i, 0: none), made at the first replay
+	 * after a change; or, on a driver without programs, the commands are
+	 * submitted again.
+	 */
+	struct acl_mutex run_lock;	/* replays, one at a time */
+	uint32_t *program;
+	bool built;
+	aclrtEvent done;		/* recorded after each replay */
+	aclrtStream last_stream;	/* of the latest replay, NULL before the first */
+	int refs;			/* replays being queued (under the capture lock) */
+	bool dead;			/* destroyed: the last reference frees it */
+	struct acl_list link;		/* in the list of live models */
+};
+
+/* The capture lock (capture.c) guards captures and the models' recording. */
+void acl_capture_lock(void);
+void acl_capture_unlock(void);
+
+/* Models (mdlri.c). Caller holds the capture lock for lookup and new. */
+struct acl_mdlri *acl_mdlri_new_locked(struct acl_device *dev);
+struct acl_mdlri *acl_mdlri_lookup_locked(aclmdlRI handle);
+/* Appends to m (capture lock held); false when out of memory. */
+bool acl_mdlri_add_cmds_locked(struct acl_mdlri *m, uint32_t stream,
+			       const struct drm_npu_cmd *cmds, size_t count);
+bool acl_mdlri_add_step_locked(struct acl_mdlri *m, const struct acl_ri_step *step);
+/* The index of stream in m's list, added if new; -1 when full. */
+int acl_mdlri_stream_index_locked(struct acl_mdlri *m, aclrtStream stream);
+/*
+ * Frees what a model holds (its programs and its memory) but its replay
+ * event, which it returns for the caller to destroy once it has dropped
+ * the capture lock (destroying an event takes lower locks).
+ */
+aclrtEvent acl_mdlri_free(struct acl_mdlri *m);
+/* Forgets m's programs (after a change): the next replay makes new ones. */
+void acl_mdlri_unbuild(struct acl_mdlri *m);
+
+
+/* ---- hooks into the rest of the library --------------------------------- */
+/*
+ * How many captures are active: every hook tests this first, so that the
+ * library pays one load when nothing captures.
+ */
+extern atomic_int acl_captures_active;
+
+static inline bool acl_capturing(struct acl_stream *s)
+{
+	return atomic_load_explicit(&acl_captures_active, memory_order_relaxed) &&
+	       atomic_load_explicit(&s->capture, memory_order_acquire);
+}
+
+/*
+ * Records cmds submitted to a capturing stream instead of queueing them:
+ * true when it did, its result in *err.
+ */
+bool acl_capture_cmds(struct acl_stream *s, const struct drm_npu_cmd *cmds, size_t count,
+		      struct acl_ticket *done, aclError *err);
+/*
+ * Event and host-function calls on (or, for a wait, joining) a capturing
+ * stream: true when the capture took the call, its result in *err.
+ */
+bool acl_capture_record(struct acl_stream *s, struct acl_event *ev, bool reset, aclError *err);
+bool acl_capture_wait(struct acl_stream *s, struct acl_event *ev, aclError *err);
+bool acl_capture_host(struct acl_stream *s, enum acl_ri_step_kind kind, void (*fn)(void *),
+		      void *arg, aclrtCallbackBlockType block, aclError *err);
+/* Synchronising or querying a capturing stream: ACL_ERROR_RT_STREAM_CAPTURED. */
+aclError acl_capture_check_stream(const char *fn, struct acl_stream *s);
+/* Synchronising a device (NULL: any) while one of its streams captures. */
+aclError acl_capture_check_device(const char *fn, struct acl_device *d);
+/* A call the capture mode may forbid (synchronous copies and fills). */
+aclError acl_capture_check_unsafe(const char *fn);
+
+#endif /* LIBASCENDCL_CAPTURE_H */
