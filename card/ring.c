@@ -304,11 +304,10 @@ static bool emu_irq_wanted(struct emu_ring *r, const struct emu_cmd *c)
 }
 
 /*
- * OPS_DONE and CMDS_DONE, then HEAD (and the shadow's copy): its release
- * store publishes the command's writes.  BYTES_DONE has advanced chunk by
- * chunk already.
+ * A command done, on the ring or inside a program: OPS_DONE and CMDS_DONE
+ * advance, so that the driver's hang check sees a long program move.
  */
-static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
+static void emu_ring_count_done(struct emu_ring *r, const struct emu_cmd *c)
 {
 	if (c->opcode == NPU_OP_COMPUTE) {
 		r->ops_done++;
@@ -316,6 +315,16 @@ static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
 	}
 	r->cmds_done++;
 	emu_ring_write64(r, NPU_RING_CMDS_DONE, r->cmds_done);
+}
+
+/*
+ * OPS_DONE and CMDS_DONE, then HEAD (and the shadow's copy): its release
+ * store publishes the command's writes.  BYTES_DONE has advanced chunk by
+ * chunk already.
+ */
+static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
+{
+	emu_ring_count_done(r, c);
 	r->head++;
 	emu_ring_write32(r, NPU_RING_HEAD, r->head);
 	if (r->shadow)
@@ -324,6 +333,15 @@ static void emu_ring_complete(struct emu_ring *r, const struct emu_cmd *c)
 	if (r->direct)
 		__atomic_store_n(&r->dir.kshadow->head, htole32(r->head),
 				 __ATOMIC_RELEASE);
+	emu_trace(r->idx, EMU_TRACE_DONE, c->opcode);
+	if (emu_irq_wanted(r, c))
+		emu_ring_raise_irq(r);
+}
+
+/* A command of a program done: as a ring's, HEAD aside. */
+void emu_ring_inner_done(struct emu_ring *r, const struct emu_cmd *c)
+{
+	emu_ring_count_done(r, c);
 	emu_trace(r->idx, EMU_TRACE_DONE, c->opcode);
 	if (emu_irq_wanted(r, c))
 		emu_ring_raise_irq(r);

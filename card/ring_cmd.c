@@ -24,19 +24,38 @@ static const struct emu_opcode_rule opcode_rules[] = {
 	[NPU_OP_FILL]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST | NPU_CMD_DST_SGL,
 			       F_ARG | F_DST | F_SIZE },
 	[NPU_OP_FENCE]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST | NPU_CMD_FENCE_TIME |
-			       NPU_CMD_IRQ_IF, F_DST | F_VALUE },
-	[NPU_OP_WAIT]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST,
+			       NPU_CMD_IRQ_IF | NPU_CMD_VALUE_INDIRECT, F_DST | F_VALUE },
+	[NPU_OP_WAIT]	   = { NPU_CMD_IRQ | NPU_CMD_DST_HOST | NPU_CMD_VALUE_INDIRECT,
 			       F_ARG | F_DST | F_VALUE },
 	[NPU_OP_TIMESTAMP] = { NPU_CMD_IRQ | NPU_CMD_DST_HOST, F_DST },
 	[NPU_OP_COMPUTE]   = { NPU_CMD_IRQ | NPU_CMD_SRC_HOST, F_SRC | F_SIZE },
+	[NPU_OP_CALL]	   = { NPU_CMD_IRQ, F_SRC },
+	[NPU_OP_JUMP]	   = { 0, F_VALUE },
+	[NPU_OP_BRANCH]	   = { NPU_CMD_SRC_IMM, F_ARG | F_DST | F_SRC | F_SIZE | F_VALUE },
+	[NPU_OP_SWITCH]	   = { 0, F_DST | F_SIZE | F_VALUE },
+	[NPU_OP_ACTIVATE]  = { 0, F_VALUE },
+	[NPU_OP_END]	   = { 0, 0 },
+	[NPU_OP_RETURN]	   = { 0, 0 },
 };
 
 /* The driver's command at the head, copied once. */
 void emu_ring_fetch(struct emu_ring *r, struct emu_cmd *c)
 {
+	emu_cmd_decode(emu_ring_head_entry(r), c);
+}
+
+/*
+ * A command in guest memory, copied once.  src on its own, as one word:
+ * a program's CALL may have it rewritten (the driver's SET_CALL) while
+ * another ring runs the program.
+ */
+void emu_cmd_decode(const void *entry, struct emu_cmd *c)
+{
+	const struct npu_cmd *cmd = entry;
 	struct npu_cmd raw;
 
-	memcpy(&raw, emu_ring_head_entry(r), sizeof(raw));
+	memcpy(&raw, entry, sizeof(raw));
+	raw.src = __atomic_load_n(&cmd->src, __ATOMIC_RELAXED);
 	c->opcode = le16toh(raw.opcode);
 	c->flags = le16toh(raw.flags);
 	c->arg = le32toh(raw.arg);
@@ -51,7 +70,7 @@ void emu_ring_fetch(struct emu_ring *r, struct emu_cmd *c)
 }
 
 /* Opcode, flags and the fields the opcode does not use. */
-static int emu_cmd_check_fields(const struct emu_cmd *c)
+int emu_cmd_check_fields(const struct emu_cmd *c)
 {
 	const struct emu_opcode_rule *rule;
 	uint8_t fields;
@@ -80,6 +99,8 @@ static int emu_cmd_check_fields(const struct emu_cmd *c)
 	if (c->opcode == NPU_OP_FILL && c->arg > 0xff)
 		return NPU_ERR_RESERVED;
 	if (c->opcode == NPU_OP_WAIT && c->arg > NPU_WAIT_NOR)
+		return NPU_ERR_RESERVED;
+	if (c->opcode == NPU_OP_BRANCH && c->arg > NPU_BRANCH_LE)
 		return NPU_ERR_RESERVED;
 	return NPU_ERR_NONE;
 }
@@ -162,14 +183,36 @@ static int emu_irq_if_check(struct emu_card *card, const struct emu_cmd *c)
 	return NPU_ERR_NONE;
 }
 
+/*
+ * A FENCE's or WAIT's operand: value itself, or under VALUE_INDIRECT the
+ * device word at value, read as the command runs.
+ */
+static int emu_cmd_value(struct emu_card *card, const struct emu_cmd *c,
+			 uint64_t *value)
+{
+	uint64_t *word;
+	int err;
+
+	if (!(c->flags & NPU_CMD_VALUE_INDIRECT)) {
+		*value = c->value;
+		return NPU_ERR_NONE;
+	}
+	err = emu_dma_word(card, c->value, false, 8, &word);
+	if (!err)
+		*value = word_load(word);
+	return err;
+}
+
 int emu_exec_fence(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
 	struct emu_card *card = ctx->r->card;
 	bool with_time = c->flags & NPU_CMD_FENCE_TIME;
-	uint64_t *word;
+	uint64_t *word, value;
 	int err;
 
 	err = emu_irq_if_check(card, c);
+	if (!err)
+		err = emu_cmd_value(card, c, &value);
 	if (err)
 		return err;
 	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST,
@@ -179,8 +222,8 @@ int emu_exec_fence(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	/* The time first: whoever sees the value may read the time. */
 	if (with_time)
 		word_store(word + 1, emu_card_clock_ns(card));
-	word_store(word, c->value);
-	emu_trace(ctx->r->idx, EMU_TRACE_FENCE, c->value);
+	word_store(word, value);
+	emu_trace(ctx->r->idx, EMU_TRACE_FENCE, value);
 	emu_card_fence_written(card);
 	return NPU_ERR_NONE;
 }
@@ -217,10 +260,12 @@ int emu_exec_wait(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
 	struct emu_card *card = ctx->r->card;
 	bool waiting = false;
-	uint64_t *word;
+	uint64_t *word, value;
 	int err;
 
 	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
+	if (!err)
+		err = emu_cmd_value(card, c, &value);
 	if (err)
 		return err;
 
@@ -228,7 +273,7 @@ int emu_exec_wait(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 		uint64_t seq = __atomic_load_n(&card->fence_seq,
 					       __ATOMIC_ACQUIRE);
 
-		if (wait_cond_met(c->arg, word_load(word), c->value))
+		if (wait_cond_met(c->arg, word_load(word), value))
 			break;
 		if (!waiting) {
 			emu_ring_set_status(ctx->r, NPU_RING_WAITING);
@@ -274,6 +319,16 @@ int emu_exec_cmd(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 		return emu_exec_timestamp(ctx, c);
 	case NPU_OP_COMPUTE:
 		return emu_exec_compute(ctx, c);
+	case NPU_OP_CALL:
+		return emu_program_call(ctx, c, 0);
+	case NPU_OP_JUMP:
+	case NPU_OP_BRANCH:
+	case NPU_OP_SWITCH:
+	case NPU_OP_ACTIVATE:
+	case NPU_OP_END:
+	case NPU_OP_RETURN:
+		/* control commands belong in programs: program.c runs them */
+		return NPU_ERR_PROGRAM;
 	}
 	return NPU_ERR_OPCODE;
 }

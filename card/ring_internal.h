@@ -61,6 +61,7 @@ struct emu_compute_client emu_ring_compute_client(struct emu_ring_ctx *ctx);
 void emu_ring_set_status(struct emu_ring *r, enum npu_ring_state state);
 bool emu_ring_take_fail_dma(struct emu_ring *r);
 void emu_ring_wait_for_fence(struct emu_ring_ctx *ctx, uint64_t seq);
+void emu_ring_inner_done(struct emu_ring *r, const struct emu_cmd *c);
 
 /*
  * The entry at the ring's head, in guest memory.  Both command formats are
@@ -77,10 +78,16 @@ static inline const void *emu_ring_head_entry(struct emu_ring *r)
 
 /* ring_cmd.c */
 void emu_ring_fetch(struct emu_ring *r, struct emu_cmd *c);
+void emu_cmd_decode(const void *entry, struct emu_cmd *c);
+int emu_cmd_check_fields(const struct emu_cmd *c);
 int emu_exec_cmd(struct emu_ring_ctx *ctx, const struct emu_cmd *c);
 int emu_exec_fence(struct emu_ring_ctx *ctx, const struct emu_cmd *c);
 int emu_exec_wait(struct emu_ring_ctx *ctx, const struct emu_cmd *c);
 int emu_exec_timestamp(struct emu_ring_ctx *ctx, const struct emu_cmd *c);
+
+/* program.c */
+int emu_program_call(struct emu_ring_ctx *ctx, const struct emu_cmd *c,
+		     unsigned int depth);
 
 /* ring_dcmd.c */
 void emu_ring_fetch_direct(struct emu_ring *r, struct emu_dcmd *d);

@@ -28,6 +28,7 @@ int npu_open(struct drm_device *dev, struct drm_file *file)
 	INIT_WORK(&ctx->propagate_work, npu_ctx_propagate_work);
 	mutex_init(&ctx->direct_lock);
 	INIT_LIST_HEAD(&ctx->direct_streams);
+	npu_program_ctx_init(ctx);
 	/* as the fence area's binding table starts */
 	ctx->bind_epoch = 1;
 
@@ -61,6 +62,7 @@ void npu_postclose(struct drm_device *dev, struct drm_file *file)
 	xa_destroy(&ctx->streams);
 	/* Queued by the failures above; there is nothing left to fail. */
 	cancel_work_sync(&ctx->propagate_work);
+	npu_program_ctx_fini(ctx);
 
 	mutex_lock(&ndev->contexts_lock);
 	list_del(&ctx->link);

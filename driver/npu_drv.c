@@ -100,6 +100,8 @@ static const struct drm_ioctl_desc npu_drm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NPU_SLOT_SIGNAL, npu_slot_signal_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(NPU_STREAM_MAP, npu_stream_map_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(NPU_STREAM_KICK, npu_stream_kick_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_PROGRAM_CREATE, npu_program_create_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_PROGRAM_DESTROY, npu_program_destroy_ioctl, 0),
 };
 
 /*

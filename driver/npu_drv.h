@@ -30,6 +30,8 @@
 
 struct npu_device;
 struct npu_direct_area;
+struct npu_program;
+struct npu_program_build;
 struct npu_stream;
 struct npu_stream_dir;
 
@@ -272,6 +274,7 @@ struct npu_fence_area {
  * @direct_streams: the context's direct streams, whose rings use the
  *	binding table; under @direct_lock
  * @bind_epoch: the binding table's epoch; under @direct_lock
+ * @programs: program id -> struct npu_program (npu_program.c)
  */
 struct npu_ctx {
 	struct npu_device *ndev;
@@ -295,6 +298,7 @@ struct npu_ctx {
 	struct mutex direct_lock;	/* direct streams, bindings */
 	struct list_head direct_streams;
 	u64 bind_epoch;
+	struct xarray programs;
 };
 
 enum npu_stream_state {
@@ -423,6 +427,11 @@ struct npu_slot_wait {
  * @nevents: number of @event_slots
  * @waits: slots the batch waits on, which fail it if they fail
  * @nwaits: number of @waits
+ * @programs: programs the batch runs (DRM_NPU_OP_PROGRAM), referenced
+ * @nprograms: number of @programs
+ * @program_edits: programs whose CALLs the batch rewrites
+ *	(DRM_NPU_OP_SET_CALL), referenced
+ * @nprogram_edits: number of @program_edits
  * @ops: checked copies of the batch's operator descriptors, which the card
  *	reads, in coherent memory that userspace cannot reach
  * @ops_dma: bus address of @ops
@@ -446,6 +455,10 @@ struct npu_job {
 	unsigned int nevents;
 	struct npu_slot_wait *waits;
 	unsigned int nwaits;
+	struct npu_program **programs;
+	unsigned int nprograms;
+	struct npu_program **program_edits;
+	unsigned int nprogram_edits;
 	void *ops;
 	dma_addr_t ops_dma;
 	size_t ops_size;
@@ -636,6 +649,8 @@ void npu_jobs_recycle(struct npu_stream *stream, struct list_head *jobs);
 void npu_job_pool_set_spare(struct npu_stream *stream);
 void npu_job_pool_fini(struct npu_stream *stream);
 void npu_job_hold(struct npu_job *job, struct drm_gem_object *obj);
+struct npu_job *npu_job_alloc(struct npu_device *ndev, unsigned int count,
+			      unsigned int ops);
 int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* npu_compute.c */
@@ -661,6 +676,25 @@ int npu_compute_build(struct npu_ctx *ctx, struct npu_job *job,
 		      struct npu_cmd *hw, const struct drm_npu_cmd *uc);
 void npu_compute_sample(struct npu_stream *stream);
 void npu_compute_show_fdinfo(struct drm_printer *p, struct npu_ctx *ctx);
+
+int npu_job_build_program(struct npu_ctx *ctx, struct npu_job *job,
+			  const struct npu_compute_plan *plan,
+			  struct npu_program_build *program,
+			  const struct drm_npu_cmd *ucmds, unsigned int count,
+			  struct npu_cmd *hw);
+
+/* npu_program.c */
+void npu_program_ctx_init(struct npu_ctx *ctx);
+void npu_program_ctx_fini(struct npu_ctx *ctx);
+void npu_program_put(struct npu_program *program);
+int npu_program_build_control(struct npu_program_build *build,
+			      const struct drm_npu_cmd *ucmds, unsigned int count,
+			      unsigned int i, struct npu_cmd *hw);
+int npu_program_build_submit(struct npu_ctx *ctx, struct npu_job *job,
+			     struct npu_cmd *hw, const struct drm_npu_cmd *uc);
+void npu_job_set_program_events(struct npu_ctx *ctx, struct npu_job *job, u32 error);
+int npu_program_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+int npu_program_destroy_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* npu_direct.c */
 int npu_direct_prepare_host_bo(struct npu_device *ndev, struct npu_bo *bo);

@@ -176,6 +176,7 @@ enum npu_error {
 	NPU_ERR_OP_PARAM = 10,		/* malformed descriptor: attributes or shapes disagree */
 	NPU_ERR_OP_FAILED = 11,		/* the operator library failed to run the operator */
 	NPU_ERR_ACCESS = 12,		/* direct ring: a binding or slot it may not use */
+	NPU_ERR_PROGRAM = 13,		/* malformed program, bad control target, too deep */
 };
 
 /*
@@ -192,6 +193,14 @@ enum npu_opcode {
 	NPU_OP_WAIT = 4,
 	NPU_OP_TIMESTAMP = 5,
 	NPU_OP_COMPUTE = 6,
+	/* Programs (see "Programs" below) */
+	NPU_OP_CALL = 7,		/* src: a struct npu_program_desc, run whole */
+	NPU_OP_JUMP = 8,		/* in a program: go on at command value */
+	NPU_OP_BRANCH = 9,		/* in a program: to value if *dst arg *src */
+	NPU_OP_SWITCH = 10,		/* in a program: *dst picks one of value JUMPs */
+	NPU_OP_ACTIVATE = 11,		/* in a program: queue the thread at value */
+	NPU_OP_END = 12,		/* in a program: the run is over */
+	NPU_OP_RETURN = 13,		/* in a program: this thread is over */
 };
 
 #define NPU_CMD_IRQ			0x0001	/* raise the ring's vector when done */
@@ -201,6 +210,8 @@ enum npu_opcode {
 #define NPU_CMD_DST_SGL			0x0010	/* dst is a host npu_sg_entry table */
 #define NPU_CMD_FENCE_TIME		0x0020	/* FENCE also writes CLOCK_NS at addr + 8 */
 #define NPU_CMD_IRQ_IF			0x0040	/* FENCE: IRQ if the host u32 at src != 0 */
+#define NPU_CMD_VALUE_INDIRECT		0x0080	/* FENCE, WAIT: value is its device word */
+#define NPU_CMD_SRC_IMM			0x0100	/* BRANCH: src is the operand itself */
 
 enum npu_wait_cond {
 	NPU_WAIT_GEQ = 0,		/* (__s64)(*addr - value) >= 0 */
@@ -220,6 +231,39 @@ struct npu_cmd {
 	__le32 src_sg_count;	/* entries of a SRC_SGL table */
 	__le32 dst_sg_count;	/* entries of a DST_SGL table */
 	__le64 rsvd[2];
+};
+
+/* BRANCH: *dst compared, signed, with the operand */
+enum npu_branch_cond {
+	NPU_BRANCH_EQ = 0,
+	NPU_BRANCH_NE = 1,
+	NPU_BRANCH_GT = 2,
+	NPU_BRANCH_GE = 3,
+	NPU_BRANCH_LT = 4,
+	NPU_BRANCH_LE = 5,
+};
+
+/*
+ * Programs.  CALL's src is the host address, 64-byte aligned, of a
+ * program descriptor: the number of commands and the host addresses of
+ * the chunks holding them, NPU_PROGRAM_CHUNK_CMDS commands each (the last
+ * one fewer), each chunk 64-byte aligned.  The card reads the descriptor
+ * at every CALL and each command as it reaches it, checked as a ring's.
+ * Inside a program, command indexes name the targets of JUMP, BRANCH,
+ * ACTIVATE; a CALL there nests, at most NPU_PROGRAM_MAX_DEPTH programs
+ * deep counting the one the ring CALLed.  docs/hardware.md, "Programs".
+ */
+#define NPU_PROGRAM_MAX_CMDS		65536
+#define NPU_PROGRAM_CHUNK_CMDS		1024
+#define NPU_PROGRAM_MAX_CHUNKS		(NPU_PROGRAM_MAX_CMDS / NPU_PROGRAM_CHUNK_CMDS)
+#define NPU_PROGRAM_MAX_DEPTH		4
+#define NPU_PROGRAM_MAX_ACTIVE		64	/* threads queued by ACTIVATE, per program run */
+
+struct npu_program_desc {
+	__le32 count;		/* commands, 1..NPU_PROGRAM_MAX_CMDS */
+	__le32 rsvd0;
+	__le64 rsvd[7];
+	__le64 chunks[];	/* (count + CHUNK_CMDS - 1) / CHUNK_CMDS addresses */
 };
 
 /*

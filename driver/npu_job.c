@@ -22,12 +22,20 @@ struct npu_sg_fixup {
 	unsigned int entries;
 };
 
+/*
+ * A batch or a program being checked and translated: @job gets what the
+ * commands hold, @hw their translation.  @program is the program being
+ * built (npu_program.c), NULL for SUBMIT's batch.
+ */
 struct npu_submit {
 	struct npu_ctx *ctx;
 	struct npu_job *job;
 	struct npu_cmd *hw;
 	struct npu_sg_fixup *fixups;
 	unsigned int nfixups;
+	struct npu_program_build *program;
+	const struct drm_npu_cmd *ucmds;
+	unsigned int count;
 };
 
 /*
@@ -56,6 +64,10 @@ static void npu_job_release(struct npu_device *ndev, struct npu_job *job)
 		npu_pin_release(ndev, &job->pins[i]);
 	for (i = 0; i < job->nbos; i++)
 		drm_gem_object_put(job->bos[i]);
+	for (i = 0; i < job->nprograms; i++)
+		npu_program_put(job->programs[i]);
+	for (i = 0; i < job->nprogram_edits; i++)
+		npu_program_put(job->program_edits[i]);
 	if (job->sg)
 		dma_free_coherent(ndev->drm.dev, job->sg_count * sizeof(*job->sg),
 				  job->sg, job->sg_dma);
@@ -94,7 +106,8 @@ static size_t npu_job_size(unsigned int count, unsigned int ops)
 
 	return sizeof(struct npu_job) + max_bos * sizeof(struct drm_gem_object *) +
 	       2 * count * sizeof(struct npu_pin) +
-	       count * sizeof(struct npu_slot_wait) + count * sizeof(u32);
+	       count * sizeof(struct npu_slot_wait) + count * sizeof(u32) +
+	       2 * count * sizeof(struct npu_program *);
 }
 
 /*
@@ -110,7 +123,30 @@ static void npu_job_init(struct npu_job *job, unsigned int count, unsigned int o
 	job->bos = (struct drm_gem_object **)(job + 1);
 	job->pins = (struct npu_pin *)(job->bos + max_bos);
 	job->waits = (struct npu_slot_wait *)(job->pins + 2 * count);
-	job->event_slots = (u32 *)(job->waits + count);
+	job->programs = (struct npu_program **)(job->waits + count);
+	job->program_edits = job->programs + count;
+	job->event_slots = (u32 *)(job->programs + 2 * count);
+}
+
+/**
+ * npu_job_alloc - a job, not pooled, for @count commands, @ops of them operators
+ * @ndev: the card
+ * @count: commands
+ * @ops: operators among them
+ *
+ * Return: the job, holding nothing, or NULL.  Freed with npu_job_free().
+ */
+struct npu_job *npu_job_alloc(struct npu_device *ndev, unsigned int count,
+			      unsigned int ops)
+{
+	struct npu_job *job = kvmalloc(npu_job_size(count, ops), GFP_KERNEL);
+
+	if (!job)
+		return NULL;
+	atomic64_inc(&ndev->jobs_made);
+	atomic_inc(&ndev->jobs_alive);
+	npu_job_init(job, count, ops);
+	return job;
 }
 
 static struct npu_job *npu_job_pool_pop(struct npu_stream *stream)
@@ -175,13 +211,10 @@ static struct npu_job *npu_job_get(struct npu_stream *stream, unsigned int count
 		count = NPU_SUBMIT_SMALL;
 		ops = 1;
 	}
-	if (!job) {
-		job = kvmalloc(npu_job_size(count, ops), GFP_KERNEL);
-		if (!job)
-			return NULL;
-		atomic64_inc(&stream->ctx->ndev->jobs_made);
-		atomic_inc(&stream->ctx->ndev->jobs_alive);
-	}
+	if (!job)
+		job = npu_job_alloc(stream->ctx->ndev, count, ops);
+	if (!job)
+		return NULL;
 	npu_job_init(job, count, ops);
 	job->pooled = pooled;
 	return job;
@@ -453,16 +486,46 @@ static int npu_build_fill(struct npu_submit *sub, unsigned int i,
 	return npu_operand(sub, i, true, uc->flags, uc->dst_handle, uc->dst, uc->size);
 }
 
+/*
+ * The operand of a slot or value command: value itself, or under
+ * DRM_NPU_CMD_VALUE_INDIRECT the aligned word of a device buffer of the
+ * context at device address value, which the card reads as it runs.
+ */
+static int npu_build_cmd_value(struct npu_submit *sub, struct npu_cmd *hw,
+			       const struct drm_npu_cmd *uc)
+{
+	struct drm_gem_object *obj;
+	u64 offset;
+
+	if (!(uc->flags & DRM_NPU_CMD_VALUE_INDIRECT)) {
+		hw->value = cpu_to_le64(uc->value);
+		return 0;
+	}
+	if (!IS_ALIGNED(uc->value, 8))
+		return -EINVAL;
+	obj = npu_device_bo_lookup(sub->ctx, uc->value, 8, &offset);
+	if (!obj)
+		return -EPERM;
+	npu_job_hold(sub->job, obj);
+	hw->flags |= cpu_to_le16(NPU_CMD_VALUE_INDIRECT);
+	hw->value = cpu_to_le64(offset);
+	return 0;
+}
+
 /* SLOT_WRITE, SLOT_WAIT and TIMESTAMP: a word of the context's fence area. */
 static int npu_build_slot(struct npu_submit *sub, unsigned int i,
 			  const struct drm_npu_cmd *uc)
 {
 	struct npu_cmd *hw = &sub->hw[i];
 	bool event_only = uc->op != DRM_NPU_OP_SLOT_WAIT;
+	bool timestamp = uc->op == DRM_NPU_OP_TIMESTAMP;
 	dma_addr_t slot_dma;
+	u64 wait_value;
+	int ret;
 
-	if (uc->flags || uc->dst || uc->src || uc->size || uc->dst_handle ||
-	    uc->src_handle || uc->cond || (uc->op == DRM_NPU_OP_TIMESTAMP && uc->value))
+	if ((uc->flags & ~DRM_NPU_CMD_VALUE_INDIRECT) || (timestamp && uc->flags) ||
+	    uc->dst || uc->src || uc->size || uc->dst_handle ||
+	    uc->src_handle || uc->cond || (timestamp && uc->value))
 		return -EINVAL;
 	if (!npu_ctx_slot_valid(sub->ctx, uc->slot, event_only))
 		return -EPERM;
@@ -470,7 +533,12 @@ static int npu_build_slot(struct npu_submit *sub, unsigned int i,
 	slot_dma = npu_ctx_slot_dma(sub->ctx, uc->slot);
 	hw->flags = cpu_to_le16(NPU_CMD_DST_HOST);
 	hw->dst = cpu_to_le64(slot_dma);
-	hw->value = cpu_to_le64(uc->value);
+	ret = npu_build_cmd_value(sub, hw, uc);
+	if (ret)
+		return ret;
+	/* Known when it runs only: failed unless the slot moves on from now. */
+	wait_value = uc->flags & DRM_NPU_CMD_VALUE_INDIRECT ?
+		     READ_ONCE(npu_ctx_slot(sub->ctx, uc->slot)->value) + 1 : uc->value;
 	switch (uc->op) {
 	case DRM_NPU_OP_SLOT_WRITE:
 		hw->opcode = cpu_to_le16(NPU_OP_FENCE);
@@ -483,7 +551,7 @@ static int npu_build_slot(struct npu_submit *sub, unsigned int i,
 		hw->opcode = cpu_to_le16(NPU_OP_WAIT);
 		hw->arg = cpu_to_le32(NPU_WAIT_GEQ);
 		sub->job->waits[sub->job->nwaits++] = (struct npu_slot_wait) {
-			.slot = uc->slot, .value = uc->value,
+			.slot = uc->slot, .value = wait_value,
 		};
 		break;
 	default:
@@ -509,9 +577,9 @@ static int npu_build_value(struct npu_submit *sub, unsigned int i,
 	bool wait = uc->op == DRM_NPU_OP_VALUE_WAIT;
 	u64 offset;
 
-	if (uc->flags || uc->src || uc->size || uc->dst_handle || uc->src_handle ||
-	    uc->slot || (!wait && uc->cond) || uc->cond > DRM_NPU_WAIT_NOR ||
-	    !IS_ALIGNED(uc->dst, 8))
+	if ((uc->flags & ~DRM_NPU_CMD_VALUE_INDIRECT) || uc->src || uc->size ||
+	    uc->dst_handle || uc->src_handle || uc->slot || (!wait && uc->cond) ||
+	    uc->cond > DRM_NPU_WAIT_NOR || !IS_ALIGNED(uc->dst, 8))
 		return -EINVAL;
 	obj = npu_device_bo_lookup(sub->ctx, uc->dst, 8, &offset);
 	if (!obj)
@@ -520,9 +588,8 @@ static int npu_build_value(struct npu_submit *sub, unsigned int i,
 
 	sub->hw[i].opcode = cpu_to_le16(wait ? NPU_OP_WAIT : NPU_OP_FENCE);
 	sub->hw[i].dst = cpu_to_le64(offset);
-	sub->hw[i].value = cpu_to_le64(uc->value);
 	sub->hw[i].arg = cpu_to_le32(wait ? uc->cond : 0);
-	return 0;
+	return npu_build_cmd_value(sub, &sub->hw[i], uc);
 }
 
 static int npu_build_cmd(struct npu_submit *sub, unsigned int i,
@@ -551,8 +618,16 @@ static int npu_build_cmd(struct npu_submit *sub, unsigned int i,
 		return npu_build_value(sub, i, uc);
 	case DRM_NPU_OP_COMPUTE:
 		return npu_compute_build(sub->ctx, sub->job, &sub->hw[i], uc);
+	case DRM_NPU_OP_PROGRAM:
+	case DRM_NPU_OP_SET_CALL:
+		if (sub->program)
+			return -EINVAL;
+		return npu_program_build_submit(sub->ctx, sub->job, &sub->hw[i], uc);
 	default:
-		return -EINVAL;
+		if (!sub->program)
+			return -EINVAL;
+		return npu_program_build_control(sub->program, sub->ucmds, sub->count,
+						 i, &sub->hw[i]);
 	}
 }
 
@@ -589,6 +664,20 @@ static int npu_build_sg_tables(struct npu_submit *sub)
 		next += fix->entries;
 	}
 	return 0;
+}
+
+/* Checks and translates every command, then gives them their tables. */
+static int npu_build_cmds(struct npu_submit *sub)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sub->count; i++) {
+		ret = npu_build_cmd(sub, i, &sub->ucmds[i]);
+		if (ret)
+			return ret;
+	}
+	return npu_build_sg_tables(sub);
 }
 
 /* The fences after a batch: the stream's slot, then the ring's own word. */
@@ -629,6 +718,7 @@ static void npu_job_clear_event_errors(struct npu_submit *sub)
 	for (i = 0; i < sub->job->nevents; i++)
 		WRITE_ONCE(npu_ctx_slot(sub->ctx, sub->job->event_slots[i])->error,
 			   DRM_NPU_ERR_NONE);
+	npu_job_set_program_events(sub->ctx, sub->job, DRM_NPU_ERR_NONE);
 }
 
 /* The batch waits on a slot whose writer already failed. */
@@ -770,8 +860,10 @@ static int npu_submit_scratch(struct npu_submit *sub, unsigned int count,
 static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 		      const struct drm_npu_cmd *ucmds, struct npu_submit_scratch *small)
 {
-	struct npu_submit sub = { .ctx = stream->ctx };
-	unsigned int i, nhw = args->count + NPU_DONE_FENCES;
+	struct npu_submit sub = {
+		.ctx = stream->ctx, .ucmds = ucmds, .count = args->count,
+	};
+	unsigned int nhw = args->count + NPU_DONE_FENCES;
 	struct npu_compute_plan plan;
 	bool waits_on_failure;
 	int ret;
@@ -791,12 +883,7 @@ static int npu_submit(struct npu_stream *stream, struct drm_npu_submit *args,
 			goto out;
 	}
 
-	for (i = 0; i < args->count; i++) {
-		ret = npu_build_cmd(&sub, i, &ucmds[i]);
-		if (ret)
-			goto out;
-	}
-	ret = npu_build_sg_tables(&sub);
+	ret = npu_build_cmds(&sub);
 	if (ret)
 		goto out;
 
@@ -887,5 +974,43 @@ int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	npu_stream_retire_completed(stream);
 out_put:
 	npu_stream_put(stream);
+	return ret;
+}
+
+/**
+ * npu_job_build_program - check and translate a program's commands
+ * @ctx: the context creating it
+ * @job: what the commands hold, from npu_job_alloc() for @count commands
+ * @plan: their operators, from npu_compute_plan()
+ * @program: the program being built, for its control commands
+ * @ucmds: the user's commands
+ * @count: how many
+ * @hw: the translation, @count zeroed commands
+ *
+ * As SUBMIT checks a batch; control commands go to npu_program.c.  On
+ * failure the caller frees @job with npu_job_free().
+ *
+ * Return: 0 or SUBMIT's errors for the commands.
+ */
+int npu_job_build_program(struct npu_ctx *ctx, struct npu_job *job,
+			  const struct npu_compute_plan *plan,
+			  struct npu_program_build *program,
+			  const struct drm_npu_cmd *ucmds, unsigned int count,
+			  struct npu_cmd *hw)
+{
+	struct npu_submit sub = {
+		.ctx = ctx, .job = job, .hw = hw, .program = program,
+		.ucmds = ucmds, .count = count,
+	};
+	int ret;
+
+	ret = npu_compute_job_init(ctx->ndev, job, plan);
+	if (ret)
+		return ret;
+	sub.fixups = kvmalloc_array(2 * count, sizeof(*sub.fixups), GFP_KERNEL);
+	if (!sub.fixups)
+		return -ENOMEM;
+	ret = npu_build_cmds(&sub);
+	kvfree(sub.fixups);
 	return ret;
 }

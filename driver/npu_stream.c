@@ -79,6 +79,7 @@ static void npu_job_fail_events(struct npu_stream *stream, struct npu_job *job)
 	for (i = 0; i < job->nevents; i++)
 		WRITE_ONCE(npu_ctx_slot(stream->ctx, job->event_slots[i])->error,
 			   stream->error);
+	npu_job_set_program_events(stream->ctx, job, stream->error);
 }
 
 /* The events of queued jobs that a ring which did not stop keeps. */

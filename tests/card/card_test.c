@@ -1007,7 +1007,7 @@ TEST_F(npu, bad_commands)
 	t[9] = (struct npu_sg_entry){ htole64(hbuf), htole64((1ULL << 63) + 4096) };
 
 	struct bad_case cases[] = {
-		{ "opcode 7", NPU_ERR_OPCODE, { .opcode = htole16(7) } },
+		{ "opcode 14", NPU_ERR_OPCODE, { .opcode = htole16(14) } },
 		{ "opcode 0xffff", NPU_ERR_OPCODE, { .opcode = htole16(0xffff) } },
 		{ "unknown flag 0x40", NPU_ERR_RESERVED, client_cmd_nop(0x40) },
 		{ "unknown flag 0x8000", NPU_ERR_RESERVED, client_cmd_nop(0x8000) },
