@@ -641,4 +641,73 @@ TEST_F(cap, destroy_with_replays_queued)
 	EXPECT_EQ(0u, not_all(self->a, 0x33));
 }
 
+/* The vendor's graph-external record and wait: flags checked, work replayed. */
+TEST_F(cap, external_flags)
+{
+	aclrtEventRecordedStatus st;
+	aclrtEvent e;
+	aclmdlRI m;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventExWithFlag(&e, ACL_EVENT_SYNC));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtRecordEventWithFlag(e, self->s1, 2));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamWaitEventWithFlag(self->s1, e, 0, 2));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM,
+		  aclrtStreamWaitEventWithFlag(self->s1, e, 5, ACL_EVENT_WAIT_EXTERNAL));
+	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+		  aclrtStreamWaitEventWithFlag(self->s1, e, 5, ACL_EVENT_WAIT_DEFAULT));
+
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureBegin(self->s1, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->a, N, 0x44, N, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEventWithFlag(e, self->s1, ACL_EVENT_RECORD_EXTERNAL));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(self->s1, &m));
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&self->g, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamWaitEventWithFlag(self->s2, e, 0, ACL_EVENT_WAIT_DEFAULT));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->b, N, self->a, N,
+						ACL_MEMCPY_DEVICE_TO_DEVICE, self->s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&self->g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s2));
+	EXPECT_EQ(0u, not_all(self->b, 0x44));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+}
+
+/* What is not built yet says so, with a message. */
+TEST_F(cap, not_built_yet)
+{
+	aclmdlRICondTaskParams p = { 0 };
+	aclrtLabel label = NULL;
+	aclrtTaskGrp grp = NULL;
+	aclmdlRI m = NULL;
+	aclError got[] = {
+		aclmdlRIBuildBegin(&m, 0),
+		aclmdlRIBindStream(m, self->s1, ACL_MODEL_STREAM_FLAG_HEAD),
+		aclmdlRIUnbindStream(m, self->s1),
+		aclmdlRIEndTask(m, self->s1),
+		aclmdlRIBuildEnd(m, NULL),
+		aclrtCreateLabel(&label),
+		aclrtSetLabel(label, self->s1),
+		aclrtDestroyLabel(label),
+		aclrtCreateLabelList(&label, 1, &label),
+		aclrtDestroyLabelList(label),
+		aclrtSwitchLabelByIndex(self->a, 1, label, self->s1),
+		aclrtActiveStream(self->s2, self->s1),
+		aclrtSwitchStream(self->a, ACL_RT_EQUAL, self->b, ACL_RT_SWITCH_INT32, self->s2,
+				  NULL, self->s1),
+		aclmdlRICondHandleCreate(m, 0, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, NULL),
+		aclmdlRICondHandleGetCondPtr(NULL, NULL),
+		aclmdlRIAddCondTask(p, self->s1, 0),
+		aclmdlRICaptureTaskGrpBegin(self->s1),
+		aclmdlRICaptureTaskGrpEnd(self->s1, &grp),
+		aclmdlRICaptureTaskUpdateBegin(self->s1, grp),
+		aclmdlRICaptureTaskUpdateEnd(self->s1),
+	};
+
+	for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++)
+		EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, got[i]);
+	EXPECT_NE(NULL, strstr(aclGetRecentErrMsg(), "not supported"));
+}
+
 TEST_HARNESS_MAIN
