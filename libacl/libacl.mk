@@ -74,7 +74,8 @@ $(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER): $(ACL_LIB)
 $(ACL_LIBDIR)/libascendcl.so: $(ACL_LIBDIR)/libascendcl.so.$(ACL_SOVER)
 	ln -sf libascendcl.so.$(ACL_SOVER) $@
 
-# Build systems that link -lacl_rt get the same library.
+# Build systems that link -lacl_rt get the same library (and, installed,
+# those that name libacl_rt_impl.so, as the vendor's samples do).
 $(ACL_LIBDIR)/libacl_rt.so: $(ACL_LIBDIR)/libascendcl.so
 	ln -sf libascendcl.so $@
 
@@ -178,6 +179,7 @@ acl-install: acl-lib
 	ln -sf libascendcl.so.$(ACL_VERSION) $(DESTDIR)$(INSTALL_LIBDIR)/libascendcl.so.$(ACL_SOVER)
 	ln -sf libascendcl.so.$(ACL_SOVER) $(DESTDIR)$(INSTALL_LIBDIR)/libascendcl.so
 	ln -sf libascendcl.so $(DESTDIR)$(INSTALL_LIBDIR)/libacl_rt.so
+	ln -sf libascendcl.so $(DESTDIR)$(INSTALL_LIBDIR)/libacl_rt_impl.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$${prefix}/lib64|' \
 	    -e 's|@INCLUDEDIR@|$${prefix}/include|' -e 's|@VERSION@|$(ACL_VERSION)|' \
 	    libacl/ascendcl.pc.in >$(DESTDIR)$(INSTALL_LIBDIR)/pkgconfig/ascendcl.pc
