@@ -38,6 +38,7 @@ DRM_LIBS	 = $(shell pkg-config --libs libdrm)
 
 CARD_TEST_SRCS	:= tests/card/card_test.c tests/card/card_client.c
 OP_BENCH	:= $(BUILD)/tools/op-bench
+PROGRAM_BENCH	:= $(BUILD)/tools/program-bench
 MDL_BENCH	:= $(BUILD)/tools/mdl-bench
 ACLNN_BENCH	:= $(BUILD)/tools/aclnn-bench
 CAPTURE_BENCH	:= $(BUILD)/tools/capture-bench
@@ -45,7 +46,7 @@ DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard t
 
 .PHONY: all deps module card tests check check-debug debug-kernel run bench bench-aclnn sparse checkpatch clean install
 
-all: module card tests $(OP_BENCH) $(MDL_BENCH) $(ACLNN_BENCH) $(CAPTURE_BENCH)
+all: module card tests $(OP_BENCH) $(MDL_BENCH) $(ACLNN_BENCH) $(PROGRAM_BENCH) $(CAPTURE_BENCH)
 
 # The emulated card and its operator library.
 include card/card.mk
@@ -99,6 +100,12 @@ $(OP_BENCH): tools/op-bench.c tools/bench_operators.h tools/bench_port.h $(wildc
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) $(ACL_JSON_CFLAGS) -o $@ $< \
 		$(DRM_LIBS) $(ACL_JSON_LIBS) -lm
+
+# A program's submission against the same copies as SUBMITs, for make bench.
+$(PROGRAM_BENCH): tools/program-bench.c tools/bench_clock.h $(wildcard tests/include/*.h) \
+		uapi/npu_accel.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) -o $@ $< $(DRM_LIBS)
 
 # Whole models on the card through aclmdl*, for make bench.
 $(MDL_BENCH): tools/mdl-bench.c tools/bench_port.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
@@ -243,7 +250,8 @@ bench: all $(ORT_STAMP) $(foreach b,$(MDL_BENCH_BATCHES),$(MDL_BENCH_DIR)/$(MDL_
 			$(MDL_BENCH) --ort-port --runs $(MDL_BENCH_RUNS) $(foreach b,$(MDL_BENCH_BATCHES),\
 			$(MDL_BENCH_MODEL)_b$(b) $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om \
 			$(addprefix $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b),.input.bin .ort.bin .ort.txt)) && \
-			$(ACL_BENCH) && $(ACLNN_BENCH) --ort-port && $(CAPTURE_BENCH)'; \
+			$(ACL_BENCH) && $(PROGRAM_BENCH) && $(ACLNN_BENCH) --ort-port && \
+			$(CAPTURE_BENCH)'; \
 	status=$$?; kill $$native $$ort $$aclnn_ort 2>/dev/null; wait; exit $$status
 	@uptime
 

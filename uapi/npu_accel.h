@@ -125,18 +125,24 @@ extern "C" {
  * DRM_NPU_ERR_OP_PARAM.
  *
  * Errors:
- * -ENOENT: an unknown @stream, or a *_handle that is not a host buffer of
- * this context;
+ * -ENOENT: an unknown @stream, a *_handle that is not a host buffer of
+ * this context, a program id (DRM_NPU_OP_PROGRAM, _SET_CALL) that is not
+ * one of this context's;
  * -EINVAL: a direct stream, unknown @flags, a non-zero @seqno (an output), @count 0 or over
  * DRM_NPU_MAX_BATCH or over the stream's ring_entries - 2, @cmd_size not
  * sizeof(struct drm_npu_cmd); or in a command: an unknown op, flag or cond,
  * a non-zero field the op does not use, a non-zero pad, size 0 for COPY or
- * FILL, a FILL value over 0xff, a VALUE_* dst not 8-byte aligned, both the
+ * FILL, a FILL value over 0xff, a VALUE_* dst not 8-byte aligned, a
+ * DRM_NPU_CMD_VALUE_INDIRECT word not 8-byte aligned, a control command
+ * (programs only), a SET_CALL whose dst is not the index of a CALL of the
+ * program or whose callee is not lower than the program (see "Programs"),
+ * both the
  * _HOST and the _USER flag for one operand, a host operand over
  * DRM_NPU_MAX_HOST_SIZE or outside its host buffer, an operator descriptor
  * that is malformed or that the card cannot run (see DRM_NPU_OP_COMPUTE);
  * -EFAULT: unreadable commands, operator descriptors or user memory;
- * -EPERM: an address, tensor or slot not of this context;
+ * -EPERM: an address, tensor, VALUE_INDIRECT word or slot not of this
+ * context;
  * -EAGAIN; -EIO: the stream has failed, and accepts nothing until
  * destroyed; -ENODEV: the card is gone or dead.
  */
@@ -226,11 +232,17 @@ extern "C" {
  * the control commands only a program may hold.
  *
  * Errors: as SUBMIT's for the commands (the index of the first bad one is
- * not reported); -EINVAL for @count 0 or over DRM_NPU_MAX_PROGRAM,
- * @cmd_size not sizeof(struct drm_npu_cmd), non-zero @flags or @id, a
- * control command whose target lies outside the program, a CALL of a
- * program that does not exist or nests deeper than DRM_NPU_PROGRAM_MAX_DEPTH;
- * -ENOSPC when the context has DRM_NPU_MAX_PROGRAMS programs.
+ * not reported; -EFAULT, -EPERM, -ENOENT for a host buffer handle);
+ * -EINVAL for @count 0 or over DRM_NPU_MAX_PROGRAM,
+ * @cmd_size not sizeof(struct drm_npu_cmd), non-zero @flags or @id,
+ * DRM_NPU_OP_PROGRAM or DRM_NPU_OP_SET_CALL, a control command whose
+ * target lies outside the program, a SWITCH not followed by its value
+ * JUMPs, a BRANCH or SWITCH size other than 4 or 8 or a word not aligned
+ * to it, a CALL of a program that does not exist or nests deeper than
+ * DRM_NPU_PROGRAM_MAX_DEPTH, a non-zero field a control command does not
+ * use; -EPERM for a BRANCH or SWITCH word outside this context's device
+ * buffers; -ENOSPC when the context has DRM_NPU_MAX_PROGRAMS programs;
+ * -ENOMEM. Ids are the lowest free, from 1.
  */
 #define DRM_IOCTL_NPU_PROGRAM_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_PROGRAM_CREATE, struct drm_npu_program_create)
@@ -334,7 +346,7 @@ enum drm_npu_op {
 	DRM_NPU_OP_TIMESTAMP = 7,	/* slot: its timestamp only */
 	DRM_NPU_OP_COMPUTE = 8,		/* src: descriptor pointer, size: its bytes */
 	DRM_NPU_OP_PROGRAM = 9,		/* SUBMIT only: value: a program id, run whole */
-	DRM_NPU_OP_SET_CALL = 10,	/* SUBMIT only: value: program, dst: its CALL, src: new callee */
+	DRM_NPU_OP_SET_CALL = 10,	/* SUBMIT only: program value's CALL at dst calls src */
 	DRM_NPU_OP_CLOCK_WRITE = 11,	/* dst (device, 8-byte aligned) = the card's clock, ns */
 	/* Control commands: programs only. */
 	DRM_NPU_OP_JUMP = 12,		/* value: command index */
@@ -475,14 +487,21 @@ struct drm_npu_program_destroy {
  * running thread reaches RETURN (or the program's end), the card starts
  * the earliest ACTIVATEd thread not yet run; the run is over when none is
  * left, or at END, which drops the threads still waiting. ACTIVATE beyond
- * DRM_NPU_PROGRAM_MAX_ACTIVE pending threads fails the stream.
+ * DRM_NPU_PROGRAM_MAX_ACTIVE pending threads (per program run) fails the
+ * stream with DRM_NPU_ERR_REJECTED. Every command of a run counts as
+ * progress for the hang check: a program that loops forever runs until
+ * its stream is destroyed with DRM_NPU_STREAM_DESTROY_ABORT.
  *
- * BRANCH reads size (4 or 8) bytes at device address dst and compares
- * them, signed, with the operand by cond: the same size at device address
- * src, or src itself under DRM_NPU_CMD_SRC_IMM. SWITCH reads index i
- * (size 4 or 8, unsigned) at dst; for i < value it goes on at the i-th of
- * the value JUMPs that follow it, else after them. CALL runs another
- * program of this context, with its own threads, and comes back.
+ * BRANCH reads size (4 or 8) bytes at device address dst (aligned to
+ * size) and compares them, signed, with the operand by cond: the same
+ * size at device address src, or src itself under DRM_NPU_CMD_SRC_IMM
+ * (its low size bytes). SWITCH reads index i (size 4 or 8, unsigned) at
+ * dst; for i < value it goes on at the i-th of the value (at least 1)
+ * JUMPs that follow it, else after them. CALL runs another program of
+ * this context, with its own threads, and comes back; the caller keeps
+ * the callee (and whatever it holds) while it exists. A program's height
+ * is 1 plus its callees' highest; a CALL of a program of height
+ * DRM_NPU_PROGRAM_MAX_DEPTH is refused.
  *
  * With DRM_NPU_CMD_VALUE_INDIRECT a slot or value command takes its value
  * from the 8 bytes at device address value when it runs: a submission
@@ -491,7 +510,12 @@ struct drm_npu_program_destroy {
  *
  * DRM_NPU_OP_SET_CALL, in stream order, makes the CALL at index dst of
  * program value call program src from then on; runs already past it are
- * not affected.
+ * not affected. src must be lower than program value (which rules out
+ * cycles); program value keeps every callee it has had until it is
+ * destroyed. The other fields are 0.
+ *
+ * When a stream fails, the event slots that the programs of its queued
+ * runs (and their callees) write get its error, as its own SLOT_WRITEs'.
  */
 
 struct drm_npu_stream_map {

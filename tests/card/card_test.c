@@ -1184,6 +1184,285 @@ TEST_F(npu, bad_commands)
 	ASSERT_EQ(99, client_word_rd(client_gpa_ptr(c, fw)));
 }
 
+/* Programs */
+
+/*
+ * A program descriptor and its chunks in guest RAM, as the driver lays
+ * them out (driver/npu_hw.h, struct npu_program_desc); returns its address.
+ */
+static uint64_t program_at(struct client *c, const struct npu_cmd *cmds, uint32_t n)
+{
+	uint32_t nchunks = (n + NPU_PROGRAM_CHUNK_CMDS - 1) / NPU_PROGRAM_CHUNK_CMDS;
+	uint64_t desc = client_host_alloc(c, 64 + 8 * nchunks, 64);
+	struct npu_program_desc *d = (struct npu_program_desc *)client_gpa_ptr(c, desc);
+	uint32_t i, k;
+
+	memset(d, 0, 64);
+	d->count = htole32(n);
+	for (i = 0; i < nchunks; i++) {
+		uint32_t in_chunk = n - i * NPU_PROGRAM_CHUNK_CMDS;
+		uint64_t chunk;
+
+		if (in_chunk > NPU_PROGRAM_CHUNK_CMDS)
+			in_chunk = NPU_PROGRAM_CHUNK_CMDS;
+		chunk = client_host_alloc(c, in_chunk * SLOT_BYTES, 64);
+		for (k = 0; k < in_chunk; k++)
+			memcpy(client_gpa_ptr(c, chunk + k * SLOT_BYTES),
+			       &cmds[i * NPU_PROGRAM_CHUNK_CMDS + k], SLOT_BYTES);
+		d->chunks[i] = htole64(chunk);
+	}
+	return desc;
+}
+
+static struct npu_cmd pcmd(uint16_t opcode, uint64_t value)
+{
+	return (struct npu_cmd){ .opcode = htole16(opcode), .value = htole64(value) };
+}
+
+static struct npu_cmd pcall(uint64_t desc)
+{
+	return (struct npu_cmd){ .opcode = htole16(NPU_OP_CALL), .src = htole64(desc) };
+}
+
+static struct npu_cmd pbranch(uint64_t dst, uint64_t src, uint64_t size,
+			      uint32_t cond, uint16_t flags, uint64_t target)
+{
+	return (struct npu_cmd){
+		.opcode = htole16(NPU_OP_BRANCH), .flags = htole16(flags),
+		.arg = htole32(cond), .dst = htole64(dst), .src = htole64(src),
+		.size = htole64(size), .value = htole64(target),
+	};
+}
+
+/*
+ * A CALLed program runs its control commands in the ring's thread:
+ * threads in ACTIVATE order, BRANCH, SWITCH, nested CALLs across chunks,
+ * indirect values; every command it runs counts in CMDS_DONE.
+ */
+TEST_F(npu, program_runs_its_commands)
+{
+	struct client *c = &self->c;
+	uint64_t w = client_host_alloc(c, 4096, 64);	/* host words */
+	enum { N_LONG = NPU_PROGRAM_CHUNK_CMDS + 7 };
+	static struct npu_cmd longp[N_LONG];
+	struct client_ring r;
+	uint64_t leaf, mid, main_prog, done;
+	unsigned int i;
+	const uint16_t DH = NPU_CMD_DST_HOST;
+
+	memset(client_gpa_ptr(c, w), 0, 4096);
+	client_word_wr(client_dev_ptr(c, 0), 7);	/* the SWITCH index, the BRANCH operand */
+	client_word_wr(client_dev_ptr(c, 8), 1234);	/* an indirect value */
+
+	/* two chunks of NOPs, then a fence: CALLed from mid */
+	for (i = 0; i < N_LONG - 1; i++)
+		longp[i] = client_cmd_nop(0);
+	longp[N_LONG - 1] = client_cmd_fence(w + 8, 5, DH);
+	leaf = program_at(c, longp, N_LONG);
+	{
+		struct npu_cmd m[] = { pcall(leaf) };
+
+		mid = program_at(c, m, 1);
+	}
+	{
+		struct npu_cmd m[] = {
+			/* 0 */ pcmd(NPU_OP_ACTIVATE, 5),
+			/* 1 */ pcmd(NPU_OP_ACTIVATE, 8),
+			/* 2 */ client_cmd_fence(w, 1, DH),
+			/* 3 */ pcall(mid),
+			/* 4 */ pcmd(NPU_OP_RETURN, 0),
+			/* 5: thread A */ client_cmd_copy(w + 16, w, 8, DH | NPU_CMD_SRC_HOST),
+			/* 6 */ client_cmd_fence(w, 2, DH),
+			/* 7 */ pcmd(NPU_OP_RETURN, 0),
+			/* 8: thread B, *dev[0] = 7: a SWITCH past its 2 cases */
+			(struct npu_cmd){ .opcode = htole16(NPU_OP_SWITCH), .dst = 0,
+					  .size = htole64(8), .value = htole64(2) },
+			/* 9 */ pcmd(NPU_OP_JUMP, 0),
+			/* 10 */ pcmd(NPU_OP_JUMP, 0),
+			/* 11: 7 > 6 */ pbranch(0, 6, 8, NPU_BRANCH_GT, NPU_CMD_SRC_IMM, 13),
+			/* 12 */ client_cmd_fence(w + 24, 666, DH),
+			/* 13 */ (struct npu_cmd){ .opcode = htole16(NPU_OP_FENCE),
+					.flags = htole16(DH | NPU_CMD_VALUE_INDIRECT),
+					.dst = htole64(w + 32), .value = htole64(8) },
+			/* 14 */ pcmd(NPU_OP_END, 0),
+			/* 15 */ client_cmd_fence(w + 24, 999, DH),
+		};
+
+		main_prog = program_at(c, m, 16);
+	}
+
+	ASSERT_TRUE(client_ring_setup(c, &r, 0, 8, 1));
+	{
+		struct npu_cmd call = pcall(main_prog);
+
+		ASSERT_TRUE(client_ring_run(c, &r, &call, T_MS));
+	}
+	EXPECT_EQ(NPU_RING_IDLE, client_ring_rd32(c, 0, NPU_RING_STATUS));
+	EXPECT_EQ(2, client_word_rd(client_gpa_ptr(c, w)));
+	EXPECT_EQ(5, client_word_rd(client_gpa_ptr(c, w + 8)));
+	EXPECT_EQ(1, client_word_rd(client_gpa_ptr(c, w + 16)));	/* A after main */
+	EXPECT_EQ(0, client_word_rd(client_gpa_ptr(c, w + 24)));	/* skipped, dropped */
+	EXPECT_EQ(1234, client_word_rd(client_gpa_ptr(c, w + 32)));
+	/*
+	 * main: 0-4 (5, RETURN included), A 5-7 (3), B: 8, 11, 13, 14 (4);
+	 * mid: its CALL; leaf: N_LONG; and the ring's CALL.
+	 */
+	done = 5 + 3 + 4 + 1 + N_LONG + 1;
+	EXPECT_EQ(done, client_ring_rd64(c, 0, NPU_RING_CMDS_DONE));
+}
+
+/*
+ * A bad program stops the ring on its CALL, as a bad command does, and
+ * writes nothing after the bad command.
+ */
+TEST_F(npu, program_bad_commands)
+{
+	struct client *c = &self->c;
+	uint64_t devsz = client_devmem_size(c), low = c->opts.lowmem;
+	uint64_t fw = client_host_alloc(c, 64, 64);
+	struct npu_cmd nop = client_cmd_nop(0), fence, cmd;
+	struct npu_cmd active[NPU_PROGRAM_MAX_ACTIVE + 2];
+	struct client_ring r;
+	uint64_t deep, zero_desc, big_desc, rsvd_desc, bad_chunk;
+	unsigned int i;
+
+	/* a program that CALLs itself goes one level too deep */
+	deep = client_host_alloc(c, 64 + 8, 64);
+	{
+		struct npu_cmd self_call = pcall(deep);
+		uint64_t p = program_at(c, &self_call, 1);
+
+		memcpy(client_gpa_ptr(c, deep), client_gpa_ptr(c, p), 64 + 8);
+	}
+	zero_desc = program_at(c, &nop, 1);
+	((struct npu_program_desc *)client_gpa_ptr(c, zero_desc))->count = 0;
+	big_desc = program_at(c, &nop, 1);
+	((struct npu_program_desc *)client_gpa_ptr(c, big_desc))->count =
+		htole32(NPU_PROGRAM_MAX_CMDS + 1);
+	rsvd_desc = program_at(c, &nop, 1);
+	((struct npu_program_desc *)client_gpa_ptr(c, rsvd_desc))->rsvd[3] = htole64(1);
+	bad_chunk = program_at(c, &nop, 1);
+	((struct npu_program_desc *)client_gpa_ptr(c, bad_chunk))->chunks[0] |= htole64(8);
+	for (i = 0; i <= NPU_PROGRAM_MAX_ACTIVE; i++)
+		active[i] = pcmd(NPU_OP_ACTIVATE, NPU_PROGRAM_MAX_ACTIVE + 1);
+	active[i] = pcmd(NPU_OP_RETURN, 0);
+
+	struct {
+		const char *what;
+		uint32_t err;
+		uint64_t desc;		/* a program to CALL, or 0: cmd on the ring */
+	} cases[] = {
+		{ "JUMP on the ring", NPU_ERR_PROGRAM, 0 },
+		{ "CALL misaligned", NPU_ERR_ALIGN, 0 },
+		{ "CALL in the PCI hole", NPU_ERR_HOST_ADDR, 0 },
+		{ "CALL with a flag", NPU_ERR_RESERVED, 0 },
+		{ "count 0", NPU_ERR_PROGRAM, zero_desc },
+		{ "count too big", NPU_ERR_PROGRAM, big_desc },
+		{ "descriptor rsvd", NPU_ERR_RESERVED, rsvd_desc },
+		{ "chunk misaligned", NPU_ERR_ALIGN, bad_chunk },
+		{ "nested too deep", NPU_ERR_PROGRAM, deep },
+		{ "too many ACTIVATEs", NPU_ERR_PROGRAM,
+		  program_at(c, active, NPU_PROGRAM_MAX_ACTIVE + 2) },
+	};
+	struct npu_cmd ring_cmds[] = {
+		pcmd(NPU_OP_JUMP, 0),
+		pcall(fw + 8),
+		pcall(low),
+		(struct npu_cmd){ .opcode = htole16(NPU_OP_CALL),
+				  .flags = htole16(NPU_CMD_DST_HOST), .src = htole64(fw) },
+	};
+	/* one bad command inside a program each */
+	struct {
+		const char *what;
+		uint32_t err;
+		struct npu_cmd cmd;
+	} inner[] = {
+		{ "JUMP past the end", NPU_ERR_PROGRAM, pcmd(NPU_OP_JUMP, 2) },
+		{ "ACTIVATE past the end", NPU_ERR_PROGRAM, pcmd(NPU_OP_ACTIVATE, 2) },
+		{ "BRANCH of 3 bytes", NPU_ERR_PROGRAM,
+		  pbranch(0, 0, 3, NPU_BRANCH_EQ, NPU_CMD_SRC_IMM, 0) },
+		{ "BRANCH cond 6", NPU_ERR_RESERVED,
+		  pbranch(0, 0, 8, 6, NPU_CMD_SRC_IMM, 0) },
+		{ "BRANCH misaligned", NPU_ERR_ALIGN,
+		  pbranch(4, 0, 8, NPU_BRANCH_EQ, NPU_CMD_SRC_IMM, 0) },
+		{ "BRANCH past device memory", NPU_ERR_DEV_ADDR,
+		  pbranch(devsz, 0, 8, NPU_BRANCH_EQ, NPU_CMD_SRC_IMM, 0) },
+		{ "BRANCH operand past device memory", NPU_ERR_DEV_ADDR,
+		  pbranch(0, devsz, 8, NPU_BRANCH_EQ, 0, 0) },
+		{ "BRANCH past the end", NPU_ERR_PROGRAM,
+		  pbranch(0, 0, 8, NPU_BRANCH_EQ, NPU_CMD_SRC_IMM, 2) },
+		{ "SWITCH past the end", NPU_ERR_PROGRAM,
+		  (struct npu_cmd){ .opcode = htole16(NPU_OP_SWITCH),
+				    .size = htole64(8), .value = htole64(2) } },
+		{ "END with a value", NPU_ERR_RESERVED, pcmd(NPU_OP_END, 1) },
+		{ "SRC_IMM on a JUMP", NPU_ERR_RESERVED,
+		  (struct npu_cmd){ .opcode = htole16(NPU_OP_JUMP),
+				    .flags = htole16(NPU_CMD_SRC_IMM) } },
+		{ "indirect value misaligned", NPU_ERR_ALIGN,
+		  (struct npu_cmd){ .opcode = htole16(NPU_OP_FENCE),
+				    .flags = htole16(NPU_CMD_DST_HOST | NPU_CMD_VALUE_INDIRECT),
+				    .dst = htole64(fw), .value = htole64(4) } },
+		{ "indirect value past device memory", NPU_ERR_DEV_ADDR,
+		  (struct npu_cmd){ .opcode = htole16(NPU_OP_WAIT),
+				    .flags = htole16(NPU_CMD_VALUE_INDIRECT),
+				    .dst = 0, .value = htole64(devsz) } },
+		{ "a COPY past device memory", NPU_ERR_DEV_ADDR,
+		  client_cmd_fill(devsz - 8, 16, 0, 0) },
+	};
+	unsigned int ncases = ARRAY_SIZE(cases), total = ncases + ARRAY_SIZE(inner);
+
+	for (i = 0; i < total; i++) {
+		if (i < ncases) {
+			self->step = cases[i].what;
+			cmd = i < ARRAY_SIZE(ring_cmds) ? ring_cmds[i] : pcall(cases[i].desc);
+		} else {
+			struct npu_cmd p[2] = { inner[i - ncases].cmd, nop };
+
+			self->step = inner[i - ncases].what;
+			cmd = pcall(program_at(c, p, 2));
+		}
+		client_word_wr(client_gpa_ptr(c, fw), 0);
+		client_irq_take(c, 1);
+		ASSERT_TRUE(client_ring_setup(c, &r, 0, 8, 1));
+		client_ring_push(c, &r, &nop);
+		client_ring_push(c, &r, &nop);
+		client_ring_push(c, &r, &cmd);
+		fence = client_cmd_fence(fw, 1, NPU_CMD_DST_HOST);
+		client_ring_push(c, &r, &fence);
+		client_ring_submit(c, &r);
+
+		ASSERT_TRUE(client_ring_wait_status(c, 0, NPU_RING_STOPPED, T_MS));
+		ASSERT_EQ(i < ncases ? cases[i].err : inner[i - ncases].err,
+			  client_ring_rd32(c, 0, NPU_RING_ERROR));
+		ASSERT_EQ(2, client_ring_rd32(c, 0, NPU_RING_ERROR_INDEX));
+		ASSERT_EQ(2, client_ring_rd32(c, 0, NPU_RING_HEAD));
+		ASSERT_GE(client_irq_wait(c, 1, T_MS), 1);
+		ASSERT_EQ(0, client_word_rd(client_gpa_ptr(c, fw)));
+	}
+}
+
+/*
+ * A program that never ends keeps CMDS_DONE moving, so a driver sees it
+ * alive, and a ring reset stops it.
+ */
+TEST_F(npu, program_endless_loop_reset)
+{
+	struct client *c = &self->c;
+	struct npu_cmd loop = pcmd(NPU_OP_JUMP, 0), call;
+	struct client_ring r;
+
+	call = pcall(program_at(c, &loop, 1));
+	ASSERT_TRUE(client_ring_setup(c, &r, 0, 8, 1));
+	client_ring_push(c, &r, &call);
+	client_ring_submit(c, &r);
+	ASSERT_TRUE(reg_wait_above64(c, NPU_RING_REG(0, NPU_RING_CMDS_DONE), 1000, T_MS));
+	ASSERT_TRUE(reg_wait_above64(c, NPU_RING_REG(0, NPU_RING_CMDS_DONE), 100000, T_MS));
+	EXPECT_EQ(0, client_ring_rd32(c, 0, NPU_RING_HEAD));
+	ASSERT_TRUE(client_ctrl_ring_reset(c, 0));
+	EXPECT_EQ(NPU_RING_DISABLED, client_ring_rd32(c, 0, NPU_RING_STATUS));
+	EXPECT_EQ(0, client_ring_rd64(c, 0, NPU_RING_CMDS_DONE));
+}
+
 /* Operators */
 
 /* y = a + b for n float32 elements of device memory; returns the size. */
