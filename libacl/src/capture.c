@@ -28,6 +28,8 @@ struct acl_capture {
 	aclmdlRICaptureMode thread_mode_before;
 	bool invalid;
 	bool owns_model;		/* made by aclmdlRICaptureBegin */
+	long group;			/* the step of the open task group, -1: none */
+	struct acl_task_grp *update;	/* an update's capture: the group it replaces */
 	size_t ncmds_before, nsteps_before;	/* what a failed capture gives back */
 	uint32_t nstreams;
 	struct acl_stream *streams[ACL_CAPTURE_MAX_STREAMS];	/* [0]: the origin */
@@ -136,10 +138,12 @@ static void drop_model_locked(struct acl_capture *c)
 	}
 	c->m->ncmds = c->ncmds_before;
 	c->m->nsteps = c->nsteps_before;
+	while (c->m->ngroups && c->m->groups[c->m->ngroups - 1]->step >= c->m->nsteps)
+		free(c->m->groups[--c->m->ngroups]);
 	if (c->m->nsteps) {
 		struct acl_ri_step *last = &c->m->steps[c->m->nsteps - 1];
 
-		if (last->kind == ACL_RI_CMDS && last->first + last->count > c->ncmds_before)
+		if (acl_ri_has_cmds(last->kind) && last->first + last->count > c->ncmds_before)
 			last->count = (uint32_t)(c->ncmds_before - last->first);
 	}
 }
@@ -187,6 +191,10 @@ bool acl_capture_cmds(struct acl_stream *s, const struct drm_npu_cmd *cmds, size
 static bool add_step(struct acl_capture *c, int i, struct acl_ri_step *st, aclError *err)
 {
 	st->stream = c->model_stream[i];
+	if (c->group >= 0 || c->update) {
+		*err = ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT;
+		return false;
+	}
 	if (c->invalid) {
 		*err = ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED;
 		return false;
@@ -203,6 +211,8 @@ static aclError hook_error(const char *fn, aclError err)
 {
 	if (err == ACL_ERROR_BAD_ALLOC)
 		return acl_fail(fn, err, "out of memory recording the task");
+	if (err == ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT)
+		return acl_fail(fn, err, "a task group holds operators, copies and fills only");
 	if (err)
 		return acl_fail(fn, err, "the capture was invalidated by an earlier call");
 	return ACL_SUCCESS;
@@ -448,6 +458,7 @@ static aclError begin(struct acl_stream *s, aclmdlRI into, aclmdlRICaptureMode m
 		return err;
 	}
 	c->m = m;
+	c->group = -1;
 	c->owns_model = !into;
 	c->ncmds_before = m->ncmds;
 	c->nsteps_before = m->nsteps;
@@ -581,6 +592,8 @@ ACL_EXPORT aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
 	end_capture_locked(c);
 	if (pthread_equal(c->thread, pthread_self()))
 		tls_mode = c->thread_mode_before;
+	if (c->group >= 0)
+		c->m->steps[c->group].open = false;	/* a group left open ends here */
 	u = unjoined(c);
 	if (c->invalid || u >= 0) {
 		uint32_t idx = u >= 0 ? c->streams[u]->obj.index : 0;
@@ -601,4 +614,169 @@ ACL_EXPORT aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
 	acl_mutex_unlock(&cap_lock);
 	capture_free(c);
 	return ACL_SUCCESS;
+}
+
+/* ---- task groups and their update -------------------------------------- */
+
+ACL_EXPORT aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
+{
+	struct acl_ri_step st = { .kind = ACL_RI_GROUP, .open = true };
+	struct acl_capture *c;
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	acl_mutex_lock(&cap_lock);
+	c = atomic_load(&s->capture);
+	if (!c || c->update)
+		err = ACL_FAIL(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %u is not being captured",
+			       s->obj.index);
+	else if (c->group >= 0)
+		err = ACL_FAIL(ACL_ERROR_INVALID_PARAM, "a task group is open already");
+	else if (c->invalid)
+		err = ACL_FAIL(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, "the capture was invalidated");
+	if (!err) {
+		st.stream = c->model_stream[stream_slot(c, s)];
+		st.first = (uint32_t)c->m->ncmds;
+		if (!acl_mdlri_add_step_locked(c->m, &st))
+			err = ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
+		else
+			c->group = (long)c->m->nsteps - 1;
+	}
+	acl_mutex_unlock(&cap_lock);
+	return err;
+}
+
+/* Closes c's group on s: its handle, NULL on failure (*err). */
+static struct acl_task_grp *close_group_locked(struct acl_capture *c, struct acl_stream *s,
+					       aclError *err)
+{
+	struct acl_mdlri *m = c->m;
+	struct acl_task_grp *g, **v;
+	struct acl_ri_step *st;
+
+	if (c->group < 0) {
+		*err = ACL_FAIL(ACL_ERROR_INVALID_PARAM, "no task group is open on stream %u",
+				s->obj.index);
+		return NULL;
+	}
+	st = &m->steps[c->group];
+	if (c->model_stream[stream_slot(c, s)] != st->stream) {
+		*err = ACL_FAIL(ACL_ERROR_INVALID_PARAM, "the task group was begun on another stream");
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	v = realloc(m->groups, (m->ngroups + 1) * sizeof(*v));
+	if (v)
+		m->groups = v;
+	if (!g || !v) {
+		free(g);
+		*err = ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
+		return NULL;
+	}
+	st->open = false;
+	g->m = m;
+	g->step = (size_t)c->group;
+	m->groups[m->ngroups++] = g;
+	c->group = -1;
+	return g;
+}
+
+ACL_EXPORT aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle)
+{
+	struct acl_task_grp *g = NULL;
+	struct acl_capture *c;
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(handle);
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	acl_mutex_lock(&cap_lock);
+	c = atomic_load(&s->capture);
+	if (!c || c->update)
+		err = ACL_FAIL(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %u is not being captured",
+			       s->obj.index);
+	else
+		g = close_group_locked(c, s, &err);
+	acl_mutex_unlock(&cap_lock);
+	if (g)
+		*handle = (aclrtTaskGrp)g;
+	return err;
+}
+
+/*
+ * An update captures the group's new tasks on a stream that is not
+ * capturing, into a model of its own; its end puts them in the group
+ * (mdlri_update.c).
+ */
+ACL_EXPORT aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle)
+{
+	struct acl_task_grp *g;
+	struct acl_stream *s;
+	struct acl_capture *c;
+	aclError err = ACL_SUCCESS;
+
+	ACL_CHECK_NULL(handle);
+	s = capture_stream(__func__, stream, &err);
+	if (!s)
+		return err;
+	acl_mutex_lock(&cap_lock);
+	g = acl_task_grp_lookup_locked(handle);
+	acl_mutex_unlock(&cap_lock);
+	if (!g)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%p is not a task group of a live model",
+				handle);
+	err = begin(s, NULL, ACL_MODEL_RI_CAPTURE_MODE_RELAXED);
+	if (err)
+		return err;
+	acl_mutex_lock(&cap_lock);
+	c = atomic_load(&s->capture);
+	c->update = g;
+	acl_mutex_unlock(&cap_lock);
+	return ACL_SUCCESS;
+}
+
+ACL_EXPORT aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
+{
+	struct acl_task_grp *g;
+	struct acl_capture *c;
+	struct acl_stream *s;
+	struct acl_mdlri *tasks;
+	aclError err = ACL_SUCCESS;
+
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	acl_mutex_lock(&cap_lock);
+	c = atomic_load(&s->capture);
+	if (!c || !c->update) {
+		acl_mutex_unlock(&cap_lock);
+		return ACL_FAIL(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %u is not updating a task "
+				"group", s->obj.index);
+	}
+	end_capture_locked(c);
+	tasks = c->m;
+	g = acl_task_grp_lookup_locked((aclrtTaskGrp)c->update);
+	if (g)
+		g->m->refs++;
+	acl_mutex_unlock(&cap_lock);
+	if (pthread_equal(c->thread, pthread_self()))
+		tls_mode = c->thread_mode_before;
+	if (c->invalid)
+		err = ACL_FAIL(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, "the update was invalidated");
+	else if (!g)
+		err = ACL_FAIL(ACL_ERROR_INVALID_PARAM, "the task group's model was destroyed");
+	else
+		err = acl_task_grp_update(g, tasks, s);
+	capture_free(c);
+	if (g)
+		acl_mdlri_put(g->m);
+	acl_mutex_lock(&cap_lock);
+	acl_mdlri_free(tasks);
+	acl_mutex_unlock(&cap_lock);
+	return err;
 }

@@ -25,7 +25,13 @@ enum acl_ri_step_kind {
 	ACL_RI_RESET,		/* aclrtResetEvent(event) */
 	ACL_RI_HOSTFUNC,	/* aclrtLaunchHostFunc(fn, arg) */
 	ACL_RI_CALLBACK,	/* aclrtLaunchCallback(fn, arg, block) */
+	ACL_RI_GROUP,		/* a task group: cmds[first, first + count), CALLed */
 };
+
+static inline bool acl_ri_has_cmds(enum acl_ri_step_kind kind)
+{
+	return kind == ACL_RI_CMDS || kind == ACL_RI_GROUP;
+}
 
 struct acl_ri_step {
 	enum acl_ri_step_kind kind;
@@ -35,6 +41,15 @@ struct acl_ri_step {
 	void (*fn)(void *);
 	void *arg;
 	aclrtCallbackBlockType block;
+	/* ACL_RI_GROUP: still being captured; its program, and its CALL's index in the run's */
+	bool open;
+	uint32_t program, call_index;
+};
+
+/* A task group's handle (aclrtTaskGrp): a step of a model. */
+struct acl_task_grp {
+	struct acl_mdlri *m;
+	size_t step;
 };
 
 struct acl_capture;
@@ -50,6 +65,8 @@ struct acl_mdlri {
 	size_t ndescs, descs_cap;
 	struct acl_ri_step *steps;
 	size_t nsteps, steps_cap;
+	struct acl_task_grp **groups;
+	size_t ngroups;
 	aclrtStream streams[ACL_CAPTURE_MAX_STREAMS];	/* that recorded into it */
 	uint32_t nstreams;
 	/*
@@ -87,6 +104,15 @@ int acl_mdlri_stream_index_locked(struct acl_mdlri *m, aclrtStream stream);
  * the capture lock (destroying an event takes lower locks).
  */
 aclrtEvent acl_mdlri_free(struct acl_mdlri *m);
+/* The task group of a handle, NULL if none (capture lock held). */
+struct acl_task_grp *acl_task_grp_lookup_locked(aclrtTaskGrp handle);
+/* Makes a program of n commands (false: refused, *id 0, logged). */
+bool acl_mdlri_program(struct acl_mdlri *m, const struct drm_npu_cmd *cmds, uint32_t n,
+		       uint32_t *id);
+/* Drops a reference a replay or an update took (capture lock not held). */
+void acl_mdlri_put(struct acl_mdlri *m);
+/* Puts the tasks of t, captured on s, in place of group g's (mdlri_update.c). */
+aclError acl_task_grp_update(struct acl_task_grp *g, struct acl_mdlri *t, struct acl_stream *s);
 /* Forgets m's programs (after a change): the next replay makes new ones. */
 void acl_mdlri_unbuild(struct acl_mdlri *m);
 

@@ -103,7 +103,7 @@ bool acl_mdlri_add_cmds_locked(struct acl_mdlri *m, uint32_t stream,
 		}
 		m->cmds[m->ncmds + i] = c;
 	}
-	if (last && last->kind == ACL_RI_CMDS && last->stream == stream &&
+	if (last && (last->kind == ACL_RI_CMDS || last->open) && last->stream == stream &&
 	    last->first + last->count == m->ncmds) {
 		last->count += (uint32_t)count;
 		m->ncmds += count;
@@ -147,10 +147,28 @@ aclrtEvent acl_mdlri_free(struct acl_mdlri *m)
 	free(m->descs);
 	free(m->cmds);
 	free(m->steps);
+	for (size_t i = 0; i < m->ngroups; i++)
+		free(m->groups[i]);
+	free(m->groups);
 	free(m->program);
 	acl_mutex_destroy(&m->run_lock);
 	free(m);
 	return done;
+}
+
+struct acl_task_grp *acl_task_grp_lookup_locked(aclrtTaskGrp handle)
+{
+	struct acl_list *l;
+
+	for (l = models.next; l != &models; l = l->next) {
+		struct acl_mdlri *m = (struct acl_mdlri *)((char *)l -
+							   offsetof(struct acl_mdlri, link));
+
+		for (size_t i = 0; i < m->ngroups; i++)
+			if ((aclrtTaskGrp)m->groups[i] == handle)
+				return m->groups[i];
+	}
+	return NULL;
 }
 
 /* ---- public API ------------------------------------------------------- */
@@ -287,6 +305,7 @@ static const char *const step_names[] = {
 	[ACL_RI_CALLBACK] = "CALLBACK",
 };
 
+
 static json_object *task_json(const struct acl_mdlri *m, uint32_t seq, uint32_t stream,
 			      const char *type, const struct drm_npu_cmd *c, bool verbose)
 {
@@ -321,7 +340,7 @@ static json_object *model_json(const struct acl_mdlri *m, bool verbose)
 	for (size_t i = 0; i < m->nsteps; i++) {
 		const struct acl_ri_step *st = &m->steps[i];
 
-		if (st->kind != ACL_RI_CMDS) {
+		if (!acl_ri_has_cmds(st->kind)) {
 			json_object_array_add(tasks, task_json(m, seq++, st->stream,
 							       step_names[st->kind], NULL, false));
 			continue;

@@ -2,7 +2,7 @@
 /*
  * The parts of the model runtime instance API not built yet: models built
  * from bound streams (aclmdlRIBuildBegin ...), labels, stream switch and
- * activation, condition tasks, and task groups with their update. Each
+ * activation and condition tasks. Each
  * returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message, so that
  * programs written for the vendor's runtime build and learn what is
  * missing. The card's programs have the control commands they need
@@ -19,7 +19,6 @@
 #define LABELS	"labels and label switches in models"
 #define SWITCH	"stream switch and activation in models"
 #define COND	"condition tasks in models"
-#define UPDATE	"task groups and their update"
 
 ACL_EXPORT aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag)
 {
@@ -121,28 +120,4 @@ ACL_EXPORT aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStre
 {
 	(void)params, (void)stream, (void)flags;
 	return NOT_YET(COND);
-}
-
-ACL_EXPORT aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
-{
-	(void)stream;
-	return NOT_YET(UPDATE);
-}
-
-ACL_EXPORT aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle)
-{
-	(void)stream, (void)handle;
-	return NOT_YET(UPDATE);
-}
-
-ACL_EXPORT aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle)
-{
-	(void)stream, (void)handle;
-	return NOT_YET(UPDATE);
-}
-
-ACL_EXPORT aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
-{
-	(void)stream;
-	return NOT_YET(UPDATE);
 }

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "capture.h"
 
@@ -25,10 +26,15 @@ static atomic_bool no_programs;
 
 void acl_mdlri_unbuild(struct acl_mdlri *m)
 {
-	if (m->program && m->dev->fd >= 0)
-		for (size_t i = 0; i < m->nsteps; i++)
-			if (m->program[i])
-				drv_program_destroy(m->dev->fd, m->program[i]);
+	for (size_t i = 0; m->program && i < m->nsteps; i++) {
+		struct acl_ri_step *st = &m->steps[i];
+
+		if (m->program[i] && m->dev->fd >= 0)
+			drv_program_destroy(m->dev->fd, m->program[i]);
+		if (st->kind == ACL_RI_GROUP && st->program && m->dev->fd >= 0)
+			drv_program_destroy(m->dev->fd, st->program);
+		st->program = 0;
+	}
 	free(m->program);
 	m->program = NULL;
 	m->built = false;
@@ -37,7 +43,7 @@ void acl_mdlri_unbuild(struct acl_mdlri *m)
 /* The end of the run of command steps that starts at step i. */
 static size_t cmds_run_end(const struct acl_mdlri *m, size_t i)
 {
-	while (i < m->nsteps && m->steps[i].kind == ACL_RI_CMDS)
+	while (i < m->nsteps && acl_ri_has_cmds(m->steps[i].kind))
 		i++;
 	return i;
 }
@@ -49,24 +55,75 @@ static uint32_t run_cmds(const struct acl_mdlri *m, size_t i, size_t end)
 	return last->first + last->count - m->steps[i].first;
 }
 
-static void make_program(struct acl_mdlri *m, size_t i, size_t end)
+/* A program of n commands in *id, or 0 (the commands are then resubmitted). */
+bool acl_mdlri_program(struct acl_mdlri *m, const struct drm_npu_cmd *cmds, uint32_t n,
+		       uint32_t *id)
 {
-	uint32_t n = run_cmds(m, i, end);
 	int ret;
 
+	*id = 0;
 	if (!n || n > DRM_NPU_MAX_PROGRAM || atomic_load(&no_programs))
-		return;
-	ret = drv_program_create(m->dev->fd, &m->cmds[m->steps[i].first], n, &m->program[i]);
-	if (ret == -ENOTTY || ret == -EINVAL || ret == -EOPNOTSUPP) {
+		return false;
+	ret = drv_program_create(m->dev->fd, cmds, n, id);
+	if (ret == -ENOTTY || ret == -EOPNOTSUPP) {
 		if (!atomic_exchange(&no_programs, true))
 			ACL_LOGW("the driver makes no programs (%d): replays submit their "
 				 "commands again", ret);
-		m->program[i] = 0;
 	} else if (ret) {
 		ACL_LOGW("a program of %u commands was refused (%d): its replays submit the "
 			 "commands again", n, ret);
-		m->program[i] = 0;
 	}
+	if (ret)
+		*id = 0;
+	return !ret;
+}
+
+static void drop_group_programs(struct acl_mdlri *m, size_t i, size_t end)
+{
+	for (size_t k = i; k < end; k++) {
+		if (m->steps[k].kind == ACL_RI_GROUP && m->steps[k].program)
+			drv_program_destroy(m->dev->fd, m->steps[k].program);
+		m->steps[k].program = 0;
+	}
+}
+
+/*
+ * The program of the run of command steps [i, end): its commands, each
+ * task group a CALL of a program of its own (which an update replaces).
+ */
+static void make_program(struct acl_mdlri *m, size_t i, size_t end)
+{
+	uint32_t n = run_cmds(m, i, end), j = 0;
+	struct drm_npu_cmd *v;
+
+	for (size_t k = i; k < end; k++) {
+		struct acl_ri_step *st = &m->steps[k];
+
+		if (st->kind == ACL_RI_GROUP && st->count &&
+		    !acl_mdlri_program(m, &m->cmds[st->first], st->count, &st->program)) {
+			drop_group_programs(m, i, end);
+			return;
+		}
+	}
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v) {
+		drop_group_programs(m, i, end);
+		return;
+	}
+	for (size_t k = i; k < end; k++) {
+		struct acl_ri_step *st = &m->steps[k];
+
+		if (st->kind == ACL_RI_CMDS) {
+			memcpy(&v[j], &m->cmds[st->first], st->count * sizeof(*v));
+			j += st->count;
+		} else if (st->count) {
+			st->call_index = j;
+			v[j++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_CALL, .value = st->program };
+		}
+	}
+	if (!acl_mdlri_program(m, v, j, &m->program[i]))
+		drop_group_programs(m, i, end);
+	free(v);
 }
 
 static aclError build(struct acl_mdlri *m)
@@ -77,7 +134,7 @@ static aclError build(struct acl_mdlri *m)
 	if (!m->program)
 		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
 	for (size_t i = 0; i < m->nsteps; i = cmds_run_end(m, i) > i ? cmds_run_end(m, i) : i + 1)
-		if (m->steps[i].kind == ACL_RI_CMDS)
+		if (acl_ri_has_cmds(m->steps[i].kind))
 			make_program(m, i, cmds_run_end(m, i));
 	m->built = true;
 	return ACL_SUCCESS;
@@ -110,6 +167,7 @@ static aclError replay_step(const struct acl_ri_step *st, aclrtStream stream)
 	case ACL_RI_CALLBACK:
 		return aclrtLaunchCallback(st->fn, st->arg, st->block, stream);
 	case ACL_RI_CMDS:
+	case ACL_RI_GROUP:
 		break;
 	}
 	return ACL_SUCCESS;
@@ -134,7 +192,7 @@ static aclError replay(struct acl_mdlri *m, struct acl_stream *s, aclrtStream st
 	if (!err && !nested && m->last_stream && m->last_stream != stream)
 		err = aclrtStreamWaitEvent(stream, m->done);
 	while (!err && i < m->nsteps) {
-		if (m->steps[i].kind == ACL_RI_CMDS) {
+		if (acl_ri_has_cmds(m->steps[i].kind)) {
 			end = cmds_run_end(m, i);
 			err = replay_cmds(m, s, i, end, nested);
 			i = end;
@@ -175,7 +233,7 @@ static struct acl_mdlri *mdlri_get(const char *fn, aclmdlRI handle, aclError *er
 	return m;
 }
 
-static void mdlri_put(struct acl_mdlri *m)
+void acl_mdlri_put(struct acl_mdlri *m)
 {
 	aclrtEvent done = NULL;
 
@@ -187,7 +245,7 @@ static void mdlri_put(struct acl_mdlri *m)
 		aclrtDestroyEvent(done);
 }
 
-/* Queues a replay; with held, the caller keeps the reference (mdlri_put). */
+/* Queues a replay; with held, the caller keeps the reference (acl_mdlri_put). */
 static aclError execute(const char *fn, aclmdlRI modelRI, aclrtStream stream,
 			struct acl_mdlri **held)
 {
@@ -208,7 +266,7 @@ static aclError execute(const char *fn, aclmdlRI modelRI, aclrtStream stream,
 		acl_mutex_unlock(&m->run_lock);
 	}
 	if (err || !held)
-		mdlri_put(m);
+		acl_mdlri_put(m);
 	else
 		*held = m;
 	return err;
@@ -231,6 +289,6 @@ ACL_EXPORT aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout)
 	if (err)
 		return err;
 	err = aclrtSynchronizeEventWithTimeout(m->done, timeout);
-	mdlri_put(m);
+	acl_mdlri_put(m);
 	return err;
 }

@@ -1032,7 +1032,7 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, ac
 /*
  * Not built yet (ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message): models
  * built from bound streams, labels, stream switch and activation,
- * condition tasks, task groups and their update.
+ * condition tasks.
  */
 ACL_FUNC_VISIBILITY aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream,
@@ -1061,6 +1061,7 @@ ACL_FUNC_VISIBILITY aclError aclmdlRICondHandleGetCondPtr(aclmdlRICondHandle han
 							  uint64_t **ptr);
 ACL_FUNC_VISIBILITY aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params,
 						 aclrtStream stream, uint32_t flags);
+/* Task groups and their update (docs/capture.md). */
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream,
