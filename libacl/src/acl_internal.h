@@ -569,6 +569,7 @@ struct acl_event {
 	uint64_t counter;		/* last value written into the slot */
 	uint64_t reset_at;		/* the slot's value once the last reset is reached */
 	struct acl_stream *last_stream;
+	void *flag_word;		/* ACL_EVENT_EXTERNAL: its flag (capture_event.c) */
 	/* slot << 40 | value of the latest record (0: never recorded) */
 	_Atomic uint64_t state;
 	struct acl_list link;		/* in dev->events */

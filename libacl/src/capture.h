@@ -151,4 +151,15 @@ aclError acl_capture_check_device(const char *fn, struct acl_device *d);
 /* A call the capture mode may forbid (synchronous copies and fills). */
 aclError acl_capture_check_unsafe(const char *fn);
 
+/*
+ * Events of aclrtCreateEventWithFlag(ACL_EVENT_EXTERNAL) are flags in a
+ * device word as well (capture_event.c): a record sets it, a reset clears
+ * it, a wait waits on the card until it is set.
+ */
+enum acl_flag_op { ACL_FLAG_SET, ACL_FLAG_CLEAR, ACL_FLAG_WAIT };
+
+aclError acl_flag_event_init(aclrtEvent event);
+void acl_flag_event_fini(struct acl_event *ev);
+aclError acl_flag_event_op(struct acl_event *ev, struct acl_stream *s, enum acl_flag_op op);
+
 #endif /* LIBASCENDCL_CAPTURE_H */

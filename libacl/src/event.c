@@ -106,9 +106,14 @@ ACL_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 {
 	if (flag & ~EV_FLAGS)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown event flags %#x", flag);
+	aclError err;
+
 	if ((flag & ACL_EVENT_EXTERNAL) && flag != ACL_EVENT_EXTERNAL)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_EXTERNAL cannot be combined");
-	return create_event(event, flag, false);
+	err = create_event(event, flag, false);
+	if (!err && flag == ACL_EVENT_EXTERNAL && (err = acl_flag_event_init(*event)))
+		aclrtDestroyEvent(*event);
+	return err;
 }
 
 ACL_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
@@ -131,6 +136,7 @@ ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
+	acl_flag_event_fini(ev);
 	d = ev->dev;
 	acl_mutex_lock(&d->list_lock);
 	acl_mutex_lock(&ev->lock);
@@ -227,6 +233,8 @@ ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
 		return err;
+	if (ev->flag_word && (err = acl_flag_event_op(ev, s, ACL_FLAG_SET)))
+		return err;
 	if (acl_capturing(s) && acl_capture_record(s, ev, false, &err))
 		return err;
 	return write_next(ev, s, false);
@@ -244,6 +252,10 @@ ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
+	if (ev->flag_word) {
+		s = stream_for_event(ev, stream, &err);
+		return s ? acl_flag_event_op(ev, s, ACL_FLAG_WAIT) : err;
+	}
 	if (ev->flags && !(ev->flags & ACL_EVENT_SYNC))
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
 				"event was created without ACL_EVENT_SYNC and cannot be waited on");
@@ -276,6 +288,10 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
+	if (ev->flag_word) {
+		s = stream_for_event(ev, stream, &err);
+		return s ? acl_flag_event_op(ev, s, ACL_FLAG_CLEAR) : err;
+	}
 	if (ev->ex)
 		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 				"events of aclrtCreateEventExWithFlag cannot be reset");

@@ -757,6 +757,35 @@ TEST_F(cap, task_group_update)
 	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
 }
 
+/*
+ * An event of ACL_EVENT_EXTERNAL is a flag: a model that waits on it and
+ * resets it waits, at each replay, for a record made after that replay.
+ */
+TEST_F(cap, external_event_flag)
+{
+	aclrtEvent e;
+	aclmdlRI m;
+
+	ASSERT_EQ(ACL_SUCCESS, upload_pat(self->a, 7));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEventWithFlag(&e, ACL_EVENT_EXTERNAL));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureBegin(self->s1, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtStreamWaitEvent(self->s1, e));
+	ASSERT_EQ(ACL_SUCCESS, aclrtResetEvent(e, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, rotate(self->a, self->tmp, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(self->s1, &m));
+	for (size_t r = 1; r <= 3; r++) {
+		ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, self->s1));
+		EXPECT_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+			  aclrtSynchronizeStreamWithTimeout(self->s1, 30));
+		EXPECT_TRUE(rotated_by(self->a, 7, r - 1));
+		ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s2));
+		ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s1));
+		EXPECT_TRUE(rotated_by(self->a, 7, r));
+	}
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+}
+
 /* What is not built yet says so, with a message. */
 TEST_F(cap, not_built_yet)
 {
