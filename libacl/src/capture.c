@@ -780,3 +780,58 @@ ACL_EXPORT aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
 	acl_mutex_unlock(&cap_lock);
 	return err;
 }
+
+/* ---- models built from a bound stream (mdlri_build.c) ------------------- */
+
+bool acl_capture_control(struct acl_stream *s, struct acl_mdlri *m, struct acl_ri_step *st,
+			 aclError *err)
+{
+	struct acl_capture *c;
+
+	acl_mutex_lock(&cap_lock);
+	c = atomic_load(&s->capture);
+	if (!c || (m && c->m != m) || !c->m->bound) {
+		acl_mutex_unlock(&cap_lock);
+		return false;
+	}
+	*err = ACL_SUCCESS;
+	st->stream = c->model_stream[stream_slot(c, s)];
+	if (!acl_mdlri_add_step_locked(c->m, st))
+		*err = ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
+	else
+		one_task(c, stream_slot(c, s));
+	acl_mutex_unlock(&cap_lock);
+	return true;
+}
+
+/* Ends the recording of m's bound stream; its work stays in m. */
+aclError acl_capture_end_build(struct acl_mdlri *m)
+{
+	struct acl_capture *c;
+	bool invalid;
+
+	acl_mutex_lock(&cap_lock);
+	c = m->capturing;
+	if (!c) {
+		acl_mutex_unlock(&cap_lock);
+		return ACL_SUCCESS;
+	}
+	end_capture_locked(c);
+	invalid = c->invalid;
+	if (invalid)
+		drop_model_locked(c);
+	acl_mutex_unlock(&cap_lock);
+	if (pthread_equal(c->thread, pthread_self()))
+		tls_mode = c->thread_mode_before;
+	capture_free(c);
+	if (invalid)
+		return ACL_FAIL(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, "the bound stream was "
+				"synchronized while the model was being built: its tasks are dropped");
+	return ACL_SUCCESS;
+}
+
+/* Binds s to m: its tasks go into m until aclmdlRIBuildEnd (as a RELAXED capture). */
+aclError acl_capture_bind(struct acl_stream *s, struct acl_mdlri *m)
+{
+	return begin(s, (aclmdlRI)m, ACL_MODEL_RI_CAPTURE_MODE_RELAXED);
+}

@@ -26,11 +26,26 @@ enum acl_ri_step_kind {
 	ACL_RI_HOSTFUNC,	/* aclrtLaunchHostFunc(fn, arg) */
 	ACL_RI_CALLBACK,	/* aclrtLaunchCallback(fn, arg, block) */
 	ACL_RI_GROUP,		/* a task group: cmds[first, first + count), CALLed */
+	/* Built models' control (mdlri_build.c): programs only */
+	ACL_RI_LABEL,		/* aclrtSetLabel(arg) */
+	ACL_RI_SWITCH,		/* aclrtSwitchLabelByIndex(dst, arg: count labels) */
+	ACL_RI_END,		/* aclmdlRIEndTask */
 };
 
 static inline bool acl_ri_has_cmds(enum acl_ri_step_kind kind)
 {
 	return kind == ACL_RI_CMDS || kind == ACL_RI_GROUP;
+}
+
+static inline bool acl_ri_control(enum acl_ri_step_kind kind)
+{
+	return kind == ACL_RI_LABEL || kind == ACL_RI_SWITCH || kind == ACL_RI_END;
+}
+
+/* Steps that go into the model's programs. */
+static inline bool acl_ri_in_program(enum acl_ri_step_kind kind)
+{
+	return acl_ri_has_cmds(kind) || acl_ri_control(kind);
 }
 
 struct acl_ri_step {
@@ -41,6 +56,7 @@ struct acl_ri_step {
 	void (*fn)(void *);
 	void *arg;
 	aclrtCallbackBlockType block;
+	uint64_t dst;			/* ACL_RI_SWITCH: the index's device address */
 	/* ACL_RI_GROUP: still being captured; its program, and its CALL's index in the run's */
 	bool open;
 	uint32_t program, call_index;
@@ -67,6 +83,7 @@ struct acl_mdlri {
 	size_t nsteps, steps_cap;
 	struct acl_task_grp **groups;
 	size_t ngroups;
+	aclrtStream bound;		/* aclmdlRIBindStream's stream, NULL if none */
 	aclrtStream streams[ACL_CAPTURE_MAX_STREAMS];	/* that recorded into it */
 	uint32_t nstreams;
 	/*
@@ -109,6 +126,14 @@ struct acl_task_grp *acl_task_grp_lookup_locked(aclrtTaskGrp handle);
 /* Makes a program of n commands (false: refused, *id 0, logged). */
 bool acl_mdlri_program(struct acl_mdlri *m, const struct drm_npu_cmd *cmds, uint32_t n,
 		       uint32_t *id);
+/*
+ * A control step of a model being built, on its bound stream s (true
+ * when s records into m; its result in *err). And the end of the build.
+ */
+bool acl_capture_control(struct acl_stream *s, struct acl_mdlri *m, struct acl_ri_step *st,
+			 aclError *err);
+aclError acl_capture_end_build(struct acl_mdlri *m);
+aclError acl_capture_bind(struct acl_stream *s, struct acl_mdlri *m);
 /* Drops a reference a replay or an update took (capture lock not held). */
 void acl_mdlri_put(struct acl_mdlri *m);
 /* Puts the tasks of t, captured on s, in place of group g's (mdlri_update.c). */

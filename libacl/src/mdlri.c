@@ -149,6 +149,9 @@ aclrtEvent acl_mdlri_free(struct acl_mdlri *m)
 	free(m->steps);
 	for (size_t i = 0; i < m->ngroups; i++)
 		free(m->groups[i]);
+	for (size_t i = 0; i < m->nsteps; i++)
+		if (m->steps[i].kind == ACL_RI_SWITCH)
+			free(m->steps[i].arg);
 	free(m->groups);
 	free(m->program);
 	acl_mutex_destroy(&m->run_lock);
@@ -303,6 +306,8 @@ static const char *const step_names[] = {
 	[ACL_RI_RECORD] = "EVENT_RECORD", [ACL_RI_WAIT] = "EVENT_WAIT",
 	[ACL_RI_RESET] = "EVENT_RESET", [ACL_RI_HOSTFUNC] = "HOST_FUNC",
 	[ACL_RI_CALLBACK] = "CALLBACK",
+	[ACL_RI_LABEL] = "LABEL_SET", [ACL_RI_SWITCH] = "LABEL_SWITCH_BY_INDEX",
+	[ACL_RI_END] = "MODEL_END",
 };
 
 

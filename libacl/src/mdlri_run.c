@@ -43,16 +43,28 @@ void acl_mdlri_unbuild(struct acl_mdlri *m)
 /* The end of the run of command steps that starts at step i. */
 static size_t cmds_run_end(const struct acl_mdlri *m, size_t i)
 {
-	while (i < m->nsteps && acl_ri_has_cmds(m->steps[i].kind))
+	while (i < m->nsteps && acl_ri_in_program(m->steps[i].kind))
 		i++;
 	return i;
 }
 
+/* The commands of the run [i, end) resubmitted, 0 if it has control steps (programs only). */
 static uint32_t run_cmds(const struct acl_mdlri *m, size_t i, size_t end)
 {
-	const struct acl_ri_step *last = &m->steps[end - 1];
+	uint32_t first = 0, last = 0;
+	bool any = false;
 
-	return last->first + last->count - m->steps[i].first;
+	for (size_t k = i; k < end; k++) {
+		const struct acl_ri_step *st = &m->steps[k];
+
+		if (acl_ri_control(st->kind))
+			return 0;
+		if (!any)
+			first = st->first;
+		any = true;
+		last = st->first + st->count;
+	}
+	return last - first;
 }
 
 /* A program of n commands in *id, or 0 (the commands are then resubmitted). */
@@ -87,40 +99,98 @@ static void drop_group_programs(struct acl_mdlri *m, size_t i, size_t end)
 	}
 }
 
+/* The size of st in the program: a group is one CALL, a switch one SWITCH and its JUMPs. */
+static uint32_t program_len(const struct acl_ri_step *st)
+{
+	switch (st->kind) {
+	case ACL_RI_CMDS:
+		return st->count;
+	case ACL_RI_GROUP:
+		return st->count ? 1 : 0;
+	case ACL_RI_SWITCH:
+		return 1 + st->count;
+	case ACL_RI_END:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Where label lands in the run [i, end): the index of the command after it. */
+static uint32_t label_index(const struct acl_mdlri *m, size_t i, size_t end, const void *label)
+{
+	uint32_t j = 0;
+
+	for (size_t k = i; k < end; k++) {
+		if (m->steps[k].kind == ACL_RI_LABEL && m->steps[k].arg == label)
+			return j;
+		j += program_len(&m->steps[k]);
+	}
+	return UINT32_MAX;
+}
+
+/* Appends step k's commands at v[*j]. */
+static void emit(struct acl_mdlri *m, size_t i, size_t end, size_t k, struct drm_npu_cmd *v,
+		 uint32_t *j)
+{
+	struct acl_ri_step *st = &m->steps[k];
+	void *const *labels = st->arg;
+
+	switch (st->kind) {
+	case ACL_RI_CMDS:
+		memcpy(&v[*j], &m->cmds[st->first], st->count * sizeof(*v));
+		*j += st->count;
+		break;
+	case ACL_RI_GROUP:
+		if (!st->count)
+			break;
+		st->call_index = *j;
+		v[(*j)++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_CALL, .value = st->program };
+		break;
+	case ACL_RI_SWITCH:
+		v[(*j)++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_SWITCH, .dst = st->dst,
+						  .size = 4, .value = st->count };
+		for (uint32_t l = 0; l < st->count; l++)
+			v[(*j)++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_JUMP,
+				.value = label_index(m, i, end, labels[l]) };
+		break;
+	case ACL_RI_END:
+		v[(*j)++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_END };
+		break;
+	default:
+		break;
+	}
+}
+
 /*
- * The program of the run of command steps [i, end): its commands, each
- * task group a CALL of a program of its own (which an update replaces).
+ * The program of the run of steps [i, end): its commands, each task group
+ * a CALL of a program of its own (which an update replaces), labels the
+ * indices their switches JUMP to, and a NOP last for a label at the end.
  */
 static void make_program(struct acl_mdlri *m, size_t i, size_t end)
 {
-	uint32_t n = run_cmds(m, i, end), j = 0;
+	uint32_t n = 1, j = 0;
 	struct drm_npu_cmd *v;
 
 	for (size_t k = i; k < end; k++) {
 		struct acl_ri_step *st = &m->steps[k];
 
+		n += program_len(st);
 		if (st->kind == ACL_RI_GROUP && st->count &&
 		    !acl_mdlri_program(m, &m->cmds[st->first], st->count, &st->program)) {
 			drop_group_programs(m, i, end);
 			return;
 		}
 	}
-	v = malloc((n ? n : 1) * sizeof(*v));
+	v = malloc(n * sizeof(*v));
 	if (!v) {
 		drop_group_programs(m, i, end);
 		return;
 	}
-	for (size_t k = i; k < end; k++) {
-		struct acl_ri_step *st = &m->steps[k];
-
-		if (st->kind == ACL_RI_CMDS) {
-			memcpy(&v[j], &m->cmds[st->first], st->count * sizeof(*v));
-			j += st->count;
-		} else if (st->count) {
-			st->call_index = j;
-			v[j++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_CALL, .value = st->program };
-		}
-	}
+	for (size_t k = i; k < end; k++)
+		emit(m, i, end, k, v, &j);
+	if (m->steps[end - 1].kind == ACL_RI_LABEL)
+		v[j++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_NOP };
 	if (!acl_mdlri_program(m, v, j, &m->program[i]))
 		drop_group_programs(m, i, end);
 	free(v);
@@ -134,7 +204,7 @@ static aclError build(struct acl_mdlri *m)
 	if (!m->program)
 		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
 	for (size_t i = 0; i < m->nsteps; i = cmds_run_end(m, i) > i ? cmds_run_end(m, i) : i + 1)
-		if (acl_ri_has_cmds(m->steps[i].kind))
+		if (acl_ri_in_program(m->steps[i].kind))
 			make_program(m, i, cmds_run_end(m, i));
 	m->built = true;
 	return ACL_SUCCESS;
@@ -150,6 +220,11 @@ static aclError replay_cmds(struct acl_mdlri *m, struct acl_stream *s, size_t i,
 		run.value = m->program[i];
 		return acl_stream_submit(s, &run, 1, NULL);
 	}
+	for (size_t k = i; k < end; k++)
+		if (acl_ri_control(m->steps[k].kind))
+			return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "a model with labels or "
+					"an end task runs only as a card program, which the "
+					"driver did not make%s", nested ? " (or inside a capture)" : "");
 	return acl_stream_submit(s, &m->cmds[m->steps[i].first], run_cmds(m, i, end), NULL);
 }
 
@@ -166,8 +241,7 @@ static aclError replay_step(const struct acl_ri_step *st, aclrtStream stream)
 		return aclrtLaunchHostFunc(stream, st->fn, st->arg);
 	case ACL_RI_CALLBACK:
 		return aclrtLaunchCallback(st->fn, st->arg, st->block, stream);
-	case ACL_RI_CMDS:
-	case ACL_RI_GROUP:
+	default:
 		break;
 	}
 	return ACL_SUCCESS;
@@ -192,7 +266,7 @@ static aclError replay(struct acl_mdlri *m, struct acl_stream *s, aclrtStream st
 	if (!err && !nested && m->last_stream && m->last_stream != stream)
 		err = aclrtStreamWaitEvent(stream, m->done);
 	while (!err && i < m->nsteps) {
-		if (acl_ri_has_cmds(m->steps[i].kind)) {
+		if (acl_ri_in_program(m->steps[i].kind)) {
 			end = cmds_run_end(m, i);
 			err = replay_cmds(m, s, i, end, nested);
 			i = end;

@@ -53,7 +53,7 @@ static aclError take_tasks_locked(struct acl_mdlri *m, struct acl_ri_step *st,
 
 static size_t run_start(const struct acl_mdlri *m, size_t i)
 {
-	while (i && acl_ri_has_cmds(m->steps[i - 1].kind))
+	while (i && acl_ri_in_program(m->steps[i - 1].kind))
 		i--;
 	return i;
 }

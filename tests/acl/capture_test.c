@@ -199,7 +199,7 @@ static aclError fork_join(FIXTURE_DATA(cap) *self, aclrtEvent e[4])
 	if (!r)
 		r = aclrtMemsetAsync(self->c, N, 3, N, self->s3);
 	if (!r)
-		r = aclrtMemsetAsync(self->a, N, 2, N, self->s1);
+		r = aclrtMemsetAsync(self->tmp, N, 2, N, self->s1);
 	if (!r)
 		r = aclrtRecordEvent(e[2], self->s3);
 	if (!r)
@@ -215,7 +215,8 @@ static aclError fork_join(FIXTURE_DATA(cap) *self, aclrtEvent e[4])
 
 static void expect_fork_join_result(struct __test_metadata *_metadata, FIXTURE_DATA(cap) *self)
 {
-	EXPECT_EQ(0u, not_all(self->a, 2));
+	EXPECT_EQ(0u, not_all(self->a, 1));
+	EXPECT_EQ(0u, not_all(self->tmp, 2));
 	EXPECT_EQ(0u, not_all(self->b, 1));
 	EXPECT_EQ(0u, not_all(self->c, 3));
 	EXPECT_EQ(0u, not_all(self->d, 3));
@@ -224,6 +225,7 @@ static void expect_fork_join_result(struct __test_metadata *_metadata, FIXTURE_D
 static void clear_bufs(struct __test_metadata *_metadata, FIXTURE_DATA(cap) *self)
 {
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->a, N, 0, N));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->tmp, N, 0, N));
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->b, N, 0, N));
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->c, N, 0, N));
 	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->d, N, 0, N));
@@ -786,24 +788,86 @@ TEST_F(cap, external_event_flag)
 	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
 }
 
+/*
+ * A model built from a bound stream with a switch by index over two
+ * labels, each followed by its own work and an end task.
+ */
+TEST_F(cap, build_labels)
+{
+	aclrtLabel l[2], bad;
+	aclrtLabelList list;
+	aclrtStream ls;
+	uint32_t idx;
+	aclmdlRI m;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&ls, 0, ACL_STREAM_PERSISTENT));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIBuildBegin(&m, 1));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIBuildBegin(&m, 0));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIBindStream(m, ls, 5));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIBindStream(m, ls, ACL_MODEL_STREAM_FLAG_HEAD));
+	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+		  aclmdlRIBindStream(m, self->s2, ACL_MODEL_STREAM_FLAG_DEFAULT));
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(ACL_SUCCESS, aclrtCreateLabel(&l[i]));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabelList(l, 0, &list));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateLabelList(l, 2, &list));
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_MODEL, aclrtSetLabel(l[0], self->s2));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(self->d, 3, list, ls));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM,
+		  aclrtSwitchLabelByIndex((uint8_t *)self->d + 2, 2, list, ls));
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->a, N, 0x10, N, ls));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSwitchLabelByIndex(self->d, 2, list, ls));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetLabel(l[0], ls));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->b, N, 0xb0, N, ls));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIEndTask(m, ls));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetLabel(l[1], ls));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->c, N, 0xc1, N, ls));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIEndTask(m, ls));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIBuildEnd(m, NULL));
+	EXPECT_EQ(0u, not_all(self->a, 0));
+
+	idx = 1;
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(self->d, 4, &idx, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s1));
+	EXPECT_EQ(0u, not_all(self->a, 0x10));
+	EXPECT_EQ(0u, not_all(self->b, 0));
+	EXPECT_EQ(0u, not_all(self->c, 0xc1));
+	idx = 0;
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(self->d, 4, &idx, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->c, N, 0, N));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s1));
+	EXPECT_EQ(0u, not_all(self->b, 0xb0));
+	EXPECT_EQ(0u, not_all(self->c, 0));
+	/* past the list: on after the switch, where the first label is */
+	idx = 9;
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(self->d, 4, &idx, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->b, N, 0, N));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s1));
+	EXPECT_EQ(0u, not_all(self->b, 0xb0));
+	EXPECT_EQ(0u, not_all(self->c, 0));
+
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRIUnbindStream(m, self->s2));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIUnbindStream(m, ls));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyLabelList(list));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDestroyLabelList(list));
+	bad = l[0];
+	for (int i = 0; i < 2; i++)
+		EXPECT_EQ(ACL_SUCCESS, aclrtDestroyLabel(l[i]));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDestroyLabel(bad));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(ls));
+}
+
 /* What is not built yet says so, with a message. */
 TEST_F(cap, not_built_yet)
 {
 	aclmdlRICondTaskParams p = { 0 };
-	aclrtLabel label = NULL;
 	aclmdlRI m = NULL;
 	aclError got[] = {
-		aclmdlRIBuildBegin(&m, 0),
-		aclmdlRIBindStream(m, self->s1, ACL_MODEL_STREAM_FLAG_HEAD),
-		aclmdlRIUnbindStream(m, self->s1),
-		aclmdlRIEndTask(m, self->s1),
-		aclmdlRIBuildEnd(m, NULL),
-		aclrtCreateLabel(&label),
-		aclrtSetLabel(label, self->s1),
-		aclrtDestroyLabel(label),
-		aclrtCreateLabelList(&label, 1, &label),
-		aclrtDestroyLabelList(label),
-		aclrtSwitchLabelByIndex(self->a, 1, label, self->s1),
 		aclrtActiveStream(self->s2, self->s1),
 		aclrtSwitchStream(self->a, ACL_RT_EQUAL, self->b, ACL_RT_SWITCH_INT32, self->s2,
 				  NULL, self->s1),

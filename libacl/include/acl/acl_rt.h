@@ -1030,9 +1030,9 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStr
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event,
 							  uint32_t timeout, uint32_t flag);
 /*
- * Not built yet (ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message): models
- * built from bound streams, labels, stream switch and activation,
- * condition tasks.
+ * Models built from one bound stream, with labels (docs/capture.md). Not
+ * built yet (ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message): stream
+ * switch and activation, condition tasks.
  */
 ACL_FUNC_VISIBILITY aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream,
