@@ -136,6 +136,9 @@ static void drop_model_locked(struct acl_capture *c)
 		acl_mdlri_free(c->m);
 		return;
 	}
+	for (size_t i = c->nsteps_before; i < c->m->nsteps; i++)
+		if (c->m->steps[i].kind == ACL_RI_SWITCH)
+			free(c->m->steps[i].arg);
 	c->m->ncmds = c->ncmds_before;
 	c->m->nsteps = c->nsteps_before;
 	while (c->m->ngroups && c->m->groups[c->m->ngroups - 1]->step >= c->m->nsteps)

@@ -146,12 +146,12 @@ aclrtEvent acl_mdlri_free(struct acl_mdlri *m)
 		free(m->descs[i]);
 	free(m->descs);
 	free(m->cmds);
-	free(m->steps);
-	for (size_t i = 0; i < m->ngroups; i++)
-		free(m->groups[i]);
 	for (size_t i = 0; i < m->nsteps; i++)
 		if (m->steps[i].kind == ACL_RI_SWITCH)
 			free(m->steps[i].arg);
+	free(m->steps);
+	for (size_t i = 0; i < m->ngroups; i++)
+		free(m->groups[i]);
 	free(m->groups);
 	free(m->program);
 	acl_mutex_destroy(&m->run_lock);
