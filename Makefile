@@ -16,8 +16,9 @@
 #                 host benchmarks of that library
 # make bench      oplib-bench and onnxruntime (mdl-bench's reference) on
 #                 the host, then op-bench, mdl-bench, acl-bench
-#                 (libacl/libacl.mk) and aclnn-bench in one guest sized
-#                 for them; make bench-aclnn runs aclnn-bench alone
+#                 (libacl/libacl.mk), aclnn-bench and capture-bench in
+#                 one guest sized for them; make bench-aclnn runs
+#                 aclnn-bench alone
 # make sparse     the module under sparse (C=2, W=1)
 # make checkpatch driver/ and uapi/ under the kernel's checkpatch.pl
 #
@@ -40,11 +41,12 @@ OP_BENCH	:= $(BUILD)/tools/op-bench
 PROGRAM_BENCH	:= $(BUILD)/tools/program-bench
 MDL_BENCH	:= $(BUILD)/tools/mdl-bench
 ACLNN_BENCH	:= $(BUILD)/tools/aclnn-bench
+CAPTURE_BENCH	:= $(BUILD)/tools/capture-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
 .PHONY: all deps module card tests check check-debug debug-kernel run bench bench-aclnn sparse checkpatch clean install
 
-all: module card tests $(OP_BENCH) $(MDL_BENCH) $(ACLNN_BENCH) $(PROGRAM_BENCH)
+all: module card tests $(OP_BENCH) $(MDL_BENCH) $(ACLNN_BENCH) $(PROGRAM_BENCH) $(CAPTURE_BENCH)
 
 # The emulated card and its operator library.
 include card/card.mk
@@ -116,6 +118,13 @@ $(MDL_BENCH): tools/mdl-bench.c tools/bench_port.h $(ACL_HDRS) $(ACL_LIB) $(ACL_
 $(ACLNN_BENCH): tools/aclnn-bench.c tools/bench_clock.h tools/bench_operators.h tools/bench_port.h \
 		include/npu_acl_private.h $(OPAPI_HDRS) $(NNOP_HDRS) $(ACL_HDRS) $(OPAPI_LIB) $(NNOP_LIB) \
 		$(ACL_LIB) $(ACL_LINKS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(OPAPI_CFLAGS) -o $@ $< -L$(ACL_LIBDIR) -Wl,-rpath,$(abspath $(ACL_LIBDIR)) \
+		-lopapi -lnnopbase -lascendcl
+
+# 100 operators launched eagerly and replayed from one capture (aclmdlRI*).
+$(CAPTURE_BENCH): tools/capture-bench.c tools/bench_clock.h $(OPAPI_HDRS) $(NNOP_HDRS) $(ACL_HDRS) \
+		$(OPAPI_LIB) $(NNOP_LIB) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(OPAPI_CFLAGS) -o $@ $< -L$(ACL_LIBDIR) -Wl,-rpath,$(abspath $(ACL_LIBDIR)) \
 		-lopapi -lnnopbase -lascendcl
@@ -243,7 +252,8 @@ bench: all $(ORT_STAMP) $(foreach b,$(MDL_BENCH_BATCHES),$(MDL_BENCH_DIR)/$(MDL_
 			$(MDL_BENCH) --ort-port --runs $(MDL_BENCH_RUNS) $(foreach b,$(MDL_BENCH_BATCHES),\
 			$(MDL_BENCH_MODEL)_b$(b) $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om \
 			$(addprefix $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b),.input.bin .ort.bin .ort.txt)) && \
-			$(ACL_BENCH) && $(PROGRAM_BENCH) && $(ACLNN_BENCH) --ort-port'; \
+			$(ACL_BENCH) && $(PROGRAM_BENCH) && $(ACLNN_BENCH) --ort-port && \
+			$(CAPTURE_BENCH)'; \
 	status=$$?; kill $$native $$ort $$aclnn_ort 2>/dev/null; wait; exit $$status
 	@uptime
 

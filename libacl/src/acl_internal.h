@@ -33,6 +33,9 @@
  *  12  models_lock (model.c)         the table of loaded models, their refs
  *  12  ipc_lock (ipc_share.c)        what this process exported and imported
  *                                    (IPC memory, notifies, IPC events)
+ *  12  cap_lock (capture.c)          active captures, what they record, the
+ *                                    list of model runtime instances, their
+ *                                    refs (no two rank-12 locks are held at once)
  *  13  acl_hostmap.lock (rwlock)     the host memory map (memory.c)
  *  14  device->devmem.lock (rwlock)  the device's allocations
  *  15  tables[]->lock (handle.c)     a handle table's slots and free list
@@ -336,6 +339,8 @@ int drv_slot_signal(int fd, uint32_t slot, uint64_t value);
 int drv_bo_export(int fd, uint32_t handle, uint32_t flags, uint64_t *key);
 int drv_bo_export_ctl(int fd, uint64_t key, uint32_t op, const int32_t *pids, uint32_t count);
 int drv_bo_import(int fd, uint64_t key, uint32_t *handle, uint64_t *addr, uint64_t *size);
+int drv_program_create(int fd, const struct drm_npu_cmd *cmds, uint32_t count, uint32_t *id);
+int drv_program_destroy(int fd, uint32_t id);
 
 int64_t acl_now_ns(void);	/* CLOCK_MONOTONIC */
 
@@ -480,6 +485,7 @@ struct acl_stream {
 	_Atomic int pending_err;	/* failure found while submitting */
 	aclError sticky_err;		/* unrecoverable (dead card, stop mode) */
 	struct acl_cbstate *cb;		/* callbacks, under cb_lock */
+	struct acl_capture *_Atomic capture;	/* recording into a model (capture.c) */
 	struct acl_list link;		/* in dev->streams */
 	_Atomic uint32_t user_tag;	/* ACL_STREAM_ATTR_USER_CUSTOM_TAG */
 	_Atomic uint32_t res_limit[2];	/* per aclrtDevResLimitType, 0: none (res_limit.c) */
@@ -594,6 +600,7 @@ struct acl_event {
 	uint64_t counter;		/* last value written into the slot */
 	uint64_t reset_at;		/* the slot's value once the last reset is reached */
 	struct acl_stream *last_stream;
+	void *flag_word;		/* ACL_EVENT_EXTERNAL: its flag (capture_event.c) */
 	/* slot << 40 | value of the latest record (0: never recorded) */
 	_Atomic uint64_t state;
 	struct acl_list link;		/* in dev->events */

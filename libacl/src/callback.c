@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "acl_internal.h"
+#include "capture.h"
 
 enum cb_kind { CB_REPORT = 1, CB_HOSTFUNC = 2, CB_KINDS };
 
@@ -453,6 +453,8 @@ ACL_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
 	s = acl_stream_resolve(stream, &err);
 	if (!s)
 		return err;
+	if (acl_capturing(s) && acl_capture_host(s, ACL_RI_CALLBACK, fn, userData, blockType, &err))
+		return err;
 	return launch(s, fn, userData, blockType == ACL_CALLBACK_BLOCK, CB_REPORT);
 }
 
@@ -601,6 +603,9 @@ ACL_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, vo
 	ACL_CHECK_NULL(fn);
 	s = acl_stream_resolve(stream, &err);
 	if (!s)
+		return err;
+	if (acl_capturing(s) && acl_capture_host(s, ACL_RI_HOSTFUNC, fn, args, ACL_CALLBACK_BLOCK,
+						 &err))
 		return err;
 	pthread_once(&cb_once, cb_init_once);
 	acl_mutex_lock(&cb_lock);

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "acl_internal.h"
+#include "capture.h"
 #include "model.h"
 
 struct acl_device acl_devices[ACL_MAX_DEVICES];
@@ -573,6 +573,10 @@ static aclError sync_device(int32_t timeout)
 	c = acl_current_ctx();
 	if (!c)
 		return ACL_ERROR_RT_CONTEXT_NULL;
+	err = acl_capture_check_device(timeout < 0 ? "aclrtSynchronizeDevice" :
+				       "aclrtSynchronizeDeviceWithTimeout", c->dev);
+	if (err)
+		return err;
 	err = snapshot_streams(c->dev, NULL, &list, &n);
 	if (err)
 		return err;

@@ -162,6 +162,27 @@ int drv_slot_signal(int fd, uint32_t slot, uint64_t value)
 	return drv_ioctl(fd, DRM_IOCTL_NPU_SLOT_SIGNAL, &a);
 }
 
+int drv_program_create(int fd, const struct drm_npu_cmd *cmds, uint32_t count, uint32_t *id)
+{
+	struct drm_npu_program_create a = {
+		.cmds = (uintptr_t)cmds,
+		.count = count,
+		.cmd_size = sizeof(*cmds),
+	};
+	int ret = drv_ioctl(fd, DRM_IOCTL_NPU_PROGRAM_CREATE, &a);
+
+	if (!ret)
+		*id = a.id;
+	return ret;
+}
+
+int drv_program_destroy(int fd, uint32_t id)
+{
+	struct drm_npu_program_destroy a = { .id = id };
+
+	return drv_ioctl(fd, DRM_IOCTL_NPU_PROGRAM_DESTROY, &a);
+}
+
 int64_t acl_now_ns(void)
 {
 	struct timespec ts;

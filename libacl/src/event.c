@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl_internal.h"
+#include "capture.h"
 
 #define EV_FLAGS (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | \
 		  ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL)
@@ -105,11 +105,16 @@ ACL_EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
 
 ACL_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 {
+	aclError err;
+
 	if (flag & ~EV_FLAGS)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown event flags %#x", flag);
 	if ((flag & ACL_EVENT_EXTERNAL) && flag != ACL_EVENT_EXTERNAL)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_EXTERNAL cannot be combined");
-	return acl_event_create(event, flag, false);
+	err = acl_event_create(event, flag, false);
+	if (!err && flag == ACL_EVENT_EXTERNAL && (err = acl_flag_event_init(*event)))
+		aclrtDestroyEvent(*event);
+	return err;
 }
 
 ACL_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
@@ -137,6 +142,7 @@ ACL_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
+	acl_flag_event_fini(ev);
 	d = ev->dev;
 	acl_mutex_lock(&d->list_lock);
 	acl_mutex_lock(&ev->lock);
@@ -235,6 +241,10 @@ ACL_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
 		return err;
+	if (ev->flag_word && (err = acl_flag_event_op(ev, s, ACL_FLAG_SET)))
+		return err;
+	if (acl_capturing(s) && acl_capture_record(s, ev, false, &err))
+		return err;
 	err = write_next(ev, s, false);
 	if (!err && ev->ipc)
 		err = acl_ipc_event_record(ev, s);
@@ -253,11 +263,17 @@ ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
+	if (ev->flag_word) {
+		s = stream_for_event(ev, stream, &err);
+		return s ? acl_flag_event_op(ev, s, ACL_FLAG_WAIT) : err;
+	}
 	if (ev->flags && !(ev->flags & (ACL_EVENT_SYNC | ACL_EVENT_IPC)))
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
 				"event was created without ACL_EVENT_SYNC and cannot be waited on");
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
+		return err;
+	if (acl_capture_wait(s, ev, &err))
 		return err;
 	st = atomic_load(&ev->state);
 	if (!ACL_EV_VALUE(st) && acl_ipc_event_opened(ev))
@@ -285,6 +301,10 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 	ev = event_get(event, &err);
 	if (!ev)
 		return err;
+	if (ev->flag_word) {
+		s = stream_for_event(ev, stream, &err);
+		return s ? acl_flag_event_op(ev, s, ACL_FLAG_CLEAR) : err;
+	}
 	if (ev->ex)
 		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 				"events of aclrtCreateEventExWithFlag cannot be reset");
@@ -294,6 +314,8 @@ ACL_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 				"can be reset");
 	s = stream_for_event(ev, stream, &err);
 	if (!s)
+		return err;
+	if (acl_capturing(s) && acl_capture_record(s, ev, true, &err))
 		return err;
 	if (!ACL_EV_VALUE(atomic_load(&ev->state)) && !ev->counter)
 		return ACL_SUCCESS;	/* never written: nothing to reset */

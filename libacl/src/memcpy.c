@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl_internal.h"
+#include "capture.h"
 
 struct cmdbuf {
 	struct drm_npu_cmd *v;
@@ -336,6 +336,9 @@ static aclError run(const char *fn, struct acl_stream *s, struct cmdbuf *b, bool
 
 	if (b->oom)
 		err = acl_fail(fn, ACL_ERROR_BAD_ALLOC, "out of host memory");
+	else if (wait && acl_capturing(s))
+		err = acl_fail(fn, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, "a captured copy or fill "
+			       "can only use device memory or host memory of aclrtMallocHost");
 	else if (b->n)
 		err = acl_stream_submit(s, b->v, b->n, &t);
 	if (!err && b->n && wait)
@@ -363,6 +366,8 @@ static aclError copy_1d(const char *fn, void *dst, size_t destMax, const void *s
 				"count %zu is larger than destMax %zu", count, destMax);
 	if (dst == src)
 		return ACL_SUCCESS;
+	if (sync && (err = acl_capture_check_unsafe(fn)))
+		return err;
 	if (cpu_copy(sync, dst, src, kind)) {
 		memmove(dst, src, count);
 		return ACL_SUCCESS;
@@ -423,6 +428,8 @@ static aclError copy_2d(const char *fn, void *dst, size_t dpitch, const void *sr
 		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "the matrix overflows the address space");
 	dspan = (height - 1) * dpitch + width;
 	sspan = (height - 1) * spitch + width;
+	if (sync && (err = acl_capture_check_unsafe(fn)))
+		return err;
 	if (cpu_copy(sync, dst, src, kind)) {
 		for (i = 0; i < height; i++)
 			memmove((char *)dst + i * dpitch, (const char *)src + i * spitch, width);
@@ -471,6 +478,8 @@ static aclError fill(const char *fn, void *p, size_t maxCount, int32_t value, si
 	if (count > maxCount)
 		return acl_fail(fn, ACL_ERROR_RT_PARAM_INVALID, "count %zu is larger than maxCount %zu",
 				count, maxCount);
+	if (sync && (err = acl_capture_check_unsafe(fn)))
+		return err;
 	if (sync && !acl_is_dev_ptr(p)) {
 		memset(p, (uint8_t)value, count);
 		return ACL_SUCCESS;

@@ -3,7 +3,7 @@
  * Runtime calls this card does not offer yet, declared so that programs
  * written for the vendor's runtime (ggml's CANN backend) build and link,
  * and learn at run time, from the code and the message, what is missing:
- * virtual memory (issue 28) and capturing streams into models (issue 27).
+ * virtual memory (issue 28).
  */
 #include "acl_internal.h"
 
@@ -12,7 +12,6 @@
 		 "card yet (issue %d)", what, issue)
 
 #define VMM	"virtual memory (reserving addresses, mapping physical memory)"
-#define CAPTURE	"capturing a stream's work into a model"
 
 ACL_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment,
 					   void *expectPtr, uint64_t flags)
@@ -59,28 +58,4 @@ ACL_EXPORT aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
 {
 	(void)prop, (void)option, (void)granularity;
 	return NOT_YET(VMM, 28);
-}
-
-ACL_EXPORT aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
-{
-	(void)stream, (void)mode;
-	return NOT_YET(CAPTURE, 27);
-}
-
-ACL_EXPORT aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
-{
-	(void)stream, (void)modelRI;
-	return NOT_YET(CAPTURE, 27);
-}
-
-ACL_EXPORT aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
-{
-	(void)modelRI, (void)stream;
-	return NOT_YET(CAPTURE, 27);
-}
-
-ACL_EXPORT aclError aclmdlRIDestroy(aclmdlRI modelRI)
-{
-	(void)modelRI;
-	return NOT_YET(CAPTURE, 27);
 }

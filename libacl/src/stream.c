@@ -9,6 +9,7 @@
 
 #include "acl_internal.h"
 #include "allocator.h"
+#include "capture.h"
 #include "prof.h"
 
 struct acl_stream *acl_stream_new(struct acl_device *d, struct acl_context *ctx,
@@ -169,6 +170,9 @@ static aclError destroy_stream(aclrtStream stream, bool wait)
 		return err;
 	if (s->is_default)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "the default stream cannot be destroyed");
+	err = acl_capture_check_stream(wait ? "aclrtDestroyStream" : "aclrtDestroyStreamForce", s);
+	if (err)
+		return err;
 	return acl_stream_free(s, wait);
 }
 
@@ -190,6 +194,9 @@ ACL_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
 	s = acl_stream_resolve(stream, &err);
 	if (!s)
 		return err;
+	err = acl_capture_check_stream(__func__, s);
+	if (err)
+		return err;
 	return acl_stream_sync(s, -1);
 }
 
@@ -202,6 +209,9 @@ ACL_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "timeout %d is invalid (-1 or >= 0)", timeout);
 	s = acl_stream_resolve(stream, &err);
 	if (!s)
+		return err;
+	err = acl_capture_check_stream(__func__, s);
+	if (err)
 		return err;
 	return acl_stream_sync(s, timeout);
 }
@@ -226,6 +236,9 @@ ACL_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *stat
 	bool done;
 
 	if (!s)
+		return err;
+	err = acl_capture_check_stream(__func__, s);
+	if (err)
 		return err;
 	t = acl_stream_last_ticket(s);
 	done = acl_ticket_done(s, &t, &e);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "acl_internal.h"
+#include "capture.h"
 #include "prof.h"
 
 /*
@@ -149,6 +150,8 @@ aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_
 {
 	aclError err;
 
+	if (acl_capturing(s) && acl_capture_cmds(s, cmds, count, done, &err))
+		return err;
 	if (acl_prof_wants())
 		err = acl_prof_submit(s, cmds, count, done);
 	else
@@ -169,8 +172,11 @@ aclError acl_stream_submit_unprofiled(struct acl_stream *s, struct drm_npu_cmd *
 aclError acl_stream_submit_kernel(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
 				  struct acl_ticket *done)
 {
-	aclError err = stream_submit(s, cmds, count, done, false);
+	aclError err;
 
+	if (acl_capturing(s) && acl_capture_cmds(s, cmds, count, done, &err))
+		return err;
+	err = stream_submit(s, cmds, count, done, false);
 	acl_exception_deliver();
 	return err;
 }
