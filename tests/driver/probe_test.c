@@ -135,8 +135,11 @@ TEST_F(card, identity_matches_registers)
 		if (!self->devs[i].bound)
 			continue;
 		ASSERT_EQ(0, test_pci_attr(bdf, "npu/version", buf, sizeof(buf)));
-		/* 2.0: the card computes; .1: shadows; .2: direct rings; .3: their operators */
-		EXPECT_STREQ("2.3", buf);
+		/*
+		 * 2.0: the card computes; .1: shadows; .2: direct rings; .3: their
+		 * operators; .4: programs
+		 */
+		EXPECT_STREQ("2.4", buf);
 		rings = test_card_attr(bdf, "num_rings");
 		engines = test_card_attr(bdf, "num_copy_engines");
 		vectors = test_card_attr(bdf, "num_vectors");
