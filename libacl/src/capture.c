@@ -793,7 +793,7 @@ bool acl_capture_control(struct acl_stream *s, struct acl_mdlri *m, struct acl_r
 
 	acl_mutex_lock(&cap_lock);
 	c = atomic_load(&s->capture);
-	if (!c || (m && c->m != m) || !c->m->bound) {
+	if (!c || (m && c->m != m) || (!c->m->bound && st->kind != ACL_RI_COND)) {
 		acl_mutex_unlock(&cap_lock);
 		return false;
 	}

@@ -30,6 +30,7 @@ enum acl_ri_step_kind {
 	ACL_RI_LABEL,		/* aclrtSetLabel(arg) */
 	ACL_RI_SWITCH,		/* aclrtSwitchLabelByIndex(dst, arg: count labels) */
 	ACL_RI_END,		/* aclmdlRIEndTask */
+	ACL_RI_COND,		/* aclmdlRIAddCondTask (mdlri_cond.c; arg: the task) */
 };
 
 static inline bool acl_ri_has_cmds(enum acl_ri_step_kind kind)
@@ -39,7 +40,8 @@ static inline bool acl_ri_has_cmds(enum acl_ri_step_kind kind)
 
 static inline bool acl_ri_control(enum acl_ri_step_kind kind)
 {
-	return kind == ACL_RI_LABEL || kind == ACL_RI_SWITCH || kind == ACL_RI_END;
+	return kind == ACL_RI_LABEL || kind == ACL_RI_SWITCH || kind == ACL_RI_END ||
+	       kind == ACL_RI_COND;
 }
 
 /* Steps that go into the model's programs. */
@@ -84,6 +86,8 @@ struct acl_mdlri {
 	struct acl_task_grp **groups;
 	size_t ngroups;
 	aclrtStream bound;		/* aclmdlRIBindStream's stream, NULL if none */
+	struct acl_cond **conds;	/* condition handles (mdlri_cond.c) */
+	size_t nconds;
 	aclrtStream streams[ACL_CAPTURE_MAX_STREAMS];	/* that recorded into it */
 	uint32_t nstreams;
 	/*
@@ -140,6 +144,23 @@ void acl_mdlri_put(struct acl_mdlri *m);
 aclError acl_task_grp_update(struct acl_task_grp *g, struct acl_mdlri *t, struct acl_stream *s);
 /* Forgets m's programs (after a change): the next replay makes new ones. */
 void acl_mdlri_unbuild(struct acl_mdlri *m);
+/* Makes m's programs if it has none (its run lock held). */
+aclError acl_mdlri_build(struct acl_mdlri *m);
+
+/*
+ * Condition tasks (mdlri_cond.c). Freeing a model's handles and tasks
+ * (with its sub-models) under the capture lock; before a replay, the
+ * defaults of its handles; at a build, the sub-models' programs made
+ * (prepare; false: none), whether an earlier build's are stale, and a
+ * task's commands in the program (len, emit at v[*j]).
+ */
+void acl_mdlri_cond_free_locked(struct acl_mdlri *m);
+void acl_mdlri_cond_task_free_locked(void *task);
+aclError acl_mdlri_cond_defaults(struct acl_mdlri *m, struct acl_stream *s);
+bool acl_mdlri_cond_prepare(struct acl_ri_step *st);
+bool acl_mdlri_cond_stale(const struct acl_mdlri *m);
+uint32_t acl_mdlri_cond_len(const struct acl_ri_step *st);
+void acl_mdlri_cond_emit(const struct acl_ri_step *st, struct drm_npu_cmd *v, uint32_t *j);
 
 
 /* ---- hooks into the rest of the library --------------------------------- */

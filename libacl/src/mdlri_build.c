@@ -9,8 +9,8 @@
  * END. One bound stream per model.
  *
  * Not built yet, ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message: stream
- * switch and activation, condition tasks (docs/capture.md says how they
- * would map).
+ * switch and activation (docs/capture.md says how they would map).
+ * Condition tasks are in mdlri_cond.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,6 @@
 		 "runtime yet (issue 27; docs/capture.md)", what)
 
 #define SWITCH	"stream switch and activation in models"
-#define COND	"condition tasks in models"
 
 #define LABEL_MAGIC	0x4c41424cU	/* "LABL" */
 #define LIST_MAGIC	0x4c495354U	/* "LIST" */
@@ -328,24 +327,4 @@ ACL_EXPORT aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void
 	(void)leftValue, (void)cond, (void)rightValue, (void)dataType, (void)trueStream;
 	(void)falseStream, (void)stream;
 	return NOT_YET(SWITCH);
-}
-
-ACL_EXPORT aclError aclmdlRICondHandleCreate(aclmdlRI modelRI, uint32_t defaultLaunchValue,
-					     aclmdlRICondHandleFlag flag, aclmdlRICondHandle *handle)
-{
-	(void)modelRI, (void)defaultLaunchValue, (void)flag, (void)handle;
-	return NOT_YET(COND);
-}
-
-ACL_EXPORT aclError aclmdlRICondHandleGetCondPtr(aclmdlRICondHandle handle, uint64_t **ptr)
-{
-	(void)handle, (void)ptr;
-	return NOT_YET(COND);
-}
-
-ACL_EXPORT aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream,
-					uint32_t flags)
-{
-	(void)params, (void)stream, (void)flags;
-	return NOT_YET(COND);
 }

@@ -111,6 +111,8 @@ static uint32_t program_len(const struct acl_ri_step *st)
 		return 1 + st->count;
 	case ACL_RI_END:
 		return 1;
+	case ACL_RI_COND:
+		return acl_mdlri_cond_len(st);
 	default:
 		return 0;
 	}
@@ -157,6 +159,9 @@ static void emit(struct acl_mdlri *m, size_t i, size_t end, size_t k, struct drm
 	case ACL_RI_END:
 		v[(*j)++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_END };
 		break;
+	case ACL_RI_COND:
+		acl_mdlri_cond_emit(st, v, j);
+		break;
 	default:
 		break;
 	}
@@ -175,6 +180,10 @@ static void make_program(struct acl_mdlri *m, size_t i, size_t end)
 	for (size_t k = i; k < end; k++) {
 		struct acl_ri_step *st = &m->steps[k];
 
+		if (st->kind == ACL_RI_COND && !acl_mdlri_cond_prepare(st)) {
+			drop_group_programs(m, i, end);
+			return;
+		}
 		n += program_len(st);
 		if (st->kind == ACL_RI_GROUP && st->count &&
 		    !acl_mdlri_program(m, &m->cmds[st->first], st->count, &st->program)) {
@@ -189,15 +198,17 @@ static void make_program(struct acl_mdlri *m, size_t i, size_t end)
 	}
 	for (size_t k = i; k < end; k++)
 		emit(m, i, end, k, v, &j);
-	if (m->steps[end - 1].kind == ACL_RI_LABEL)
+	if (m->steps[end - 1].kind == ACL_RI_LABEL || m->steps[end - 1].kind == ACL_RI_COND)
 		v[j++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_NOP };
 	if (!acl_mdlri_program(m, v, j, &m->program[i]))
 		drop_group_programs(m, i, end);
 	free(v);
 }
 
-static aclError build(struct acl_mdlri *m)
+aclError acl_mdlri_build(struct acl_mdlri *m)
 {
+	if (m->built && acl_mdlri_cond_stale(m))
+		acl_mdlri_unbuild(m);
 	if (m->built)
 		return ACL_SUCCESS;
 	m->program = calloc(m->nsteps ? m->nsteps : 1, sizeof(*m->program));
@@ -262,7 +273,9 @@ static aclError replay(struct acl_mdlri *m, struct acl_stream *s, aclrtStream st
 		if (err)
 			return err;
 	}
-	err = build(m);
+	err = acl_mdlri_build(m);
+	if (!err)
+		err = acl_mdlri_cond_defaults(m, s);
 	if (!err && !nested && m->last_stream && m->last_stream != stream)
 		err = aclrtStreamWaitEvent(stream, m->done);
 	while (!err && i < m->nsteps) {
