@@ -31,6 +31,8 @@ enum acl_ri_step_kind {
 	ACL_RI_SWITCH,		/* aclrtSwitchLabelByIndex(dst, arg: count labels) */
 	ACL_RI_END,		/* aclmdlRIEndTask */
 	ACL_RI_COND,		/* aclmdlRIAddCondTask (mdlri_cond.c; arg: the task) */
+	ACL_RI_ACTIVE,		/* aclrtActiveStream(on_true) */
+	ACL_RI_SWITCH_STREAM,	/* aclrtSwitchStream: *dst cond *src, size bytes */
 };
 
 static inline bool acl_ri_has_cmds(enum acl_ri_step_kind kind)
@@ -41,7 +43,7 @@ static inline bool acl_ri_has_cmds(enum acl_ri_step_kind kind)
 static inline bool acl_ri_control(enum acl_ri_step_kind kind)
 {
 	return kind == ACL_RI_LABEL || kind == ACL_RI_SWITCH || kind == ACL_RI_END ||
-	       kind == ACL_RI_COND;
+	       kind == ACL_RI_COND || kind == ACL_RI_ACTIVE || kind == ACL_RI_SWITCH_STREAM;
 }
 
 /* Steps that go into the model's programs. */
@@ -59,6 +61,10 @@ struct acl_ri_step {
 	void *arg;
 	aclrtCallbackBlockType block;
 	uint64_t dst;			/* ACL_RI_SWITCH: the index's device address */
+	/* ACL_RI_SWITCH_STREAM: right operand, enum drm_npu_branch_cond, 4 or 8 */
+	uint64_t src;
+	uint32_t cond, size;
+	aclrtStream on_true, on_false;	/* ACL_RI_ACTIVE, ACL_RI_SWITCH_STREAM: streams to start */
 	/* ACL_RI_GROUP: still being captured; its program, and its CALL's index in the run's */
 	bool open;
 	uint32_t program, call_index;
@@ -86,6 +92,8 @@ struct acl_mdlri {
 	struct acl_task_grp **groups;
 	size_t ngroups;
 	aclrtStream bound;		/* aclmdlRIBindStream's stream, NULL if none */
+	uint32_t nbound;		/* streams bound (aclmdlRIBindStream) */
+	uint32_t head;			/* index in streams of the one that runs first */
 	struct acl_cond **conds;	/* condition handles (mdlri_cond.c) */
 	size_t nconds;
 	aclrtStream streams[ACL_CAPTURE_MAX_STREAMS];	/* that recorded into it */
@@ -138,6 +146,10 @@ bool acl_capture_control(struct acl_stream *s, struct acl_mdlri *m, struct acl_r
 			 aclError *err);
 aclError acl_capture_end_build(struct acl_mdlri *m);
 aclError acl_capture_bind(struct acl_stream *s, struct acl_mdlri *m);
+/* Binds one more stream to m, being built: its index in m->streams, -1 on error (*err). */
+int acl_capture_bind_more(struct acl_stream *s, struct acl_mdlri *m, aclError *err);
+/* The model s records into, NULL if none (capture lock held). */
+struct acl_mdlri *acl_capture_model_locked(struct acl_stream *s);
 /* Drops a reference a replay or an update took (capture lock not held). */
 void acl_mdlri_put(struct acl_mdlri *m);
 /* Puts the tasks of t, captured on s, in place of group g's (mdlri_update.c). */
