@@ -992,6 +992,7 @@ TEST_F(cap, active_stream_order_and_end)
 	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRIUnbindStream(m, x[0]));
 	EXPECT_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRIUnbindStream(m, self->s2));
 	ASSERT_EQ(ACL_SUCCESS, end_bound(m, h, x, 2));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDebugJsonPrint(m, "/dev/null", 0));
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, self->s3));
 	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s3));
 	EXPECT_EQ(0u, not_all(self->b, 0x22));
