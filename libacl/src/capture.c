@@ -139,6 +139,8 @@ static void drop_model_locked(struct acl_capture *c)
 	for (size_t i = c->nsteps_before; i < c->m->nsteps; i++)
 		if (c->m->steps[i].kind == ACL_RI_SWITCH)
 			free(c->m->steps[i].arg);
+		else if (c->m->steps[i].kind == ACL_RI_COND)
+			acl_mdlri_cond_task_free_locked(c->m->steps[i].arg);
 	c->m->ncmds = c->ncmds_before;
 	c->m->nsteps = c->nsteps_before;
 	while (c->m->ngroups && c->m->groups[c->m->ngroups - 1]->step >= c->m->nsteps)
@@ -793,7 +795,7 @@ bool acl_capture_control(struct acl_stream *s, struct acl_mdlri *m, struct acl_r
 
 	acl_mutex_lock(&cap_lock);
 	c = atomic_load(&s->capture);
-	if (!c || (m && c->m != m) || !c->m->bound) {
+	if (!c || (m && c->m != m) || (!c->m->bound && st->kind != ACL_RI_COND)) {
 		acl_mutex_unlock(&cap_lock);
 		return false;
 	}
@@ -837,4 +839,34 @@ aclError acl_capture_end_build(struct acl_mdlri *m)
 aclError acl_capture_bind(struct acl_stream *s, struct acl_mdlri *m)
 {
 	return begin(s, (aclmdlRI)m, ACL_MODEL_RI_CAPTURE_MODE_RELAXED);
+}
+
+int acl_capture_bind_more(struct acl_stream *s, struct acl_mdlri *m, aclError *err)
+{
+	struct acl_capture *c;
+	int slot = -1;
+
+	acl_mutex_lock(&cap_lock);
+	c = m->capturing;
+	if (!c || !m->bound)
+		*err = ACL_FAIL(ACL_ERROR_RT_STREAM_MODEL, "the model's build has ended");
+	else if (atomic_load(&s->capture))
+		*err = ACL_FAIL(ACL_ERROR_RT_STREAM_CAPTURED, "stream %u is already being captured",
+				s->obj.index);
+	else if (m->dev != s->dev)
+		*err = ACL_FAIL(ACL_ERROR_RT_STREAM_MODEL, "the model belongs to another device");
+	else if ((slot = add_stream_locked(c, s)) < 0)
+		*err = ACL_FAIL(ACL_ERROR_RT_STREAM_MODEL, "a model takes at most %d streams",
+				ACL_CAPTURE_MAX_STREAMS);
+	else
+		slot = (int)c->model_stream[slot];
+	acl_mutex_unlock(&cap_lock);
+	return slot;
+}
+
+struct acl_mdlri *acl_capture_model_locked(struct acl_stream *s)
+{
+	struct acl_capture *c = atomic_load(&s->capture);
+
+	return c ? c->m : NULL;
 }

@@ -30,6 +30,9 @@ enum acl_ri_step_kind {
 	ACL_RI_LABEL,		/* aclrtSetLabel(arg) */
 	ACL_RI_SWITCH,		/* aclrtSwitchLabelByIndex(dst, arg: count labels) */
 	ACL_RI_END,		/* aclmdlRIEndTask */
+	ACL_RI_COND,		/* aclmdlRIAddCondTask (mdlri_cond.c; arg: the task) */
+	ACL_RI_ACTIVE,		/* aclrtActiveStream(on_true) */
+	ACL_RI_SWITCH_STREAM,	/* aclrtSwitchStream: *dst cond *src, size bytes */
 };
 
 static inline bool acl_ri_has_cmds(enum acl_ri_step_kind kind)
@@ -39,7 +42,8 @@ static inline bool acl_ri_has_cmds(enum acl_ri_step_kind kind)
 
 static inline bool acl_ri_control(enum acl_ri_step_kind kind)
 {
-	return kind == ACL_RI_LABEL || kind == ACL_RI_SWITCH || kind == ACL_RI_END;
+	return kind == ACL_RI_LABEL || kind == ACL_RI_SWITCH || kind == ACL_RI_END ||
+	       kind == ACL_RI_COND || kind == ACL_RI_ACTIVE || kind == ACL_RI_SWITCH_STREAM;
 }
 
 /* Steps that go into the model's programs. */
@@ -57,6 +61,10 @@ struct acl_ri_step {
 	void *arg;
 	aclrtCallbackBlockType block;
 	uint64_t dst;			/* ACL_RI_SWITCH: the index's device address */
+	/* ACL_RI_SWITCH_STREAM: right operand, enum drm_npu_branch_cond, 4 or 8 */
+	uint64_t src;
+	uint32_t cond, size;
+	aclrtStream on_true, on_false;	/* ACL_RI_ACTIVE, ACL_RI_SWITCH_STREAM: streams to start */
 	/* ACL_RI_GROUP: still being captured; its program, and its CALL's index in the run's */
 	bool open;
 	uint32_t program, call_index;
@@ -84,6 +92,10 @@ struct acl_mdlri {
 	struct acl_task_grp **groups;
 	size_t ngroups;
 	aclrtStream bound;		/* aclmdlRIBindStream's stream, NULL if none */
+	uint32_t nbound;		/* streams bound (aclmdlRIBindStream) */
+	uint32_t head;			/* index in streams of the one that runs first */
+	struct acl_cond **conds;	/* condition handles (mdlri_cond.c) */
+	size_t nconds;
 	aclrtStream streams[ACL_CAPTURE_MAX_STREAMS];	/* that recorded into it */
 	uint32_t nstreams;
 	/*
@@ -134,12 +146,33 @@ bool acl_capture_control(struct acl_stream *s, struct acl_mdlri *m, struct acl_r
 			 aclError *err);
 aclError acl_capture_end_build(struct acl_mdlri *m);
 aclError acl_capture_bind(struct acl_stream *s, struct acl_mdlri *m);
+/* Binds one more stream to m, being built: its index in m->streams, -1 on error (*err). */
+int acl_capture_bind_more(struct acl_stream *s, struct acl_mdlri *m, aclError *err);
+/* The model s records into, NULL if none (capture lock held). */
+struct acl_mdlri *acl_capture_model_locked(struct acl_stream *s);
 /* Drops a reference a replay or an update took (capture lock not held). */
 void acl_mdlri_put(struct acl_mdlri *m);
 /* Puts the tasks of t, captured on s, in place of group g's (mdlri_update.c). */
 aclError acl_task_grp_update(struct acl_task_grp *g, struct acl_mdlri *t, struct acl_stream *s);
 /* Forgets m's programs (after a change): the next replay makes new ones. */
 void acl_mdlri_unbuild(struct acl_mdlri *m);
+/* Makes m's programs if it has none (its run lock held). */
+aclError acl_mdlri_build(struct acl_mdlri *m);
+
+/*
+ * Condition tasks (mdlri_cond.c). Freeing a model's handles and tasks
+ * (with its sub-models) under the capture lock; before a replay, the
+ * defaults of its handles; at a build, the sub-models' programs made
+ * (prepare; false: none), whether an earlier build's are stale, and a
+ * task's commands in the program (len, emit at v[*j]).
+ */
+void acl_mdlri_cond_free_locked(struct acl_mdlri *m);
+void acl_mdlri_cond_task_free_locked(void *task);
+aclError acl_mdlri_cond_defaults(struct acl_mdlri *m, struct acl_stream *s);
+bool acl_mdlri_cond_prepare(struct acl_ri_step *st);
+bool acl_mdlri_cond_stale(const struct acl_mdlri *m);
+uint32_t acl_mdlri_cond_len(const struct acl_ri_step *st);
+void acl_mdlri_cond_emit(const struct acl_ri_step *st, struct drm_npu_cmd *v, uint32_t *j);
 
 
 /* ---- hooks into the rest of the library --------------------------------- */

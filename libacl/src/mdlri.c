@@ -142,6 +142,7 @@ aclrtEvent acl_mdlri_free(struct acl_mdlri *m)
 
 	acl_list_del(&m->link);
 	acl_mdlri_unbuild(m);
+	acl_mdlri_cond_free_locked(m);
 	for (size_t i = 0; i < m->ndescs; i++)
 		free(m->descs[i]);
 	free(m->descs);
@@ -307,7 +308,8 @@ static const char *const step_names[] = {
 	[ACL_RI_RESET] = "EVENT_RESET", [ACL_RI_HOSTFUNC] = "HOST_FUNC",
 	[ACL_RI_CALLBACK] = "CALLBACK",
 	[ACL_RI_LABEL] = "LABEL_SET", [ACL_RI_SWITCH] = "LABEL_SWITCH_BY_INDEX",
-	[ACL_RI_END] = "MODEL_END",
+	[ACL_RI_END] = "MODEL_END", [ACL_RI_COND] = "COND",
+	[ACL_RI_ACTIVE] = "STREAM_ACTIVE", [ACL_RI_SWITCH_STREAM] = "STREAM_SWITCH",
 };
 
 

@@ -6,23 +6,16 @@
  * aclrtSwitchLabelByIndex): the bound stream records into the model as a
  * RELAXED capture does, and a label becomes the index of a command in the
  * model's program, a switch a SWITCH over JUMPs to them, an end task an
- * END. One bound stream per model.
- *
- * Not built yet, ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message: stream
- * switch and activation, condition tasks (docs/capture.md says how they
- * would map).
+ * END. Further bound streams join the first's recording; each becomes a
+ * thread of the program (mdlri_run.c lays them out), which
+ * aclrtActiveStream ACTIVATEs and aclrtSwitchStream ACTIVATEs past a
+ * BRANCH. Condition tasks are in mdlri_cond.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
 
-#define NOT_YET(what)								\
-	ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s is not supported by this "	\
-		 "runtime yet (issue 27; docs/capture.md)", what)
-
-#define SWITCH	"stream switch and activation in models"
-#define COND	"condition tasks in models"
 
 #define LABEL_MAGIC	0x4c41424cU	/* "LABL" */
 #define LIST_MAGIC	0x4c495354U	/* "LIST" */
@@ -121,11 +114,13 @@ ACL_EXPORT aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag)
 	return ACL_SUCCESS;
 }
 
+/* The first bound stream records as a capture does; the others join its recording. */
 ACL_EXPORT aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag)
 {
 	struct acl_mdlri *m;
 	struct acl_stream *s;
 	aclError err = ACL_SUCCESS;
+	int index = 0;
 
 	if (flag != ACL_MODEL_STREAM_FLAG_HEAD && flag != ACL_MODEL_STREAM_FLAG_DEFAULT)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown stream flag %#x", flag);
@@ -137,20 +132,33 @@ ACL_EXPORT aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uin
 	m = model_get(__func__, modelRI, &err);
 	if (!m)
 		return err;
-	if (m->bound || m->capturing)
-		err = ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "a model takes one bound stream "
-			       "on this runtime");
+	if (m->bound)
+		index = acl_capture_bind_more(s, m, &err);
+	else if (m->capturing)
+		err = ACL_FAIL(ACL_ERROR_RT_MODEL_CAPTURED, "the model is being captured into");
 	else
 		err = acl_capture_bind(s, m);
 	if (!err) {
 		acl_capture_lock();
-		m->bound = stream;
+		if (!m->bound)
+			m->bound = stream;
+		if (!m->nbound++ || flag == ACL_MODEL_STREAM_FLAG_HEAD)
+			m->head = (uint32_t)index;
 		acl_capture_unlock();
 	}
 	acl_mdlri_put(m);
 	return err;
 }
 
+static bool bound_to(const struct acl_mdlri *m, aclrtStream stream)
+{
+	for (uint32_t i = 0; stream && i < m->nstreams; i++)
+		if (m->streams[i] == stream)
+			return true;
+	return false;
+}
+
+/* Unbinding the first bound stream ends the build; the others go with it. */
 ACL_EXPORT aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
 {
 	struct acl_mdlri *m;
@@ -159,11 +167,14 @@ ACL_EXPORT aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
 	m = model_get(__func__, modelRI, &err);
 	if (!m)
 		return err;
-	if (!stream || m->bound != stream)
-		err = ACL_FAIL(ACL_ERROR_RT_STREAM_MODEL, "the stream is not bound to the model");
-	else
+	if (m->bound && m->bound == stream)
 		err = acl_capture_end_build(m);
-	if (!err) {
+	else if (!m->nbound || !bound_to(m, stream))
+		err = ACL_FAIL(ACL_ERROR_RT_STREAM_MODEL, "the stream is not bound to the model");
+	else if (m->capturing)
+		err = ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "a stream bound after the first "
+			       "is unbound at aclmdlRIBuildEnd (or with the first) on this runtime");
+	if (!err && m->bound == stream) {
 		acl_capture_lock();
 		m->bound = NULL;
 		acl_capture_unlock();
@@ -315,37 +326,75 @@ ACL_EXPORT aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtL
 	return err;
 }
 
-ACL_EXPORT aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream)
+/* Whether target is a stream bound to the model stream records into. */
+static bool same_model(struct acl_stream *s, aclrtStream target)
 {
-	(void)activeStream, (void)stream;
-	return NOT_YET(SWITCH);
+	struct acl_mdlri *m;
+	bool ok;
+
+	acl_capture_lock();
+	m = acl_capture_model_locked(s);
+	ok = m && m->bound && bound_to(m, target);
+	acl_capture_unlock();
+	return ok;
 }
 
+static aclError stream_step(const char *fn, aclrtStream stream, struct acl_ri_step *st)
+{
+	struct acl_stream *s;
+	aclError err = ACL_SUCCESS;
+
+	s = acl_stream_resolve(stream, &err);
+	if (!s)
+		return err;
+	if (!same_model(s, st->on_true) || (st->on_false && !same_model(s, st->on_false)))
+		return acl_fail(fn, ACL_ERROR_RT_STREAM_MODEL, "the streams are not bound to the "
+				"model being built on the stream");
+	return control(fn, NULL, stream, st);
+}
+
+/* Starts activeStream's tasks when the running stream's are over (a thread of the program). */
+ACL_EXPORT aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream)
+{
+	struct acl_ri_step st = { .kind = ACL_RI_ACTIVE, .on_true = activeStream };
+
+	if (!activeStream || activeStream == stream)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "activeStream is NULL or the stream itself");
+	return stream_step(__func__, stream, &st);
+}
+
+/* The BRANCH conditions, by aclrtCondition. */
+static const uint32_t branch_cond[] = {
+	[ACL_RT_EQUAL] = DRM_NPU_BRANCH_EQ, [ACL_RT_NOT_EQUAL] = DRM_NPU_BRANCH_NE,
+	[ACL_RT_GREATER] = DRM_NPU_BRANCH_GT, [ACL_RT_GREATER_OR_EQUAL] = DRM_NPU_BRANCH_GE,
+	[ACL_RT_LESS] = DRM_NPU_BRANCH_LT, [ACL_RT_LESS_OR_EQUAL] = DRM_NPU_BRANCH_LE,
+};
+
+static bool operand_ok(const void *p, uint32_t size)
+{
+	return p && acl_is_dev_ptr(p) && (uintptr_t)p % size == 0;
+}
+
+/* Activates trueStream when *leftValue cond *rightValue (signed, when the model runs), else falseStream if given. */
 ACL_EXPORT aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void *rightValue,
 				      aclrtCompareDataType dataType, aclrtStream trueStream,
 				      aclrtStream falseStream, aclrtStream stream)
 {
-	(void)leftValue, (void)cond, (void)rightValue, (void)dataType, (void)trueStream;
-	(void)falseStream, (void)stream;
-	return NOT_YET(SWITCH);
-}
+	struct acl_ri_step st = { .kind = ACL_RI_SWITCH_STREAM, .dst = (uintptr_t)leftValue,
+				  .src = (uintptr_t)rightValue, .on_true = trueStream,
+				  .on_false = falseStream };
 
-ACL_EXPORT aclError aclmdlRICondHandleCreate(aclmdlRI modelRI, uint32_t defaultLaunchValue,
-					     aclmdlRICondHandleFlag flag, aclmdlRICondHandle *handle)
-{
-	(void)modelRI, (void)defaultLaunchValue, (void)flag, (void)handle;
-	return NOT_YET(COND);
-}
-
-ACL_EXPORT aclError aclmdlRICondHandleGetCondPtr(aclmdlRICondHandle handle, uint64_t **ptr)
-{
-	(void)handle, (void)ptr;
-	return NOT_YET(COND);
-}
-
-ACL_EXPORT aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream,
-					uint32_t flags)
-{
-	(void)params, (void)stream, (void)flags;
-	return NOT_YET(COND);
+	if (dataType != ACL_RT_SWITCH_INT32 && dataType != ACL_RT_SWITCH_INT64)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown data type %d", (int)dataType);
+	if ((unsigned)cond >= sizeof(branch_cond) / sizeof(branch_cond[0]))
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown condition %d", (int)cond);
+	st.size = dataType == ACL_RT_SWITCH_INT32 ? 4 : 8;
+	st.cond = branch_cond[cond];
+	if (!operand_ok(leftValue, st.size) || !operand_ok(rightValue, st.size))
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "the values are not %u-byte aligned device "
+				"memory", st.size);
+	if (!trueStream || trueStream == stream || falseStream == stream)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "trueStream is NULL, or a stream to "
+				"activate is the stream itself");
+	return stream_step(__func__, stream, &st);
 }

@@ -99,6 +99,24 @@ static void drop_group_programs(struct acl_mdlri *m, size_t i, size_t end)
 	}
 }
 
+/*
+ * Where a run's steps go in its program. A model built from several bound
+ * streams lays each out as a thread (its steps, then RETURN), the head
+ * stream's first; otherwise the steps stay in capture order. ord lists
+ * the steps in program order, RET_MARK for a RETURN; pos[k - i] is where
+ * step k starts, start[t] where stream t's thread does (NO_THREAD if it
+ * has no steps).
+ */
+#define RET_MARK	SIZE_MAX
+#define NO_THREAD	UINT32_MAX
+
+struct layout {
+	size_t i, end, n;
+	size_t *ord;
+	uint32_t *pos;
+	uint32_t start[ACL_CAPTURE_MAX_STREAMS];
+};
+
 /* The size of st in the program: a group is one CALL, a switch one SWITCH and its JUMPs. */
 static uint32_t program_len(const struct acl_ri_step *st)
 {
@@ -110,27 +128,125 @@ static uint32_t program_len(const struct acl_ri_step *st)
 	case ACL_RI_SWITCH:
 		return 1 + st->count;
 	case ACL_RI_END:
+	case ACL_RI_ACTIVE:
 		return 1;
+	case ACL_RI_SWITCH_STREAM:
+		return st->on_false ? 4 : 2;
+	case ACL_RI_COND:
+		return acl_mdlri_cond_len(st);
 	default:
 		return 0;
 	}
 }
 
-/* Where label lands in the run [i, end): the index of the command after it. */
-static uint32_t label_index(const struct acl_mdlri *m, size_t i, size_t end, const void *label)
+static bool threaded(const struct acl_mdlri *m)
 {
-	uint32_t j = 0;
+	return m->nbound > 1;
+}
 
-	for (size_t k = i; k < end; k++) {
-		if (m->steps[k].kind == ACL_RI_LABEL && m->steps[k].arg == label)
-			return j;
+/* Appends stream t's steps of the run (all of them unthreaded) to L->ord. */
+static void order_thread(const struct acl_mdlri *m, struct layout *L, uint32_t t)
+{
+	size_t n0 = L->n;
+
+	for (size_t k = L->i; k < L->end; k++)
+		if (!threaded(m) || m->steps[k].stream == t)
+			L->ord[L->n++] = k;
+	if (threaded(m) && L->n > n0)
+		L->ord[L->n++] = RET_MARK;
+}
+
+/* The layout of the run [i, end) and its length in commands; 0 when out of memory. */
+static uint32_t lay_out(const struct acl_mdlri *m, struct layout *L, size_t i, size_t end)
+{
+	uint32_t j = 0, t = NO_THREAD;
+
+	*L = (struct layout){ .i = i, .end = end };
+	L->ord = malloc((end - i + ACL_CAPTURE_MAX_STREAMS) * sizeof(*L->ord));
+	L->pos = malloc((end - i) * sizeof(*L->pos));
+	if (!L->ord || !L->pos)
+		return 0;
+	for (uint32_t s = 0; s < ACL_CAPTURE_MAX_STREAMS; s++)
+		L->start[s] = NO_THREAD;
+	order_thread(m, L, m->head);
+	for (uint32_t s = 0; threaded(m) && s < m->nstreams; s++)
+		if (s != m->head)
+			order_thread(m, L, s);
+	for (size_t o = 0; o < L->n; o++) {
+		size_t k = L->ord[o];
+
+		if (k == RET_MARK) {
+			j++;
+			t = NO_THREAD;
+			continue;
+		}
+		if (t == NO_THREAD) {
+			t = m->steps[k].stream;
+			L->start[t] = j;
+		}
+		L->pos[k - i] = j;
 		j += program_len(&m->steps[k]);
 	}
+	return j;
+}
+
+static void layout_free(struct layout *L)
+{
+	free(L->ord);
+	free(L->pos);
+}
+
+/* Where label lands in the run: the index of the command after it. */
+static uint32_t label_index(const struct acl_mdlri *m, const struct layout *L, const void *label)
+{
+	for (size_t k = L->i; k < L->end; k++)
+		if (m->steps[k].kind == ACL_RI_LABEL && m->steps[k].arg == label)
+			return L->pos[k - L->i];
 	return UINT32_MAX;
 }
 
+/* An ACTIVATE of stream's thread; a NOP for a stream with no tasks. */
+static struct drm_npu_cmd activate(const struct acl_mdlri *m, const struct layout *L,
+				   aclrtStream stream)
+{
+	for (uint32_t s = 0; s < m->nstreams; s++)
+		if (m->streams[s] == stream && L->start[s] != NO_THREAD)
+			return (struct drm_npu_cmd){ .op = DRM_NPU_OP_ACTIVATE, .value = L->start[s] };
+	return (struct drm_npu_cmd){ .op = DRM_NPU_OP_NOP };
+}
+
+/* The opposite of each enum drm_npu_branch_cond. */
+static const uint32_t branch_not[] = {
+	[DRM_NPU_BRANCH_EQ] = DRM_NPU_BRANCH_NE, [DRM_NPU_BRANCH_NE] = DRM_NPU_BRANCH_EQ,
+	[DRM_NPU_BRANCH_GT] = DRM_NPU_BRANCH_LE, [DRM_NPU_BRANCH_GE] = DRM_NPU_BRANCH_LT,
+	[DRM_NPU_BRANCH_LT] = DRM_NPU_BRANCH_GE, [DRM_NPU_BRANCH_LE] = DRM_NPU_BRANCH_GT,
+};
+
+/* True: ACTIVATE on_true; false: on past it, or ACTIVATE on_false. */
+static void emit_switch_stream(const struct acl_mdlri *m, const struct layout *L,
+			       const struct acl_ri_step *st, struct drm_npu_cmd *v, uint32_t *j)
+{
+	uint32_t at = *j;
+	struct drm_npu_cmd br = { .op = DRM_NPU_OP_BRANCH, .dst = st->dst, .src = st->src,
+				  .size = st->size };
+
+	if (!st->on_false) {
+		br.cond = branch_not[st->cond];
+		br.value = at + 2;
+		v[(*j)++] = br;
+		v[(*j)++] = activate(m, L, st->on_true);
+		return;
+	}
+	br.cond = st->cond;
+	br.value = at + 3;
+	v[(*j)++] = br;
+	v[(*j)++] = activate(m, L, st->on_false);
+	v[(*j)++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_JUMP, .value = at + 4 };
+	v[(*j)++] = activate(m, L, st->on_true);
+}
+
 /* Appends step k's commands at v[*j]. */
-static void emit(struct acl_mdlri *m, size_t i, size_t end, size_t k, struct drm_npu_cmd *v,
+static void emit(struct acl_mdlri *m, const struct layout *L, size_t k, struct drm_npu_cmd *v,
 		 uint32_t *j)
 {
 	struct acl_ri_step *st = &m->steps[k];
@@ -152,14 +268,43 @@ static void emit(struct acl_mdlri *m, size_t i, size_t end, size_t k, struct drm
 						  .size = 4, .value = st->count };
 		for (uint32_t l = 0; l < st->count; l++)
 			v[(*j)++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_JUMP,
-				.value = label_index(m, i, end, labels[l]) };
+				.value = label_index(m, L, labels[l]) };
 		break;
 	case ACL_RI_END:
 		v[(*j)++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_END };
 		break;
+	case ACL_RI_ACTIVE:
+		v[(*j)++] = activate(m, L, st->on_true);
+		break;
+	case ACL_RI_SWITCH_STREAM:
+		emit_switch_stream(m, L, st, v, j);
+		break;
+	case ACL_RI_COND:
+		acl_mdlri_cond_emit(st, v, j);
+		break;
 	default:
 		break;
 	}
+}
+
+/* Makes the task groups' and sub-models' programs of the run [i, end). */
+static bool make_callees(struct acl_mdlri *m, size_t i, size_t end)
+{
+	if (threaded(m) && (i || end != m->nsteps)) {
+		ACL_LOGW("a model of several bound streams runs as one program: it cannot hold "
+			 "event records, waits or host functions");
+		return false;
+	}
+	for (size_t k = i; k < end; k++) {
+		struct acl_ri_step *st = &m->steps[k];
+
+		if (st->kind == ACL_RI_COND && !acl_mdlri_cond_prepare(st))
+			return false;
+		if (st->kind == ACL_RI_GROUP && st->count &&
+		    !acl_mdlri_program(m, &m->cmds[st->first], st->count, &st->program))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -169,35 +314,37 @@ static void emit(struct acl_mdlri *m, size_t i, size_t end, size_t k, struct drm
  */
 static void make_program(struct acl_mdlri *m, size_t i, size_t end)
 {
-	uint32_t n = 1, j = 0;
-	struct drm_npu_cmd *v;
+	struct drm_npu_cmd *v = NULL;
+	struct layout L = { 0 };
+	uint32_t n, j = 0;
 
-	for (size_t k = i; k < end; k++) {
-		struct acl_ri_step *st = &m->steps[k];
-
-		n += program_len(st);
-		if (st->kind == ACL_RI_GROUP && st->count &&
-		    !acl_mdlri_program(m, &m->cmds[st->first], st->count, &st->program)) {
-			drop_group_programs(m, i, end);
-			return;
-		}
-	}
-	v = malloc(n * sizeof(*v));
+	n = make_callees(m, i, end) ? lay_out(m, &L, i, end) : 0;
+	if (n || L.ord)
+		v = malloc((n + 1) * sizeof(*v));
 	if (!v) {
+		layout_free(&L);
 		drop_group_programs(m, i, end);
 		return;
 	}
-	for (size_t k = i; k < end; k++)
-		emit(m, i, end, k, v, &j);
-	if (m->steps[end - 1].kind == ACL_RI_LABEL)
+	for (size_t o = 0; o < L.n; o++) {
+		if (L.ord[o] == RET_MARK)
+			v[j++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_RETURN };
+		else
+			emit(m, &L, L.ord[o], v, &j);
+	}
+	if (!threaded(m) && (m->steps[end - 1].kind == ACL_RI_LABEL ||
+			     m->steps[end - 1].kind == ACL_RI_COND))
 		v[j++] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_NOP };
 	if (!acl_mdlri_program(m, v, j, &m->program[i]))
 		drop_group_programs(m, i, end);
 	free(v);
+	layout_free(&L);
 }
 
-static aclError build(struct acl_mdlri *m)
+aclError acl_mdlri_build(struct acl_mdlri *m)
 {
+	if (m->built && acl_mdlri_cond_stale(m))
+		acl_mdlri_unbuild(m);
 	if (m->built)
 		return ACL_SUCCESS;
 	m->program = calloc(m->nsteps ? m->nsteps : 1, sizeof(*m->program));
@@ -262,7 +409,9 @@ static aclError replay(struct acl_mdlri *m, struct acl_stream *s, aclrtStream st
 		if (err)
 			return err;
 	}
-	err = build(m);
+	err = acl_mdlri_build(m);
+	if (!err)
+		err = acl_mdlri_cond_defaults(m, s);
 	if (!err && !nested && m->last_stream && m->last_stream != stream)
 		err = aclrtStreamWaitEvent(stream, m->done);
 	while (!err && i < m->nsteps) {

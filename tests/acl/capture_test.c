@@ -6,7 +6,8 @@
  * of ending a capture wrongly and of calls a capture forbids, by mode and
  * thread; events recorded outside and inside; host functions; nested
  * replays; synchronous execution with its timeout; names, ids, streams,
- * the JSON listing; destruction before and after runs.
+ * the JSON listing; destruction before and after runs; condition tasks
+ * (IF, WHILE, SWITCH), stream switch and activation, and their errors.
  */
 #include <sys/stat.h>
 
@@ -805,8 +806,8 @@ TEST_F(cap, build_labels)
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRIBuildBegin(&m, 0));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIBindStream(m, ls, 5));
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRIBindStream(m, ls, ACL_MODEL_STREAM_FLAG_HEAD));
-	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-		  aclmdlRIBindStream(m, self->s2, ACL_MODEL_STREAM_FLAG_DEFAULT));
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_CAPTURED,
+		  aclmdlRIBindStream(m, ls, ACL_MODEL_STREAM_FLAG_DEFAULT));
 	for (int i = 0; i < 2; i++)
 		ASSERT_EQ(ACL_SUCCESS, aclrtCreateLabel(&l[i]));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabelList(l, 0, &list));
@@ -862,23 +863,374 @@ TEST_F(cap, build_labels)
 	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(ls));
 }
 
-/* What is not built yet says so, with a message. */
-TEST_F(cap, not_built_yet)
+/* A model built from the head stream h and streams x[0..n-1], bound after it. */
+static aclError build_bound(aclmdlRI *m, aclrtStream h, aclrtStream *x, int n)
 {
-	aclmdlRICondTaskParams p = { 0 };
-	aclmdlRI m = NULL;
-	aclError got[] = {
-		aclrtActiveStream(self->s2, self->s1),
-		aclrtSwitchStream(self->a, ACL_RT_EQUAL, self->b, ACL_RT_SWITCH_INT32, self->s2,
-				  NULL, self->s1),
-		aclmdlRICondHandleCreate(m, 0, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, NULL),
-		aclmdlRICondHandleGetCondPtr(NULL, NULL),
-		aclmdlRIAddCondTask(p, self->s1, 0),
-	};
+	aclError r = aclmdlRIBuildBegin(m, 0);
 
-	for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++)
-		EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, got[i]);
-	EXPECT_NE(NULL, strstr(aclGetRecentErrMsg(), "not supported"));
+	if (!r)
+		r = aclmdlRIBindStream(*m, h, ACL_MODEL_STREAM_FLAG_HEAD);
+	for (int i = 0; !r && i < n; i++)
+		r = aclmdlRIBindStream(*m, x[i], ACL_MODEL_STREAM_FLAG_DEFAULT);
+	return r;
+}
+
+static aclError end_bound(aclmdlRI m, aclrtStream h, aclrtStream *x, int n)
+{
+	aclError r = aclmdlRIBuildEnd(m, NULL);
+
+	for (int i = 0; !r && i < n; i++)
+		r = aclmdlRIUnbindStream(m, x[i]);
+	if (!r)
+		r = aclmdlRIUnbindStream(m, h);
+	return r;
+}
+
+static aclError run_model(FIXTURE_DATA(cap) *self, aclmdlRI m, int64_t left)
+{
+	aclError r = aclrtMemcpy(self->d, 8, &left, 8, ACL_MEMCPY_HOST_TO_DEVICE);
+
+	if (!r)
+		r = aclmdlRIExecuteAsync(m, self->s3);
+	return r ? r : aclrtSynchronizeStream(self->s3);
+}
+
+static aclError clear3(FIXTURE_DATA(cap) *self)
+{
+	void *bufs[] = { self->a, self->b, self->c };
+	aclError r = ACL_SUCCESS;
+
+	for (int i = 0; !r && i < 3; i++)
+		r = aclrtMemset(bufs[i], N, 0, N);
+	return r;
+}
+
+/*
+ * The head stream switches to x[0] when the int32 at d is below 0, and to
+ * x[1] (else x[2]) when the int64 at d is: a word of 0x1ffffffff is -1 as
+ * an int32 and positive as an int64.
+ */
+TEST_F(cap, switch_stream)
+{
+	int64_t zero = 0;
+	aclrtStream h, x[3];
+	aclmdlRI m;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&h, 0, ACL_STREAM_PERSISTENT));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&x[i], 0, ACL_STREAM_PERSISTENT));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy((uint8_t *)self->d + 8, 8, &zero, 8,
+					   ACL_MEMCPY_HOST_TO_DEVICE));
+	ASSERT_EQ(ACL_SUCCESS, build_bound(&m, h, x, 3));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSwitchStream(self->d, ACL_RT_LESS, (uint8_t *)self->d + 8,
+						 ACL_RT_SWITCH_INT32, x[0], NULL, h));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSwitchStream(self->d, ACL_RT_LESS, (uint8_t *)self->d + 8,
+						 ACL_RT_SWITCH_INT64, x[1], x[2], h));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->a, N, 0xaa, N, x[0]));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->b, N, 0xbb, N, x[1]));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->c, N, 0xcc, N, x[2]));
+	ASSERT_EQ(ACL_SUCCESS, end_bound(m, h, x, 3));
+	EXPECT_EQ(0u, not_all(self->a, 0));
+
+	ASSERT_EQ(ACL_SUCCESS, run_model(self, m, 0x1ffffffffLL));
+	EXPECT_EQ(0u, not_all(self->a, 0xaa));
+	EXPECT_EQ(0u, not_all(self->b, 0));
+	EXPECT_EQ(0u, not_all(self->c, 0xcc));
+	ASSERT_EQ(ACL_SUCCESS, clear3(self));
+	ASSERT_EQ(ACL_SUCCESS, run_model(self, m, -1));
+	EXPECT_EQ(0u, not_all(self->a, 0xaa));
+	EXPECT_EQ(0u, not_all(self->b, 0xbb));
+	EXPECT_EQ(0u, not_all(self->c, 0));
+	ASSERT_EQ(ACL_SUCCESS, clear3(self));
+	ASSERT_EQ(ACL_SUCCESS, run_model(self, m, 0));
+	EXPECT_EQ(0u, not_all(self->a, 0));
+	EXPECT_EQ(0u, not_all(self->b, 0));
+	EXPECT_EQ(0u, not_all(self->c, 0xcc));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(h));
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(x[i]));
+}
+
+/*
+ * Activated streams run in the order activated, after the stream that
+ * activated them: x[0] fills a, x[1] copies a to b; an end task on x[0]
+ * ends the run before x[1].
+ */
+TEST_F(cap, active_stream_order_and_end)
+{
+	aclrtStream h, x[2], other;
+	aclmdlRI m;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&h, 0, ACL_STREAM_PERSISTENT));
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&x[i], 0, ACL_STREAM_PERSISTENT));
+	ASSERT_EQ(ACL_SUCCESS, build_bound(&m, h, x, 2));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtActiveStream(NULL, h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtActiveStream(h, h));
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_MODEL, aclrtActiveStream(self->s2, h));
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_MODEL, aclrtActiveStream(x[0], self->s2));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchStream(self->d, ACL_RT_EQUAL, self->d,
+			(aclrtCompareDataType)7, x[0], NULL, h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchStream(self->d, (aclrtCondition)9, self->d,
+			ACL_RT_SWITCH_INT32, x[0], NULL, h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchStream((uint8_t *)self->d + 2, ACL_RT_EQUAL,
+			self->d, ACL_RT_SWITCH_INT32, x[0], NULL, h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchStream((uint8_t *)self->d + 4, ACL_RT_EQUAL,
+			self->d, ACL_RT_SWITCH_INT64, x[0], NULL, h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchStream(self->host, ACL_RT_EQUAL, self->d,
+			ACL_RT_SWITCH_INT32, x[0], NULL, h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchStream(self->d, ACL_RT_EQUAL, self->d,
+			ACL_RT_SWITCH_INT32, NULL, NULL, h));
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_MODEL, aclrtSwitchStream(self->d, ACL_RT_EQUAL, self->d,
+			ACL_RT_SWITCH_INT32, self->s2, NULL, h));
+	ASSERT_EQ(ACL_SUCCESS, aclrtActiveStream(x[0], h));
+	ASSERT_EQ(ACL_SUCCESS, aclrtActiveStream(x[1], h));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->a, N, 0x22, N, x[0]));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->b, N, self->a, N,
+						ACL_MEMCPY_DEVICE_TO_DEVICE, x[1]));
+	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRIUnbindStream(m, x[0]));
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRIUnbindStream(m, self->s2));
+	ASSERT_EQ(ACL_SUCCESS, end_bound(m, h, x, 2));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDebugJsonPrint(m, "/dev/null", 0));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, self->s3));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s3));
+	EXPECT_EQ(0u, not_all(self->b, 0x22));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+
+	/* the other order, and an end task on the first activated */
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->a, N, 0x11, N));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->b, N, 0, N));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStreamWithConfig(&other, 0, ACL_STREAM_PERSISTENT));
+	ASSERT_EQ(ACL_SUCCESS, build_bound(&m, h, x, 2));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIBindStream(m, other, ACL_MODEL_STREAM_FLAG_DEFAULT));
+	ASSERT_EQ(ACL_SUCCESS, aclrtActiveStream(x[1], h));
+	ASSERT_EQ(ACL_SUCCESS, aclrtActiveStream(x[0], h));
+	ASSERT_EQ(ACL_SUCCESS, aclrtActiveStream(other, h));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->a, N, 0x22, N, x[0]));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIEndTask(m, x[0]));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->b, N, self->a, N,
+						ACL_MEMCPY_DEVICE_TO_DEVICE, x[1]));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->c, N, 0xcc, N, other));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIBuildEnd(m, NULL));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, self->s3));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s3));
+	EXPECT_EQ(0u, not_all(self->b, 0x11));
+	EXPECT_EQ(0u, not_all(self->a, 0x22));
+	EXPECT_EQ(0u, not_all(self->c, 0));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIUnbindStream(m, other));
+	EXPECT_EQ(ACL_SUCCESS, end_bound(m, h, x, 2));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(h));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(other));
+	for (int i = 0; i < 2; i++)
+		EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(x[i]));
+}
+
+/* Captures a condition task of type on s1 into a new model with n sub-models (filled by the caller). */
+static aclError cond_begin(FIXTURE_DATA(cap) *self, aclmdlRICondTaskType type, uint32_t n,
+			   uint32_t flag, uint32_t dflt, aclmdlRI *subs, uint64_t **word)
+{
+	aclmdlRICondTaskParams p = { .type = type, .size = n, .modelRIArray = subs };
+	aclmdlRICaptureStatus st;
+	aclmdlRI m;
+	aclError r;
+
+	r = aclmdlRICaptureBegin(self->s1, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL);
+	if (!r)
+		r = aclmdlRICaptureGetInfo(self->s1, &st, &m);
+	if (!r)
+		r = aclmdlRICondHandleCreate(m, dflt, (aclmdlRICondHandleFlag)flag, &p.handle);
+	if (!r)
+		r = aclmdlRICondHandleGetCondPtr(p.handle, word);
+	if (!r)
+		r = aclmdlRIAddCondTask(p, self->s1, 0);
+	return r;
+}
+
+/* Sub-model sub: fills buf with v. */
+static aclError fill_sub(FIXTURE_DATA(cap) *self, aclmdlRI sub, void *buf, uint8_t v)
+{
+	aclmdlRI got = NULL;
+	aclError r;
+
+	r = aclmdlRICaptureToModelRIBegin(self->s2, sub, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL);
+	if (!r)
+		r = aclrtMemsetAsync(buf, N, v, N, self->s2);
+	if (!r)
+		r = aclmdlRICaptureEnd(self->s2, &got);
+	return r ? r : got == sub ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
+}
+
+static aclError run_with(FIXTURE_DATA(cap) *self, aclmdlRI m, uint64_t *word, uint64_t v)
+{
+	aclError r = aclrtMemcpy(word, 8, &v, 8, ACL_MEMCPY_HOST_TO_DEVICE);
+
+	if (!r)
+		r = aclmdlRIExecuteAsync(m, self->s3);
+	return r ? r : aclrtSynchronizeStream(self->s3);
+}
+
+TEST_F(cap, cond_if)
+{
+	aclmdlRI m, subs[2], one[1];
+	uint64_t *word;
+
+	ASSERT_EQ(ACL_SUCCESS, cond_begin(self, ACL_MODEL_RI_COND_TYPE_IF, 2, 0, 0, subs, &word));
+	ASSERT_EQ(ACL_SUCCESS, fill_sub(self, subs[0], self->a, 0x11));
+	ASSERT_EQ(ACL_SUCCESS, fill_sub(self, subs[1], self->a, 0x22));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->b, N, 0xbb, N, self->s1));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(self->s1, &m));
+	EXPECT_EQ(0u, not_all(self->a, 0));
+
+	ASSERT_EQ(ACL_SUCCESS, run_with(self, m, word, 1));
+	EXPECT_EQ(0u, not_all(self->a, 0x11));
+	EXPECT_EQ(0u, not_all(self->b, 0xbb));
+	ASSERT_EQ(ACL_SUCCESS, run_with(self, m, word, 0));
+	EXPECT_EQ(0u, not_all(self->a, 0x22));
+	/* any non-zero word is true, the high bytes too */
+	ASSERT_EQ(ACL_SUCCESS, run_with(self, m, word, 1ULL << 63));
+	EXPECT_EQ(0u, not_all(self->a, 0x11));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+
+	/* without an else, a false condition runs nothing */
+	ASSERT_EQ(ACL_SUCCESS, cond_begin(self, ACL_MODEL_RI_COND_TYPE_IF, 1, 0, 0, one, &word));
+	ASSERT_EQ(ACL_SUCCESS, fill_sub(self, one[0], self->c, 0x33));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(self->s1, &m));
+	ASSERT_EQ(ACL_SUCCESS, run_with(self, m, word, 0));
+	EXPECT_EQ(0u, not_all(self->c, 0));
+	ASSERT_EQ(ACL_SUCCESS, run_with(self, m, word, 2));
+	EXPECT_EQ(0u, not_all(self->c, 0x33));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+}
+
+/*
+ * The body rotates a by one byte and shifts the condition word right by
+ * one byte (copies of its bytes 1..7 to 0..6, through tmp): a word of k
+ * non-zero low bytes runs the body k times.
+ */
+static aclError while_body(FIXTURE_DATA(cap) *self, aclmdlRI sub, uint64_t *word)
+{
+	aclmdlRI got = NULL;
+	aclError r;
+
+	r = aclmdlRICaptureToModelRIBegin(self->s2, sub, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL);
+	if (!r)
+		r = rotate(self->a, self->tmp, self->s2);
+	if (!r)
+		r = aclrtMemcpyAsync(self->c, 7, (uint8_t *)word + 1, 7,
+				     ACL_MEMCPY_DEVICE_TO_DEVICE, self->s2);
+	if (!r)
+		r = aclrtMemcpyAsync(word, 7, self->c, 7, ACL_MEMCPY_DEVICE_TO_DEVICE, self->s2);
+	if (!r)
+		r = aclmdlRICaptureEnd(self->s2, &got);
+	return r;
+}
+
+TEST_F(cap, cond_while)
+{
+	uint64_t *word, left;
+	aclmdlRI m, body[1];
+
+	ASSERT_EQ(ACL_SUCCESS, upload_pat(self->a, 9));
+	ASSERT_EQ(ACL_SUCCESS, cond_begin(self, ACL_MODEL_RI_COND_TYPE_WHILE, 1, 0, 0, body,
+					  &word));
+	ASSERT_EQ(ACL_SUCCESS, while_body(self, body[0], word));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(self->s1, &m));
+	ASSERT_EQ(ACL_SUCCESS, run_with(self, m, word, 0x0101010101ULL));
+	EXPECT_TRUE(rotated_by(self->a, 9, 5));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(&left, 8, word, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+	EXPECT_EQ(0u, left);
+	/* false at once: the body does not run */
+	ASSERT_EQ(ACL_SUCCESS, run_with(self, m, word, 0));
+	EXPECT_TRUE(rotated_by(self->a, 9, 5));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+
+	/* ASSIGN_DEFAULT: every replay starts from the default, whatever the word holds */
+	ASSERT_EQ(ACL_SUCCESS, cond_begin(self, ACL_MODEL_RI_COND_TYPE_WHILE, 1,
+					  ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, 0x010101, body,
+					  &word));
+	ASSERT_EQ(ACL_SUCCESS, while_body(self, body[0], word));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(self->s1, &m));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(&left, 8, word, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+	EXPECT_EQ(0x010101u, left);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, self->s3));
+		ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s3));
+	}
+	EXPECT_TRUE(rotated_by(self->a, 9, 5 + 2 * 3));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+}
+
+TEST_F(cap, cond_switch)
+{
+	aclmdlRI m, cases[3];
+	void *bufs[3] = { self->a, self->b, self->c };
+	uint64_t *word;
+
+	ASSERT_EQ(ACL_SUCCESS, cond_begin(self, ACL_MODEL_RI_COND_TYPE_SWITCH, 3, 0, 0, cases,
+					  &word));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(ACL_SUCCESS, fill_sub(self, cases[i], bufs[i], (uint8_t)(0x40 + i)));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(self->s1, &m));
+	/* an index past the cases runs none */
+	ASSERT_EQ(ACL_SUCCESS, run_with(self, m, word, 3));
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(0u, not_all(bufs[i], 0));
+	for (int i = 2; i >= 0; i--) {
+		ASSERT_EQ(ACL_SUCCESS, run_with(self, m, word, (uint64_t)i));
+		for (int k = 0; k < 3; k++)
+			EXPECT_EQ(0u, not_all(bufs[k], k >= i ? 0x40 + k : 0));
+	}
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+}
+
+TEST_F(cap, cond_errors)
+{
+	aclmdlRICondTaskParams p = { .type = ACL_MODEL_RI_COND_TYPE_IF, .size = 1 };
+	aclmdlRI m, other, subs[2];
+	aclmdlRICondHandle h;
+	uint64_t *word;
+
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIBuildBegin(&other, 0));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleCreate(NULL, 0, 0, &h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM,
+		  aclmdlRICondHandleCreate(other, 0, (aclmdlRICondHandleFlag)2, &h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleCreate(other, 0, 0, NULL));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleCreate(&p, 0, 0, &h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleGetCondPtr(NULL, &word));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleGetCondPtr(&p, &word));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICondHandleCreate(other, 0, 0, &h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleGetCondPtr(h, NULL));
+
+	p.handle = h;
+	p.modelRIArray = subs;
+	/* not capturing, or capturing into another model than the handle's */
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRIAddCondTask(p, self->s1, 0));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureBegin(self->s1, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+	EXPECT_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRIAddCondTask(p, self->s1, 0));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, self->s1, 1));
+	p.size = 3;
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, self->s1, 0));
+	p.type = ACL_MODEL_RI_COND_TYPE_WHILE;
+	p.size = 2;
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, self->s1, 0));
+	p.type = ACL_MODEL_RI_COND_TYPE_SWITCH;
+	p.size = 0;
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, self->s1, 0));
+	p.type = (aclmdlRICondTaskType)7;
+	p.size = 1;
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, self->s1, 0));
+	p.type = ACL_MODEL_RI_COND_TYPE_IF;
+	p.modelRIArray = NULL;
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, self->s1, 0));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(self->s1, &m));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+
+	/* a handle dies with its model */
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(other));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleGetCondPtr(h, &word));
+	EXPECT_NE(NULL, strstr(aclGetRecentErrMsg(), "condition handle"));
 }
 
 TEST_HARNESS_MAIN
