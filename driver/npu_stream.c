@@ -251,8 +251,13 @@ void npu_stream_fail(struct npu_stream *stream, u32 error)
 		spin_unlock_irq(&stream->lock);
 		return;
 	}
-	WRITE_ONCE(stream->state, NPU_STREAM_FAILED);
+	/*
+	 * The slot says why before SUBMIT can answer -EIO, so that whoever
+	 * learns of the failure from SUBMIT finds its reason there too.
+	 */
+	WRITE_ONCE(npu_stream_slot(stream)->error, error);
 	WRITE_ONCE(stream->error, error);
+	WRITE_ONCE(stream->state, NPU_STREAM_FAILED);
 	spin_unlock_irq(&stream->lock);
 	/* A submitter waiting for ring space gives up its lock. */
 	wake_up_all(&stream->space_wq);
