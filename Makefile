@@ -2,9 +2,12 @@
 #
 # make            build the module, the emulated card, the library, the tools
 #                 and the tests
-# make check      run every test: the card's and the guest runner's on the
-#                 host, then the driver's and the library's kselftest suites
-#                 in a guest with two emulated cards; ends "N passed, M failed"
+# make check      run every test: make check-quick, then make check-debug
+#                 (the debug kernel built meanwhile, niced); ends
+#                 "N passed, M failed" over both
+# make check-quick  the card's and the guest runner's tests on the host,
+#                 then the driver's and the library's kselftest suites in
+#                 a guest with two emulated cards, on Debian's kernel
 # make check-debug  the driver's and the library's guest suites on a debug
 #                 kernel (lockdep, KASAN, kmemleak, debug objects, DMA-API
 #                 debug) built once from linux-source-6.12 into
@@ -44,7 +47,7 @@ ACLNN_BENCH	:= $(BUILD)/tools/aclnn-bench
 CAPTURE_BENCH	:= $(BUILD)/tools/capture-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
-.PHONY: all deps module card tests check check-debug debug-kernel run bench bench-aclnn sparse checkpatch clean install
+.PHONY: all deps module card tests check check-quick check-debug debug-kernel run bench bench-aclnn sparse checkpatch clean install
 
 all: module card tests $(OP_BENCH) $(MDL_BENCH) $(ACLNN_BENCH) $(PROGRAM_BENCH) $(CAPTURE_BENCH)
 
@@ -142,6 +145,9 @@ $(BUILD)/tests/driver/%: tests/driver/%.c $(wildcard tests/driver/*.h tests/incl
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Itests/include -Idriver -Iuapi $(DRM_CFLAGS) -o $@ $< $(DRM_LIBS) -lm
 
 check: all
+	tools/check-all
+
+check-quick: all
 	tools/check
 
 # The kernel once (26 min of CPU the first time), npu.ko whenever it changed.
@@ -164,7 +170,7 @@ OCR_FILES	:= $(OCR_ARGS) $(OCR)/line.txt
 
 .PHONY: ocr-models
 ocr-models: $(OCR_FILES)
-check: ocr-models
+check check-quick: ocr-models
 
 # The only network access of the build: the registry's tarball, version pinned.
 $(OCR_ASSETS)/ppocr_keys_v1.txt: | deps
