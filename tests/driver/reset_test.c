@@ -16,6 +16,38 @@
 #include "npu_test_ioctl.h"
 
 #define USER_PAGES	16
+#define RELU_N		256
+
+/* y = relu(x) of RELU_N f32: a descriptor with its two tensors. */
+struct relu_op {
+	_Alignas(64) uint8_t bytes[sizeof(struct npu_op_desc) + 2 * sizeof(struct npu_tensor_desc)];
+};
+
+static struct drm_npu_cmd relu_cmd(struct relu_op *op, uint64_t x, uint64_t y)
+{
+	static const uint64_t dims[] = { RELU_N };
+	struct npu_op_desc *d = (struct npu_op_desc *)op->bytes;
+
+	memset(op, 0, sizeof(*op));
+	d->kind = NPU_OPERATOR_UNARY;
+	d->num_inputs = 1;
+	d->num_outputs = 1;
+	d->attrs.unary.fn.kind = NPU_UNARY_RELU;
+	test_tensor_dense(&d->tensors[0], x, NPU_DTYPE_F32, 1, dims);
+	test_tensor_dense(&d->tensors[1], y, NPU_DTYPE_F32, 1, dims);
+	return (struct drm_npu_cmd){ .op = DRM_NPU_OP_COMPUTE, .src = (uintptr_t)op->bytes,
+				     .size = sizeof(op->bytes) };
+}
+
+/* Whether the card runs f32 UNARY operators (both emulated cards do). */
+static bool card_computes(int fd)
+{
+	uint64_t ops = 0, dtypes = 0;
+
+	return !test_param(fd, DRM_NPU_PARAM_OPERATORS, &ops) &&
+	       !test_param(fd, DRM_NPU_PARAM_DTYPES, &dtypes) &&
+	       ops & 1u << NPU_OPERATOR_UNARY && dtypes & 1u << NPU_DTYPE_F32;
+}
 
 FIXTURE(reset) {
 	struct test_card card;
@@ -78,7 +110,31 @@ static int queue_blocked(int fd, uint32_t stream, uint32_t ev, struct drm_npu_cm
 	return test_submit(fd, stream, cmds, 2, 0, seq);
 }
 
-/* A new context of the card copies as it should. */
+/* On stream s of card: relu of -128..127 on the card, as arithmetic says. */
+static int relu_works(struct test_card *card, struct drm_npu_stream_create *s, uint64_t addr)
+{
+	float x[RELU_N], y[RELU_N];
+	struct drm_npu_cmd cmds[3];
+	struct relu_op op;
+	uint64_t seq;
+	int ret, i;
+
+	for (i = 0; i < RELU_N; i++) {
+		x[i] = (float)(i - RELU_N / 2);
+		y[i] = -1.0f;
+	}
+	cmds[0] = test_cmd_copy(addr, (uintptr_t)x, sizeof(x), DRM_NPU_CMD_SRC_USER);
+	cmds[1] = relu_cmd(&op, addr, addr + sizeof(x));
+	cmds[2] = test_cmd_copy((uintptr_t)y, addr + sizeof(x), sizeof(y), DRM_NPU_CMD_DST_USER);
+	ret = test_submit(card->fd, s->id, cmds, 3, 0, &seq);
+	ret = ret ?: test_wait(card->fd, s->slot, seq, 20000);
+	for (i = 0; !ret && i < RELU_N; i++)
+		if (y[i] != (x[i] > 0 ? x[i] : 0.0f))
+			ret = -EILSEQ;
+	return ret;
+}
+
+/* A new context of the card copies, and computes, as it should. */
 static int fresh_context_works(struct test_card *card)
 {
 	struct drm_npu_stream_create s;
@@ -103,6 +159,8 @@ static int fresh_context_works(struct test_card *card)
 	for (i = 0; !ret && i < (int)sizeof(out); i++)
 		if (out[i] != 0x5a)
 			ret = -EILSEQ;
+	if (!ret && card_computes(card->fd))
+		ret = relu_works(card, &s, bo.addr);
 	return ret;
 }
 
@@ -141,18 +199,19 @@ TEST_F(reset, admin_reset_of_an_idle_card)
 }
 
 /*
- * In one process: two streams with copies and fills (one into pinned user
- * memory) queued behind a SLOT_WAIT, and a direct stream. Tells the parent
+ * In one process: three streams with a fill into pinned user memory, a
+ * copy and an operator queued behind a SLOT_WAIT, and a direct stream. Tells the parent
  * through @ready, waits for @go (the reset done), checks the failure, and
  * works in a new context. Returns 0 or the number of the failed check.
  */
 static int queued_process(int ready, int go)
 {
-	struct drm_npu_stream_create s[2], direct = { .flags = DRM_NPU_STREAM_DIRECT };
+	struct drm_npu_stream_create s[3], direct = { .flags = DRM_NPU_STREAM_DIRECT };
 	struct test_card card = { .fd = -1 }, fresh = { .fd = -1 };
 	size_t size = USER_PAGES * 4096;
 	struct drm_npu_bo_create bo;
-	uint64_t seq[2], v;
+	struct relu_op op;
+	uint64_t seq[3], v;
 	uint32_t ev;
 	uint8_t *mem;
 	char c = 0;
@@ -163,6 +222,7 @@ static int queued_process(int ready, int go)
 		return 1;
 	memset(mem, 0, size);
 	if (test_stream_create(card.fd, 0, 0, &s[0]) || test_stream_create(card.fd, 3, 0, &s[1]) ||
+	    test_stream_create(card.fd, 7, 0, &s[2]) ||
 	    test_ioctl(card.fd, DRM_IOCTL_NPU_STREAM_CREATE, &direct) ||
 	    test_bo_create(card.fd, 1 << 20, 0, &bo) || test_slot_alloc(card.fd, &ev))
 		return 2;
@@ -171,10 +231,15 @@ static int queued_process(int ready, int go)
 	    queue_blocked(card.fd, s[1].id, ev,
 			  test_cmd_copy(bo.addr, bo.addr + 4096, 4096, 0), &seq[1]))
 		return 3;
+	/* An operator where the card has them, a copy where not. */
+	if (queue_blocked(card.fd, s[2].id, ev, card_computes(card.fd) ?
+			  relu_cmd(&op, bo.addr, bo.addr + 8192) :
+			  test_cmd_copy(bo.addr, bo.addr + 8192, 4096, 0), &seq[2]))
+		return 3;
 	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
 		return 4;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		if (test_wait(card.fd, s[i].slot, seq[i], 20000) != -EIO)
 			return 5;
 		if (card.fence[s[i].slot].error != DRM_NPU_ERR_RESET)
