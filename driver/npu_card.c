@@ -176,11 +176,29 @@ static unsigned long npu_heartbeat_timeout(struct npu_device *ndev)
 		   2 * ndev->heartbeat_check);
 }
 
+/**
+ * npu_card_declare_dead - give up a card whose heartbeat stopped
+ * @ndev: the card
+ *
+ * A dead card cannot confirm ring resets; without bus mastering it can no
+ * longer reach the pages its streams are about to let go. Only a card reset
+ * (npu_reset.c) or a rebind brings it back.
+ */
+void npu_card_declare_dead(struct npu_device *ndev)
+{
+	lockdep_assert_held_write(&ndev->reset_sem);
+	drm_err(&ndev->drm, "card is dead\n");
+	pci_clear_master(npu_pdev(ndev));
+	WRITE_ONCE(ndev->dead, true);
+	npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
+}
+
 static void npu_heartbeat_work(struct work_struct *work)
 {
 	struct npu_device *ndev = container_of(to_delayed_work(work),
 					       struct npu_device, heartbeat_work);
 	unsigned long timeout = npu_heartbeat_timeout(ndev);
+	unsigned long seen = READ_ONCE(ndev->heartbeat_seen);
 	u64 beat;
 	int idx;
 
@@ -192,17 +210,11 @@ static void npu_heartbeat_work(struct work_struct *work)
 	if (beat != ndev->heartbeat) {
 		ndev->heartbeat = beat;
 		WRITE_ONCE(ndev->heartbeat_seen, jiffies);
-	} else if (time_after(jiffies, ndev->heartbeat_seen + timeout)) {
-		drm_err(&ndev->drm, "heartbeat stopped for %u ms: card is dead\n",
+	} else if (time_after(jiffies, seen + timeout)) {
+		drm_err(&ndev->drm, "heartbeat stopped for %u ms\n",
 			jiffies_to_msecs(timeout));
-		/*
-		 * A dead card cannot confirm ring resets; without bus mastering
-		 * it can no longer reach the pages its streams are about to let go.
-		 */
-		pci_clear_master(npu_pdev(ndev));
-		WRITE_ONCE(ndev->dead, true);
-		npu_card_fail_all(ndev, DRM_NPU_ERR_DEAD);
-		return;
+		if (!npu_reset_heartbeat_lost(ndev, seen))
+			return;
 	}
 	schedule_delayed_work(&ndev->heartbeat_work, ndev->heartbeat_check);
 }
@@ -220,5 +232,18 @@ void npu_heartbeat_start(struct npu_device *ndev)
 	WRITE_ONCE(ndev->heartbeat_seen, jiffies);
 	ndev->heartbeat_check = npu_heartbeat_check(&ndev->id);
 	INIT_DELAYED_WORK(&ndev->heartbeat_work, npu_heartbeat_work);
+	schedule_delayed_work(&ndev->heartbeat_work, ndev->heartbeat_check);
+}
+
+/**
+ * npu_heartbeat_restart - watch the heartbeat of a card just reset
+ * @ndev: the card, its watchdog started
+ *
+ * A full timeout from now before it is stale; watched again if the card
+ * had been declared dead (a pending watchdog stays as it is).
+ */
+void npu_heartbeat_restart(struct npu_device *ndev)
+{
+	WRITE_ONCE(ndev->heartbeat_seen, jiffies);
 	schedule_delayed_work(&ndev->heartbeat_work, ndev->heartbeat_check);
 }

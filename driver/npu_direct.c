@@ -533,9 +533,10 @@ int npu_stream_kick_ioctl(struct drm_device *dev, void *data, struct drm_file *f
 	if (!drm_dev_enter(dev, &idx)) {
 		ret = -ENODEV;
 	} else {
-		if (READ_ONCE(stream->state) != NPU_STREAM_ACTIVE)
+		ret = npu_ctx_lost_error(stream->ctx);
+		if (!ret && READ_ONCE(stream->state) != NPU_STREAM_ACTIVE)
 			ret = -EIO;
-		else
+		else if (!ret)
 			npu_ring_doorbell(stream->ctx->ndev, stream->ring->vector);
 		drm_dev_exit(idx);
 	}

@@ -72,6 +72,12 @@ static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)
 	case DRM_NPU_PARAM_DIRECT_BINDINGS:
 		*value = NPU_DIRECT_BINDINGS;
 		break;
+	case DRM_NPU_PARAM_RESET_COUNT:
+		*value = READ_ONCE(ndev->reset_count);
+		break;
+	case DRM_NPU_PARAM_CTX_LOST:
+		*value = READ_ONCE(ctx->lost);
+		break;
 	default:
 		return npu_compute_param(ndev, param, value);
 	}
@@ -217,6 +223,7 @@ static int npu_sw_init(struct npu_device *ndev)
 	INIT_LIST_HEAD(&ndev->fence_areas);
 	INIT_LIST_HEAD(&ndev->direct_areas);
 	INIT_LIST_HEAD(&ndev->contexts);
+	npu_reset_init(ndev);
 	ret = drmm_mutex_init(&ndev->drm, &ndev->mm_lock);
 	if (!ret)
 		ret = drmm_mutex_init(&ndev->drm, &ndev->contexts_lock);
@@ -300,6 +307,7 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_heartbeat:
 	cancel_delayed_work_sync(&ndev->heartbeat_work);
+	npu_reset_fini(ndev);
 	npu_sysfs_fini(ndev);
 err_reset:
 	npu_card_reset(ndev);
@@ -315,6 +323,7 @@ static void npu_remove(struct pci_dev *pdev)
 	/* No ioctl nor work touches the card once this returns. */
 	drm_dev_unplug(&ndev->drm);
 	cancel_delayed_work_sync(&ndev->heartbeat_work);
+	npu_reset_fini(ndev);
 
 	/*
 	 * Stop every ring and bus mastering, then let waiters go and give

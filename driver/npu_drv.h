@@ -6,6 +6,7 @@
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/pci.h>
+#include <linux/rwsem.h>
 #include <linux/wait.h>
 
 #include <drm/drm_device.h>
@@ -149,14 +150,28 @@ struct npu_identity {
  * @fence_areas: fence areas whose pages the card can reach, each
  *	DMA-mapped until freed or until the card goes away; under @fence_lock
  * @direct_areas: the same for the rings of direct streams
- * @dead: the heartbeat stopped; no work is accepted any more; written once
- *	by @heartbeat_work, read locklessly
+ * @dead: the heartbeat stopped; no work is accepted any more until a card
+ *	reset; written under @reset_sem (for writing), read locklessly
+ * @reset_sem: taken for writing by a card reset (npu_reset.c) and by the
+ *	watchdog declaring the card dead, for reading by stream creation, so
+ *	that a stream is made wholly before or after a reset; taken before
+ *	@contexts_lock and before any context's lock
+ * @reset_work: resets the card for a hung ring that did not stop
+ * @rings_stopped: a card reset stopped every ring, whose streams are being
+ *	failed without resetting their rings; written under @reset_sem, read
+ *	locklessly
+ * @reset_count: card resets since probe; written under @reset_sem, read
+ *	locklessly
+ * @last_reset_reason: enum drm_npu_reset_reason of the last one; as
+ *	@reset_count
+ * @shadows_dma: bus address of the rings' shadows, which a card reset
+ *	makes the card forget
  * @heartbeat_work: watches the heartbeat
  * @heartbeat_check: jiffies from one look at the heartbeat to the next,
  *	from the period the card states; set before @heartbeat_work starts
  * @heartbeat: last heartbeat value seen; @heartbeat_work's own
- * @heartbeat_seen: jiffies when @heartbeat last changed; written by
- *	@heartbeat_work, read locklessly
+ * @heartbeat_seen: jiffies when @heartbeat last changed or the card was
+ *	reset; written by @heartbeat_work and a card reset, read locklessly
  * @streams_kobj: sysfs directory with one entry per live stream; under
  *	@sysfs_lock
  * @stream_dirs: the entries in @streams_kobj; under @sysfs_lock
@@ -190,6 +205,12 @@ struct npu_device {
 	struct list_head fence_areas;
 	struct list_head direct_areas;
 	bool dead;
+	struct rw_semaphore reset_sem;	/* card reset against stream creation */
+	struct work_struct reset_work;
+	bool rings_stopped;
+	u64 reset_count;
+	u32 last_reset_reason;
+	dma_addr_t shadows_dma;
 	struct delayed_work heartbeat_work;
 	unsigned long heartbeat_check;
 	u64 heartbeat;
@@ -281,6 +302,9 @@ struct npu_fence_area {
  * @bind_epoch: the binding table's epoch; under @direct_lock
  * @exports: keys under which it exports buffers; under npu_share.c's lock
  * @programs: program id -> struct npu_program (npu_program.c)
+ * @lost: 0, or the enum drm_npu_reset_reason of the card reset that lost
+ *	the context, which then accepts no new work; written under @lock and
+ *	npu_device.reset_sem (for writing), read locklessly
  */
 struct npu_ctx {
 	struct npu_device *ndev;
@@ -306,6 +330,7 @@ struct npu_ctx {
 	u64 bind_epoch;
 	u32 exports;
 	struct xarray programs;
+	u32 lost;
 };
 
 enum npu_stream_state {
@@ -551,6 +576,18 @@ static inline u32 npu_ring_space(struct npu_ring *ring)
 	return ring->entries - (READ_ONCE(ring->tail) - head);
 }
 
+/* The card runs no ring: it is dead, or a card reset stopped them all. */
+static inline bool npu_rings_stopped(struct npu_device *ndev)
+{
+	return READ_ONCE(ndev->dead) || READ_ONCE(ndev->rings_stopped);
+}
+
+/* What a work ioctl of a context answers once a card reset lost it. */
+static inline int npu_ctx_lost_error(struct npu_ctx *ctx)
+{
+	return READ_ONCE(ctx->lost) ? -ECANCELED : 0;
+}
+
 extern unsigned int npu_hang_timeout_ms;
 extern unsigned int npu_heartbeat_timeout_ms;
 
@@ -562,6 +599,20 @@ int npu_card_inject_fault(struct npu_device *ndev, u32 ring, u32 kind, u32 arg);
 void npu_heartbeat_start(struct npu_device *ndev);
 bool npu_card_heartbeat_stale(struct npu_device *ndev);
 void npu_card_fail_all(struct npu_device *ndev, u32 error);
+void npu_card_declare_dead(struct npu_device *ndev);
+void npu_heartbeat_restart(struct npu_device *ndev);
+
+/* npu_reset.c */
+int npu_reset_card(struct npu_device *ndev, u32 reason);
+void npu_reset_hung_ring(struct npu_ring *ring);
+bool npu_reset_heartbeat_lost(struct npu_device *ndev, unsigned long seen);
+int npu_reset_stream_create_begin(struct npu_ctx *ctx);
+void npu_reset_stream_create_end(struct npu_ctx *ctx);
+void npu_reset_init(struct npu_device *ndev);
+void npu_reset_fini(struct npu_device *ndev);
+extern struct device_attribute dev_attr_reset;
+extern struct device_attribute dev_attr_reset_count;
+extern struct device_attribute dev_attr_last_reset_reason;
 
 /* npu_ring.c */
 int npu_rings_init(struct npu_device *ndev);
@@ -597,6 +648,7 @@ int npu_ring_start_direct(struct npu_ring *ring, u32 entries, u32 priority,
 int npu_ring_reset(struct npu_ring *ring);
 int npu_ring_stop(struct npu_ring *ring);
 void npu_rings_reclaim(struct npu_device *ndev);
+void npu_rings_restore_shadows(struct npu_device *ndev);
 void npu_rings_free_all(struct npu_device *ndev);
 void npu_ring_push(struct npu_ring *ring, const struct npu_cmd *cmds,
 		   unsigned int count);
@@ -644,6 +696,7 @@ struct npu_stream *npu_stream_get(struct npu_ctx *ctx, u32 id);
 void npu_stream_put(struct npu_stream *stream);
 void npu_stream_destroy(struct npu_stream *stream, bool abort);
 void npu_stream_fail(struct npu_stream *stream, u32 error);
+void npu_stream_release_stopped(struct npu_stream *stream);
 void npu_ctx_propagate_work(struct work_struct *work);
 void npu_stream_irq(struct npu_stream *stream);
 void npu_stream_update(struct npu_stream *stream);

@@ -796,7 +796,7 @@ static int npu_queue_job(struct npu_submit *sub, struct npu_stream *stream,
 		return -ENODEV;
 	dead = READ_ONCE(ndev->dead);
 	if (READ_ONCE(stream->state) != NPU_STREAM_ACTIVE || dead) {
-		ret = dead ? -ENODEV : -EIO;
+		ret = dead ? -ENODEV : npu_ctx_lost_error(sub->ctx) ?: -EIO;
 		goto out_exit;
 	}
 	ret = -EAGAIN;
@@ -978,7 +978,9 @@ int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 	ret = npu_submit_check_args(stream, args);
 	if (ret)
 		goto out_put;
-	ret = READ_ONCE(stream->state) == NPU_STREAM_ACTIVE ? 0 : -EIO;
+	ret = npu_ctx_lost_error(ctx);
+	if (!ret && READ_ONCE(stream->state) != NPU_STREAM_ACTIVE)
+		ret = -EIO;
 	if (ret)
 		goto out_put;
 

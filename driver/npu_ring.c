@@ -49,9 +49,19 @@ static struct npu_ring_shadow *npu_rings_alloc_shadows(struct npu_device *ndev)
 				      &dma, GFP_KERNEL);
 	if (!shadows)
 		return NULL;
-	npu_wr32(ndev, NPU_SHADOW_BASE, lower_32_bits(dma));
-	npu_wr32(ndev, NPU_SHADOW_BASE + 4, upper_32_bits(dma));
+	ndev->shadows_dma = dma;
+	npu_rings_restore_shadows(ndev);
 	return shadows;
+}
+
+/**
+ * npu_rings_restore_shadows - tell the card where the rings' shadows are
+ * @ndev: the card, at probe or just reset (which sets SHADOW_BASE to 0)
+ */
+void npu_rings_restore_shadows(struct npu_device *ndev)
+{
+	npu_wr32(ndev, NPU_SHADOW_BASE, lower_32_bits(ndev->shadows_dma));
+	npu_wr32(ndev, NPU_SHADOW_BASE + 4, upper_32_bits(ndev->shadows_dma));
 }
 
 /**
@@ -380,7 +390,7 @@ int npu_ring_start_direct(struct npu_ring *ring, u32 entries, u32 priority,
  */
 int npu_ring_stop(struct npu_ring *ring)
 {
-	int ret = READ_ONCE(ring->ndev->dead) ? 0 : npu_ring_reset(ring);
+	int ret = npu_rings_stopped(ring->ndev) ? 0 : npu_ring_reset(ring);
 
 	if (ret) {
 		drm_err(&ring->ndev->drm, "ring %u did not stop, keeping it out of use\n",

@@ -265,7 +265,7 @@ void npu_stream_fail(struct npu_stream *stream, u32 error)
 	mutex_lock(&stream->submit_lock);
 	/* What the ring computed for the stream, before a reset zeroes it. */
 	npu_compute_sample(stream);
-	stopped = READ_ONCE(ctx->ndev->dead) || !npu_ring_reset(stream->ring);
+	stopped = npu_rings_stopped(ctx->ndev) || !npu_ring_reset(stream->ring);
 	WRITE_ONCE(npu_stream_slot(stream)->error, error);
 	if (stopped) {
 		npu_stream_retire(stream, true);
@@ -275,11 +275,27 @@ void npu_stream_fail(struct npu_stream *stream, u32 error)
 		drm_err(&ctx->ndev->drm, "ring %u did not stop; its pages stay pinned\n",
 			stream->ring->index);
 		npu_stream_fail_kept_events(stream);
+		if (error == DRM_NPU_ERR_HANG)
+			npu_reset_hung_ring(stream->ring);
 	}
 	mutex_unlock(&stream->submit_lock);
 	wake_up_all(&ctx->wq);
 	/* Streams waiting on the card for this one's events would wait forever. */
 	queue_work(system_wq, &ctx->propagate_work);
+}
+
+/**
+ * npu_stream_release_stopped - let go of what a failed stream's ring kept
+ * @stream: a failed stream, its ring stopped by a card reset
+ *
+ * A ring that did not confirm its own reset kept the stream's queued jobs;
+ * once the whole card is reset they can go.
+ */
+void npu_stream_release_stopped(struct npu_stream *stream)
+{
+	mutex_lock(&stream->submit_lock);
+	npu_stream_retire(stream, true);
+	mutex_unlock(&stream->submit_lock);
 }
 
 /* The stream waits, in a queued job, on a slot that failed before reaching the value. */
@@ -620,14 +636,17 @@ int npu_stream_create_ioctl(struct drm_device *dev, void *data,
 
 	if (!drm_dev_enter(dev, &idx))
 		return -ENODEV;
+	ret = npu_reset_stream_create_begin(ctx);
+	if (ret)
+		goto out_exit;
 	ret = -ENODEV;
 	if (READ_ONCE(ndev->dead))
-		goto out_exit;
+		goto out_reset;
 
 	ret = -ENOMEM;
 	stream = npu_stream_alloc(ctx, args->priority);
 	if (!stream)
-		goto out_exit;
+		goto out_reset;
 	stream->direct = args->flags & DRM_NPU_STREAM_DIRECT;
 
 	slot = npu_ctx_slot_alloc(ctx, false);
@@ -667,6 +686,7 @@ int npu_stream_create_ioctl(struct drm_device *dev, void *data,
 	if (stream->direct)
 		schedule_delayed_work(&stream->hang_work,
 				      msecs_to_jiffies(npu_hang_timeout_ms));
+	npu_reset_stream_create_end(ctx);
 	drm_dev_exit(idx);
 	return 0;
 
@@ -680,6 +700,8 @@ err_slot:
 	npu_ctx_slot_free(ctx, slot);
 err_free:
 	npu_stream_put(stream);
+out_reset:
+	npu_reset_stream_create_end(ctx);
 out_exit:
 	drm_dev_exit(idx);
 	return ret;

@@ -127,6 +127,9 @@ static struct attribute *npu_card_attrs[] = {
 	&dev_attr_oplib_version.attr,
 	&dev_attr_operators.attr,
 	&dev_attr_dtypes.attr,
+	&dev_attr_reset.attr,
+	&dev_attr_reset_count.attr,
+	&dev_attr_last_reset_reason.attr,
 	NULL
 };
 

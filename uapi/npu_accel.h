@@ -85,7 +85,8 @@ extern "C" {
  * two from 4 to DRM_NPU_PARAM_MAX_RING_ENTRIES, a non-zero output (@id,
  * @slot) or non-zero @pad; -EBUSY when every ring of the card is taken;
  * -ENOSPC when the context has no free fence slot; -ENODEV when the card
- * is dead; -ENOMEM.
+ * is dead; -ECANCELED when a card reset lost the context (see "Card
+ * reset"); -ENOMEM.
  */
 #define DRM_IOCTL_NPU_STREAM_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_STREAM_CREATE, struct drm_npu_stream_create)
@@ -146,7 +147,8 @@ extern "C" {
  * -EPERM: an address, tensor, VALUE_INDIRECT word or slot not of this
  * context;
  * -EAGAIN; -EIO: the stream has failed, and accepts nothing until
- * destroyed; -ENODEV: the card is gone or dead.
+ * destroyed; -ECANCELED: a card reset lost the context (see "Card
+ * reset"); -ENODEV: the card is gone or dead.
  */
 #define DRM_IOCTL_NPU_SUBMIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_SUBMIT, struct drm_npu_submit)
@@ -217,8 +219,8 @@ extern "C" {
  * control page's fetching read 0 (see "Direct streams").
  *
  * Errors: -ENOENT for an unknown @stream; -EINVAL for a stream that is
- * not direct or non-zero @flags; -EIO for a failed stream; -ENODEV when
- * the card is gone.
+ * not direct or non-zero @flags; -EIO for a failed stream; -ECANCELED
+ * when a card reset lost the context; -ENODEV when the card is gone.
  */
 #define DRM_IOCTL_NPU_STREAM_KICK \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_STREAM_KICK, struct drm_npu_stream_kick)
@@ -338,6 +340,13 @@ enum drm_npu_param {
 	 * when a stream retires work; with CLOCK_NS, the engines' utilization
 	 */
 	DRM_NPU_PARAM_COMPUTE_NS = 18,
+	/* card resets since the driver bound the card (see "Card reset") */
+	DRM_NPU_PARAM_RESET_COUNT = 19,
+	/*
+	 * 0 while the caller's context is usable; once a card reset has lost
+	 * it, the enum drm_npu_reset_reason of that reset
+	 */
+	DRM_NPU_PARAM_CTX_LOST = 20,
 };
 
 struct drm_npu_get_param {
@@ -714,6 +723,36 @@ enum drm_npu_error {
 	/* an operator's shapes, attributes or tensor placement disagree */
 	DRM_NPU_ERR_OP_PARAM = 8,
 	DRM_NPU_ERR_OP_FAILED = 9,	/* the card's library failed to run an operator */
+	DRM_NPU_ERR_RESET = 10,		/* the card was reset with the work queued */
+};
+
+/*
+ * Card reset: why the driver reset the card (sysfs last_reset_reason,
+ * DRM_NPU_PARAM_CTX_LOST).
+ *
+ * The driver resets the card as a whole, the device staying bound, when an
+ * administrator asks (sysfs "reset"), when a ring does not confirm its own
+ * reset (a hang beyond recovery), or when the heartbeat stops and the
+ * module parameter reset_on_heartbeat_loss is set (otherwise the card stays
+ * dead, as before). Every context open at the time is lost:
+ *  - every stream fails with DRM_NPU_ERR_RESET in its slot and in the event
+ *    slots its queued work would have written, and every waiter wakes
+ *    (DRM_IOCTL_NPU_WAIT: -EIO), direct streams included;
+ *  - STREAM_CREATE, SUBMIT and STREAM_KICK then fail with -ECANCELED, which
+ *    means "this context was lost to a card reset" and nothing else;
+ *    DRM_NPU_PARAM_CTX_LOST says which reset;
+ *  - everything else still works: buffers, slots, programs and streams can
+ *    be freed or destroyed, GET_PARAM answers, mappings stay valid. Device
+ *    buffers keep their contents (a reset does not clear the card's
+ *    memory), except what the interrupted work was writing.
+ * A context opened after the reset (a new open of the node) works at once;
+ * an open during a reset waits for it to end.
+ */
+enum drm_npu_reset_reason {
+	DRM_NPU_RESET_NONE = 0,
+	DRM_NPU_RESET_ADMIN = 1,	/* sysfs "reset" */
+	DRM_NPU_RESET_HANG = 2,		/* a ring did not confirm its own reset */
+	DRM_NPU_RESET_HEARTBEAT = 3,	/* the heartbeat stopped */
 };
 
 /*

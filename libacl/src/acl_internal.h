@@ -312,6 +312,8 @@ struct acl_device;
  */
 aclError acl_slot_error(struct acl_device *d, uint32_t err);
 const char *acl_slot_error_text(uint32_t err);
+/* The vendor's code for work a card reset lost on d (reset.c). */
+aclError acl_reset_error(struct acl_device *d);
 /* A driver call on d failed with ret (a negative errno): its ACL code. */
 aclError acl_drv_error(struct acl_device *d, int ret);
 /* As acl_drv_error, and records "<what> on device N: <why>" (fmt is what). */

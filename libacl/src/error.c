@@ -88,6 +88,8 @@ aclError acl_slot_error(struct acl_device *d, uint32_t err)
 	case DRM_NPU_ERR_OP_PARAM:
 	case DRM_NPU_ERR_OP_FAILED:
 		return ACL_ERROR_RT_AICORE_EXCEPTION;
+	case DRM_NPU_ERR_RESET:
+		return acl_reset_error(d);
 	default:
 		return ACL_ERROR_RT_INTERNAL_ERROR;
 	}
@@ -117,6 +119,9 @@ const char *acl_slot_error_text(uint32_t err)
 		return "an operator of the stream has shapes, attributes or tensors that disagree";
 	case DRM_NPU_ERR_OP_FAILED:
 		return "the card's operator library failed to run an operator of the stream";
+	case DRM_NPU_ERR_RESET:
+		return "the card was reset (device reset) with the stream's work queued, "
+		       "which was lost; release the device (aclrtResetDevice) and set it again";
 	default:
 		return "unknown stream error";
 	}
@@ -141,6 +146,9 @@ static const struct errno_meaning {
 	{ ETIME, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "timed out" },
 	{ ETIMEDOUT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "timed out" },
 	{ EACCES, ACL_ERROR_RT_NO_PERMISSION, "permission denied" },
+	{ ECANCELED, ACL_ERROR_RT_DEVICE_TASK_ABORT,
+	  "the card was reset (device reset) and this process's work on it was lost; "
+	  "release the device (aclrtResetDevice) and set it again" },
 };
 
 static const struct errno_meaning *errno_meaning_of(int ret)
@@ -158,6 +166,8 @@ aclError acl_drv_error(struct acl_device *d, int ret)
 {
 	if (ret == -ENODEV)
 		acl_device_mark_dead(d);
+	if (ret == -ECANCELED)
+		return acl_reset_error(d);
 	return ret ? errno_meaning_of(ret)->code : ACL_SUCCESS;
 }
 

@@ -8,6 +8,12 @@
  */
 #include "acl_internal.h"
 
+/* No new ring can help: the card is dead, or a reset lost the device's file. */
+static bool acl_slot_error_final(uint32_t e)
+{
+	return e == DRM_NPU_ERR_DEAD || e == DRM_NPU_ERR_RESET;
+}
+
 /*
  * The direct stream k of s has failed (s->lock held): the same verdicts
  * as for the kernel stream; in continue mode a new direct ring, or none.
@@ -20,7 +26,7 @@ static aclError direct_failed_locked(struct acl_stream *s, struct acl_kstream *k
 	ACL_ASSERT_HELD(&s->lock);
 	if (atomic_load(&s->dst) != k || s->sticky_err)
 		return code;
-	if (s->failure_mode == ACL_STOP_ON_FAILURE || e == DRM_NPU_ERR_DEAD) {
+	if (s->failure_mode == ACL_STOP_ON_FAILURE || acl_slot_error_final(e)) {
 		s->sticky_err = code;
 		return code;
 	}
@@ -58,7 +64,7 @@ aclError acl_stream_failed_locked(struct acl_stream *s, struct acl_kstream *k)
 		return direct_failed_locked(s, k, e, code);
 	if (atomic_load(&s->kst) != k || s->sticky_err)
 		return code;	/* already handled */
-	if (s->failure_mode == ACL_STOP_ON_FAILURE || e == DRM_NPU_ERR_DEAD) {
+	if (s->failure_mode == ACL_STOP_ON_FAILURE || acl_slot_error_final(e)) {
 		s->sticky_err = code;
 		return code;
 	}

@@ -142,7 +142,8 @@ aclError acl_stream_wait(struct acl_stream *s, const struct acl_ticket *t, int32
 	failed = acl_stream_failed_locked(s, k);
 	acl_mutex_unlock(&s->lock);
 	acl_exception_deliver();
-	if (code == ACL_ERROR_RT_LOST_HEARTBEAT)
+	/* A reset after a lost heartbeat has the same code but a card that lives. */
+	if (code == ACL_ERROR_RT_LOST_HEARTBEAT && e != DRM_NPU_ERR_RESET)
 		return ACL_FAIL(code, "device %d is lost: %s", s->dev->id,
 				acl_slot_error_text(DRM_NPU_ERR_DEAD));
 	/* This failure is reported now, not again by the next sync. */

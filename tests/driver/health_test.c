@@ -13,6 +13,7 @@
 
 #include "kselftest_harness.h"
 #include "npu_test_ioctl.h"
+#include "text_file.h"
 
 #define LOAD_BUF	(32u << 20)
 #define LOAD_BYTES	(16u << 20)
@@ -414,6 +415,23 @@ TEST_F(health, uncorrected_memory_error_is_critical_until_reset)
 	close(fd);
 
 	ASSERT_EQ(0, reopen_rebound(self));
+	EXPECT_TRUE(test_wait_until(health_is(self, "OK"), TEST_SETTLE_MS));
+	EXPECT_EQ(before + 1, card_value(self, "ecc_uncorrected"));
+}
+
+/* An administrator's reset (npu/reset) forgives it too, without a rebind. */
+TEST_F(health, admin_reset_ends_the_uncorrected_error_alarm)
+{
+	unsigned long long before = card_value(self, "ecc_uncorrected");
+	unsigned long long resets = card_value(self, "reset_count");
+	char path[PATH_MAX];
+
+	self->rebind = true;
+	ASSERT_EQ(0, inject(self, "ecc_uncorrected", 1));
+	ASSERT_TRUE(test_wait_until(health_is(self, "Critical"), TEST_SETTLE_MS));
+	snprintf(path, sizeof(path), TEST_PCI_DEVICES "/%s/npu/reset", self->card.bdf);
+	ASSERT_EQ(0, text_write(path, "1"));
+	EXPECT_EQ(resets + 1, card_value(self, "reset_count"));
 	EXPECT_TRUE(test_wait_until(health_is(self, "OK"), TEST_SETTLE_MS));
 	EXPECT_EQ(before + 1, card_value(self, "ecc_uncorrected"));
 }

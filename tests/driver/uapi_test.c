@@ -80,7 +80,10 @@ TEST_F(uapi, get_param)
 	EXPECT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_DIRECT_BINDINGS, &v));
 	EXPECT_EQ(1024, v);
 	EXPECT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_COMPUTE_NS, &v));
-	p.param = DRM_NPU_PARAM_COMPUTE_NS + 1;
+	EXPECT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_RESET_COUNT, &v));
+	EXPECT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_CTX_LOST, &v));
+	EXPECT_EQ(DRM_NPU_RESET_NONE, v);
+	p.param = DRM_NPU_PARAM_CTX_LOST + 1;
 	EXPECT_EQ(-EINVAL, test_ioctl(self->card.fd, DRM_IOCTL_NPU_GET_PARAM, &p));
 	p.param = 999;
 	EXPECT_EQ(-EINVAL, test_ioctl(self->card.fd, DRM_IOCTL_NPU_GET_PARAM, &p));
