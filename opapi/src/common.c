@@ -103,6 +103,23 @@ aclnnStatus opapi_cast(aclOpExecutor *x, const struct nnop_view *v, int card_dty
 	return nnop_executor_add(x, NPU_OPERATOR_CAST, NULL, 0, 1, views);
 }
 
+/* BINARY's arithmetic reads F16 and BF16 sources beside F32 ones (docs/hardware.md). */
+static bool binary_widens(unsigned int kind, int have, int calc)
+{
+	return kind < NPU_BINARY_EQ && calc == NPU_DTYPE_F32 &&
+	       (have == NPU_DTYPE_F16 || have == NPU_DTYPE_BF16);
+}
+
+aclnnStatus opapi_operand(aclOpExecutor *x, unsigned int kind, const struct nnop_view *v,
+			  int calc, struct nnop_view *out)
+{
+	if (binary_widens(kind, v->card_dtype, calc)) {
+		*out = *v;
+		return ACLNN_SUCCESS;
+	}
+	return opapi_cast(x, v, calc, out);
+}
+
 aclnnStatus opapi_binary(aclOpExecutor *x, unsigned int kind, const struct nnop_view *a,
 			 const struct nnop_view *b, const struct nnop_view *y)
 {
@@ -119,9 +136,9 @@ aclnnStatus opapi_binary_in(aclOpExecutor *x, unsigned int kind, int calc,
 	struct nnop_view ca, cb, cy = *y;
 	aclnnStatus err;
 
-	err = opapi_cast(x, a, calc, &ca);
+	err = opapi_operand(x, kind, a, calc, &ca);
 	if (!err)
-		err = opapi_cast(x, b, calc, &cb);
+		err = opapi_operand(x, kind, b, calc, &cb);
 	if (err)
 		return err;
 	if (y->card_dtype != calc)

@@ -3,7 +3,8 @@
  * aclnnAdd, aclnnAdds and their Inplace forms: out = self + alpha * other,
  * computed in the promoted type of self and other (PyTorch's rules) and
  * stored in out's.  One BINARY ADD on the card, after a MUL by alpha when
- * alpha is not 1 and CASTs where the types differ.  Libopapi's worked
+ * alpha is not 1 and CASTs where the types differ (not of an F16 or BF16
+ * operand of an F32 sum: the card reads it as it is).  Libopapi's worked
  * example: check, name the tensors, append card operators, finish.
  */
 #include <endian.h>
@@ -42,7 +43,7 @@ static aclnnStatus scale(aclOpExecutor *x, double alpha, int calc, struct nnop_v
 
 	if (alpha == 1.0)
 		return ACLNN_SUCCESS;
-	err = opapi_cast(x, b, calc, &cb);
+	err = opapi_operand(x, NPU_BINARY_MUL, b, calc, &cb);
 	if (!err)
 		err = nnop_view_scalar(x, alpha, calc, cb.ndims, &a);
 	if (err)

@@ -3,7 +3,10 @@
  * Sub, Mul, Div and Pow over tensors and scalars, and their in-place
  * forms: one BINARY card operator over the operands broadcast to the
  * result's rank, in their promoted type (CAST into workspace when an
- * operand or out has another).  The compare operators share the builder.
+ * operand or out has another, but for an F16 or BF16 operand of F32
+ * arithmetic, which the card widens as it reads it: ggml's F16 masks
+ * times F32 slopes take no workspace).  The compare operators share the
+ * builder.
  */
 #include <math.h>
 
@@ -78,6 +81,19 @@ static double binop_alpha(const struct elem_binop *b)
 	return b->alpha ? nnop_scalar_f64(b->alpha) : 1.0;
 }
 
+/* t named as the executor's next input, an operand of b's kind computed in dt. */
+static aclnnStatus binop_input(aclOpExecutor *x, const struct elem_binop *b, const aclTensor *t,
+			       unsigned int ndims, int dt, struct nnop_view *v)
+{
+	int slot = nnop_executor_input(x, t);
+	struct nnop_view named;
+
+	if (slot < 0)
+		return slot;
+	named = opapi_view(x, slot, ndims);
+	return opapi_operand(x, b->kind, &named, nnop_card_dtype(dt), v);
+}
+
 /* other, times alpha when that is not 1. */
 static aclnnStatus binop_other(aclOpExecutor *x, const struct elem_binop *b, int dt,
 			       unsigned int ndims, struct nnop_view *v)
@@ -90,7 +106,7 @@ static aclnnStatus binop_other(aclOpExecutor *x, const struct elem_binop *b, int
 		return elem_scalar(x, 0, dt, ndims, v);
 	if (!b->other)
 		return elem_scalar(x, nnop_scalar_f64(b->other_scalar) * alpha, dt, ndims, v);
-	st = elem_input(x, b->other, ndims, dt, v);
+	st = binop_input(x, b, b->other, ndims, dt, v);
 	if (st || alpha == 1.0)
 		return st;
 	st = elem_scalar(x, alpha, dt, ndims, &factor);
@@ -117,7 +133,7 @@ aclnnStatus elem_binop_build(aclOpExecutor *x, const void *binop)
 		return st;
 	ndims = elem_ndims(b->out);
 	if (b->self)
-		st = elem_input(x, b->self, ndims, dt, &va);
+		st = binop_input(x, b, b->self, ndims, dt, &va);
 	else
 		st = elem_scalar(x, nnop_scalar_f64(b->self_scalar), dt, ndims, &va);
 	if (!st)

@@ -29,6 +29,13 @@ struct nnop_view opapi_view(const aclOpExecutor *x, int slot, unsigned int rank)
 /* *out is v in card type card_dtype: v itself, or a CAST of it into workspace. */
 aclnnStatus opapi_cast(aclOpExecutor *x, const struct nnop_view *v, int card_dtype,
 		       struct nnop_view *out);
+/*
+ * *out is v as an operand of BINARY's kind computed in card type calc:
+ * v itself when the card reads v's type as calc (a half float source of
+ * F32 arithmetic, widened as it is read: no workspace), else opapi_cast().
+ */
+aclnnStatus opapi_operand(aclOpExecutor *x, unsigned int kind, const struct nnop_view *v,
+			  int calc, struct nnop_view *out);
 /* y = a <kind> b, enum npu_binary_kind. */
 aclnnStatus opapi_binary(aclOpExecutor *x, unsigned int kind, const struct nnop_view *a,
 			 const struct nnop_view *b, const struct nnop_view *y);

@@ -1586,6 +1586,55 @@ TEST_F(oplib, binary_activations)
 }
 
 /*
+ * Arithmetic on an F32 and a half operand into F32 (aclnn's Mul and Add
+ * of ggml's ALiBi: F32 slopes times an F16 mask, per head): the half
+ * operand is widened as it is read, either side, broadcasting or not.
+ */
+TEST_F(oplib, binary_mixed_floats)
+{
+	static const int64_t big[4] = { 2, 3, 5, 7 }, heads[4] = { 1, 3, 1, 1 };
+	static const int64_t mask[4] = { 2, 1, 5, 7 };
+	static const unsigned int halves[] = { NPU_DTYPE_F16, NPU_DTYPE_BF16 };
+	unsigned int kind, h, swap;
+
+	for (kind = NPU_BINARY_ADD; kind < NPU_BINARY_EQ; kind++)
+	for (h = 0; h < ARRAY_SIZE(halves); h++)
+	for (swap = 0; swap < 2; swap++) {
+		int64_t idx[4], ia[4], ib[4];
+		struct tt *in[2], *y;
+		struct desc o;
+		double *want;
+		uint64_t e;
+		int d;
+
+		snprintf(self->step_buf, sizeof(self->step_buf),
+			 "kind %u, half %u, swapped %u", kind, halves[h], swap);
+		self->step = self->step_buf;
+		arena_reset(self);
+		in[swap] = T(self, NPU_DTYPE_F32, 4, heads);
+		in[!swap] = T(self, halves[h], 4, mask);
+		y = T(self, NPU_DTYPE_F32, 4, big);
+		tt_fill(self, in[0], 0.5, 2);
+		tt_fill(self, in[1], 0.5, 2);
+		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+		D(&o)->attrs.binary.kind = htole32(kind);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, big, 4, idx);
+			for (d = 0; d < 4; d++) {
+				ia[d] = in[0]->dims[d] == 1 ? 0 : idx[d];
+				ib[d] = in[1]->dims[d] == 1 ? 0 : idx[d];
+			}
+			want[e] = binary_ref(kind, in[0]->v[ravel(ia, in[0]->dims, 4)],
+					     in[1]->v[ravel(ib, in[1]->dims, 4)]);
+		}
+		RUN_OK(&o);
+		EXPECT_CLOSE(y, want, 1e-6, 1e-6);
+		free(want);
+	}
+}
+
+/*
  * Comparisons: sources of every data type holding equal values often, into
  * outputs of another type, each side broadcast (which swaps the sources
  * for oneDNN); integers beyond float32's precision and NaN.
