@@ -200,6 +200,19 @@ int npu_compute_param(struct npu_device *ndev, u32 param, u64 *value)
 	}
 }
 
+/*
+ * A batch's descriptors lie in chunks of coherent memory no larger than
+ * this (a program's may need hundreds of MiB, far beyond what the page
+ * allocator gives in one piece); none straddles two chunks.
+ */
+#define NPU_OP_CHUNK_BYTES	SZ_256K
+
+static size_t npu_op_chunk_bytes(const struct npu_device *ndev)
+{
+	return max_t(size_t, NPU_OP_CHUNK_BYTES,
+		     ALIGN(ndev->id.op_desc_max, NPU_OP_DESC_ALIGN));
+}
+
 /**
  * npu_compute_plan - size what the operators of a batch need
  * @ndev: the card
@@ -213,17 +226,45 @@ int npu_compute_plan(struct npu_device *ndev, const struct drm_npu_cmd *ucmds,
 		     unsigned int count, struct npu_compute_plan *plan)
 {
 	u32 max = ndev->id.operators ? ndev->id.op_desc_max : 0;
+	size_t chunk = npu_op_chunk_bytes(ndev), len;
 	unsigned int i;
 
-	plan->ops = 0;
-	plan->bytes = 0;
+	memset(plan, 0, sizeof(*plan));
 	for (i = 0; i < count; i++) {
 		if (ucmds[i].op != DRM_NPU_OP_COMPUTE)
 			continue;
 		if (ucmds[i].size < sizeof(struct npu_op_desc) || ucmds[i].size > max)
 			return -EINVAL;
 		plan->ops++;
-		plan->bytes += ALIGN(ucmds[i].size, NPU_OP_DESC_ALIGN);
+		len = ALIGN(ucmds[i].size, NPU_OP_DESC_ALIGN);
+		if (!plan->chunks || plan->last + len > chunk) {
+			plan->chunks++;
+			plan->last = 0;
+		}
+		plan->last += len;
+	}
+	return 0;
+}
+
+static int npu_compute_job_chunks(struct npu_device *ndev, struct npu_job *job,
+				  const struct npu_compute_plan *plan)
+{
+	struct npu_op_chunk *c;
+	unsigned int i;
+
+	job->ops = &job->ops_one;
+	if (plan->chunks > 1) {
+		job->ops = kcalloc(plan->chunks, sizeof(*job->ops), GFP_KERNEL);
+		if (!job->ops)
+			return -ENOMEM;
+	}
+	for (i = 0; i < plan->chunks; i++) {
+		c = &job->ops[i];
+		c->size = i + 1 < plan->chunks ? npu_op_chunk_bytes(ndev) : plan->last;
+		c->cpu = dma_alloc_coherent(ndev->drm.dev, c->size, &c->dma, GFP_KERNEL);
+		if (!c->cpu)
+			return -ENOMEM;
+		job->ops_count++;
 	}
 	return 0;
 }
@@ -234,33 +275,43 @@ int npu_compute_plan(struct npu_device *ndev, const struct drm_npu_cmd *ucmds,
  * @job: a job being built
  * @plan: what its batch needs
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0 or -ENOMEM; what it did take, npu_compute_job_fini() frees.
  */
 int npu_compute_job_init(struct npu_device *ndev, struct npu_job *job,
 			 const struct npu_compute_plan *plan)
 {
-	if (!plan->bytes)
+	struct npu_op_chunk *c = &job->ops_one;
+
+	if (!plan->ops)
 		return 0;
-	if (plan->ops == 1) {
-		job->ops = dma_pool_alloc(ndev->op_desc_pool, GFP_KERNEL, &job->ops_dma);
-		job->ops_pooled = true;
-		job->ops_size = ALIGN(ndev->id.op_desc_max, NPU_OP_DESC_ALIGN);
-	} else {
-		job->ops = dma_alloc_coherent(ndev->drm.dev, plan->bytes,
-					      &job->ops_dma, GFP_KERNEL);
-		job->ops_size = plan->bytes;
-	}
-	return job->ops ? 0 : -ENOMEM;
+	if (plan->ops > 1)
+		return npu_compute_job_chunks(ndev, job, plan);
+	c->cpu = dma_pool_alloc(ndev->op_desc_pool, GFP_KERNEL, &c->dma);
+	if (!c->cpu)
+		return -ENOMEM;
+	c->size = ALIGN(ndev->id.op_desc_max, NPU_OP_DESC_ALIGN);
+	job->ops = c;
+	job->ops_count = 1;
+	job->ops_pooled = true;
+	return 0;
 }
 
 void npu_compute_job_fini(struct npu_device *ndev, struct npu_job *job)
 {
-	if (!job->ops)
-		return;
-	if (job->ops_pooled)
-		dma_pool_free(ndev->op_desc_pool, job->ops, job->ops_dma);
-	else
-		dma_free_coherent(ndev->drm.dev, job->ops_size, job->ops, job->ops_dma);
+	struct npu_op_chunk *c;
+	unsigned int i;
+
+	for (i = 0; i < job->ops_count; i++) {
+		c = &job->ops[i];
+		if (job->ops_pooled)
+			dma_pool_free(ndev->op_desc_pool, c->cpu, c->dma);
+		else
+			dma_free_coherent(ndev->drm.dev, c->size, c->cpu, c->dma);
+	}
+	if (job->ops != &job->ops_one)
+		kfree(job->ops);
+	job->ops = NULL;
+	job->ops_count = 0;
 }
 
 static bool npu_bytes_zero(const void *p, size_t len)
@@ -608,18 +659,26 @@ int npu_compute_build(struct npu_ctx *ctx, struct npu_job *job,
 	u64 extents[NPU_OP_MAX_TENSORS];
 	struct npu_op_desc *desc;
 	dma_addr_t desc_dma;
+	size_t len;
 	int ret;
 
 	if (uc->flags || uc->dst || uc->value || uc->dst_handle || uc->src_handle ||
 	    uc->slot || uc->cond)
 		return -EINVAL;
-	if (WARN_ON(job->ops_used + uc->size > job->ops_size))
+	/* As npu_compute_plan() packed them. */
+	len = ALIGN(uc->size, NPU_OP_DESC_ALIGN);
+	if (job->ops_used + len > job->ops[job->ops_cur].size) {
+		job->ops_cur++;
+		job->ops_used = 0;
+	}
+	if (WARN_ON(job->ops_cur >= job->ops_count ||
+		    len > job->ops[job->ops_cur].size))
 		return -EINVAL;
 
 	/* Read once: the checks and the card see the same bytes. */
-	desc = job->ops + job->ops_used;
-	desc_dma = job->ops_dma + job->ops_used;
-	job->ops_used += ALIGN(uc->size, NPU_OP_DESC_ALIGN);
+	desc = job->ops[job->ops_cur].cpu + job->ops_used;
+	desc_dma = job->ops[job->ops_cur].dma + job->ops_used;
+	job->ops_used += len;
 	if (copy_from_user(desc, u64_to_user_ptr(uc->src), uc->size))
 		return -EFAULT;
 

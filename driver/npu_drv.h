@@ -447,6 +447,13 @@ struct npu_slot_wait {
 	bool indirect;
 };
 
+/* Coherent memory holding operator descriptors, see struct npu_job. */
+struct npu_op_chunk {
+	void *cpu;
+	dma_addr_t dma;
+	size_t size;
+};
+
 /**
  * struct npu_job - one submitted batch, alive until the card completes it
  * @link: in npu_stream.jobs, then in npu_stream.job_pool if @pooled
@@ -469,11 +476,12 @@ struct npu_slot_wait {
  * @program_edits: the batch's DRM_NPU_OP_SET_CALLs: the programs whose
  *	CALLs they rewrite and the new callees, referenced
  * @nprogram_edits: number of @program_edits
- * @ops: checked copies of the batch's operator descriptors, which the card
- *	reads, in coherent memory that userspace cannot reach
- * @ops_dma: bus address of @ops
- * @ops_size: bytes of @ops
- * @ops_used: bytes of @ops filled so far
+ * @ops: chunks of checked copies of the batch's operator descriptors,
+ *	which the card reads, in coherent memory that userspace cannot reach
+ * @ops_one: the chunk, when one is enough
+ * @ops_count: chunks of @ops allocated
+ * @ops_cur: the chunk being filled
+ * @ops_used: bytes of it filled so far
  * @ops_pooled: @ops is a block of npu_device.op_desc_pool
  */
 struct npu_job {
@@ -496,9 +504,10 @@ struct npu_job {
 	unsigned int nprograms;
 	struct npu_program_edit **program_edits;
 	unsigned int nprogram_edits;
-	void *ops;
-	dma_addr_t ops_dma;
-	size_t ops_size;
+	struct npu_op_chunk *ops;
+	struct npu_op_chunk ops_one;
+	unsigned int ops_count;
+	unsigned int ops_cur;
 	size_t ops_used;
 	bool ops_pooled;
 };
@@ -725,9 +734,14 @@ int npu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
  * @ops: COMPUTE commands in the batch
  * @bytes: room for their descriptors, each 64-byte aligned
  */
+/*
+ * What a batch's operators need: @ops descriptors packed into @chunks
+ * chunks, the last one @last bytes long.
+ */
 struct npu_compute_plan {
 	unsigned int ops;
-	size_t bytes;
+	unsigned int chunks;
+	size_t last;
 };
 
 int npu_compute_probe(struct npu_device *ndev);
