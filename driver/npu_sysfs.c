@@ -121,6 +121,7 @@ static struct attribute *npu_card_attrs[] = {
 	&dev_attr_oplib_version.attr,
 	&dev_attr_operators.attr,
 	&dev_attr_dtypes.attr,
+	&dev_attr_exclusive.attr,
 	NULL
 };
 
