@@ -79,7 +79,7 @@ module: deps
 card: $(BUILD)/npu-card $(BUILD)/npu-card-san $(BUILD)/oplib-bench $(BUILD)/mdl-bench-prof
 
 tests: $(BUILD)/tests/card_test $(BUILD)/tests/oplib_test $(DRIVER_TESTS) \
-	$(BUILD)/tests/uapi_layout.o
+	$(BUILD)/tests/uapi_layout.o $(BUILD)/tests/thermal_test $(BUILD)/tests/telemetry_test
 
 # Fails the build when a uapi or hardware struct gains a hole or changes size.
 $(BUILD)/tests/uapi_layout.o: tests/uapi_layout.c uapi/npu_accel.h uapi/npu_operator.h driver/npu_hw.h | deps
@@ -135,6 +135,17 @@ $(CAPTURE_BENCH): tools/capture-bench.c tools/bench_clock.h $(OPAPI_HDRS) $(NNOP
 $(BUILD)/tests/card_test: $(CARD_TEST_SRCS) tests/card/card_client.h driver/npu_hw.h uapi/npu_operator.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -o $@ $(CARD_TEST_SRCS)
+
+# The card's telemetry registers, through the card's host client.
+$(BUILD)/tests/telemetry_test: tests/card/telemetry_test.c tests/card/card_client.c tests/card/card_client.h \
+		driver/npu_hw.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Idriver -Iuapi -o $@ $< tests/card/card_client.c
+
+# The card's power and temperature model alone.
+$(BUILD)/tests/thermal_test: tests/card/thermal_test.c card/thermal.c card/thermal.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Icard -o $@ $< card/thermal.c -lm
 
 $(BUILD)/tests/oplib_test: tests/card/oplib_test.c tests/driver/compute_ref.h $(OPLIB) $(OPLIB_HDRS) | deps
 	@mkdir -p $(@D)

@@ -115,6 +115,7 @@ int emu_card_init(struct emu_card *card, const struct emu_config *cfg)
 			return -1;
 
 	emu_card_write_identity(card);
+	emu_telemetry_init(card);
 	return 0;
 }
 
@@ -148,6 +149,7 @@ static void *emu_heartbeat_main(void *arg)
 			emu_reg_write64(card, NPU_GLB_HEARTBEAT,
 					card->heartbeat);
 			emu_compute_tick(card);
+			emu_telemetry_tick(card);
 		}
 		pthread_mutex_unlock(&card->heartbeat_lock);
 		for (i = 0; i < card->cfg.num_rings && !card->cfg.fenced_guest &&
@@ -217,6 +219,7 @@ void emu_card_destroy(struct emu_card *card)
 	if (card->shm_fd >= 0)
 		close(card->shm_fd);
 	pthread_mutex_destroy(&card->heartbeat_lock);
+	emu_telemetry_destroy(card);
 }
 
 /* Raise MSI-X vector: QEMU turns the eventfd write into the message. */
@@ -271,6 +274,7 @@ static void emu_card_global_reset(struct emu_card *card)
 	}
 	emu_card_set_dead(card, false);
 	emu_card_write_identity(card);
+	emu_telemetry_reset(card);
 	emu_reg_write64(card, NPU_SHADOW_BASE, 0);
 	emu_reg_write32(card, NPU_GLB_ERROR, 0);
 	emu_reg_write32(card, NPU_INJ_CTRL, 0);
@@ -288,6 +292,8 @@ static void emu_card_inject(struct emu_card *card)
 	if (kind == NPU_FAULT_STOP_HEARTBEAT) {
 		emu_log("fault: heartbeat stopped, card dead");
 		emu_card_set_dead(card, true);
+	} else if (emu_telemetry_inject(card, kind, arg)) {
+		return;
 	} else if (kind > NPU_FAULT_LAST) {
 		emu_log("fault: unknown kind %u ignored", kind);
 	} else if (ring >= card->cfg.num_rings) {

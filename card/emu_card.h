@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "npu_hw.h"
+#include "thermal.h"
 
 #define KiB			(1ULL << 10)
 #define MiB			(1ULL << 20)
@@ -187,8 +188,26 @@ struct emu_ring {
 struct emu_engines {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;	/* an engine came free or a ring changed */
+	uint32_t count;
 	uint32_t free;
 	uint32_t wanting[NPU_RING_PRIORITY_LOWEST + 1];
+	uint64_t busy_ns;	/* engine time handed out, up to busy_at */
+	uint64_t busy_at;
+};
+
+/*
+ * Telemetry (telemetry.c): the heartbeat feeds the model with how busy the
+ * engines were since its last tick.  lock guards it against the control
+ * doorbell's fault injection.
+ */
+struct emu_telemetry {
+	pthread_mutex_t lock;
+	struct emu_thermal_params params;
+	struct emu_thermal model;
+	uint64_t at_ns;			/* CLOCK_NS of the last tick */
+	uint64_t copy_busy_ns, compute_busy_ns;	/* as of at_ns */
+	uint32_t forced_temp_c;		/* NPU_FAULT_OVER_TEMP; 0: the model */
+	uint64_t ecc_corrected, ecc_uncorrected;
 };
 
 struct emu_card {
@@ -228,6 +247,8 @@ struct emu_card {
 	pthread_mutex_t compute_lock;	/* every ring's COMPUTE_NS */
 
 	struct emu_ring *rings;
+
+	struct emu_telemetry tel;	/* telemetry.c */
 };
 
 /* Logging: quiet unless --verbose, errors always. */
@@ -419,6 +440,7 @@ bool emu_engines_get(struct emu_engines *e, uint32_t priority,
 void emu_engines_put(struct emu_engines *e, uint32_t priority,
 		     bool wants_another);
 void emu_engines_changed(struct emu_engines *e);
+uint64_t emu_engines_busy_ns(struct emu_engines *e);
 
 /* compute.c */
 
@@ -449,6 +471,13 @@ int emu_compute_direct(struct emu_card *card, const struct emu_direct *dir,
 		       const struct emu_compute_client *cl);
 void emu_compute_tick(struct emu_card *card);
 void emu_compute_reset(struct emu_ring *r);
+
+/* telemetry.c */
+void emu_telemetry_init(struct emu_card *card);
+void emu_telemetry_destroy(struct emu_card *card);
+void emu_telemetry_tick(struct emu_card *card);
+bool emu_telemetry_inject(struct emu_card *card, uint32_t kind, uint32_t arg);
+void emu_telemetry_reset(struct emu_card *card);
 
 /* trace.c: --trace */
 enum emu_trace_event {

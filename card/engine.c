@@ -20,7 +20,30 @@ void emu_engines_init(struct emu_engines *e, uint32_t count)
 	memset(e, 0, sizeof(*e));
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->changed, NULL);
+	e->count = count;
 	e->free = count;
+	e->busy_at = emu_monotonic_ns();
+}
+
+/* Under the lock, before the number of busy engines changes. */
+static void engines_account(struct emu_engines *e)
+{
+	uint64_t now = emu_monotonic_ns();
+
+	e->busy_ns += (uint64_t)(e->count - e->free) * (now - e->busy_at);
+	e->busy_at = now;
+}
+
+/* Time engines of the pool were busy, added up, since the card started. */
+uint64_t emu_engines_busy_ns(struct emu_engines *e)
+{
+	uint64_t ns;
+
+	pthread_mutex_lock(&e->lock);
+	engines_account(e);
+	ns = e->busy_ns;
+	pthread_mutex_unlock(&e->lock);
+	return ns;
 }
 
 void emu_engines_destroy(struct emu_engines *e)
@@ -69,6 +92,7 @@ bool emu_engines_get(struct emu_engines *e, uint32_t priority,
 	pthread_mutex_lock(&e->lock);
 	while (go_on(ctx, false)) {
 		if (e->free && !more_urgent_waiter(e, priority)) {
+			engines_account(e);
 			e->free--;
 			e->wanting[priority]--;
 			got = true;
@@ -89,6 +113,7 @@ void emu_engines_put(struct emu_engines *e, uint32_t priority,
 		     bool wants_another)
 {
 	pthread_mutex_lock(&e->lock);
+	engines_account(e);
 	e->free++;
 	if (wants_another)
 		e->wanting[priority]++;

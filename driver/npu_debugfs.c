@@ -5,7 +5,9 @@
  *           the jobs allocated so far and still alive (pooled or queued)
  *   fault   arms the card's fault injection: "<kind> <ring> [arg]" with kind
  *           one of clear, hang, dma, delay, drop_irq, stop_heartbeat,
- *           stuck_reset, fail_op, hang_op
+ *           stuck_reset, fail_op, hang_op, and the card-wide over_temp
+ *           (arg: degrees C, 0 ends it), ecc_corrected, ecc_uncorrected
+ *           (arg: errors to count), whose ring must exist but is ignored
  */
 
 #include <linux/debugfs.h>
@@ -81,6 +83,9 @@ static const char * const npu_fault_names[] = {
 	[NPU_FAULT_STUCK_RESET] = "stuck_reset",
 	[NPU_FAULT_FAIL_OP] = "fail_op",
 	[NPU_FAULT_HANG_OP] = "hang_op",
+	[NPU_FAULT_OVER_TEMP] = "over_temp",
+	[NPU_FAULT_ECC_CORRECTED] = "ecc_corrected",
+	[NPU_FAULT_ECC_UNCORRECTED] = "ecc_uncorrected",
 };
 
 static ssize_t npu_fault_write(struct file *file, const char __user *ubuf,

@@ -285,6 +285,9 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_reset;
 	npu_debugfs_init(ndev);
 	npu_heartbeat_start(ndev);
+	ret = npu_health_init(ndev);
+	if (ret)
+		goto err_heartbeat;
 
 	ret = drm_dev_register(&ndev->drm, 0);
 	if (ret)

@@ -203,6 +203,7 @@ struct npu_device {
 	u64 selftest_ns;
 	atomic64_t compute_ns;
 	struct dma_pool *op_desc_pool;
+	struct npu_health *health;
 };
 
 /**
@@ -752,6 +753,16 @@ void npu_sysfs_stream_remove(struct npu_stream *stream);
 /* npu_exclusive.c */
 extern struct device_attribute dev_attr_exclusive;
 int npu_exclusive_admit(struct npu_device *ndev, pid_t tgid);
+
+/* npu_health.c; its files are in the card's npu/ group */
+int npu_health_init(struct npu_device *ndev);
+void npu_health_card_reset(struct npu_device *ndev);
+extern struct device_attribute npu_attr_health, npu_attr_health_reasons,
+	npu_attr_util_copy, npu_attr_util_compute, npu_attr_ecc_corrected,
+	npu_attr_ecc_uncorrected;
+
+/* npu_hwmon.c */
+int npu_hwmon_init(struct npu_device *ndev);
 
 /* npu_debugfs.c */
 void npu_debugfs_init(struct npu_device *ndev);

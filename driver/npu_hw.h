@@ -114,9 +114,34 @@ enum npu_fault {
 	NPU_FAULT_STUCK_RESET = 6,	/* the ring ignores RESET until global reset */
 	NPU_FAULT_FAIL_OP = 7,		/* the ring's next operator fails */
 	NPU_FAULT_HANG_OP = 8,		/* the ring's next operator never ends, until reset */
+	/* card-wide, RING ignored (see "Telemetry" below) */
+	NPU_FAULT_OVER_TEMP = 9,	/* TEL_TEMP reads ARG degrees C; ARG 0: the model again */
+	NPU_FAULT_ECC_CORRECTED = 10,	/* TEL_ECC_CORRECTED grows by ARG */
+	NPU_FAULT_ECC_UNCORRECTED = 11,	/* TEL_ECC_UNCORRECTED grows by ARG */
 };
 
-#define NPU_FAULT_LAST			NPU_FAULT_HANG_OP
+#define NPU_FAULT_LAST			NPU_FAULT_ECC_UNCORRECTED
+#define NPU_FAULT_OVER_TEMP_MAX_C	1000	/* larger ARGs are ignored */
+
+/*
+ * Telemetry, read-only, refreshed every heartbeat (docs/hardware.md,
+ * "Telemetry").  Temperatures are signed milli-degrees Celsius.  The busy
+ * counters add up every engine of the kind: busy time over a window,
+ * divided by the window and the engine count, is the kind's utilization;
+ * SAMPLE_NS is CLOCK_NS when they were taken.  Busy and error counters
+ * count from power-on: a global reset leaves them alone.
+ */
+#define NPU_TEL_TEMP			0x200	/* s32: milli-degrees C */
+#define NPU_TEL_TEMP_WARN		0x204	/* s32: the card wants cooling above this */
+#define NPU_TEL_TEMP_CRIT		0x208	/* s32: the card may be damaged above this */
+#define NPU_TEL_POWER_MW		0x20c	/* u32: power draw, averaged over ~100 ms */
+#define NPU_TEL_POWER_MAX_MW		0x210	/* u32: draw with every engine busy */
+#define NPU_TEL_CLOCK_KHZ		0x214	/* u32: core clock */
+#define NPU_TEL_SAMPLE_NS		0x218	/* u64 */
+#define NPU_TEL_COPY_BUSY_NS		0x220	/* u64 */
+#define NPU_TEL_COMPUTE_BUSY_NS		0x228	/* u64 */
+#define NPU_TEL_ECC_CORRECTED		0x230	/* u64: device memory errors corrected */
+#define NPU_TEL_ECC_UNCORRECTED		0x238	/* u64: and not correctable */
 
 /* Per-ring registers: NPU_RING_REG(ring, NPU_RING_*) is the BAR2 offset. */
 #define NPU_RING_REG(ring, reg)		(NPU_RING_REGS_BASE + \
