@@ -93,7 +93,9 @@ static void show_health(const struct smi_card *c)
 	smi_kv(IND, "NPU ID", "%d", c->id);
 	smi_kv(IND, "Health", "%s", health);
 	smi_kv(IND, "Error Code", SMI_NA);
-	if (!smi_read(c->dev, "npu/health_reasons", reasons, sizeof(reasons)))
+	/* The driver says "none" where the vendor prints NA. */
+	if (!smi_read(c->dev, "npu/health_reasons", reasons, sizeof(reasons)) ||
+	    !strcmp(reasons, "none"))
 		strcpy(reasons, SMI_NA);
 	smi_kv(IND, "Error Information", "%s", reasons);
 }
