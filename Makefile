@@ -70,6 +70,9 @@ include compiler/compiler.mk
 # The graph engine API (libge_runner) over both.
 include libge/libge.mk
 
+# npu-smi, the vendor's card tool.
+include tools/npu-smi/npu-smi.mk
+
 deps:
 	@tools/deps
 
@@ -210,7 +213,7 @@ $(OCR)/line.ppm: $(OCR)/line.txt tools/render-line | deps
 run: all $(OCR_FILES)
 	tools/vm-run --cards 2 -- sh -c '$(BUILD)/examples/acl_demo && \
 		echo "rendered: $(OCR_TEXT)" && \
-		$(BUILD)/examples/ocr $(OCR_ARGS) "$(OCR_TEXT)" && tools/npu-smi'
+		$(BUILD)/examples/ocr $(OCR_ARGS) "$(OCR_TEXT)" && $(NPU_SMI) info'
 
 # Host and guest close together, the host first: the operators natively,
 # as one card engine runs them, and the models under onnxruntime with as

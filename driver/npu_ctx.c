@@ -33,6 +33,11 @@ int npu_open(struct drm_device *dev, struct drm_file *file)
 	ctx->bind_epoch = 1;
 
 	mutex_lock(&ndev->contexts_lock);
+	ret = npu_exclusive_admit(ndev, ctx->pid);
+	if (ret) {
+		mutex_unlock(&ndev->contexts_lock);
+		goto err_fence;
+	}
 	ctx->id = ++ndev->next_ctx_id;
 	list_add_tail(&ctx->link, &ndev->contexts);
 	mutex_unlock(&ndev->contexts_lock);
@@ -40,6 +45,10 @@ int npu_open(struct drm_device *dev, struct drm_file *file)
 	file->driver_priv = ctx;
 	return 0;
 
+err_fence:
+	npu_fence_fini(ctx, file);
+	mutex_destroy(&ctx->direct_lock);
+	mutex_destroy(&ctx->lock);
 err_free:
 	kfree(ctx);
 	return ret;

@@ -142,6 +142,8 @@ struct npu_identity {
  *	context's lock
  * @contexts: open contexts, for card-wide failure; under @contexts_lock
  * @next_ctx_id: context numbers, for sysfs and fdinfo; under @contexts_lock
+ * @exclusive: one process at a time may hold the card (npu_exclusive.c);
+ *	written under @contexts_lock, read locklessly by sysfs
  * @pinned_pages: user and host-buffer pages pinned for the card
  * @jobs_made: jobs allocated since probe; the pools' reuse is what they spare
  * @jobs_alive: jobs allocated and not yet freed, pooled ones included
@@ -198,6 +200,7 @@ struct npu_device {
 	struct mutex contexts_lock;	/* @contexts */
 	struct list_head contexts;
 	u64 next_ctx_id;
+	bool exclusive;
 	atomic64_t pinned_pages;
 	atomic64_t jobs_made;
 	atomic_t jobs_alive;
@@ -813,6 +816,10 @@ int npu_sysfs_init(struct npu_device *ndev);
 void npu_sysfs_fini(struct npu_device *ndev);
 void npu_sysfs_stream_add(struct npu_stream *stream);
 void npu_sysfs_stream_remove(struct npu_stream *stream);
+
+/* npu_exclusive.c */
+extern struct device_attribute dev_attr_exclusive;
+int npu_exclusive_admit(struct npu_device *ndev, pid_t tgid);
 
 /* npu_health.c; its files are in the card's npu/ group */
 int npu_health_init(struct npu_device *ndev);

@@ -130,6 +130,7 @@ static struct attribute *npu_card_attrs[] = {
 	&dev_attr_reset.attr,
 	&dev_attr_reset_count.attr,
 	&dev_attr_last_reset_reason.attr,
+	&dev_attr_exclusive.attr,
 	NULL
 };
 

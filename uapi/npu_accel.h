@@ -7,6 +7,10 @@
  * another context. Closing the file (or the process dying) stops the
  * context's streams and gives everything back.
  *
+ * Opening fails with -EBUSY while the card is in exclusive mode (sysfs
+ * npu/exclusive, docs/ABI/sysfs-driver-npu) and another process has it
+ * open; the process holding it may open it any number of times.
+ *
  * Completion is learnt without a syscall: each context has a fence area,
  * an array of struct drm_npu_fence_slot that the card writes and that
  * userspace maps read-only (DRM_NPU_PARAM_FENCE_MMAP_OFFSET, _FENCE_SIZE).

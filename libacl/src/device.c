@@ -218,6 +218,9 @@ static aclError device_open_locked(struct acl_device *d)
 
 	ACL_ASSERT_HELD(&d->lock);
 	fd = drv_open(d->path);
+	if (fd == -EBUSY)
+		return ACL_FAIL(ACL_ERROR_RT_DEV_SETUP_ERROR, "cannot open %s: the card is in "
+				"exclusive mode and another process holds it", d->path);
 	if (fd < 0)
 		return ACL_FAIL(fd == -EACCES ? ACL_ERROR_RT_NO_PERMISSION : ACL_ERROR_RT_NO_DEVICE,
 				"cannot open %s: %s", d->path, strerror(-fd));

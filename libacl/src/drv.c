@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,11 +19,35 @@ static int drv_ioctl(int fd, unsigned long req, void *arg)
 	return drmIoctl(fd, req, arg) ? -errno : 0;
 }
 
+/*
+ * The driver of an accel node, from sysfs: 1 when npu, 0 when another,
+ * -1 when sysfs does not say. Probing by name opens no card, so probing
+ * never takes, even for a moment, a card in exclusive mode that another
+ * process is about to open (docs/ABI/sysfs-driver-npu, npu/exclusive).
+ */
+static int drv_sysfs_is_npu(const char *path)
+{
+	const char *node = strrchr(path, '/');
+	char link[96], target[PATH_MAX], *driver;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/class/accel/%s/device/driver", node ? node + 1 : path);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return -1;
+	target[n] = 0;
+	driver = strrchr(target, '/');
+	return !strcmp(driver ? driver + 1 : target, "npu");
+}
+
 int drv_probe(const char *path)
 {
 	drmVersionPtr v;
-	int fd, ok = 0;
+	int fd, ok = drv_sysfs_is_npu(path);
 
+	if (ok >= 0)
+		return ok;
+	ok = 0;
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return 0;

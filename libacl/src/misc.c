@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "acl_internal.h"
+#include "npu_soc.h"
 
 ACL_EXPORT aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion,
 				    int32_t *patchVersion)
@@ -24,7 +25,7 @@ ACL_EXPORT aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion
 ACL_EXPORT const char *aclrtGetSocName(void)
 {
 	acl_enumerate_devices(false);
-	return acl_ndevices > 0 ? "NPU-EMU-1" : NULL;
+	return acl_ndevices > 0 ? NPU_SOC_NAME : NULL;
 }
 
 struct aclDataBuffer {

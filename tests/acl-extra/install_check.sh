@@ -4,7 +4,7 @@
 # against the installed library (not the build tree's), and run (it needs
 # no card); then every installed aclnn header compiled as C++, and a
 # program linked with the aclnn libraries the vendor's toolkit names, and
-# run. Prints TAP.
+# run; and npu-smi, on set_env.sh's PATH. Prints TAP.
 set -u
 cd "$(dirname "$0")/../.."
 
@@ -72,6 +72,17 @@ aclnn_link() {
 		-lacl_op_compiler -Wl,-rpath,"$prefix/lib64"
 }
 
+# npu-smi, installed under the vendor's name, is on set_env.sh's PATH and
+# runs without a card (as ggml's CANN build runs it).
+npu_smi_installed() {
+	(
+		# shellcheck disable=SC1091 # the installed file
+		. "$prefix/set_env.sh"
+		[ "$(command -v npu-smi)" -ef "$prefix/bin/npu-smi" ] &&
+			npu-smi -v | grep -q '^npu-smi version: '
+	)
+}
+
 # set_env.sh points the loader and pkg-config at the tree it sits in.
 set_env_exports() {
 	(
@@ -84,7 +95,7 @@ set_env_exports() {
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..12"
 step "make install PREFIX=<tmp> (the runtime, aclnn and libc_sec)" make -s aclnn-install securec-install PREFIX="$prefix"
 step "headers, libraries and ascendcl.pc installed; no libacl.so" installed_files
 step "pkg-config reads the installed ascendcl.pc" flags --exists --print-errors
@@ -95,4 +106,6 @@ step "every installed aclnn header compiles as C++ with -Wall -Werror" aclnn_hea
 step "a program links -lascendcl -lnnopbase -lopapi -lacl_op_compiler" aclnn_link
 step "it runs" "$tmp/aclnn_link_check"
 step "set_env.sh exports the toolkit's variables for this tree" set_env_exports
+step "make smi-install PREFIX=<tmp>" make -s smi-install PREFIX="$prefix"
+step "npu-smi is <prefix>/bin/npu-smi on set_env.sh's PATH, and runs" npu_smi_installed
 exit $failed

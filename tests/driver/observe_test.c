@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * What an operator sees: DRM fdinfo usage keys per open file, the debugfs
- * ring dump, card usage in sysfs, and tools/npu-smi listing our streams.
+ * ring dump, card usage in sysfs, and npu-smi's own views listing our card
+ * and our streams.
  */
 
 #include "kselftest_harness.h"
@@ -66,11 +67,11 @@ TEST_F(observe, debugfs_ring_dump)
 
 TEST_F(observe, npu_smi_lists_our_stream)
 {
-	char cmd[64], out[16384] = "", want[64];
+	char cmd[96], out[16384] = "", want[64];
 	size_t n;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "tools/npu-smi info");
+	snprintf(cmd, sizeof(cmd), "build/tools/npu-smi cards && build/tools/npu-smi streams");
 	p = popen(cmd, "r");
 	ASSERT_NE(NULL, p);
 	n = fread(out, 1, sizeof(out) - 1, p);
