@@ -143,6 +143,7 @@ aclrtEvent acl_mdlri_free(struct acl_mdlri *m)
 	acl_list_del(&m->link);
 	acl_mdlri_unbuild(m);
 	acl_mdlri_cond_free_locked(m);
+	acl_mdlri_destroy_cbs_drop(m);
 	for (size_t i = 0; i < m->ndescs; i++)
 		free(m->descs[i]);
 	free(m->descs);
@@ -200,6 +201,7 @@ ACL_EXPORT aclError aclmdlRIDestroy(aclmdlRI modelRI)
 {
 	aclError err = ACL_SUCCESS;
 	struct acl_mdlri *m = get_locked(__func__, modelRI, &err);
+	struct acl_mdlri_destroy_cb *cbs;
 	aclrtEvent done = NULL;
 
 	if (!m)
@@ -212,11 +214,13 @@ ACL_EXPORT aclError aclmdlRIDestroy(aclmdlRI modelRI)
 	acl_list_del(&m->link);
 	acl_list_init(&m->link);
 	m->dead = true;
+	cbs = acl_mdlri_destroy_cbs_take_locked(m);
 	if (!m->refs)
 		done = acl_mdlri_free(m);
 	acl_capture_unlock();
 	if (done)
 		aclrtDestroyEvent(done);
+	acl_mdlri_destroy_cbs_call(cbs);
 	return ACL_SUCCESS;
 }
 

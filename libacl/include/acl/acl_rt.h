@@ -698,6 +698,22 @@ typedef enum {
 	ACL_RT_SNAPSHOT_UNLOCK_POST,
 } aclrtSnapShotStage;
 
+typedef uint32_t (*aclrtSnapShotCallBack)(int32_t deviceId, void *args);
+
+typedef struct aclrtSnapShotBackupArgs {
+	uint32_t backupFlags;
+	char reserved[60];
+} aclrtSnapShotBackupArgs;
+
+typedef struct aclrtSnapShotRestoreArgs {
+	uint32_t restoreFlags;
+	char reserved[60];
+} aclrtSnapShotRestoreArgs;
+
+typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId,
+						aclrtDeviceTaskAbortStage stage,
+						uint32_t timeout, void *args);
+
 typedef struct aclrtUuid {
 	char bytes[16];
 } aclrtUuid;
@@ -1212,10 +1228,36 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIGetName(aclmdlRI modelRI, uint32_t maxLen, 
 ACL_FUNC_VISIBILITY aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
 ACL_FUNC_VISIBILITY aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams,
 						uint32_t *numStreams);
+/* Stopping a model's replay and destroy callbacks (mdlri_ctl.c). */
+ACL_FUNC_VISIBILITY aclError aclmdlRIAbort(aclmdlRI modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallback func,
+							     void *userData);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI,
+							       aclrtCallback func);
 ACL_FUNC_VISIBILITY aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream,
 						      uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event,
+							    int32_t timeout);
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event,
 							  uint32_t timeout, uint32_t flag);
+/*
+ * Aborting every stream's work on a device (device_abort.c): the waiters
+ * of the dropped work get ACL_ERROR_RT_DEVICE_TASK_ABORT.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceTaskAbort(int32_t deviceId, uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceTaskAbortCallback(const char *regName,
+							     aclrtDeviceTaskAbortCallback callback,
+							     void *args);
+/* Process snapshots (snapshot.c): not supported on this card. */
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessLock(int pid, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessUnlock(int pid, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessBackup(int pid, aclrtSnapShotBackupArgs *args);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessRestore(int pid, aclrtSnapShotRestoreArgs *args);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage,
+							   aclrtSnapShotCallBack callback,
+							   void *args);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage,
+							     aclrtSnapShotCallBack callback);
 /*
  * Models built from one bound stream, with labels (docs/capture.md). Not
  * built yet (ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message): stream
