@@ -102,4 +102,47 @@ TEST_F(ri, destroy_callbacks)
 	self->m = NULL;
 }
 
+/* The stream's tasks: the wait, then the fill's card commands. */
+TEST_F(ri, tasks_query_set_disable_update)
+{
+	aclmdlRITaskParams p;
+	aclmdlRITaskType type;
+	aclmdlRITask tasks[16];
+	uint32_t n = 0, i, id;
+
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIGetTasksByStream(self->s, NULL, &n));
+	ASSERT_GE(n, 2u);
+	ASSERT_LE(n, 16u);
+	i = n - 1;
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetTasksByStream(self->s, tasks, &i));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIGetTasksByStream(self->s, tasks, &n));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskGetType(tasks[0], &type));
+	EXPECT_EQ(ACL_MODEL_RI_TASK_VALUE_WAIT, type);
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskGetSeqId(tasks[1], &id));
+	EXPECT_EQ(1u, id);
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskGetParams(tasks[0], &p));
+	EXPECT_EQ(ACL_MODEL_RI_TASK_VALUE_WAIT, p.type);
+	EXPECT_EQ(self->word, p.valueWaitTaskParams.devAddr);
+	EXPECT_EQ(1u, p.valueWaitTaskParams.value);
+	EXPECT_EQ((uint32_t)ACL_STREAM_WAIT_VALUE_GEQ, p.valueWaitTaskParams.flag);
+	/* the wait now passes at once (word 0 >= 0); the fill is gone */
+	p.valueWaitTaskParams.value = 0;
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskSetParams(tasks[0], &p));
+	for (i = 1; i < n; i++) {
+		ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskGetType(tasks[i], &type));
+		EXPECT_EQ(ACL_MODEL_RI_TASK_DEFAULT, type);
+		ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskGetParams(tasks[i], &p));
+		EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRITaskSetParams(tasks[i], &p));
+		ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskDisable(tasks[i]));
+	}
+	p.type = ACL_MODEL_RI_TASK_VALUE_WRITE;
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRITaskSetParams(tasks[0], &p));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIUpdate(self->m));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(self->m, self->s));
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(0, bytes_not(self->d, 0x11));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetType(NULL, &type));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetTasksByStream(self->s, tasks, NULL));
+}
+
 TEST_HARNESS_MAIN

@@ -1234,6 +1234,72 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, a
 							     void *userData);
 ACL_FUNC_VISIBILITY aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI,
 							       aclrtCallback func);
+/* A captured model's tasks one by one (mdlri_task.c). */
+typedef struct aclmdlRIKernelTaskParams {
+	aclrtFuncHandle funcHandle;
+	struct aclrtLaunchKernelCfg *cfg;	/* no kernels here: always NULL */
+	void *args;
+	uint32_t isHostArgs;
+	size_t argsSize;
+	uint32_t numBlocks;
+	uint32_t rsv[10];
+} aclmdlRIKernelTaskParams;
+
+typedef struct aclmdlRIEventRecordTaskParams {
+	aclrtEvent event;
+	uint32_t eventFlag;
+	uint32_t recordFlag;
+} aclmdlRIEventRecordTaskParams;
+
+typedef struct aclmdlRIEventWaitTaskParams {
+	aclrtEvent event;
+	uint32_t eventFlag;
+	uint32_t waitFlag;
+} aclmdlRIEventWaitTaskParams;
+
+typedef struct aclmdlRIEventResetTaskParams {
+	aclrtEvent event;
+	uint32_t eventFlag;
+	uint32_t resetFlag;
+} aclmdlRIEventResetTaskParams;
+
+typedef struct aclmdlRIValueWriteTaskParams {
+	void *devAddr;
+	uint64_t value;
+} aclmdlRIValueWriteTaskParams;
+
+typedef struct aclmdlRIValueWaitTaskParams {
+	void *devAddr;
+	uint64_t value;
+	uint32_t flag;
+} aclmdlRIValueWaitTaskParams;
+
+typedef struct aclmdlRITaskParams {
+	aclmdlRITaskType type;
+	uint32_t rsv0[3];
+	aclrtTaskGrp taskGrp;
+	void *opInfoPtr;
+	size_t opInfoSize;
+	uint8_t rsv1[32];
+	union {
+		uint8_t rsv2[128];
+		struct aclmdlRIKernelTaskParams kernelTaskParams;
+		struct aclmdlRIEventRecordTaskParams eventRecordTaskParams;
+		struct aclmdlRIEventWaitTaskParams eventWaitTaskParams;
+		struct aclmdlRIEventResetTaskParams eventResetTaskParams;
+		struct aclmdlRIValueWriteTaskParams valueWriteTaskParams;
+		struct aclmdlRIValueWaitTaskParams valueWaitTaskParams;
+	};
+} aclmdlRITaskParams;
+
+ACL_FUNC_VISIBILITY aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *tasks,
+						      uint32_t *numTasks);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetType(aclmdlRITask task, aclmdlRITaskType *type);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetSeqId(aclmdlRITask task, uint32_t *id);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetParams(aclmdlRITask task, aclmdlRITaskParams *params);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskSetParams(aclmdlRITask task, aclmdlRITaskParams *params);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskDisable(aclmdlRITask task);
+ACL_FUNC_VISIBILITY aclError aclmdlRIUpdate(aclmdlRI modelRI);
 ACL_FUNC_VISIBILITY aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream,
 						      uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event,
