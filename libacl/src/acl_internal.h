@@ -462,6 +462,7 @@ struct acl_kstream {
 	uint64_t final_value;		/* its slot when it was destroyed */
 	uint32_t final_err;
 	struct acl_kstream *older;
+	struct acl_journal *journal;	/* its unfinished tasks (stream_resume.c), under lock */
 };
 
 struct acl_cbstate;
@@ -544,6 +545,19 @@ void acl_kstream_retire(struct acl_device *d, struct acl_kstream *k);
 aclError acl_stream_failed_locked(struct acl_stream *s, struct acl_kstream *k);
 bool acl_stream_failed_before_locked(struct acl_stream *s, struct acl_kstream *k,
 				     aclError *code);
+
+/*
+ * Continue-on-failure (stream_resume.c), s->lock held: each task given to
+ * a ring is noted; when the ring fails, the tasks behind the failed one
+ * are submitted again to the stream's new ring.
+ */
+aclError acl_stream_submit_locked(struct acl_stream *s, const struct drm_npu_cmd *cmds,
+				  size_t count, struct acl_ticket *done);
+void acl_journal_note_locked(struct acl_stream *s, struct acl_kstream *k,
+			     const struct drm_npu_cmd *cmds, size_t count, uint64_t first,
+			     uint64_t last);
+void acl_journal_replay_locked(struct acl_stream *s, struct acl_kstream *k);
+void acl_journal_free(struct acl_kstream *k);
 
 /* The direct-ring producer (direct_ring.c). */
 bool acl_direct_ring_to_spare(struct acl_device *d);

@@ -112,6 +112,8 @@ struct acl_mdlri {
 	int refs;			/* replays being queued (under the capture lock) */
 	bool dead;			/* destroyed: the last reference frees it */
 	struct acl_list link;		/* in the list of live models */
+	struct acl_mdlri_destroy_cb *destroy_cbs;	/* mdlri_ctl.c, under the capture lock */
+	struct acl_ri_tasks *ri_tasks;	/* task handles (mdlri_task.c), made when first asked */
 };
 
 /* The capture lock (capture.c) guards captures and the models' recording. */
@@ -151,7 +153,17 @@ int acl_capture_bind_more(struct acl_stream *s, struct acl_mdlri *m, aclError *e
 /* The model s records into, NULL if none (capture lock held). */
 struct acl_mdlri *acl_capture_model_locked(struct acl_stream *s);
 /* Drops a reference a replay or an update took (capture lock not held). */
+/* A live model not being captured into, with a reference (NULL: *err). */
+struct acl_mdlri *acl_mdlri_get(const char *fn, aclmdlRI handle, aclError *err);
 void acl_mdlri_put(struct acl_mdlri *m);
+/* Takes the destroy callbacks of m (capture lock held), to be called unlocked. */
+struct acl_mdlri_destroy_cb *acl_mdlri_destroy_cbs_take_locked(struct acl_mdlri *m);
+void acl_mdlri_destroy_cbs_call(struct acl_mdlri_destroy_cb *list);
+/* Frees those not taken, uncalled: the model was never destroyed by the program. */
+void acl_mdlri_destroy_cbs_drop(struct acl_mdlri *m);
+/* The newest model stream recorded into, not being captured (capture lock held); *idx: its index. */
+struct acl_mdlri *acl_mdlri_of_stream_locked(aclrtStream stream, int *idx);
+void acl_mdlri_tasks_free(struct acl_mdlri *m);
 /* Puts the tasks of t, captured on s, in place of group g's (mdlri_update.c). */
 aclError acl_task_grp_update(struct acl_task_grp *g, struct acl_mdlri *t, struct acl_stream *s);
 /* Forgets m's programs (after a change): the next replay makes new ones. */

@@ -39,6 +39,19 @@ ACL_EXPORT aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent 
 	return aclrtStreamWaitEvent(stream, event);
 }
 
+/* timeout: seconds, 0 for none (the vendor's API reference). */
+ACL_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event,
+						    int32_t timeout)
+{
+	if (timeout < 0)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "timeout %d s is negative: pass 0 for "
+				"none", timeout);
+	if (timeout)
+		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the card's waits on events have "
+				"no timeout: pass 0");
+	return aclrtStreamWaitEvent(stream, event);
+}
+
 aclError acl_flag_event_init(aclrtEvent event)
 {
 	struct acl_event *ev = acl_obj_lookup(ACL_OBJ_EVENT, event);

@@ -143,6 +143,8 @@ aclrtEvent acl_mdlri_free(struct acl_mdlri *m)
 	acl_list_del(&m->link);
 	acl_mdlri_unbuild(m);
 	acl_mdlri_cond_free_locked(m);
+	acl_mdlri_destroy_cbs_drop(m);
+	acl_mdlri_tasks_free(m);
 	for (size_t i = 0; i < m->ndescs; i++)
 		free(m->descs[i]);
 	free(m->descs);
@@ -158,6 +160,27 @@ aclrtEvent acl_mdlri_free(struct acl_mdlri *m)
 	acl_mutex_destroy(&m->run_lock);
 	free(m);
 	return done;
+}
+
+struct acl_mdlri *acl_mdlri_of_stream_locked(aclrtStream stream, int *idx)
+{
+	struct acl_mdlri *found = NULL;
+	struct acl_list *l;
+
+	for (l = models.next; l != &models; l = l->next) {
+		struct acl_mdlri *m = (struct acl_mdlri *)((char *)l -
+							   offsetof(struct acl_mdlri, link));
+
+		if (m->capturing || (found && found->id > m->id))
+			continue;
+		for (uint32_t i = 0; i < m->nstreams; i++) {
+			if (m->streams[i] == stream) {
+				found = m;
+				*idx = (int)i;
+			}
+		}
+	}
+	return found;
 }
 
 struct acl_task_grp *acl_task_grp_lookup_locked(aclrtTaskGrp handle)
@@ -200,6 +223,7 @@ ACL_EXPORT aclError aclmdlRIDestroy(aclmdlRI modelRI)
 {
 	aclError err = ACL_SUCCESS;
 	struct acl_mdlri *m = get_locked(__func__, modelRI, &err);
+	struct acl_mdlri_destroy_cb *cbs;
 	aclrtEvent done = NULL;
 
 	if (!m)
@@ -212,11 +236,13 @@ ACL_EXPORT aclError aclmdlRIDestroy(aclmdlRI modelRI)
 	acl_list_del(&m->link);
 	acl_list_init(&m->link);
 	m->dead = true;
+	cbs = acl_mdlri_destroy_cbs_take_locked(m);
 	if (!m->refs)
 		done = acl_mdlri_free(m);
 	acl_capture_unlock();
 	if (done)
 		aclrtDestroyEvent(done);
+	acl_mdlri_destroy_cbs_call(cbs);
 	return ACL_SUCCESS;
 }
 

@@ -431,7 +431,7 @@ static aclError replay(struct acl_mdlri *m, struct acl_stream *s, aclrtStream st
 }
 
 /* Finds m and takes a reference to it. */
-static struct acl_mdlri *mdlri_get(const char *fn, aclmdlRI handle, aclError *err)
+struct acl_mdlri *acl_mdlri_get(const char *fn, aclmdlRI handle, aclError *err)
 {
 	struct acl_mdlri *m;
 
@@ -476,7 +476,7 @@ static aclError execute(const char *fn, aclmdlRI modelRI, aclrtStream stream,
 	struct acl_stream *s;
 	aclError err = ACL_SUCCESS;
 
-	m = mdlri_get(fn, modelRI, &err);
+	m = acl_mdlri_get(fn, modelRI, &err);
 	if (!m)
 		return err;
 	s = acl_stream_resolve(stream, &err);

@@ -85,6 +85,7 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 		if (d->fd >= 0)
 			drv_stream_destroy(d->fd, k->id, true);
 		acl_direct_unmap(k);
+		acl_journal_free(k);
 		free(k->dir);
 		free(k);
 		atomic_store(&s->dst, NULL);
@@ -94,6 +95,7 @@ aclError acl_stream_free(struct acl_stream *s, bool wait)
 		drv_stream_destroy(d->fd, k->id, !wait || s->sticky_err);
 	for (; k; k = older) {
 		older = k->older;
+		acl_journal_free(k);
 		free(k->dir);
 		free(k);
 	}

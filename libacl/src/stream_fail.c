@@ -3,7 +3,8 @@
  * Failure: when the driver fails a ring (DMA error, hang, dead card), the
  * error is reported by the next synchronization (or by the submit itself).
  * In ACL_CONTINUE_ON_FAILURE mode (the default) the stream then gets a
- * fresh ring and accepts work again; in ACL_STOP_ON_FAILURE mode every
+ * fresh ring, where the tasks queued behind the failed one run
+ * (stream_resume.c), and accepts work again; in ACL_STOP_ON_FAILURE mode every
  * later call on the stream fails until it is destroyed.
  */
 #include "acl_internal.h"
@@ -40,6 +41,7 @@ static aclError direct_failed_locked(struct acl_stream *s, struct acl_kstream *k
 		atomic_store(&s->last, atomic_load(&s->kst));
 	ACL_LOGW("stream %u of device %d failed (%s); continuing on a new ring",
 		 s->obj.index, s->dev->id, acl_slot_error_text(e));
+	acl_journal_replay_locked(s, k);
 	return code;
 }
 
@@ -80,6 +82,7 @@ aclError acl_stream_failed_locked(struct acl_stream *s, struct acl_kstream *k)
 	acl_cb_stream_failed(s);
 	ACL_LOGW("stream %u of device %d failed (%s); continuing on a new ring",
 		 s->obj.index, d->id, acl_slot_error_text(e));
+	acl_journal_replay_locked(s, k);
 	return code;
 }
 

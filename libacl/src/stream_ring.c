@@ -71,21 +71,24 @@ void acl_kstream_retire(struct acl_device *d, struct acl_kstream *k)
 	acl_direct_unmap(k);
 }
 
-static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,
-			      struct acl_ticket *done, bool direct_ok)
+/*
+ * Submits to s (s->lock held); journal: whether the work may go again to
+ * a new ring should this one fail (stream_resume.c).
+ */
+static aclError submit_locked(struct acl_stream *s, const struct drm_npu_cmd *cmds, size_t count,
+			      struct acl_ticket *done, bool direct_ok, bool journal)
 {
 	struct acl_device *d = s->dev;
 	struct acl_kstream *k, *dk;
-	uint64_t seq = 0;
+	uint64_t seq = 0, first = 0;
 	size_t off = 0;
 	bool retried = false;
 	aclError code;
 	int ret;
 
-	acl_mutex_lock(&s->lock);
+	ACL_ASSERT_HELD(&s->lock);
 	if (s->sticky_err) {
 		code = s->sticky_err;
-		acl_mutex_unlock(&s->lock);
 		return ACL_FAIL(code, "stream %u has failed and accepts no work (%s)",
 				s->obj.index, acl_stream_refusal_text(s, atomic_load(&s->kst)));
 	}
@@ -105,7 +108,8 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 	}
 	if (dk && direct_ok && acl_direct_submit_locked(s, dk, cmds, count, &seq)) {
 		acl_task_note_locked(s, dk, seq);
-		acl_mutex_unlock(&s->lock);
+		if (journal)
+			acl_journal_note_locked(s, dk, cmds, count, seq, seq);
 		if (done)
 			*done = (struct acl_ticket){ dk, seq };
 		return ACL_SUCCESS;
@@ -121,18 +125,22 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 				goto out_failed;
 			k = atomic_load(&s->kst);
 			retried = true;
+			first = 0;	/* what went to the old ring went with it */
 			ret = acl_direct_order_locked(s, k);
 			continue;
 		}
 		if (ret)
 			break;
+		if (!first)
+			first = seq;
 		atomic_store_explicit(&k->submitted, seq, memory_order_release);
 		atomic_store(&s->last, k);
 		off += n;
 	}
 	if (!ret)
 		acl_task_note_locked(s, k, seq);
-	acl_mutex_unlock(&s->lock);
+	if (!ret && journal && first)
+		acl_journal_note_locked(s, k, cmds, count, first, seq);
 	if (ret)
 		return ACL_DRV_FAIL(d, ret, "submitting to stream %u", s->obj.index);
 	if (done)
@@ -140,9 +148,26 @@ static aclError stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, si
 	return ACL_SUCCESS;
 
 out_failed:
-	acl_mutex_unlock(&s->lock);
 	return ACL_FAIL(code, "stream %u failed: %s", s->obj.index,
 			acl_slot_error_text(acl_kstream_err(d, k)));
+}
+
+/* Host functions' batches (direct_ok false) are not journaled: their queue goes with the ring. */
+static aclError stream_submit(struct acl_stream *s, const struct drm_npu_cmd *cmds, size_t count,
+			      struct acl_ticket *done, bool direct_ok)
+{
+	aclError code;
+
+	acl_mutex_lock(&s->lock);
+	code = submit_locked(s, cmds, count, done, direct_ok, direct_ok);
+	acl_mutex_unlock(&s->lock);
+	return code;
+}
+
+aclError acl_stream_submit_locked(struct acl_stream *s, const struct drm_npu_cmd *cmds,
+				  size_t count, struct acl_ticket *done)
+{
+	return submit_locked(s, cmds, count, done, true, true);
 }
 
 aclError acl_stream_submit(struct acl_stream *s, struct drm_npu_cmd *cmds, size_t count,

@@ -152,6 +152,24 @@ aclError acl_stream_wait(struct acl_stream *s, const struct acl_ticket *t, int32
 			acl_slot_error_text(e));
 }
 
+/*
+ * A failure reported by a synchronization: in continue mode the tasks
+ * queued behind the failed one went to a new ring, and the stream's work
+ * includes them, so they are waited for too; the failure is what is
+ * reported (a later one also fails them, and is reported by the next).
+ */
+static aclError sync_resumed(struct acl_stream *s, const struct acl_ticket *t, aclError code,
+			     int32_t timeout_ms)
+{
+	struct acl_ticket now = acl_stream_last_ticket(s);
+
+	if (code == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT || s->sticky_err || now.k == t->k)
+		return code;
+	if (acl_stream_wait(s, &now, timeout_ms) == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+		return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+	return code;
+}
+
 aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms)
 {
 	struct acl_ticket t = acl_stream_last_ticket(s);
@@ -162,7 +180,7 @@ aclError acl_stream_sync(struct acl_stream *s, int32_t timeout_ms)
 				acl_stream_refusal_text(s, t.k));
 	code = acl_stream_wait(s, &t, timeout_ms);
 	if (code)
-		return code;
+		return sync_resumed(s, &t, code, timeout_ms);
 	pending = atomic_exchange(&s->pending_err, 0);
 	if (pending)
 		return ACL_FAIL(pending, "an earlier task of stream %u failed; the stream "

@@ -150,6 +150,73 @@ TEST_F(dev, dma_error_stop_mode)
 	EXPECT_EQ(ACL_SUCCESS, aclrtMemset(self->d, N, 2, N));
 }
 
+/* Bytes of the device buffer d that are not all v; 0 if they all are. */
+static size_t bytes_not(struct _test_data_dev *self, uint8_t v)
+{
+	size_t i, bad = 0;
+
+	memset(self->host, (uint8_t)~v, N);
+	if (aclrtMemcpy(self->host, N, self->d, N, ACL_MEMCPY_DEVICE_TO_HOST))
+		return N;
+	for (i = 0; i < N; i++)
+		bad += self->host[i] != v;
+	return bad;
+}
+
+/*
+ * Continue mode (the default): the copy fails, the fill and the event
+ * record queued behind it on the same ring still run, and the stream's
+ * synchronization waits for them before it reports the failure.
+ */
+TEST_F(dev, continue_mode_runs_the_queued_work)
+{
+	aclrtEventRecordedStatus st;
+	struct gate g;
+	aclrtEvent e;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->d, N, 0x11, N));
+	ASSERT_EQ(ACL_SUCCESS, gate_init(&g));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&g, self->s));
+	ASSERT_EQ(0, inject(0, "dma", self->ring, -1));
+	fill_pat(self->host, N, 4);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->host, N,
+						ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, 0x5a, N, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, self->s));
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&g));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_MSG("DMA");
+	EXPECT_EQ(0, bytes_not(self, 0x5a));
+	EXPECT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+	EXPECT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(0, roundtrip(self, 5));
+	aclrtDestroyEvent(e);
+	gate_fini(&g);
+}
+
+/* Stop mode: the work queued behind the failed copy never runs. */
+TEST_F(dev, stop_mode_drops_the_queued_work)
+{
+	struct gate g;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemset(self->d, N, 0x11, N));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetStreamFailureMode(self->s, ACL_STOP_ON_FAILURE));
+	ASSERT_EQ(ACL_SUCCESS, gate_init(&g));
+	ASSERT_EQ(ACL_SUCCESS, gate_close_on(&g, self->s));
+	ASSERT_EQ(0, inject(0, "dma", self->ring, -1));
+	/* whatever part of it lands leaves the bytes as they were */
+	memset(self->host, 0x11, N);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpyAsync(self->d, N, self->host, N,
+						ACL_MEMCPY_HOST_TO_DEVICE, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, N, 0x5a, N, self->s));
+	ASSERT_EQ(ACL_SUCCESS, gate_open(&g));
+	EXPECT_EQ(ACL_ERROR_RT_SYS_DMA, aclrtSynchronizeStream(self->s));
+	EXPECT_EQ(0, bytes_not(self, 0x11));
+	gate_fini(&g);
+}
+
 TEST_F(dev, dma_error_seen_by_event)
 {
 	aclrtEventRecordedStatus st;

@@ -698,6 +698,22 @@ typedef enum {
 	ACL_RT_SNAPSHOT_UNLOCK_POST,
 } aclrtSnapShotStage;
 
+typedef uint32_t (*aclrtSnapShotCallBack)(int32_t deviceId, void *args);
+
+typedef struct aclrtSnapShotBackupArgs {
+	uint32_t backupFlags;
+	char reserved[60];
+} aclrtSnapShotBackupArgs;
+
+typedef struct aclrtSnapShotRestoreArgs {
+	uint32_t restoreFlags;
+	char reserved[60];
+} aclrtSnapShotRestoreArgs;
+
+typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId,
+						aclrtDeviceTaskAbortStage stage,
+						uint32_t timeout, void *args);
+
 typedef struct aclrtUuid {
 	char bytes[16];
 } aclrtUuid;
@@ -1212,10 +1228,102 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIGetName(aclmdlRI modelRI, uint32_t maxLen, 
 ACL_FUNC_VISIBILITY aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
 ACL_FUNC_VISIBILITY aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams,
 						uint32_t *numStreams);
+/* Stopping a model's replay and destroy callbacks (mdlri_ctl.c). */
+ACL_FUNC_VISIBILITY aclError aclmdlRIAbort(aclmdlRI modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallback func,
+							     void *userData);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI,
+							       aclrtCallback func);
+/* A captured model's tasks one by one (mdlri_task.c). */
+typedef struct aclmdlRIKernelTaskParams {
+	aclrtFuncHandle funcHandle;
+	struct aclrtLaunchKernelCfg *cfg;	/* no kernels here: always NULL */
+	void *args;
+	uint32_t isHostArgs;
+	size_t argsSize;
+	uint32_t numBlocks;
+	uint32_t rsv[10];
+} aclmdlRIKernelTaskParams;
+
+typedef struct aclmdlRIEventRecordTaskParams {
+	aclrtEvent event;
+	uint32_t eventFlag;
+	uint32_t recordFlag;
+} aclmdlRIEventRecordTaskParams;
+
+typedef struct aclmdlRIEventWaitTaskParams {
+	aclrtEvent event;
+	uint32_t eventFlag;
+	uint32_t waitFlag;
+} aclmdlRIEventWaitTaskParams;
+
+typedef struct aclmdlRIEventResetTaskParams {
+	aclrtEvent event;
+	uint32_t eventFlag;
+	uint32_t resetFlag;
+} aclmdlRIEventResetTaskParams;
+
+typedef struct aclmdlRIValueWriteTaskParams {
+	void *devAddr;
+	uint64_t value;
+} aclmdlRIValueWriteTaskParams;
+
+typedef struct aclmdlRIValueWaitTaskParams {
+	void *devAddr;
+	uint64_t value;
+	uint32_t flag;
+} aclmdlRIValueWaitTaskParams;
+
+typedef struct aclmdlRITaskParams {
+	aclmdlRITaskType type;
+	uint32_t rsv0[3];
+	aclrtTaskGrp taskGrp;
+	void *opInfoPtr;
+	size_t opInfoSize;
+	uint8_t rsv1[32];
+	union {
+		uint8_t rsv2[128];
+		struct aclmdlRIKernelTaskParams kernelTaskParams;
+		struct aclmdlRIEventRecordTaskParams eventRecordTaskParams;
+		struct aclmdlRIEventWaitTaskParams eventWaitTaskParams;
+		struct aclmdlRIEventResetTaskParams eventResetTaskParams;
+		struct aclmdlRIValueWriteTaskParams valueWriteTaskParams;
+		struct aclmdlRIValueWaitTaskParams valueWaitTaskParams;
+	};
+} aclmdlRITaskParams;
+
+ACL_FUNC_VISIBILITY aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *tasks,
+						      uint32_t *numTasks);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetType(aclmdlRITask task, aclmdlRITaskType *type);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetSeqId(aclmdlRITask task, uint32_t *id);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetParams(aclmdlRITask task, aclmdlRITaskParams *params);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskSetParams(aclmdlRITask task, aclmdlRITaskParams *params);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskDisable(aclmdlRITask task);
+ACL_FUNC_VISIBILITY aclError aclmdlRIUpdate(aclmdlRI modelRI);
 ACL_FUNC_VISIBILITY aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream,
 						      uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event,
+							    int32_t timeout);
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event,
 							  uint32_t timeout, uint32_t flag);
+/*
+ * Aborting every stream's work on a device (device_abort.c): the waiters
+ * of the dropped work get ACL_ERROR_RT_DEVICE_TASK_ABORT.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceTaskAbort(int32_t deviceId, uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceTaskAbortCallback(const char *regName,
+							     aclrtDeviceTaskAbortCallback callback,
+							     void *args);
+/* Process snapshots (snapshot.c): not supported on this card. */
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessLock(int pid, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessUnlock(int pid, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessBackup(int pid, aclrtSnapShotBackupArgs *args);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessRestore(int pid, aclrtSnapShotRestoreArgs *args);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage,
+							   aclrtSnapShotCallBack callback,
+							   void *args);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage,
+							     aclrtSnapShotCallBack callback);
 /*
  * Models built from one bound stream, with labels (docs/capture.md). Not
  * built yet (ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message): stream
