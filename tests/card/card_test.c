@@ -4283,6 +4283,56 @@ TEST_F(npu, mmu_direct_ring)
 	EXPECT_EQ(NPU_ERR_ACCESS, client_ring_rd32(c, 5, NPU_RING_ERROR));
 }
 
+/*
+ * An INVALIDATE is not done while an access it concerns is in flight: an
+ * operator that HANG_OP holds midway keeps GO set, while ring control and
+ * other rings go on; the ring's reset ends the operator, and the command.
+ */
+TEST_F(npu, mmu_invalidate_waits_for_access)
+{
+	struct client *c = &self->c;
+	const unsigned int n = 64;
+	uint64_t root = client_pt_new(c), op = client_host_alloc(c, 4096, 64);
+	struct client_ring r0, r1, r2;
+	struct npu_cmd cmd;
+
+	mmu_map_dev(c, root, MMU_VA, 0, 3, true);
+	ASSERT_EQ(NPU_MMU_OK, client_mmu_cmd(c, NPU_MMU_SET_ROOT, 1, root, 0));
+	fill_pair(c, 0, PG, n);
+	cmd = client_cmd_compute(op, add_op(c, op, MMU_VA, MMU_VA + PG,
+					    MMU_VA + 2 * PG, n), NPU_CMD_SRC_HOST);
+	ASSERT_TRUE(mmu_ring(c, &r0, 0, 1));
+	ASSERT_TRUE(mmu_ring(c, &r1, 1, 0));
+	ASSERT_TRUE(client_ctrl_inject(c, 0, NPU_FAULT_HANG_OP, 0));
+	client_ring_push(c, &r0, &cmd);
+	client_ring_submit(c, &r0);
+	/* it held an engine: it holds its address space */
+	ASSERT_TRUE(reg_wait_above64(c, NPU_RING_REG(0, NPU_RING_COMPUTE_NS), 0, T_MS));
+
+	client_reg_wr32(c, NPU_MMU_CMD, NPU_MMU_INVALIDATE);
+	client_reg_wr32(c, NPU_MMU_CMD_INDEX, 1);
+	client_reg_wr64(c, NPU_MMU_CMD_ADDR, MMU_VA);
+	client_reg_wr64(c, NPU_MMU_CMD_SIZE, 3 * PG);
+	client_reg_wr32(c, NPU_MMU_CMD_CTRL, NPU_MMU_CMD_CTRL_GO);
+	client_doorbell(c, 0);
+	ASSERT_TRUE(mmu_run(c, &r1, client_cmd_nop(0), T_MS));
+	ASSERT_TRUE(mmu_ring(c, &r2, 2, 0));
+	usleep(QUIET_MS * 1000);
+	EXPECT_EQ(NPU_MMU_CMD_CTRL_GO, client_reg_rd32(c, NPU_MMU_CMD_CTRL));
+
+	ASSERT_TRUE(client_ctrl_ring_reset(c, 0));
+	ASSERT_TRUE(client_reg_wait32(c, NPU_MMU_CMD_CTRL, NPU_MMU_CMD_CTRL_GO, 0, T_MS));
+	EXPECT_EQ(NPU_MMU_OK, client_reg_rd32(c, NPU_MMU_CMD_STATUS));
+	/*
+	 * And the operator runs whole once the ring is back; the fault may
+	 * not have struck before the reset, so it is disarmed first.
+	 */
+	ASSERT_TRUE(client_ctrl_inject(c, 0, NPU_FAULT_CLEAR, 0));
+	ASSERT_TRUE(mmu_ring(c, &r0, 0, 1));
+	ASSERT_TRUE(client_ring_run(c, &r0, &cmd, T_MS));
+	EXPECT_EQ(1000.0f - (n - 1) * 0.5f, dev_f32(c, 2 * PG)[n - 1]);
+}
+
 /* What mapping 2 MiB of pages and invalidating it costs (printed, not asserted). */
 TEST_F(npu, mmu_map_cost)
 {
