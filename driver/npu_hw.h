@@ -142,10 +142,10 @@ enum npu_fault {
 #define NPU_MMU_CMD_SIZE		0x320	/* u64, RW: INVALIDATE: bytes */
 #define NPU_MMU_CMD_CTRL		0x328	/* u32, RW, via control doorbell */
 #define   NPU_MMU_CMD_CTRL_GO		0x1
-#define NPU_MMU_CMD_STATUS		0x32c	/* u32, RO: enum npu_mmu_status of the last command */
+#define NPU_MMU_CMD_STATUS		0x32c	/* u32, RO: the last command's npu_mmu_status */
 #define NPU_MMU_PEER_OPEN		0x330	/* u32, RO: bit i set: window i open */
-#define NPU_MMU_PEER_SERIAL(i)		(0x340 + (i) * 8)	/* u64, RW: the peer card's SERIAL */
-#define NPU_MMU_PEER_SIZE(i)		(0x380 + (i) * 8)	/* u64, RO: its device memory, 0: closed */
+#define NPU_MMU_PEER_SERIAL(i)		(0x340 + (i) * 8)	/* u64, RW: the peer's SERIAL */
+#define NPU_MMU_PEER_SIZE(i)		(0x380 + (i) * 8)	/* u64, RO: its devmem, 0: closed */
 #define NPU_MMU_MAX_PEERS		8	/* room for the registers above */
 
 enum npu_mmu_cmd {
@@ -164,9 +164,9 @@ enum npu_mmu_status {
 };
 
 /* A page table entry. */
-#define NPU_PTE_VALID			(1ULL << 0)
-#define NPU_PTE_LEAF			(1ULL << 1)	/* else: the next table's address */
-#define NPU_PTE_WRITE			(1ULL << 2)	/* leaf: writable */
+#define NPU_PTE_VALID			0x1ULL
+#define NPU_PTE_LEAF			0x2ULL	/* else: the next table's address */
+#define NPU_PTE_WRITE			0x4ULL	/* leaf: writable */
 #define NPU_PTE_TARGET_SHIFT		4		/* leaf: enum npu_pte_target */
 #define NPU_PTE_TARGET_MASK		(3ULL << NPU_PTE_TARGET_SHIFT)
 #define NPU_PTE_PEER_SHIFT		6		/* leaf, TARGET_PEER: the window */
@@ -233,7 +233,7 @@ enum npu_pte_target {
 #define   NPU_RING_FAULT_VA_MASK	((1ULL << 48) - 1)
 #define   NPU_RING_FAULT_REASON_SHIFT	48	/* 8 bits: enum npu_page_fault */
 #define   NPU_RING_FAULT_REASON(v)	(((v) >> NPU_RING_FAULT_REASON_SHIFT) & 0xff)
-#define   NPU_RING_FAULT_WRITE		(1ULL << 63)
+#define   NPU_RING_FAULT_WRITE		0x8000000000000000ULL
 
 enum npu_page_fault {
 	NPU_PF_NONE = 0,
