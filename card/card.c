@@ -116,7 +116,7 @@ int emu_card_init(struct emu_card *card, const struct emu_config *cfg)
 
 	emu_card_write_identity(card);
 	emu_telemetry_init(card);
-	return 0;
+	return emu_mmu_init(card);
 }
 
 /*
@@ -211,6 +211,7 @@ void emu_card_destroy(struct emu_card *card)
 	}
 	free(card->to_card);
 	free(card->to_guest);
+	emu_mmu_destroy(card);
 	emu_compute_destroy(card);
 	emu_dma_destroy(card);
 	emu_engines_destroy(&card->copy_engines);
@@ -272,6 +273,7 @@ static void emu_card_global_reset(struct emu_card *card)
 		emu_ring_reset(&card->rings[i]);
 		emu_ring_inject(&card->rings[i], NPU_FAULT_CLEAR, 0);
 	}
+	emu_mmu_reset(card);
 	emu_card_set_dead(card, false);
 	emu_card_write_identity(card);
 	emu_telemetry_reset(card);
@@ -342,6 +344,7 @@ void emu_card_control(struct emu_card *card)
 		emu_card_inject(card);
 		emu_reg_write32(card, NPU_INJ_CTRL, 0);
 	}
+	emu_mmu_control(card);
 }
 
 /* Drain a vector's doorbell eventfd; true if it had been rung. */

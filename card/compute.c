@@ -20,6 +20,7 @@
 
 #include "emu_card.h"
 #include "oplib.h"
+#include "ring_internal.h"
 
 /* One COMPUTE being run: what the library's hooks need. */
 struct emu_compute_run {
@@ -189,13 +190,36 @@ static int compute_run(struct emu_card *card, const void *desc, uint64_t size,
 	/* a well-formed operator that the fault makes the library fail */
 	if (cl->take_fail_op(cl->ctx))
 		err = NPU_ERR_OP_FAILED;
-	if (!err)
+	if (!err && cl->ring->as)
+		err = oplib_run(card->oplib, desc, size, cl->ring->as->mirror,
+				EMU_MMU_VA_SIZE, &hooks);
+	else if (!err)
 		err = oplib_run(card->oplib, desc, size, emu_dma_dev_ptr(card, 0),
 				card->devmem_size, &hooks);
 	if (err == OPLIB_ABORTED)
 		return EMU_COMPUTE_ABORTED;
 	if (err)
 		emu_log("ring %u: operator failed, error %d", cl->ring->idx, err);
+	return err;
+}
+
+/*
+ * On a translated ring: the descriptor checked against the virtual
+ * address space, then each tensor's bytes against the ring's address
+ * space, inputs read and the output written, before the operator runs.
+ */
+static int compute_translate(struct emu_ring *r, const void *desc, uint64_t size)
+{
+	struct oplib_range ranges[NPU_OP_MAX_TENSORS];
+	unsigned int n, inputs, i;
+	uint8_t *ptr;
+	int err;
+
+	err = oplib_tensor_ranges(desc, size, EMU_MMU_VA_SIZE, ranges, &inputs, &n);
+	for (i = 0; !err && i < n; i++)
+		if (ranges[i].size)
+			err = emu_ring_dev_range(r, ranges[i].addr, ranges[i].size,
+						 i >= inputs, &ptr);
 	return err;
 }
 
@@ -206,7 +230,9 @@ int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
 	int err;
 
 	err = compute_fetch(card, flags, src, size, desc);
-	if (!err)
+	if (!err && cl->ring->as)
+		err = compute_translate(cl->ring, desc, size);
+	else if (!err)
 		err = oplib_check((struct npu_op_desc *)desc, size,
 				  card->devmem_size);
 	if (err) {
@@ -221,18 +247,22 @@ int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
  * tensor inside its buffer.  Between emu_direct_enter() and
  * emu_direct_leave(), so that no buffer goes while the operator runs.
  */
-int emu_compute_direct(struct emu_card *card, const struct emu_direct *dir,
+int emu_compute_direct(struct emu_ring *r, const struct emu_direct *dir,
 		       uint32_t bind, uint64_t offset, uint64_t size,
 		       const struct emu_compute_client *cl)
 {
 	uint8_t desc[OPLIB_DESC_MAX] __attribute__((aligned(NPU_OP_DESC_ALIGN)));
 	struct oplib_range within[NPU_OP_MAX_TENSORS];
+	struct emu_card *card = r->card;
 	int err;
 
-	err = emu_direct_op_desc(card, dir, bind, offset, size, desc, within);
+	err = emu_direct_op_desc(r, dir, bind, offset, size, desc, within);
 	if (!err)
 		err = oplib_check_within((struct npu_op_desc *)desc, size,
-					 card->devmem_size, within);
+					 r->as ? EMU_MMU_VA_SIZE : card->devmem_size,
+					 within);
+	if (!err && r->as)
+		err = compute_translate(r, desc, size);
 	if (err) {
 		emu_log("ring %u: operator refused, error %d", cl->ring->idx, err);
 		return err;

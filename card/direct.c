@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu_card.h"
 #include "oplib.h"
+#include "ring_internal.h"
 
 static bool direct_host_ok(struct emu_card *card, uint64_t gpa, uint64_t len,
 			   uint64_t align)
@@ -146,13 +146,26 @@ static int direct_host_side(struct emu_card *card, const struct npu_binding *b,
 }
 
 /*
- * One operand of a direct COPY or FILL.  Between emu_direct_enter() and
- * emu_direct_leave() only: the side points into the bound buffer.
+ * A device binding's buffer: in device memory, or on a translated ring in
+ * its virtual address space (its pages are checked as they are used).
  */
-int emu_direct_side(struct emu_card *card, const struct emu_direct *dir,
-		    uint32_t bind, uint64_t offset, uint64_t size,
+static bool direct_device_ok(struct emu_ring *r, const struct npu_binding *b)
+{
+	if (r->as)
+		return b->addr <= EMU_MMU_VA_SIZE && b->size <= EMU_MMU_VA_SIZE - b->addr;
+	return emu_dma_dev_ok(r->card, b->addr, b->size);
+}
+
+/*
+ * One operand of a direct COPY or FILL (or the descriptor of a COMPUTE,
+ * which is read).  Between emu_direct_enter() and emu_direct_leave()
+ * only: the side points into the bound buffer.
+ */
+int emu_direct_side(struct emu_ring *r, const struct emu_direct *dir,
+		    uint32_t bind, uint64_t offset, uint64_t size, bool write,
 		    struct emu_dma_side *side)
 {
+	struct emu_card *card = r->card;
 	struct npu_binding b;
 
 	if (bind >= dir->bind_count)
@@ -162,9 +175,9 @@ int emu_direct_side(struct emu_card *card, const struct emu_direct *dir,
 		return NPU_ERR_ACCESS;
 	switch (b.kind) {
 	case NPU_BIND_DEVICE:
-		if (!emu_dma_dev_ok(card, b.addr, b.size))
+		if (!direct_device_ok(r, &b))
 			return NPU_ERR_ACCESS;
-		return emu_dma_side_contig(card, side, b.addr + offset, false, size);
+		return emu_ring_dev_side(r, side, b.addr + offset, size, write);
 	case NPU_BIND_HOST:
 		return direct_host_side(card, &b, offset, size, side);
 	}
@@ -189,10 +202,11 @@ int emu_direct_slot(const struct emu_direct *dir, uint32_t slot,
  * buffer, which the tensor's extent must not leave (oplib_check_within()).
  * Between emu_direct_enter() and emu_direct_leave() only.
  */
-int emu_direct_op_desc(struct emu_card *card, const struct emu_direct *dir,
+int emu_direct_op_desc(struct emu_ring *r, const struct emu_direct *dir,
 		       uint32_t bind, uint64_t offset, uint64_t size, void *desc,
 		       struct oplib_range *within)
 {
+	struct emu_card *card = r->card;
 	struct npu_op_desc *d = desc;
 	struct emu_dma_side side = { 0 };
 	uint8_t *to = desc;
@@ -201,7 +215,7 @@ int emu_direct_op_desc(struct emu_card *card, const struct emu_direct *dir,
 
 	if (offset % NPU_OP_DESC_ALIGN || size < sizeof(*d) || size > OPLIB_DESC_MAX)
 		return NPU_ERR_OP_PARAM;
-	err = emu_direct_side(card, dir, bind, offset, size, &side);
+	err = emu_direct_side(r, dir, bind, offset, size, false, &side);
 	for (i = 0; !err && i < side.count; i++) {
 		memcpy(to, side.segs[i].ptr, side.segs[i].len);
 		to += side.segs[i].len;
@@ -219,7 +233,7 @@ int emu_direct_op_desc(struct emu_card *card, const struct emu_direct *dir,
 		if (le16toh(t->bind) >= dir->bind_count)
 			return NPU_ERR_ACCESS;
 		direct_binding(card, dir, le16toh(t->bind), &b);
-		if (b.kind != NPU_BIND_DEVICE || !emu_dma_dev_ok(card, b.addr, b.size) ||
+		if (b.kind != NPU_BIND_DEVICE || !direct_device_ok(r, &b) ||
 		    at > b.size)
 			return NPU_ERR_ACCESS;
 		t->addr = htole64(b.addr + at);

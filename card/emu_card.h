@@ -81,6 +81,7 @@ struct emu_config {
 	uint32_t fetch_poll_max_us;
 	bool fenced_guest;
 	const char *trace_path;
+	const char *peer_dir;	/* --peer-dir: where cards find each other */
 	bool verbose;
 };
 
@@ -93,6 +94,44 @@ enum emu_ring_mode {
 
 struct emu_card;
 struct oplib;
+
+/*
+ * The MMU (mmu.c).  Address spaces are few enough that their mirrors, each
+ * as large as the virtual address space, fit in the card process's own
+ * (47 bits: 64 * 512 GiB is a quarter of it), and are reserved only once
+ * the driver gives one a root.
+ */
+#define EMU_MMU_NUM_AS		64
+#define EMU_MMU_VA_BITS		39
+#define EMU_MMU_VA_SIZE		(1ULL << EMU_MMU_VA_BITS)
+#define EMU_MMU_NUM_PEERS	NPU_MMU_MAX_PEERS
+#define EMU_MMU_STATE_CHUNK	GiB	/* page bytes are allocated per GiB of VA */
+#define EMU_MMU_STATE_CHUNKS	(EMU_MMU_VA_SIZE / EMU_MMU_STATE_CHUNK)
+
+struct emu_as {
+	pthread_rwlock_t lock;	/* accesses read, MMU commands write */
+	uint64_t root;
+	uint8_t *mirror;	/* EMU_MMU_VA_SIZE bytes; NULL: no root */
+	uint8_t *state[EMU_MMU_STATE_CHUNKS];	/* a byte per page (mmu.c) */
+};
+
+/* A peer window: the peer card's BAR2 file, -1 while closed. */
+struct emu_peer {
+	int fd;
+	uint64_t size;		/* its device memory */
+};
+
+struct emu_mmu {
+	struct emu_as *as;	/* address space i at as[i - 1] */
+	struct emu_peer peers[EMU_MMU_NUM_PEERS];
+	pthread_t thread;
+	bool started;
+	bool published;		/* our link in the peer directory */
+	pthread_mutex_t cmd_lock;	/* held while a command runs */
+	pthread_mutex_t lock;	/* the hand-over below */
+	pthread_cond_t wake;
+	bool pending, busy, quit;
+};
 
 /*
  * A direct ring's tables, latched at ENABLE (direct.c): guest addresses,
@@ -135,6 +174,7 @@ struct emu_ring {
 	uint32_t size;
 	uint32_t vector;
 	uint32_t priority;
+	struct emu_as *as;		/* NULL: untranslated */
 	struct npu_ring_shadow *shadow;	/* in guest RAM; NULL: TAIL register */
 	bool direct;			/* the submitter's shadow above, and: */
 	struct emu_direct dir;
@@ -249,6 +289,8 @@ struct emu_card {
 	struct emu_ring *rings;
 
 	struct emu_telemetry tel;	/* telemetry.c */
+
+	struct emu_mmu mmu;
 };
 
 /* Logging: quiet unless --verbose, errors always. */
@@ -397,13 +439,13 @@ struct npu_direct_cmd;
 int emu_direct_latch(struct emu_card *card, unsigned int ring,
 		     struct npu_ring_shadow *kshadow, struct emu_direct *dir,
 		     struct npu_ring_shadow **user_shadow);
-int emu_direct_side(struct emu_card *card, const struct emu_direct *dir,
-		    uint32_t bind, uint64_t offset, uint64_t size,
+int emu_direct_side(struct emu_ring *r, const struct emu_direct *dir,
+		    uint32_t bind, uint64_t offset, uint64_t size, bool write,
 		    struct emu_dma_side *side);
 int emu_direct_slot(const struct emu_direct *dir, uint32_t slot,
 		    uint64_t *slot_gpa, uint64_t *irq_gpa);
 struct oplib_range;
-int emu_direct_op_desc(struct emu_card *card, const struct emu_direct *dir,
+int emu_direct_op_desc(struct emu_ring *r, const struct emu_direct *dir,
 		       uint32_t bind, uint64_t offset, uint64_t size, void *desc,
 		       struct oplib_range *within);
 void emu_direct_enter(struct emu_card *card, const struct emu_direct *dir);
@@ -466,7 +508,7 @@ int emu_compute_init(struct emu_card *card);
 void emu_compute_destroy(struct emu_card *card);
 int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
 		uint64_t size, const struct emu_compute_client *cl);
-int emu_compute_direct(struct emu_card *card, const struct emu_direct *dir,
+int emu_compute_direct(struct emu_ring *r, const struct emu_direct *dir,
 		       uint32_t bind, uint64_t offset, uint64_t size,
 		       const struct emu_compute_client *cl);
 void emu_compute_tick(struct emu_card *card);
@@ -478,6 +520,17 @@ void emu_telemetry_destroy(struct emu_card *card);
 void emu_telemetry_tick(struct emu_card *card);
 bool emu_telemetry_inject(struct emu_card *card, uint32_t kind, uint32_t arg);
 void emu_telemetry_reset(struct emu_card *card);
+
+/* mmu.c */
+int emu_mmu_init(struct emu_card *card);
+void emu_mmu_destroy(struct emu_card *card);
+void emu_mmu_reset(struct emu_card *card);
+void emu_mmu_control(struct emu_card *card);
+bool emu_mmu_as_latch(struct emu_card *card, uint32_t index, struct emu_as **as);
+bool emu_mmu_enter(struct emu_as *as, bool (*gone)(void *arg), void *arg);
+void emu_mmu_leave(struct emu_as *as);
+int emu_mmu_translate(struct emu_as *as, uint64_t va, uint64_t len, bool write,
+		      uint8_t **ptr, uint64_t *fault);
 
 /* trace.c: --trace */
 enum emu_trace_event {

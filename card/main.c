@@ -6,7 +6,7 @@
  *             [--bar-size BYTES] [--rings N] [--vectors N]
  *             [--copy-engines N] [--compute-engines N] [--serial N]
  *             [--fetch-poll-us N] [--fetch-poll-max-us N] [--fenced-guest]
- *             [--trace FILE] [--verbose]
+ *             [--trace FILE] [--peer-dir DIR] [--verbose]
  *   npu-card [--vectors N] --print-vectors
  *
  * The card serves exactly one QEMU and exits (status 0) when it goes away
@@ -20,6 +20,8 @@
  * test client), so the heartbeat need not look again for stores that a
  * barrier-less guest left in the host's store buffer (emu_ring_recheck).
  * --trace FILE writes when each step of each command happened (trace.c).
+ * --peer-dir DIR is where the cards of one host find each other for peer
+ * windows (mmu.c): each publishes its device memory there under its serial.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -80,7 +82,8 @@ static void usage(FILE *f)
 		"                 [--vectors N] [--copy-engines N]\n"
 		"                 [--compute-engines N] [--serial N]\n"
 		"                 [--fetch-poll-us N] [--fetch-poll-max-us N]\n"
-		"                 [--fenced-guest] [--trace FILE] [--verbose]\n"
+		"                 [--fenced-guest] [--trace FILE] [--peer-dir DIR]\n"
+		"                 [--verbose]\n"
 		"       npu-card [--vectors N] --print-vectors\n"
 		"sizes take a K, M or G suffix; defaults: --bar-size 256M,\n"
 		"--rings 64, --vectors %u, --copy-engines 4, --compute-engines 2,\n"
@@ -128,6 +131,7 @@ enum {
 	OPT_RINGS, OPT_VECTORS, OPT_COPY_ENGINES, OPT_COMPUTE_ENGINES,
 	OPT_SERIAL, OPT_VERBOSE, OPT_HELP, OPT_PRINT_VECTORS,
 	OPT_FETCH_POLL_US, OPT_FENCED_GUEST, OPT_TRACE, OPT_FETCH_POLL_MAX_US,
+	OPT_PEER_DIR,
 };
 
 static const struct option options[] = {
@@ -148,6 +152,7 @@ static const struct option options[] = {
 	{ "fenced-guest", no_argument,	     NULL, OPT_FENCED_GUEST },
 	{ "trace",	  required_argument, NULL, OPT_TRACE },
 	{ "fetch-poll-max-us", required_argument, NULL, OPT_FETCH_POLL_MAX_US },
+	{ "peer-dir",	  required_argument, NULL, OPT_PEER_DIR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -191,6 +196,9 @@ static bool parse_option(struct emu_config *cfg, int opt, const char *arg)
 		return true;
 	case OPT_FETCH_POLL_MAX_US:
 		return parse_u32(arg, 0, EMU_FETCH_POLL_MAX_US, &cfg->fetch_poll_max_us);
+	case OPT_PEER_DIR:
+		cfg->peer_dir = arg;
+		return true;
 	}
 	return false;
 }

@@ -18,6 +18,7 @@
 /* One CALL of a program, on the ring's stack. */
 struct emu_program {
 	struct emu_card *card;
+	struct emu_ring_ctx *ctx;
 	const uint64_t *chunks;		/* the descriptor's, in guest RAM */
 	uint32_t count;
 	unsigned int depth;		/* 1: CALLed by the ring itself */
@@ -26,9 +27,10 @@ struct emu_program {
 	uint32_t npending;
 };
 
-static int emu_program_open(struct emu_program *p, struct emu_card *card,
+static int emu_program_open(struct emu_program *p, struct emu_ring_ctx *ctx,
 			    uint64_t desc_addr, unsigned int depth)
 {
+	struct emu_card *card = ctx->r->card;
 	struct npu_program_desc desc;
 	uint64_t nchunks;
 	unsigned int i;
@@ -51,6 +53,7 @@ static int emu_program_open(struct emu_program *p, struct emu_card *card,
 			     nchunks * sizeof(uint64_t)))
 		return NPU_ERR_HOST_ADDR;
 	p->card = card;
+	p->ctx = ctx;
 	p->chunks = (const uint64_t *)emu_dma_host_ptr(card, desc_addr + sizeof(desc));
 	p->depth = depth;
 	p->first = 0;
@@ -74,23 +77,25 @@ static int emu_program_fetch(struct emu_program *p, uint32_t i, struct emu_cmd *
 }
 
 /* A device word of size 4 or 8, aligned to its size, little endian. */
-static int emu_program_word(struct emu_card *card, uint64_t off, uint64_t size,
+static int emu_program_word(struct emu_program *p, uint64_t off, uint64_t size,
 			    uint64_t *v)
 {
 	uint8_t *ptr;
+	int err;
 
 	if (size != 4 && size != 8)
 		return NPU_ERR_PROGRAM;
 	if (off & (size - 1))
 		return NPU_ERR_ALIGN;
-	if (!emu_dma_dev_ok(card, off, size))
-		return NPU_ERR_DEV_ADDR;
-	ptr = emu_dma_dev_ptr(card, off);
-	if (size == 4)
+	if (!emu_ring_mmu_enter(p->ctx))
+		return CMD_ABORTED;
+	err = emu_ring_dev_range(p->ctx->r, off, size, false, &ptr);
+	if (!err && size == 4)
 		*v = le32toh(__atomic_load_n((uint32_t *)ptr, __ATOMIC_ACQUIRE));
-	else
+	else if (!err)
 		*v = le64toh(__atomic_load_n((uint64_t *)ptr, __ATOMIC_ACQUIRE));
-	return NPU_ERR_NONE;
+	emu_ring_mmu_leave(p->ctx);
+	return err;
 }
 
 /* The value, sign-extended from size bytes. */
@@ -125,9 +130,9 @@ static int emu_program_branch(struct emu_program *p, const struct emu_cmd *c,
 
 	if (c->value >= p->count)
 		return NPU_ERR_PROGRAM;
-	err = emu_program_word(p->card, c->dst, c->size, &a);
+	err = emu_program_word(p, c->dst, c->size, &a);
 	if (!err && !(c->flags & NPU_CMD_SRC_IMM))
-		err = emu_program_word(p->card, c->src, c->size, &b);
+		err = emu_program_word(p, c->src, c->size, &b);
 	if (err)
 		return err;
 	if (emu_branch_taken(c->arg, emu_program_signed(a, c->size),
@@ -147,7 +152,7 @@ static int emu_program_switch(struct emu_program *p, const struct emu_cmd *c,
 
 	if (c->value > p->count - *pc - 1)
 		return NPU_ERR_PROGRAM;
-	err = emu_program_word(p->card, c->dst, c->size, &i);
+	err = emu_program_word(p, c->dst, c->size, &i);
 	if (err)
 		return err;
 	*pc += 1 + (i < c->value ? i : c->value);
@@ -259,7 +264,7 @@ int emu_program_call(struct emu_ring_ctx *ctx, const struct emu_cmd *c,
 
 	if (depth >= NPU_PROGRAM_MAX_DEPTH)
 		return NPU_ERR_PROGRAM;
-	err = emu_program_open(&p, ctx->r->card, c->src, depth + 1);
+	err = emu_program_open(&p, ctx, c->src, depth + 1);
 	if (err)
 		return err;
 	return emu_program_run(ctx, &p);

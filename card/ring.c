@@ -121,16 +121,21 @@ static bool emu_ring_compute_checkpoint(void *arg)
 	return emu_ring_may_go_on(ctx);
 }
 
-/* Reset or quitting: an operator's loop stops early. */
-static bool emu_ring_abandoned(void *arg)
+/* Reset or quitting: what the ring was doing is no longer wanted. */
+bool emu_ring_gone(struct emu_ring_ctx *ctx)
 {
-	struct emu_ring_ctx *ctx = arg;
 	bool gone;
 
 	pthread_mutex_lock(&ctx->r->lock);
 	gone = !emu_ring_current(ctx);
 	pthread_mutex_unlock(&ctx->r->lock);
 	return gone;
+}
+
+/* Reset or quitting: an operator's loop stops early. */
+static bool emu_ring_abandoned(void *arg)
+{
+	return emu_ring_gone(arg);
 }
 
 /* One-shot FAIL_OP fault: consumed by the operator that hits it. */
@@ -692,7 +697,9 @@ void emu_ring_reset(struct emu_ring *r)
 	if (r->direct)
 		emu_direct_leave(&r->dir);
 	r->direct = false;
+	r->as = NULL;
 	emu_ring_write32(r, NPU_RING_HEAD, 0);
+	emu_ring_write64(r, NPU_RING_FAULT_ADDR, 0);
 	emu_ring_write32(r, NPU_RING_ERROR, NPU_ERR_NONE);
 	emu_ring_write32(r, NPU_RING_ERROR_INDEX, 0);
 	emu_ring_write64(r, NPU_RING_CMDS_DONE, 0);
@@ -752,7 +759,9 @@ void emu_ring_enable(struct emu_ring *r)
 	uint32_t vector = emu_ring_read32(r, NPU_RING_VECTOR);
 	uint32_t priority = emu_ring_read32(r, NPU_RING_PRIORITY);
 	bool direct = emu_ring_read64(r, NPU_RING_BIND_BASE) != 0;
+	uint32_t as_index = emu_ring_read32(r, NPU_RING_AS);
 	struct npu_ring_shadow *shadow = NULL, *kshadow;
+	struct emu_as *as;
 	struct emu_direct dir = { 0 };
 
 	pthread_mutex_lock(&r->lock);
@@ -761,6 +770,7 @@ void emu_ring_enable(struct emu_ring *r)
 
 	if (!emu_ring_config_ok(r, base, size, vector) ||
 	    priority > NPU_RING_PRIORITY_LOWEST ||
+	    !emu_mmu_as_latch(r->card, as_index, &as) ||
 	    !emu_ring_shadow_ok(r, &kshadow) ||
 	    (direct && emu_direct_latch(r->card, r->idx, kshadow, &dir, &shadow))) {
 		emu_log("ring %u: bad config base %#llx size %u vector %u",
@@ -775,6 +785,7 @@ void emu_ring_enable(struct emu_ring *r)
 	r->size = size;
 	r->vector = vector;
 	r->priority = priority;
+	r->as = as;
 	r->direct = direct;
 	r->dir = dir;
 	r->shadow = direct ? shadow : kshadow;

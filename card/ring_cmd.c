@@ -106,13 +106,15 @@ int emu_cmd_check_fields(const struct emu_cmd *c)
 }
 
 /* One side of a COPY or FILL: an SGL table, a host range or a device range. */
-static int copy_side(struct emu_card *card, struct emu_dma_side *side,
+static int copy_side(struct emu_ring *r, struct emu_dma_side *side,
 		     uint64_t addr, uint64_t size, bool sgl, bool host,
-		     uint32_t sg_count)
+		     uint32_t sg_count, bool write)
 {
 	if (sgl)
-		return emu_dma_side_sgl(card, side, addr, sg_count, size);
-	return emu_dma_side_contig(card, side, addr, host, size);
+		return emu_dma_side_sgl(r->card, side, addr, sg_count, size);
+	if (!host)
+		return emu_ring_dev_side(r, side, addr, size, write);
+	return emu_dma_side_contig(r->card, side, addr, host, size);
 }
 
 static int emu_exec_copy(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
@@ -122,15 +124,15 @@ static int emu_exec_copy(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	struct emu_dma_side src = { 0 }, dst = { 0 };
 	int err;
 
-	err = copy_side(card, &src, c->src, c->size,
+	err = copy_side(ctx->r, &src, c->src, c->size,
 			c->flags & NPU_CMD_SRC_SGL,
 			c->flags & (NPU_CMD_SRC_HOST | NPU_CMD_SRC_SGL),
-			c->src_sg_count);
+			c->src_sg_count, false);
 	if (!err)
-		err = copy_side(card, &dst, c->dst, c->size,
+		err = copy_side(ctx->r, &dst, c->dst, c->size,
 				c->flags & NPU_CMD_DST_SGL,
 				c->flags & (NPU_CMD_DST_HOST | NPU_CMD_DST_SGL),
-				c->dst_sg_count);
+				c->dst_sg_count, true);
 	if (!err && emu_ring_take_fail_dma(ctx->r))
 		err = NPU_ERR_DMA;
 	if (!err && !emu_dma_copy(card, &dst, &src, c->size, &client))
@@ -148,10 +150,10 @@ static int emu_exec_fill(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	struct emu_dma_side dst = { 0 };
 	int err;
 
-	err = copy_side(card, &dst, c->dst, c->size,
+	err = copy_side(ctx->r, &dst, c->dst, c->size,
 			c->flags & NPU_CMD_DST_SGL,
 			c->flags & (NPU_CMD_DST_HOST | NPU_CMD_DST_SGL),
-			c->dst_sg_count);
+			c->dst_sg_count, true);
 	if (!err && emu_ring_take_fail_dma(ctx->r))
 		err = NPU_ERR_DMA;
 	if (!err && !emu_dma_fill(card, &dst, c->arg, c->size, &client))
@@ -187,7 +189,7 @@ static int emu_irq_if_check(struct emu_card *card, const struct emu_cmd *c)
  * A FENCE's or WAIT's operand: value itself, or under VALUE_INDIRECT the
  * device word at value, read as the command runs.
  */
-static int emu_cmd_value(struct emu_card *card, const struct emu_cmd *c,
+static int emu_cmd_value(struct emu_ring *r, const struct emu_cmd *c,
 			 uint64_t *value)
 {
 	uint64_t *word;
@@ -197,7 +199,7 @@ static int emu_cmd_value(struct emu_card *card, const struct emu_cmd *c,
 		*value = c->value;
 		return NPU_ERR_NONE;
 	}
-	err = emu_dma_word(card, c->value, false, 8, &word);
+	err = emu_ring_word(r, c->value, false, 8, false, &word);
 	if (!err)
 		*value = word_load(word);
 	return err;
@@ -212,11 +214,11 @@ int emu_exec_fence(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 
 	err = emu_irq_if_check(card, c);
 	if (!err)
-		err = emu_cmd_value(card, c, &value);
+		err = emu_cmd_value(ctx->r, c, &value);
 	if (err)
 		return err;
-	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST,
-			   with_time ? 16 : 8, &word);
+	err = emu_ring_word(ctx->r, c->dst, c->flags & NPU_CMD_DST_HOST,
+			    with_time ? 16 : 8, true, &word);
 	if (err)
 		return err;
 	/* The time first: whoever sees the value may read the time. */
@@ -234,7 +236,8 @@ int emu_exec_timestamp(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	uint64_t *word;
 	int err;
 
-	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
+	err = emu_ring_word(ctx->r, c->dst, c->flags & NPU_CMD_DST_HOST, 8, true,
+			    &word);
 	if (err)
 		return err;
 	word_store(word, emu_card_clock_ns(card));
@@ -256,16 +259,36 @@ static bool wait_cond_met(uint32_t cond, uint64_t word, uint64_t value)
 	return false;
 }
 
+/*
+ * The WAIT's word, looked up anew each time on a translated ring, whose
+ * address space is not held while the ring waits.
+ */
+static int wait_look(struct emu_ring_ctx *ctx, const struct emu_cmd *c,
+		     uint64_t *now, uint64_t *value)
+{
+	uint64_t *word;
+	int err;
+
+	if (!emu_ring_mmu_enter(ctx))
+		return CMD_ABORTED;
+	err = emu_ring_word(ctx->r, c->dst, c->flags & NPU_CMD_DST_HOST, 8, false,
+			    &word);
+	if (!err && value)
+		err = emu_cmd_value(ctx->r, c, value);
+	if (!err)
+		*now = word_load(word);
+	emu_ring_mmu_leave(ctx);
+	return err;
+}
+
 int emu_exec_wait(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
 	struct emu_card *card = ctx->r->card;
 	bool waiting = false;
-	uint64_t *word, value;
+	uint64_t now, value;
 	int err;
 
-	err = emu_dma_word(card, c->dst, c->flags & NPU_CMD_DST_HOST, 8, &word);
-	if (!err)
-		err = emu_cmd_value(card, c, &value);
+	err = wait_look(ctx, c, &now, &value);
 	if (err)
 		return err;
 
@@ -273,7 +296,7 @@ int emu_exec_wait(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 		uint64_t seq = __atomic_load_n(&card->fence_seq,
 					       __ATOMIC_ACQUIRE);
 
-		if (wait_cond_met(c->arg, word_load(word), value))
+		if (wait_cond_met(c->arg, now, value))
 			break;
 		if (!waiting) {
 			emu_ring_set_status(ctx->r, NPU_RING_WAITING);
@@ -282,6 +305,9 @@ int emu_exec_wait(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 		emu_ring_wait_for_fence(ctx, seq);
 		if (!emu_ring_checkpoint(ctx))
 			return CMD_ABORTED;
+		err = wait_look(ctx, c, &now, NULL);
+		if (err)
+			return err;
 	}
 	if (waiting)
 		emu_ring_set_status(ctx->r, NPU_RING_RUNNING);
@@ -297,6 +323,20 @@ static int emu_exec_compute(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	return err == EMU_COMPUTE_ABORTED ? CMD_ABORTED : err;
 }
 
+/* A command that holds the ring's address space from its checks to its end. */
+static int emu_exec_held(struct emu_ring_ctx *ctx, const struct emu_cmd *c,
+			 int (*exec)(struct emu_ring_ctx *ctx,
+				     const struct emu_cmd *c))
+{
+	int err;
+
+	if (!emu_ring_mmu_enter(ctx))
+		return CMD_ABORTED;
+	err = exec(ctx, c);
+	emu_ring_mmu_leave(ctx);
+	return err;
+}
+
 int emu_exec_cmd(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 {
 	int err = emu_cmd_check_fields(c);
@@ -308,17 +348,17 @@ int emu_exec_cmd(struct emu_ring_ctx *ctx, const struct emu_cmd *c)
 	case NPU_OP_NOP:
 		return NPU_ERR_NONE;
 	case NPU_OP_COPY:
-		return emu_exec_copy(ctx, c);
+		return emu_exec_held(ctx, c, emu_exec_copy);
 	case NPU_OP_FILL:
-		return emu_exec_fill(ctx, c);
+		return emu_exec_held(ctx, c, emu_exec_fill);
 	case NPU_OP_FENCE:
-		return emu_exec_fence(ctx, c);
+		return emu_exec_held(ctx, c, emu_exec_fence);
 	case NPU_OP_WAIT:
 		return emu_exec_wait(ctx, c);
 	case NPU_OP_TIMESTAMP:
-		return emu_exec_timestamp(ctx, c);
+		return emu_exec_held(ctx, c, emu_exec_timestamp);
 	case NPU_OP_COMPUTE:
-		return emu_exec_compute(ctx, c);
+		return emu_exec_held(ctx, c, emu_exec_compute);
 	case NPU_OP_CALL:
 		return emu_program_call(ctx, c, 0);
 	case NPU_OP_JUMP:

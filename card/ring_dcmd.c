@@ -76,16 +76,20 @@ static int emu_exec_direct_transfer(struct emu_ring_ctx *ctx, const struct emu_d
 	bool copy = d->opcode == NPU_OP_COPY;
 	int err;
 
+	if (!emu_ring_mmu_enter(ctx))
+		return CMD_ABORTED;
 	emu_direct_enter(card, &r->dir);
-	err = emu_direct_side(card, &r->dir, d->dst_bind, d->dst, d->size, &dst);
+	err = emu_direct_side(r, &r->dir, d->dst_bind, d->dst, d->size, true, &dst);
 	if (!err && copy)
-		err = emu_direct_side(card, &r->dir, d->src_bind, d->src, d->size, &src);
+		err = emu_direct_side(r, &r->dir, d->src_bind, d->src, d->size, false,
+				      &src);
 	if (!err && emu_ring_take_fail_dma(r))
 		err = NPU_ERR_DMA;
 	if (!err && !(copy ? emu_dma_copy(card, &dst, &src, d->size, &client) :
 		      emu_dma_fill(card, &dst, d->arg, d->size, &client)))
 		err = CMD_ABORTED;
 	emu_direct_leave(&r->dir);
+	emu_ring_mmu_leave(ctx);
 
 	emu_dma_side_free(&src);
 	emu_dma_side_free(&dst);
@@ -99,9 +103,12 @@ static int emu_exec_direct_compute(struct emu_ring_ctx *ctx, const struct emu_dc
 	struct emu_ring *r = ctx->r;
 	int err;
 
+	if (!emu_ring_mmu_enter(ctx))
+		return CMD_ABORTED;
 	emu_direct_enter(r->card, &r->dir);
-	err = emu_compute_direct(r->card, &r->dir, d->src_bind, d->src, d->size, &client);
+	err = emu_compute_direct(r, &r->dir, d->src_bind, d->src, d->size, &client);
 	emu_direct_leave(&r->dir);
+	emu_ring_mmu_leave(ctx);
 	return err == EMU_COMPUTE_ABORTED ? CMD_ABORTED : err;
 }
 

@@ -56,6 +56,7 @@ struct emu_ring_ctx {
 
 /* ring.c */
 bool emu_ring_checkpoint(struct emu_ring_ctx *ctx);
+bool emu_ring_gone(struct emu_ring_ctx *ctx);
 struct emu_dma_client emu_ring_dma_client(struct emu_ring_ctx *ctx);
 struct emu_compute_client emu_ring_compute_client(struct emu_ring_ctx *ctx);
 void emu_ring_set_status(struct emu_ring *r, enum npu_ring_state state);
@@ -75,6 +76,16 @@ static inline const void *emu_ring_head_entry(struct emu_ring *r)
 	return emu_dma_host_ptr(r->card, r->base + (uint64_t)(r->head & (r->size - 1)) *
 				sizeof(struct npu_cmd));
 }
+
+/* ring_mmu.c */
+bool emu_ring_mmu_enter(struct emu_ring_ctx *ctx);
+void emu_ring_mmu_leave(struct emu_ring_ctx *ctx);
+int emu_ring_dev_range(struct emu_ring *r, uint64_t addr, uint64_t len,
+		       bool write, uint8_t **ptr);
+int emu_ring_word(struct emu_ring *r, uint64_t addr, bool host, uint64_t len,
+		  bool write, uint64_t **word);
+int emu_ring_dev_side(struct emu_ring *r, struct emu_dma_side *side,
+		      uint64_t addr, uint64_t size, bool write);
 
 /* ring_cmd.c */
 void emu_ring_fetch(struct emu_ring *r, struct emu_cmd *c);

@@ -143,6 +143,73 @@ enum npu_fault {
 #define NPU_TEL_ECC_CORRECTED		0x230	/* u64: device memory errors corrected */
 #define NPU_TEL_ECC_UNCORRECTED		0x238	/* u64: and not correctable */
 
+/*
+ * The MMU (docs/hardware.md, "The MMU"): per address space, page tables
+ * in host memory that the driver owns.  Sv39-like: a 39-bit virtual
+ * address, 4 KiB pages, three levels of 512 little-endian u64 entries, a
+ * table one 4 KiB page at a bus address.  VA bits 38..30 index the root,
+ * 29..21 the middle table, 20..12 the bottom one.  A middle entry may be
+ * a 2 MiB leaf, a root entry a 1 GiB leaf (address aligned to the size).
+ *
+ * Commands: write the operands, then CMD and CMD_CTRL = GO, and ring the
+ * control doorbell; the card clears GO when the command is done and puts
+ * its outcome in CMD_STATUS.  An INVALIDATE is done when no access, of a
+ * command started before it or after, uses a translation it dropped.
+ * The card may cache any entry, valid or not, until it is invalidated.
+ */
+#define NPU_MMU_NUM_AS			0x300	/* u32, RO: address spaces 1..NUM_AS */
+#define NPU_MMU_VA_BITS			0x304	/* u32, RO: 39 */
+#define NPU_MMU_PAGE_SHIFT		0x308	/* u32, RO: 12 */
+#define NPU_MMU_NUM_PEERS		0x30c	/* u32, RO: peer windows 0..NUM_PEERS-1 */
+#define NPU_MMU_CMD			0x310	/* u32, RW: enum npu_mmu_cmd */
+#define NPU_MMU_CMD_INDEX		0x314	/* u32, RW: the address space, or the peer window */
+#define NPU_MMU_CMD_ADDR		0x318	/* u64, RW: SET_ROOT: root table; INVALIDATE: VA */
+#define NPU_MMU_CMD_SIZE		0x320	/* u64, RW: INVALIDATE: bytes */
+#define NPU_MMU_CMD_CTRL		0x328	/* u32, RW, via control doorbell */
+#define   NPU_MMU_CMD_CTRL_GO		0x1
+#define NPU_MMU_CMD_STATUS		0x32c	/* u32, RO: the last command's npu_mmu_status */
+#define NPU_MMU_PEER_OPEN		0x330	/* u32, RO: bit i set: window i open */
+#define NPU_MMU_PEER_SERIAL(i)		(0x340 + (i) * 8)	/* u64, RW: the peer's SERIAL */
+#define NPU_MMU_PEER_SIZE(i)		(0x380 + (i) * 8)	/* u64, RO: its devmem, 0: closed */
+#define NPU_MMU_MAX_PEERS		8	/* room for the registers above */
+
+enum npu_mmu_cmd {
+	NPU_MMU_SET_ROOT = 1,		/* INDEX: AS; ADDR: root table's bus address, 0: none */
+	NPU_MMU_INVALIDATE = 2,		/* INDEX: AS; [ADDR, ADDR + SIZE) */
+	NPU_MMU_INVALIDATE_ALL = 3,	/* INDEX: AS */
+	NPU_MMU_OPEN_PEER = 4,		/* INDEX: window; the card of PEER_SERIAL(INDEX) */
+	NPU_MMU_CLOSE_PEER = 5,		/* INDEX: window */
+};
+
+enum npu_mmu_status {
+	NPU_MMU_OK = 0,
+	NPU_MMU_BAD_CMD = 1,		/* unknown command, index or unaligned operand */
+	NPU_MMU_NO_PEER = 2,		/* OPEN_PEER: no card of that serial reachable */
+	NPU_MMU_NO_ROOM = 3,		/* the card could not take the address space on */
+};
+
+/* A page table entry. */
+#define NPU_PTE_VALID			0x1ULL
+#define NPU_PTE_LEAF			0x2ULL	/* else: the next table's address */
+#define NPU_PTE_WRITE			0x4ULL	/* leaf: writable */
+#define NPU_PTE_TARGET_SHIFT		4		/* leaf: enum npu_pte_target */
+#define NPU_PTE_TARGET_MASK		(3ULL << NPU_PTE_TARGET_SHIFT)
+#define NPU_PTE_PEER_SHIFT		6		/* leaf, TARGET_PEER: the window */
+#define NPU_PTE_PEER_MASK		(0xfULL << NPU_PTE_PEER_SHIFT)
+#define NPU_PTE_ADDR_MASK		(~0xfffULL)
+#define NPU_PTE_TARGET(t)		((__u64)(t) << NPU_PTE_TARGET_SHIFT)
+#define NPU_PTE_PEER(i)			((__u64)(i) << NPU_PTE_PEER_SHIFT)
+
+enum npu_pte_target {
+	NPU_PTE_DEVICE = 0,		/* address: offset in this card's device memory */
+	NPU_PTE_HOST = 1,		/* address: host bus address */
+	NPU_PTE_PEER_MEM = 2,		/* address: offset in the window's peer's device memory */
+};
+
+#define NPU_MMU_PAGE_SIZE		4096
+#define NPU_MMU_LEVELS			3
+#define NPU_MMU_ENTRIES			512
+
 /* Per-ring registers: NPU_RING_REG(ring, NPU_RING_*) is the BAR2 offset. */
 #define NPU_RING_REG(ring, reg)		(NPU_RING_REGS_BASE + \
 					 (ring) * NPU_RING_REGS_STRIDE + (reg))
@@ -179,6 +246,28 @@ enum npu_fault {
 #define NPU_RING_SLOT_IRQ_BASE		0x68	/* u64, RW: SLOT_COUNT u32 interrupt words */
 #define NPU_RING_USER_SHADOW		0x70	/* u64, RW: the submitter's npu_ring_shadow */
 
+/*
+ * The ring's address space (docs/hardware.md, "The MMU"), latched at
+ * ENABLE: 0, untranslated (device addresses are device-memory offsets), or
+ * 1..NPU_MMU_NUM_AS.  FAULT_ADDR describes the ring's last page fault
+ * (NPU_ERR_PAGE_FAULT): the first virtual address the access could not
+ * use, the reason and whether it wrote; a ring reset zeroes it.
+ */
+#define NPU_RING_AS			0x3c	/* u32, RW */
+#define NPU_RING_FAULT_ADDR		0x78	/* u64, RO */
+#define   NPU_RING_FAULT_VA_MASK	((1ULL << 48) - 1)
+#define   NPU_RING_FAULT_REASON_SHIFT	48	/* 8 bits: enum npu_page_fault */
+#define   NPU_RING_FAULT_REASON(v)	(((v) >> NPU_RING_FAULT_REASON_SHIFT) & 0xff)
+#define   NPU_RING_FAULT_WRITE		0x8000000000000000ULL
+
+enum npu_page_fault {
+	NPU_PF_NONE = 0,
+	NPU_PF_UNMAPPED = 1,		/* no valid entry maps the page */
+	NPU_PF_READ_ONLY = 2,		/* a write to a leaf without WRITE */
+	NPU_PF_MALFORMED = 3,		/* a reserved bit, a misaligned or out-of-range address */
+	NPU_PF_PEER_CLOSED = 4,		/* a peer leaf whose window is not open */
+};
+
 enum npu_ring_state {
 	NPU_RING_DISABLED = 0,
 	NPU_RING_IDLE = 1,		/* HEAD == TAIL */
@@ -202,6 +291,7 @@ enum npu_error {
 	NPU_ERR_OP_FAILED = 11,		/* the operator library failed to run the operator */
 	NPU_ERR_ACCESS = 12,		/* direct ring: a binding or slot it may not use */
 	NPU_ERR_PROGRAM = 13,		/* malformed program, bad control target, too deep */
+	NPU_ERR_PAGE_FAULT = 14,	/* translated ring: see NPU_RING_FAULT_ADDR */
 };
 
 /*

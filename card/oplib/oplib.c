@@ -343,6 +343,27 @@ int oplib_check_within(const struct npu_op_desc *desc, size_t size,
 	return op_prepare(desc, size, devmem_size, within, &op, &family);
 }
 
+int oplib_tensor_ranges(const struct npu_op_desc *desc, size_t size,
+			uint64_t devmem_size, struct oplib_range *ranges,
+			unsigned int *num_inputs, unsigned int *num_tensors)
+{
+	const struct oplib_family *family;
+	struct oplib_op op;
+	unsigned int i;
+	int err;
+
+	err = op_prepare(desc, size, devmem_size, NULL, &op, &family);
+	if (err)
+		return err;
+	for (i = 0; i < op.num_tensors; i++) {
+		ranges[i].addr = op.t[i].addr;
+		ranges[i].size = op.t[i].extent;
+	}
+	*num_inputs = op.num_inputs;
+	*num_tensors = op.num_tensors;
+	return NPU_ERR_NONE;
+}
+
 /* The cache key: the descriptor with every tensor address zeroed. */
 static void desc_key(const struct npu_op_desc *desc, size_t size,
 		     unsigned int num_tensors, uint8_t *key)

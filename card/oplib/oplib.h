@@ -126,6 +126,15 @@ int oplib_check_within(const struct npu_op_desc *desc, size_t size,
 		       uint64_t devmem_size, const struct oplib_range *within);
 
 /*
+ * oplib_check(), then where each tensor lies: @ranges[i] for tensor i
+ * (inputs first), *num_inputs and *num_tensors of them.  An empty tensor
+ * has size 0.
+ */
+int oplib_tensor_ranges(const struct npu_op_desc *desc, size_t size,
+			uint64_t devmem_size, struct oplib_range *ranges,
+			unsigned int *num_inputs, unsigned int *num_tensors);
+
+/*
  * Check and run the operator.  Returns NPU_ERR_NONE, the ring error, or
  * OPLIB_ABORTED when a hook abandoned it (its output may then be partly
  * written).  The engine is held only while the operator computes: not for

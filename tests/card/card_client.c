@@ -96,7 +96,7 @@ static void spawn_card(struct client *c, pid_t parent)
 {
 	char ram[32], low[32], bar[32], rings[16], vecs[16], eng[16], ser[32];
 	char ops[16], poll_us[16];
-	const char *argv[30];
+	const char *argv[32];
 	int n = 0;
 
 	snprintf(ram, sizeof(ram), "%llu", (unsigned long long)c->opts.ram_size);
@@ -125,6 +125,9 @@ static void spawn_card(struct client *c, pid_t parent)
 	}
 	if (c->opts.fenced_guest)
 		argv[n++] = "--fenced-guest";
+	if (c->opts.peer_dir) {
+		argv[n++] = "--peer-dir";	argv[n++] = c->opts.peer_dir;
+	}
 	if (getenv("NPU_CARD_VERBOSE"))
 		argv[n++] = "--verbose";
 	argv[n] = NULL;
@@ -757,6 +760,50 @@ uint64_t client_op_size(const struct npu_op_desc *d)
 {
 	return sizeof(*d) + (d->num_inputs + d->num_outputs) *
 			    sizeof(struct npu_tensor_desc);
+}
+
+int client_mmu_cmd(struct client *c, uint32_t cmd, uint32_t index,
+		   uint64_t addr, uint64_t size)
+{
+	client_reg_wr32(c, NPU_MMU_CMD, cmd);
+	client_reg_wr32(c, NPU_MMU_CMD_INDEX, index);
+	client_reg_wr64(c, NPU_MMU_CMD_ADDR, addr);
+	client_reg_wr64(c, NPU_MMU_CMD_SIZE, size);
+	client_reg_wr32(c, NPU_MMU_CMD_CTRL, NPU_MMU_CMD_CTRL_GO);
+	client_doorbell(c, 0);
+	if (!client_reg_wait32(c, NPU_MMU_CMD_CTRL, NPU_MMU_CMD_CTRL_GO, 0,
+			       CLIENT_CTRL_MS))
+		return -1;
+	return client_reg_rd32(c, NPU_MMU_CMD_STATUS);
+}
+
+uint64_t client_pt_new(struct client *c)
+{
+	uint64_t gpa = client_host_alloc(c, NPU_MMU_PAGE_SIZE, NPU_MMU_PAGE_SIZE);
+
+	memset(client_gpa_ptr(c, gpa), 0, NPU_MMU_PAGE_SIZE);
+	return gpa;
+}
+
+void client_pt_map(struct client *c, uint64_t root, uint64_t va,
+		   unsigned int level, uint64_t pte)
+{
+	uint64_t table = root;
+	unsigned int l;
+
+	for (l = 0;; l++) {
+		unsigned int shift = 12 + 9 * (NPU_MMU_LEVELS - 1 - l);
+		uint64_t *e = (uint64_t *)client_gpa_ptr(c, table) +
+			      ((va >> shift) & (NPU_MMU_ENTRIES - 1));
+
+		if (l == level) {
+			client_word_wr((uint8_t *)e, pte);
+			return;
+		}
+		if (!(client_word_rd((uint8_t *)e) & NPU_PTE_VALID))
+			client_word_wr((uint8_t *)e, client_pt_new(c) | NPU_PTE_VALID);
+		table = client_word_rd((uint8_t *)e) & NPU_PTE_ADDR_MASK;
+	}
 }
 
 /* xorshift64*: plenty for test data, and reproducible. */

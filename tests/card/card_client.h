@@ -41,6 +41,7 @@ struct client_opts {
 	int fetch_poll_us;	/* --fetch-poll-us, unless negative */
 	bool fenced_guest;	/* --fenced-guest: no second looks */
 	bool stale_socket;	/* leave a dead socket where the card listens */
+	const char *peer_dir;	/* --peer-dir, unless NULL */
 };
 
 struct client {
@@ -178,6 +179,19 @@ struct npu_op_desc *client_op_init(struct client *c, uint64_t gpa,
 void client_op_tensor(struct npu_op_desc *d, unsigned int i, uint64_t addr,
 		      unsigned int ndims, const uint64_t *dims);
 uint64_t client_op_size(const struct npu_op_desc *d);
+
+/*
+ * The MMU, as a driver runs it: a command through the control doorbell
+ * (the card's NPU_MMU_CMD_STATUS, or -1 if GO never cleared), and page
+ * tables in guest RAM.  client_pt_map() sets the entry of va at @level
+ * (0: a 1 GiB leaf, 1: 2 MiB, 2: 4 KiB) to @pte, with the tables above it
+ * made as needed.
+ */
+int client_mmu_cmd(struct client *c, uint32_t cmd, uint32_t index,
+		   uint64_t addr, uint64_t size);
+uint64_t client_pt_new(struct client *c);
+void client_pt_map(struct client *c, uint64_t root, uint64_t va,
+		   unsigned int level, uint64_t pte);
 
 /* Deterministic pseudo-random bytes */
 uint64_t client_rnd_next(uint64_t *state);
