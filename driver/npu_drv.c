@@ -193,9 +193,10 @@ static const struct drm_driver npu_drm_driver = {
 	.major = 1,
 	/*
 	 * 1.1: DRM_NPU_OP_COMPUTE; 1.2: direct streams; 1.3: their operators;
-	 * 1.4: programs, CLOCK_WRITE, shared buffers, COMPUTE_NS
+	 * 1.4: programs, CLOCK_WRITE, shared buffers, COMPUTE_NS;
+	 * 1.5: card reset (DRM_NPU_ERR_RESET, RESET_COUNT, CTX_LOST)
 	 */
-	.minor = 4,
+	.minor = 5,
 };
 
 static int npu_map_bars(struct npu_device *ndev)

@@ -33,8 +33,11 @@
 
 #define NPU_MAGIC			0x3155504e	/* "NPU1" */
 #define NPU_VERSION_MAJOR		2
-/* 1: ring shadows, NPU_CMD_IRQ_IF; 2: direct rings; 3: COMPUTE on them; 4: programs */
-#define NPU_VERSION_MINOR		4
+/*
+ * 1: ring shadows, NPU_CMD_IRQ_IF; 2: direct rings; 3: COMPUTE on them;
+ * 4: programs; 5: telemetry, the MMU
+ */
+#define NPU_VERSION_MINOR		5
 #define NPU_VERSION			((NPU_VERSION_MAJOR << 16) | NPU_VERSION_MINOR)
 
 /* BAR2 window layout */
