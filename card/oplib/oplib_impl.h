@@ -324,7 +324,15 @@ int oplib_plan_convert(struct oplib_plan *plan, unsigned int src, unsigned int d
 void oplib_f16_widen(const uint8_t *from, float *to, uint64_t n);
 void oplib_f16_narrow(const float *from, uint8_t *to, uint64_t n);
 
-/* oplib_softmax_rows.c: SOFTMAX over dense F32 rows, with AVX2 */
+/* oplib_isa.c: the widest vector instructions the loops may use */
+enum oplib_isa {
+	OPLIB_ISA_BASE,		/* x86-64's SSE2: the loops the compiler vectorises */
+	OPLIB_ISA_AVX2,		/* with FMA */
+	OPLIB_ISA_AVX512,	/* AVX-512F */
+};
+enum oplib_isa oplib_isa(void);
+
+/* oplib_softmax_rows.c: SOFTMAX and log-SOFTMAX over dense F32 rows, with AVX2 or AVX-512 */
 bool oplib_softmax_rows_apply(const struct oplib_op *op);
 bool oplib_softmax_rows_loop(const struct oplib_op *op, const struct oplib_step *step,
 			     uint8_t *const *bufs, const struct oplib_hooks *hooks);

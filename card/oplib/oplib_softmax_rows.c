@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SOFTMAX over the last axis of dense float32 rows (attention scores, a
- * language model's logits): oneDNN 2.6's kernel takes about twice
- * onnxruntime's time there, so with AVX2 and FMA this loop does it, eight
- * lanes at a time, rows shared between the engine's threads.  Three
- * passes over a row, which stays in cache: its maximum, exp(x - max)
- * written to y and summed, y scaled by 1 / sum.
+ * SOFTMAX and log-SOFTMAX over the last axis of dense float32 rows
+ * (attention scores, a language model's logits): oneDNN 2.6's kernel takes
+ * about twice onnxruntime's time there, so with AVX2 and FMA, or AVX-512,
+ * these loops do it, eight or sixteen lanes at a time (oplib_isa() says
+ * which: onnxruntime's kernels are AVX-512 on a CPU that has it), rows
+ * shared between the engine's threads.  Three passes over a row, which
+ * stays in cache: its maximum; exp(x - max) summed (and for SOFTMAX
+ * written to y); then y = exp(x - max) / sum, scaling y in place, or y =
+ * x - max - log(sum).  Log-SOFTMAX stores nothing in the second pass, so
+ * that x may be y.
  *
  * exp is computed as 2^n * e^r, n = round(x / ln 2), |r| <= ln 2 / 2, e^r
  * by its Taylor polynomial to degree 6 (relative error under 2e-7, the
- * float32 rounding of the terms), 2^n put into the exponent bits.
- * Arguments below -87 (e^-87 ~ 1.6e-38) give that smallest value rather
- * than a denormal: weights that small vanish in any sum that has the
- * row's maximum, whose weight is 1.
+ * float32 rounding of the terms), 2^n put into the exponent bits; both
+ * widths compute the same value for each element.  Arguments below -87
+ * (e^-87 ~ 1.6e-38) give that smallest value rather than a denormal:
+ * weights that small vanish in any sum that has the row's maximum, whose
+ * weight is 1.
  */
 #include <immintrin.h>
 #include <math.h>
@@ -28,6 +33,8 @@
 
 /* Every so many rows a thread asks whether the operator is abandoned. */
 #define SOFTMAX_ROWS_PER_ASK	64
+
+/* ---- AVX2, eight lanes ----------------------------------------------------- */
 
 __attribute__((target("avx2,fma")))
 static __m256 exp_avx2(__m256 x)
@@ -52,7 +59,7 @@ static __m256 exp_avx2(__m256 x)
 }
 
 __attribute__((target("avx2,fma")))
-static float row_max(const float *x, int64_t n)
+static float row_max_avx2(const float *x, int64_t n)
 {
 	__m256 m = _mm256_set1_ps(-INFINITY);
 	float lanes[8], best;
@@ -70,9 +77,9 @@ static float row_max(const float *x, int64_t n)
 	return best;
 }
 
-/* y = exp(x - max); returns the sum of y, in double over blocks of lanes. */
+/* The sum of exp(x - max), each term also written to y unless y is NULL. */
 __attribute__((target("avx2,fma")))
-static double row_exp(const float *x, float max, float *y, int64_t n)
+static double row_exp_avx2(const float *x, float max, float *y, int64_t n)
 {
 	__m256 m = _mm256_set1_ps(max), s = _mm256_setzero_ps();
 	float lanes[8], tail[8] = { 0 };
@@ -80,11 +87,16 @@ static double row_exp(const float *x, float max, float *y, int64_t n)
 	double sum = 0;
 	unsigned int l;
 
-	for (; i + 8 <= n; i += 8) {
-		__m256 e = exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), m));
+	if (y) {
+		for (; i + 8 <= n; i += 8) {
+			__m256 e = exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), m));
 
-		_mm256_storeu_ps(y + i, e);
-		s = _mm256_add_ps(s, e);
+			_mm256_storeu_ps(y + i, e);
+			s = _mm256_add_ps(s, e);
+		}
+	} else {
+		for (; i + 8 <= n; i += 8)
+			s = _mm256_add_ps(s, exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), m)));
 	}
 	_mm256_storeu_ps(lanes, s);
 	for (l = 0; l < 8; l++)
@@ -93,7 +105,8 @@ static double row_exp(const float *x, float max, float *y, int64_t n)
 		memcpy(tail, x + i, (n - i) * sizeof(float));
 		_mm256_storeu_ps(lanes, exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(tail), m)));
 		for (l = 0; i + l < n; l++) {
-			y[i + l] = lanes[l];
+			if (y)
+				y[i + l] = lanes[l];
 			sum += lanes[l];
 		}
 	}
@@ -101,7 +114,7 @@ static double row_exp(const float *x, float max, float *y, int64_t n)
 }
 
 __attribute__((target("avx2,fma")))
-static void row_scale(float *y, float k, int64_t n)
+static void row_scale_avx2(float *y, float k, int64_t n)
 {
 	__m256 kk = _mm256_set1_ps(k);
 	int64_t i = 0;
@@ -112,14 +125,152 @@ static void row_scale(float *y, float k, int64_t n)
 		y[i] *= k;
 }
 
+/* y = (x - max) - k */
+__attribute__((target("avx2,fma")))
+static void row_shift_avx2(const float *x, float max, float k, float *y, int64_t n)
+{
+	__m256 m = _mm256_set1_ps(max), kk = _mm256_set1_ps(k);
+	int64_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(y + i, _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), kk));
+	for (; i < n; i++)
+		y[i] = (x[i] - max) - k;
+}
+
+static void softmax_row_avx2(const float *x, float *y, int64_t n, bool log_softmax)
+{
+	float max = row_max_avx2(x, n);
+
+	if (log_softmax)
+		row_shift_avx2(x, max, (float)log(row_exp_avx2(x, max, NULL, n)), y, n);
+	else
+		row_scale_avx2(y, (float)(1 / row_exp_avx2(x, max, y, n)), n);
+}
+
+/* ---- AVX-512, sixteen lanes, the tail under a mask ------------------------------ */
+
+/* The same arithmetic as exp_avx2(), lane for lane. */
+__attribute__((target("avx512f")))
+static __m512 exp_avx512(__m512 x)
+{
+	__m512 n, r, p;
+	__m512i bits;
+
+	x = _mm512_max_ps(x, _mm512_set1_ps(EXP_MIN_ARG));
+	n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(LOG2E)),
+				 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_HI), x);
+	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(LN2_LO), r);
+	p = _mm512_set1_ps(1.0f / 720);
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+	bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+	return _mm512_mul_ps(p, _mm512_castsi512_ps(bits));
+}
+
+/* The lanes of a row's last, partial vector of @left elements. */
+static inline __mmask16 tail_mask(int64_t left)
+{
+	return (__mmask16)((1u << left) - 1);
+}
+
+__attribute__((target("avx512f")))
+static float row_max_avx512(const float *x, int64_t n)
+{
+	__m512 m = _mm512_set1_ps(-INFINITY);
+	int64_t i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		m = _mm512_max_ps(m, _mm512_loadu_ps(x + i));
+	if (i < n)
+		m = _mm512_max_ps(m, _mm512_mask_loadu_ps(m, tail_mask(n - i), x + i));
+	return _mm512_reduce_max_ps(m);
+}
+
+/* The sum of exp(x - max), each term also written to y unless y is NULL. */
+__attribute__((target("avx512f")))
+static double row_exp_avx512(const float *x, float max, float *y, int64_t n)
+{
+	__m512 m = _mm512_set1_ps(max), s = _mm512_setzero_ps();
+	int64_t i = 0;
+
+	if (y) {
+		for (; i + 16 <= n; i += 16) {
+			__m512 e = exp_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + i), m));
+
+			_mm512_storeu_ps(y + i, e);
+			s = _mm512_add_ps(s, e);
+		}
+	} else {
+		for (; i + 16 <= n; i += 16)
+			s = _mm512_add_ps(s, exp_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + i), m)));
+	}
+	if (i < n) {
+		__mmask16 k = tail_mask(n - i);
+		__m512 e = exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), m));
+
+		if (y)
+			_mm512_mask_storeu_ps(y + i, k, e);
+		s = _mm512_mask_add_ps(s, k, s, e);
+	}
+	return _mm512_reduce_add_ps(s);
+}
+
+__attribute__((target("avx512f")))
+static void row_scale_avx512(float *y, float k, int64_t n)
+{
+	__m512 kk = _mm512_set1_ps(k);
+	int64_t i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		_mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), kk));
+	if (i < n)
+		_mm512_mask_storeu_ps(y + i, tail_mask(n - i),
+				      _mm512_mul_ps(_mm512_maskz_loadu_ps(tail_mask(n - i), y + i), kk));
+}
+
+/* y = (x - max) - k */
+__attribute__((target("avx512f")))
+static void row_shift_avx512(const float *x, float max, float k, float *y, int64_t n)
+{
+	__m512 m = _mm512_set1_ps(max), kk = _mm512_set1_ps(k);
+	int64_t i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		_mm512_storeu_ps(y + i, _mm512_sub_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), m), kk));
+	if (i < n) {
+		__m512 v = _mm512_maskz_loadu_ps(tail_mask(n - i), x + i);
+
+		_mm512_mask_storeu_ps(y + i, tail_mask(n - i),
+				      _mm512_sub_ps(_mm512_sub_ps(v, m), kk));
+	}
+}
+
+static void softmax_row_avx512(const float *x, float *y, int64_t n, bool log_softmax)
+{
+	float max = row_max_avx512(x, n);
+
+	if (log_softmax)
+		row_shift_avx512(x, max, (float)log(row_exp_avx512(x, max, NULL, n)), y, n);
+	else
+		row_scale_avx512(y, (float)(1 / row_exp_avx512(x, max, y, n)), n);
+}
+
+/* ---- the rows ------------------------------------------------------------------ */
+
 bool oplib_softmax_rows_apply(const struct oplib_op *op)
 {
 	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
 
 	return x->dtype == NPU_DTYPE_F32 && y->dtype == NPU_DTYPE_F32 &&
-	       oplib_dense(x) && oplib_dense(y) && !oplib_u32(op->attrs->softmax.log) &&
+	       oplib_dense(x) && oplib_dense(y) &&
 	       oplib_u32(op->attrs->softmax.axis) == x->ndims - 1 &&
-	       __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	       oplib_isa() >= OPLIB_ISA_AVX2;
 }
 
 bool oplib_softmax_rows_loop(const struct oplib_op *op, const struct oplib_step *step,
@@ -127,13 +278,12 @@ bool oplib_softmax_rows_loop(const struct oplib_op *op, const struct oplib_step 
 {
 	const struct oplib_tensor *x = &op->t[0];
 	int64_t n = x->dims[x->ndims - 1], rows = (int64_t)(x->nelems / (uint64_t)n), r;
-	bool stop = false;
+	void (*row)(const float *x, float *y, int64_t n, bool log_softmax) =
+		oplib_isa() >= OPLIB_ISA_AVX512 ? softmax_row_avx512 : softmax_row_avx2;
+	bool log_softmax = oplib_u32(op->attrs->softmax.log), stop = false;
 
 #pragma omp parallel for schedule(static)
 	for (r = 0; r < rows; r++) {
-		const float *xr = (const float *)bufs[0] + r * n;
-		float *yr = (float *)bufs[step->out] + r * n;
-
 		if (__atomic_load_n(&stop, __ATOMIC_RELAXED))
 			continue;
 		if (hooks && r % SOFTMAX_ROWS_PER_ASK == SOFTMAX_ROWS_PER_ASK - 1 &&
@@ -141,7 +291,8 @@ bool oplib_softmax_rows_loop(const struct oplib_op *op, const struct oplib_step 
 			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 			continue;
 		}
-		row_scale(yr, (float)(1 / row_exp(xr, row_max(xr, n), yr, n)), n);
+		row((const float *)bufs[0] + r * n, (float *)bufs[step->out] + r * n, n,
+		    log_softmax);
 	}
 	return !stop;
 }
