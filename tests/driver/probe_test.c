@@ -137,9 +137,9 @@ TEST_F(card, identity_matches_registers)
 		ASSERT_EQ(0, test_pci_attr(bdf, "npu/version", buf, sizeof(buf)));
 		/*
 		 * 2.0: the card computes; .1: shadows; .2: direct rings; .3: their
-		 * operators; .4: programs
+		 * operators; .4: programs; .5: telemetry, the MMU
 		 */
-		EXPECT_STREQ("2.4", buf);
+		EXPECT_STREQ("2.5", buf);
 		rings = test_card_attr(bdf, "num_rings");
 		engines = test_card_attr(bdf, "num_copy_engines");
 		vectors = test_card_attr(bdf, "num_vectors");
