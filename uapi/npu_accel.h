@@ -48,6 +48,8 @@ extern "C" {
 #define DRM_NPU_BO_EXPORT	0x0d
 #define DRM_NPU_BO_EXPORT_CTL	0x0e
 #define DRM_NPU_BO_IMPORT	0x0f
+#define DRM_NPU_VM_BIND		0x10
+#define DRM_NPU_BO_USERPTR	0x11
 
 /**
  * DRM_IOCTL_NPU_GET_PARAM - read one property of the card or the context
@@ -318,6 +320,54 @@ extern "C" {
 #define DRM_IOCTL_NPU_BO_IMPORT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_BO_IMPORT, struct drm_npu_bo_import)
 
+/**
+ * DRM_IOCTL_NPU_VM_BIND - map or unmap memory in the context's address space
+ *
+ * DRM_NPU_VM_MAP maps @size bytes of buffer @handle, from byte @offset, at
+ * device address @addr (see "Address spaces" below): a device buffer of
+ * this context (created or imported), a host buffer (DRM_NPU_BO_HOST), user
+ * memory (DRM_IOCTL_NPU_BO_USERPTR), or another card's device buffer
+ * imported through PRIME (DRM_IOCTL_PRIME_FD_TO_HANDLE), which the card
+ * then reaches through a peer window. With DRM_NPU_VM_READ_ONLY the card
+ * may only read it. The mapping holds the buffer until it is unmapped or
+ * the context is closed.
+ *
+ * DRM_NPU_VM_UNMAP removes every mapping that lies in [@addr, @addr +
+ * @size); the range must cover each of them whole. It returns once the
+ * card has dropped the translations and finished the accesses it had
+ * started through them; a command that reaches the range later fails its
+ * stream with DRM_NPU_ERR_PAGE_FAULT.
+ *
+ * Errors: -EINVAL for an unknown @op or @flags, non-zero @pad, @size 0,
+ * @addr, @offset or @size not multiples of DRM_NPU_VM_PAGE_SIZE, a range
+ * outside the address space or inside this card's own window, a range
+ * past the end of the buffer, a device buffer not page aligned in card
+ * memory, a non-zero @handle, @offset or @flags for UNMAP, an UNMAP range
+ * that cuts a mapping or holds none; -ENOENT for an unknown @handle;
+ * -EEXIST when MAP's range overlaps a mapping; -EBUSY when the card has no
+ * free peer window for another card's buffer; -ENOMEM.
+ */
+#define DRM_IOCTL_NPU_VM_BIND \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NPU_VM_BIND, struct drm_npu_vm_bind)
+
+/**
+ * DRM_IOCTL_NPU_BO_USERPTR - make the caller's memory a host buffer
+ *
+ * Pins @size bytes of the caller's memory at @ptr for the buffer's life and
+ * gives a @handle that commands name as a host buffer's (DRM_NPU_CMD_*_HOST)
+ * and that DRM_IOCTL_NPU_VM_BIND maps. It cannot be mmap()ed: the memory
+ * is the caller's already. Under DRM_NPU_USERPTR_READ_ONLY the card may
+ * only read it (read-only memory may be registered so), and a command or
+ * mapping that would write it is refused.
+ *
+ * Errors: -EINVAL for unknown @flags, a non-zero @handle (an output), @ptr
+ * or @size not multiples of the host's page size, @size 0 or over
+ * DRM_NPU_MAX_USERPTR_SIZE; -EFAULT for memory that is not the caller's
+ * or that cannot be pinned (writable, unless read only); -ENOMEM.
+ */
+#define DRM_IOCTL_NPU_BO_USERPTR \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NPU_BO_USERPTR, struct drm_npu_bo_userptr)
+
 enum drm_npu_param {
 	DRM_NPU_PARAM_DEVMEM_SIZE = 0,		/* bytes of device memory */
 	DRM_NPU_PARAM_DEVMEM_FREE = 1,		/* bytes not allocated, all contexts */
@@ -351,6 +401,10 @@ enum drm_npu_param {
 	 * it, the enum drm_npu_reset_reason of that reset
 	 */
 	DRM_NPU_PARAM_CTX_LOST = 20,
+	/* the device address of this card's window (see "Address spaces") */
+	DRM_NPU_PARAM_VA_WINDOW = 21,
+	/* peer windows: other cards this card reaches at once; 0: none */
+	DRM_NPU_PARAM_NUM_PEERS = 22,
 };
 
 struct drm_npu_get_param {
@@ -365,12 +419,19 @@ struct drm_npu_get_param {
 /*
  * Where a device buffer starts: frameworks carve one allocation into
  * tensors at fixed steps from its start (ggml 128 bytes, PyTorch's caching
- * allocators 512) and need the start itself as aligned.
+ * allocators 512) and need the start itself as aligned; and a whole page,
+ * so that mapping it elsewhere (a peer card's address space) maps nothing
+ * of another buffer.
  */
-#define DRM_NPU_BO_ADDR_ALIGN		512
+#define DRM_NPU_BO_ADDR_ALIGN		4096
 
 #define DRM_NPU_BO_DEVICE	0x0		/* card memory */
 #define DRM_NPU_BO_HOST		0x1		/* pinned host memory, mappable */
+/*
+ * Device memory starting at, and a size rounded up to, a multiple of
+ * DRM_NPU_VM_BLOCK_SIZE: it maps with the card's 2 MiB entries.
+ */
+#define DRM_NPU_BO_BLOCK_ALIGNED	0x2
 
 struct drm_npu_bo_create {
 	__u64 size;		/* in: bytes, rounded up to DRM_NPU_BO_ALIGN */
@@ -378,6 +439,63 @@ struct drm_npu_bo_create {
 	__u32 handle;		/* out */
 	__u64 addr;		/* out: device address, DRM_NPU_BO_ADDR_ALIGN aligned; 0 for host */
 	__u64 mmap_offset;	/* out: host buffers only; 0 for device */
+};
+
+/*
+ * Address spaces (driver 1.6). Each context has an address space of its
+ * own: the card translates every device address its commands name through
+ * the context's page tables, so a context reaches only what is mapped
+ * there. A device address is DRM_NPU_DEVICE_ADDR_BASE plus a virtual
+ * address below 2^DRM_NPU_VA_BITS.
+ *
+ * The driver maps every device buffer a context creates or imports at the
+ * device address the buffer reports: DRM_NPU_PARAM_VA_WINDOW plus the
+ * buffer's place in the card's memory. That window, DRM_NPU_VA_WINDOW_SIZE
+ * bytes, is the card's own; the windows of the cards of one host do not
+ * overlap (card N of the accel class has window N modulo
+ * DRM_NPU_VA_WINDOWS), so a process using several cards sees addresses
+ * unique across them. SUBMIT and PROGRAM_CREATE check an address in the
+ * window against the context's buffers, as before (-EPERM).
+ *
+ * The rest of the address space is the context's to manage with
+ * DRM_IOCTL_NPU_VM_BIND. The driver does not check addresses there: the
+ * card checks every page a command touches when it runs, and a page that
+ * is not mapped (or is read-only, for a write) fails the stream with
+ * DRM_NPU_ERR_PAGE_FAULT; the stream's slot's fault word then names the
+ * address. Addresses from DRM_NPU_VA_USER_BASE up are in no card's window.
+ */
+#define DRM_NPU_VA_BITS			39
+#define DRM_NPU_VA_WINDOW_SIZE		_BITULL(34)	/* 16 GiB */
+#define DRM_NPU_VA_WINDOWS		16
+#define DRM_NPU_VA_USER_BASE		(DRM_NPU_DEVICE_ADDR_BASE + _BITULL(38))
+#define DRM_NPU_VM_PAGE_SIZE		4096
+#define DRM_NPU_VM_BLOCK_SIZE		_BITULL(21)	/* 2 MiB */
+#define DRM_NPU_MAX_USERPTR_SIZE	_BITULL(34)
+
+enum drm_npu_vm_bind_op {
+	DRM_NPU_VM_MAP = 0,
+	DRM_NPU_VM_UNMAP = 1,
+};
+
+#define DRM_NPU_VM_READ_ONLY		0x1
+
+struct drm_npu_vm_bind {
+	__u32 op;		/* enum drm_npu_vm_bind_op */
+	__u32 flags;		/* MAP: DRM_NPU_VM_*; UNMAP: 0 */
+	__u32 handle;		/* MAP: the buffer; UNMAP: 0 */
+	__u32 pad;
+	__u64 offset;		/* MAP: bytes into the buffer; UNMAP: 0 */
+	__u64 addr;		/* device address */
+	__u64 size;		/* bytes */
+};
+
+#define DRM_NPU_USERPTR_READ_ONLY	0x1
+
+struct drm_npu_bo_userptr {
+	__u64 ptr;		/* in: the caller's memory, page aligned */
+	__u64 size;		/* in: bytes, a multiple of the page size */
+	__u32 flags;		/* in: DRM_NPU_USERPTR_* */
+	__u32 handle;		/* out */
 };
 
 #define DRM_NPU_PRIORITY_HIGHEST	0
@@ -635,6 +753,19 @@ struct drm_npu_bo_import {
 	__u64 size;		/* out: its bytes */
 };
 
+/*
+ * Buffers of another card (driver 1.6). A device buffer exported with
+ * DRM_IOCTL_PRIME_HANDLE_TO_FD gives a dma-buf whose only use is being
+ * imported, with DRM_IOCTL_PRIME_FD_TO_HANDLE, by a context of another
+ * card of this driver: the handle there is a peer buffer, which that
+ * context maps with DRM_IOCTL_NPU_VM_BIND (its card reaches the memory
+ * through a peer window, as PCIe peer-to-peer does) and names nowhere
+ * else. The dma-buf and every peer buffer hold the exported buffer, as an
+ * import by key does. Imported into a context of the same card, the
+ * dma-buf gives a handle to the buffer itself, as DRM_IOCTL_NPU_BO_IMPORT
+ * does; other drivers cannot import it (-EOPNOTSUPP for now).
+ */
+
 struct drm_npu_stream_map {
 	__u32 stream;		/* in */
 	__u32 flags;		/* in: none defined, must be 0 */
@@ -728,7 +859,21 @@ enum drm_npu_error {
 	DRM_NPU_ERR_OP_PARAM = 8,
 	DRM_NPU_ERR_OP_FAILED = 9,	/* the card's library failed to run an operator */
 	DRM_NPU_ERR_RESET = 10,		/* the card was reset with the work queued */
+	/* a command reached a page it may not use: the slot's fault says which */
+	DRM_NPU_ERR_PAGE_FAULT = 11,
 };
+
+/* Why a page faulted: bits 48-55 of a fence slot's fault word. */
+enum drm_npu_fault_reason {
+	DRM_NPU_FAULT_UNMAPPED = 1,
+	DRM_NPU_FAULT_READ_ONLY = 2,	/* a write to a read-only page */
+	DRM_NPU_FAULT_MALFORMED = 3,	/* a mapping the card could not use */
+	DRM_NPU_FAULT_PEER_CLOSED = 4,	/* a peer card's page, its window closed */
+};
+
+#define DRM_NPU_FAULT_VA_MASK		0xffffffffffffULL	/* the VA (address - BASE) */
+#define DRM_NPU_FAULT_REASON_SHIFT	48
+#define DRM_NPU_FAULT_WRITE		_BITULL(63)
 
 /*
  * Card reset: why the driver reset the card (sysfs last_reset_reason,
@@ -771,7 +916,13 @@ struct drm_npu_fence_slot {
 	__u64 timestamp;	/* card clock, ns, at the last write */
 	__u32 error;		/* enum drm_npu_error */
 	__u32 pad0;
-	__u64 pad1;
+	/*
+	 * A stream's slot after DRM_NPU_ERR_PAGE_FAULT: the first virtual
+	 * address the command could not use (DRM_NPU_FAULT_VA_MASK), why
+	 * (enum drm_npu_fault_reason << DRM_NPU_FAULT_REASON_SHIFT) and
+	 * DRM_NPU_FAULT_WRITE for a write; else 0.
+	 */
+	__u64 fault;
 };
 
 #if defined(__cplusplus)
