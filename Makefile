@@ -19,7 +19,8 @@
 #                 host benchmarks of that library
 # make bench      oplib-bench and onnxruntime (mdl-bench's reference) on
 #                 the host, then op-bench, mdl-bench, acl-bench
-#                 (libacl/libacl.mk), aclnn-bench and capture-bench in
+#                 (libacl/libacl.mk), aclnn-bench, capture-bench and
+#                 cmd-bench (the card's cost per command) in
 #                 one guest sized for them; make bench-aclnn runs
 #                 aclnn-bench alone
 # make sparse     the module under sparse (C=2, W=1)
@@ -45,11 +46,12 @@ PROGRAM_BENCH	:= $(BUILD)/tools/program-bench
 MDL_BENCH	:= $(BUILD)/tools/mdl-bench
 ACLNN_BENCH	:= $(BUILD)/tools/aclnn-bench
 CAPTURE_BENCH	:= $(BUILD)/tools/capture-bench
+CMD_BENCH	:= $(BUILD)/tools/cmd-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
 .PHONY: all deps module card tests check check-quick check-debug debug-kernel run bench bench-aclnn sparse checkpatch clean install
 
-all: module card tests $(OP_BENCH) $(MDL_BENCH) $(ACLNN_BENCH) $(PROGRAM_BENCH) $(CAPTURE_BENCH)
+all: module card tests $(OP_BENCH) $(MDL_BENCH) $(ACLNN_BENCH) $(PROGRAM_BENCH) $(CAPTURE_BENCH) $(CMD_BENCH)
 
 # The emulated card and its operator library.
 include card/card.mk
@@ -130,6 +132,13 @@ $(ACLNN_BENCH): tools/aclnn-bench.c tools/bench_clock.h tools/bench_operators.h 
 
 # 100 operators launched eagerly and replayed from one capture (aclmdlRI*).
 $(CAPTURE_BENCH): tools/capture-bench.c tools/bench_clock.h $(OPAPI_HDRS) $(NNOP_HDRS) $(ACL_HDRS) \
+		$(OPAPI_LIB) $(NNOP_LIB) $(ACL_LIB) $(ACL_LINKS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(OPAPI_CFLAGS) -o $@ $< -L$(ACL_LIBDIR) -Wl,-rpath,$(abspath $(ACL_LIBDIR)) \
+		-lopapi -lnnopbase -lascendcl
+
+# The card's cost per command: chains of tiny commands drained at once.
+$(CMD_BENCH): tools/cmd-bench.c tools/bench_clock.h $(OPAPI_HDRS) $(NNOP_HDRS) $(ACL_HDRS) \
 		$(OPAPI_LIB) $(NNOP_LIB) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(OPAPI_CFLAGS) -o $@ $< -L$(ACL_LIBDIR) -Wl,-rpath,$(abspath $(ACL_LIBDIR)) \
@@ -273,7 +282,7 @@ bench: all $(ORT_STAMP) $(foreach b,$(MDL_BENCH_BATCHES),$(MDL_BENCH_DIR)/$(MDL_
 			$(MDL_BENCH_MODEL)_b$(b) $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om \
 			$(addprefix $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b),.input.bin .ort.bin .ort.txt)) && \
 			$(ACL_BENCH) && $(PROGRAM_BENCH) && $(ACLNN_BENCH) --ort-port && \
-			$(CAPTURE_BENCH)'; \
+			$(CAPTURE_BENCH) && $(CMD_BENCH)'; \
 	status=$$?; kill $$native $$ort $$aclnn_ort 2>/dev/null; wait; exit $$status
 	@uptime
 
