@@ -246,7 +246,14 @@ void emu_card_fence_written(struct emu_card *card)
 {
 	uint32_t i;
 
-	__atomic_add_fetch(&card->fence_seq, 1, __ATOMIC_RELEASE);
+	/*
+	 * Pairs with emu_ring_wait_for_fence(): either we see its waiter
+	 * counted, or it sees our fence_seq and does not sleep.  So a fence
+	 * takes no ring's lock while no ring waits, the usual case.
+	 */
+	__atomic_add_fetch(&card->fence_seq, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&card->fence_waiters, __ATOMIC_SEQ_CST))
+		return;
 	for (i = 0; i < card->cfg.num_rings; i++)
 		emu_ring_poke(&card->rings[i]);
 }

@@ -267,6 +267,7 @@ struct emu_card {
 	bool dead;		/* STOP_HEARTBEAT fired; atomic */
 	bool quit;		/* shutting down; atomic */
 	uint64_t fence_seq;	/* bumped by every FENCE; atomic */
+	uint32_t fence_waiters;	/* rings asleep in a WAIT; atomic */
 	uint32_t pollers;	/* rings watching their shadow tail; atomic */
 	pthread_t heartbeat_thread;
 	bool heartbeat_started;

@@ -237,9 +237,12 @@ void emu_ring_wait_for_fence(struct emu_ring_ctx *ctx, uint64_t seq)
 
 	pthread_mutex_lock(&r->lock);
 	r->waiting = true;
+	/* counted before the look: see emu_card_fence_written() */
+	__atomic_add_fetch(&r->card->fence_waiters, 1, __ATOMIC_SEQ_CST);
 	if (emu_ring_current(ctx) &&
-	    __atomic_load_n(&r->card->fence_seq, __ATOMIC_ACQUIRE) == seq)
+	    __atomic_load_n(&r->card->fence_seq, __ATOMIC_SEQ_CST) == seq)
 		pthread_cond_timedwait(&r->wake, &r->lock, &ts);
+	__atomic_sub_fetch(&r->card->fence_waiters, 1, __ATOMIC_RELEASE);
 	r->waiting = false;
 	pthread_mutex_unlock(&r->lock);
 }
