@@ -556,13 +556,30 @@ static void npu_vm_binds_release(struct npu_vm *vm)
 	mtree_destroy(&vm->binds);
 }
 
+/*
+ * A ring that did not confirm its reset keeps its address space latched
+ * and may still run: that number is not given to another context.
+ */
+static bool npu_vm_as_kept(struct npu_device *ndev, u32 as)
+{
+	bool kept = false;
+	u32 i;
+
+	spin_lock_irq(&ndev->rings_lock);
+	for (i = 0; i < ndev->id.num_rings && !kept; i++)
+		kept = ndev->rings[i].kept && ndev->rings[i].as == as;
+	spin_unlock_irq(&ndev->rings_lock);
+	return kept;
+}
+
 /**
  * npu_vm_ctx_fini - take a closing context's address space apart
  * @ctx: the context, whose streams are all destroyed
  *
  * The card drops the root (waiting for accesses in flight) before the
  * tables are freed and the address space is given back. One whose root
- * the card did not drop stays out of use, tables and all.
+ * the card did not drop stays out of use, tables and all; one a kept ring
+ * still names stays out of use, its root dropped.
  */
 void npu_vm_ctx_fini(struct npu_ctx *ctx)
 {
@@ -580,7 +597,7 @@ void npu_vm_ctx_fini(struct npu_ctx *ctx)
 
 	if (vm->as) {
 		keep = npu_mmu_cmd(ndev, NPU_MMU_SET_ROOT, vm->as, 0, 0) != 0;
-		if (!keep) {
+		if (!keep && !npu_vm_as_kept(ndev, vm->as)) {
 			ida_free(&ndev->vm.ida, vm->as);
 			atomic_dec(&ndev->vm.spaces);
 		}
