@@ -68,6 +68,8 @@ struct acl_ri_step {
 	/* ACL_RI_GROUP: still being captured; its program, and its CALL's index in the run's */
 	bool open;
 	uint32_t program, call_index;
+	/* A step task's aclmdlRITaskDisable: asked, and in effect from the next build on */
+	bool disable_asked, disabled;
 };
 
 /* A task group's handle (aclrtTaskGrp): a step of a model. */

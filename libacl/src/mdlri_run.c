@@ -350,6 +350,8 @@ aclError acl_mdlri_build(struct acl_mdlri *m)
 	m->program = calloc(m->nsteps ? m->nsteps : 1, sizeof(*m->program));
 	if (!m->program)
 		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of memory");
+	for (size_t i = 0; i < m->nsteps; i++)
+		m->steps[i].disabled = m->steps[i].disable_asked;
 	for (size_t i = 0; i < m->nsteps; i = cmds_run_end(m, i) > i ? cmds_run_end(m, i) : i + 1)
 		if (acl_ri_in_program(m->steps[i].kind))
 			make_program(m, i, cmds_run_end(m, i));
@@ -377,6 +379,8 @@ static aclError replay_cmds(struct acl_mdlri *m, struct acl_stream *s, size_t i,
 
 static aclError replay_step(const struct acl_ri_step *st, aclrtStream stream)
 {
+	if (st->disabled)
+		return ACL_SUCCESS;
 	switch (st->kind) {
 	case ACL_RI_RECORD:
 		return aclrtRecordEvent(st->event, stream);

@@ -7,7 +7,8 @@
  *
  * aclmdlRITaskSetParams changes a value write's or value wait's address,
  * value and condition, or the event of an event task; aclmdlRITaskDisable
- * turns a card command into a NOP. Both take effect at aclmdlRIUpdate
+ * turns a card command into a NOP and makes replays skip an event or
+ * host-function task. Both take effect at aclmdlRIUpdate
  * (the model's programs are made again at its next replay), or at the
  * first replay when the model never ran. Operators have no kernel
  * parameters here: setting them is not supported.
@@ -297,12 +298,50 @@ ACL_EXPORT aclError aclmdlRITaskDisable(aclmdlRITask task)
 	if (!t)
 		return err;
 	if (t->cmd == UINT32_MAX)
-		err = ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "event and host-function tasks "
-			       "cannot be disabled on this card: card commands can");
+		t->m->steps[t->step].disable_asked = true;
 	else
 		t->m->cmds[t->cmd] = (struct drm_npu_cmd){ .op = DRM_NPU_OP_NOP };
 	acl_capture_unlock();
 	return err;
+}
+
+/*
+ * A kernel task is one operator of the card's library, launched with no
+ * configuration: no scheduling mode, dynamic buffer, dump or timeout of
+ * its own, so those read 0. What the vendor does not let be queried
+ * (engine, block offset, prefetch), and profiling, which this runtime
+ * does not switch per task, are refused.
+ */
+ACL_EXPORT aclError aclmdlRIKernelTaskGetAttribute(aclmdlRITask task, aclrtLaunchKernelAttrId attrId,
+						   aclrtLaunchKernelAttrValue *attrValue)
+{
+	aclError err = ACL_SUCCESS;
+	struct acl_ri_task *t;
+	bool kernel;
+
+	ACL_CHECK_NULL(attrValue);
+	t = task_locked(__func__, task, &err);
+	if (!t)
+		return err;
+	kernel = task_type(t) == ACL_MODEL_RI_TASK_KERNEL;
+	acl_capture_unlock();
+	if (!kernel)
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "the task is not a kernel task");
+	switch (attrId) {
+	case ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE:
+	case ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE:
+	case ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP:
+	case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT:
+	case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US:
+		memset(attrValue, 0, sizeof(*attrValue));
+		return ACL_SUCCESS;
+	case ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING:
+		return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "profiling is not switched per "
+				"task on this runtime");
+	default:
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "attribute %d cannot be queried",
+				(int)attrId);
+	}
 }
 
 /* The model's programs are made again, with the tasks as they are now, at its next replay. */

@@ -12,21 +12,33 @@
  * Not journaled, so lost with the ring as before: host functions (their
  * queue is dropped with the ring) and copies with pageable memory (their
  * call waits for them and reports the failure itself).
+ *
+ * The journal is on every submission's path, direct rings' included
+ * (which enter no system call), so finished notes are kept for reuse
+ * rather than freed: a note mostly costs a copy of the task and no allocation.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "acl_internal.h"
 
+/* Notes are made in steps of NOTE_STEP bytes, so that most fit a spare one. */
+#define NOTE_STEP	64
+/* Finished notes kept for reuse. */
+#define SPARE_MAX	64
+
 struct acl_journal_task {
 	struct acl_journal_task *next;
 	uint64_t first, last;		/* its sequence numbers on the ring */
 	size_t count;
+	size_t room;			/* bytes after the header */
 	struct drm_npu_cmd *cmds;	/* in the same allocation, then descriptors */
 };
 
 struct acl_journal {
 	struct acl_journal_task *head, **tail;
+	struct acl_journal_task *spare;	/* finished notes, for reuse */
+	unsigned int nspare;
 };
 
 static bool replayable(const struct drm_npu_cmd *cmds, size_t count, size_t *desc_bytes)
@@ -43,28 +55,59 @@ static bool replayable(const struct drm_npu_cmd *cmds, size_t count, size_t *des
 	return true;
 }
 
+static void task_release(struct acl_journal *j, struct acl_journal_task *t)
+{
+	if (j->nspare >= SPARE_MAX) {
+		free(t);
+		return;
+	}
+	t->next = j->spare;
+	j->spare = t;
+	j->nspare++;
+}
+
 /* Forgets the tasks k has finished. */
 static void trim(struct acl_device *d, struct acl_kstream *k)
 {
 	struct acl_journal *j = k->journal;
-	uint64_t v = acl_slot_value(d, k->slot);
+	uint64_t v;
 
+	if (!j->head)
+		return;
+	v = acl_slot_value(d, k->slot);
 	while (j->head && acl_seq_reached(v, j->head->last)) {
 		struct acl_journal_task *t = j->head;
 
 		j->head = t->next;
-		free(t);
+		task_release(j, t);
 	}
 	if (!j->head)
 		j->tail = &j->head;
 }
 
+static struct acl_journal_task *task_alloc(struct acl_journal *j, size_t bytes)
+{
+	struct acl_journal_task *t;
+
+	if (j->spare && j->spare->room >= bytes) {
+		t = j->spare;
+		j->spare = t->next;
+		j->nspare--;
+		return t;
+	}
+	bytes = (bytes + NOTE_STEP - 1) & ~(size_t)(NOTE_STEP - 1);
+	t = malloc(sizeof(*t) + bytes);
+	if (t)
+		t->room = bytes;
+	return t;
+}
+
 /* A copy of the task, its operator descriptors with it (the driver read the caller's). */
-static struct acl_journal_task *task_copy(const struct drm_npu_cmd *cmds, size_t count,
-					  size_t desc_bytes)
+static struct acl_journal_task *task_copy(struct acl_journal *j, const struct drm_npu_cmd *cmds,
+					  size_t count, size_t desc_bytes)
 {
 	size_t cmd_bytes = count * sizeof(*cmds);
-	struct acl_journal_task *t = malloc(sizeof(*t) + cmd_bytes + desc_bytes);
+	struct acl_journal_task *t = task_alloc(j, cmd_bytes + desc_bytes);
 	char *desc;
 	size_t i;
 
@@ -102,7 +145,7 @@ void acl_journal_note_locked(struct acl_stream *s, struct acl_kstream *k,
 		k->journal->tail = &k->journal->head;
 	}
 	trim(s->dev, k);
-	t = task_copy(cmds, count, desc_bytes);
+	t = task_copy(k->journal, cmds, count, desc_bytes);
 	if (!t)
 		goto no_memory;
 	t->first = first;
@@ -144,20 +187,26 @@ void acl_journal_replay_locked(struct acl_stream *s, struct acl_kstream *k)
 				ACL_LOGW("stream %u: a task queued behind the failed one could not "
 					 "be resubmitted (%d); it is lost", s->obj.index, err);
 		}
+		task_release(j, t);
+	}
+}
+
+static void free_list(struct acl_journal_task *t)
+{
+	struct acl_journal_task *next;
+
+	for (; t; t = next) {
+		next = t->next;
 		free(t);
 	}
 }
 
 void acl_journal_free(struct acl_kstream *k)
 {
-	struct acl_journal_task *t, *next;
-
 	if (!k->journal)
 		return;
-	for (t = k->journal->head; t; t = next) {
-		next = t->next;
-		free(t);
-	}
+	free_list(k->journal->head);
+	free_list(k->journal->spare);
 	free(k->journal);
 	k->journal = NULL;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Controlling a captured model from outside: aclmdlRIAbort and the
- * destroy callbacks.
+ * Controlling a captured model from outside: aclmdlRIAbort, the destroy
+ * callbacks, and its tasks queried, changed and disabled.
  */
 #include "acl_test.h"
 #include "kselftest_harness.h"
@@ -143,6 +143,66 @@ TEST_F(ri, tasks_query_set_disable_update)
 	EXPECT_EQ(0, bytes_not(self->d, 0x11));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetType(NULL, &type));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetTasksByStream(self->s, tasks, NULL));
+}
+
+/*
+ * A model of a host function, an event record and a fill: with the first
+ * two disabled, a replay fills and does neither (the event stays never
+ * recorded). The disable takes effect at aclmdlRIUpdate for a model that
+ * already ran.
+ */
+TEST_F(ri, disabled_event_and_host_tasks_are_skipped)
+{
+	aclmdlRITask tasks[16];
+	aclmdlRITaskType type;
+	aclrtEventRecordedStatus st;
+	aclrtStream s2;
+	aclrtEvent e;
+	aclmdlRI m;
+	uint32_t n = 16;
+	int calls = 0;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureBegin(s2, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(s2, count_call, &calls));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->d, BYTES, 0x5a, BYTES, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(s2, &m));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIGetTasksByStream(s2, tasks, &n));
+	ASSERT_GE(n, 3u);
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskGetType(tasks[1], &type));
+	EXPECT_EQ(ACL_MODEL_RI_TASK_EVENT_RECORD, type);
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskDisable(tasks[0]));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskDisable(tasks[1]));
+	/* never replayed: the first replay takes the disable */
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s2));
+	EXPECT_EQ(0, calls);
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+	EXPECT_EQ(0, bytes_not(self->d, 0x5a));
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+
+	/* a model that ran keeps calling until aclmdlRIUpdate */
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureBegin(s2, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtLaunchHostFunc(s2, count_call, &calls));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(s2, &m));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, s2));
+	n = 16;
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIGetTasksByStream(s2, tasks, &n));
+	ASSERT_EQ(1u, n);
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskDisable(tasks[0]));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s2));
+	EXPECT_EQ(2, calls);
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIUpdate(m));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, s2));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s2));
+	EXPECT_EQ(2, calls);
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(s2));
 }
 
 TEST_HARNESS_MAIN

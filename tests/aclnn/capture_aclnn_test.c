@@ -4,7 +4,8 @@
  * vendor's single-stream pattern (pinned input copied in, an Add, the
  * result copied out) replayed with new inputs each time, a thousand
  * replays of z = z + y checked by arithmetic, and executors made during
- * the capture and gone after it, whose operators the model keeps.
+ * the capture and gone after it, whose operators the model keeps; the
+ * captured Add's task attributes.
  */
 #include "../acl/acl_test.h"
 #include "aclnn/opdev/op_errno.h"
@@ -119,6 +120,45 @@ TEST_F(nncap, replay_1000_times)
 					   ACL_MEMCPY_DEVICE_TO_HOST));
 	for (int i = 0; i < N; i++)
 		ASSERT_EQ(10000.0f * (1.0f + (float)i), self->hout[i]);
+	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
+}
+
+/* The Add is one kernel task, launched with no configuration of its own. */
+TEST_F(nncap, kernel_task_attributes)
+{
+	aclrtLaunchKernelAttrValue v;
+	aclmdlRITask tasks[8];
+	aclmdlRITaskType type;
+	uint32_t n = 8;
+	aclmdlRI m;
+
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureBegin(self->s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(self->z, N * 4, 0, N * 4, self->s));
+	ASSERT_EQ(0, add(self->x, self->y, self->z, self->alpha, self->s));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRICaptureEnd(self->s, &m));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIGetTasksByStream(self->s, tasks, &n));
+	ASSERT_GE(n, 2u);
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskGetType(tasks[n - 1], &type));
+	ASSERT_EQ(ACL_MODEL_RI_TASK_KERNEL, type);
+	tasks[1] = tasks[n - 1];
+	memset(&v, 0xff, sizeof(v));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIKernelTaskGetAttribute(tasks[1],
+		  ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE, &v));
+	EXPECT_EQ(0u, v.dynUBufSize);
+	memset(&v, 0xff, sizeof(v));
+	ASSERT_EQ(ACL_SUCCESS, aclmdlRIKernelTaskGetAttribute(tasks[1],
+		  ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US, &v));
+	EXPECT_EQ(0u, v.timeoutUs.timeoutLow);
+	EXPECT_EQ(0u, v.timeoutUs.timeoutHigh);
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIKernelTaskGetAttribute(tasks[1],
+		  ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE, &v));
+	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRIKernelTaskGetAttribute(tasks[1],
+		  ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING, &v));
+	/* the fill is not a kernel task */
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIKernelTaskGetAttribute(tasks[0],
+		  ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, &v));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIKernelTaskGetAttribute(tasks[1],
+		  ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE, NULL));
 	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
 }
 

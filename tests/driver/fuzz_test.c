@@ -6,6 +6,10 @@
  * another process's work must go on untouched, and closing the file must
  * give everything back. Operators come valid, or mangled from valid ones;
  * the card may refuse their shapes (OP_PARAM), never their memory.
+ * Programs are made of the same commands and of control commands whose
+ * targets mostly lie ahead (so that every run ends); the fuzzers export
+ * buffers, allow each other and import each other's keys through a board
+ * they share.
  *
  * The seed is printed; NPU_FUZZ_SEED=<n> repeats a run, NPU_FUZZ_CALLS=<n>
  * makes it longer.
@@ -25,10 +29,19 @@
 #define MAX_BOS		16
 #define MAX_STREAMS	8
 #define MAX_SLOTS	16
+#define MAX_PROGRAMS	16
+#define MAX_KEYS	16
+#define BOARD_KEYS	32
 #define USER_SIZE	(256u << 10)
 #define HOST_BO_MAX	(4u << 20)
 #define DESC_BYTES	(sizeof(struct npu_op_desc) + \
 			 NPU_OP_MAX_TENSORS * sizeof(struct npu_tensor_desc))
+
+/* What the fuzzing processes share: keys they exported, their pids. */
+struct board {
+	_Atomic uint64_t keys[BOARD_KEYS];
+	_Atomic int32_t pids[FUZZ_CHILDREN];
+};
 
 /* Room for a descriptor, and for sizes that overrun it. */
 struct fuzz_desc {
@@ -50,6 +63,14 @@ struct fuzzer {
 	uint32_t slots[MAX_SLOTS];
 	int nslots;
 	uint32_t gone_stream, gone_slot, gone_handle;	/* freed earlier */
+	uint32_t programs[MAX_PROGRAMS];
+	int nprograms;
+	uint64_t keys[MAX_KEYS];	/* exported by this process */
+	int nkeys;
+	uint32_t gone_program;
+	uint64_t gone_key;
+	struct board *board;
+	int32_t pids[4];		/* EXPORT_CTL's list */
 
 	uint8_t *user;		/* read-write, between PROT_NONE guard pages */
 	uint8_t *user_ro;	/* read-only, likewise */
@@ -58,7 +79,7 @@ struct fuzzer {
 	struct fuzz_desc descs[DRM_NPU_MAX_BATCH + 8];	/* one per command */
 	uint8_t arg[1 << 14];	/* the largest size an ioctl number can carry */
 
-	unsigned long ok[16];	/* successes, by ioctl_index() */
+	unsigned long ok[24];	/* successes, by ioctl_index() */
 	unsigned long ops;	/* operators in batches the driver took */
 	unsigned long errs[256];	/* failures by errno */
 };
@@ -510,6 +531,175 @@ static void fuzz_cmd(struct fuzzer *f, struct drm_npu_cmd *c)
 	c->pad = pick_pad(f);
 }
 
+static uint32_t pick_program(struct fuzzer *f)
+{
+	if (f->nprograms && !one_in(f, 4))
+		return f->programs[below(f, f->nprograms)];
+	switch (below(f, 3)) {
+	case 0:
+		return f->gone_program;
+	case 1:
+		return below(f, 64);
+	default:
+		return (uint32_t)rnd(f);
+	}
+}
+
+/* A key: one of ours (own), or one on the board; else a freed, zero or random one. */
+static uint64_t pick_key(struct fuzzer *f, bool own)
+{
+	uint64_t key;
+
+	if (own && f->nkeys && !one_in(f, 4))
+		return f->keys[below(f, f->nkeys)];
+	key = f->board->keys[below(f, BOARD_KEYS)];
+	if (key && !one_in(f, 4))
+		return key;
+	switch (below(f, 3)) {
+	case 0:
+		return f->gone_key;
+	case 1:
+		return 0;
+	default:
+		return rnd(f);
+	}
+}
+
+/* A word BRANCH or SWITCH may read: mostly in a buffer, aligned to size. */
+static uint64_t pick_word(struct fuzzer *f, uint32_t size)
+{
+	uint64_t at = pick_device_addr(f);
+
+	return one_in(f, 8) ? at : at & ~(uint64_t)(size - 1);
+}
+
+/*
+ * The control command at index i of an n-command program. Its target lies
+ * ahead (or just past the end, which the driver refuses), and a program
+ * ACTIVATEs at most once, so that every run ends and stays within
+ * DRM_NPU_PROGRAM_MAX_ACTIVE; now and then a target is anything at all.
+ */
+static void control_cmd(struct fuzzer *f, struct drm_npu_cmd *c, uint32_t i, uint32_t n,
+			bool *activated)
+{
+	uint64_t ahead = one_in(f, 16) ? rnd(f) : i + 1 + below(f, n - i);
+
+	memset(c, 0, sizeof(*c));
+	c->op = DRM_NPU_OP_JUMP + below(f, DRM_NPU_OP_RETURN - DRM_NPU_OP_JUMP + 1);
+	switch (c->op) {
+	case DRM_NPU_OP_BRANCH:
+		c->size = one_in(f, 16) ? below(f, 16) : 4u << below(f, 2);
+		c->cond = one_in(f, 16) ? (uint32_t)rnd(f) : below(f, DRM_NPU_BRANCH_LE + 1);
+		c->dst = pick_word(f, c->size ? (uint32_t)c->size : 1);
+		c->flags = one_in(f, 2) ? DRM_NPU_CMD_SRC_IMM : pick_flags(f, 0);
+		c->src = c->flags == DRM_NPU_CMD_SRC_IMM ? rnd(f) :
+			 pick_word(f, c->size ? (uint32_t)c->size : 1);
+		/* fall through */
+	case DRM_NPU_OP_JUMP:
+		c->value = ahead;
+		break;
+	case DRM_NPU_OP_SWITCH:
+		c->size = one_in(f, 16) ? below(f, 16) : 4u << below(f, 2);
+		c->dst = pick_word(f, c->size ? (uint32_t)c->size : 1);
+		c->value = one_in(f, 16) ? below(f, 3) : 1 + below(f, 3);
+		break;
+	case DRM_NPU_OP_ACTIVATE:
+		if (*activated) {
+			c->op = DRM_NPU_OP_RETURN;
+			break;
+		}
+		*activated = true;
+		c->value = ahead;
+		break;
+	case DRM_NPU_OP_CALL:
+		c->value = pick_program(f);
+		break;
+	}
+	if (one_in(f, 32))
+		((uint64_t *)c)[1 + below(f, 4)] ^= 1ULL << below(f, 64);
+}
+
+/* Now and then a slot or value command takes its value from a device word. */
+static void maybe_indirect(struct fuzzer *f, struct drm_npu_cmd *c)
+{
+	if (c->op < DRM_NPU_OP_SLOT_WRITE || c->op > DRM_NPU_OP_VALUE_WAIT || !one_in(f, 4))
+		return;
+	c->flags |= DRM_NPU_CMD_VALUE_INDIRECT;
+	c->value = pick_word(f, 8);
+}
+
+static unsigned long fuzz_program_create(struct fuzzer *f, struct drm_npu_program_create *pc)
+{
+	uint32_t i, k, n = one_in(f, 16) ? 1 + below(f, 48) : 1 + below(f, 8);
+	bool plausible = one_in(f, 2), activated = false;
+	struct drm_npu_cmd *c;
+
+	for (i = 0; i < n; i++) {
+		c = &f->cmds[i];
+		if (one_in(f, 3))
+			control_cmd(f, c, i, n, &activated);
+		else if (plausible && !one_in(f, 32))
+			plausible_cmd(f, c);
+		else
+			fuzz_cmd(f, c);
+		maybe_indirect(f, c);
+		/* A SWITCH's JUMPs follow it, unless the program ends first. */
+		for (k = 0; c->op == DRM_NPU_OP_SWITCH && k < c->value && i + 1 < n; k++) {
+			i++;
+			memset(&f->cmds[i], 0, sizeof(f->cmds[i]));
+			f->cmds[i].op = DRM_NPU_OP_JUMP;
+			f->cmds[i].value = i + 1 + below(f, n - i);
+		}
+	}
+	pc->cmds = one_in(f, 32) ? pick_user_addr(f) : (uintptr_t)f->cmds;
+	pc->count = n;
+	if (one_in(f, 32))
+		pc->count = one_in(f, 2) ? 0 : DRM_NPU_MAX_PROGRAM + 1;
+	pc->cmd_size = one_in(f, 16) ? below(f, 128) : sizeof(struct drm_npu_cmd);
+	pc->flags = pick_flags(f, 0);
+	pc->id = (uint32_t)pick_pad(f);
+	return DRM_IOCTL_NPU_PROGRAM_CREATE;
+}
+
+/* EXPORT_CTL's process list: both fuzzers, the test, and one that may not exist. */
+static void pick_pids(struct fuzzer *f, struct drm_npu_bo_export_ctl *ctl)
+{
+	f->pids[0] = f->board->pids[0];
+	f->pids[1] = f->board->pids[1];
+	f->pids[2] = getppid();
+	f->pids[3] = one_in(f, 2) ? -1 : (int32_t)below(f, 1 << 22);
+	ctl->pids = one_in(f, 16) ? pick_user_addr(f) : (uintptr_t)&f->pids[below(f, 4)];
+	ctl->count = one_in(f, 8) ? (one_in(f, 2) ? (uint32_t)rnd(f) : DRM_NPU_EXPORT_MAX_PIDS + 1) :
+		     1 + below(f, 2);
+}
+
+static unsigned long fuzz_share(struct fuzzer *f, void *arg)
+{
+	struct drm_npu_bo_export *ex = arg;
+	struct drm_npu_bo_export_ctl *ctl = arg;
+	struct drm_npu_bo_import *im = arg;
+
+	switch (below(f, 3)) {
+	case 0:
+		ex->handle = pick_handle(f);
+		ex->flags = pick_flags(f, DRM_NPU_EXPORT_ANY_PROCESS);
+		ex->key = pick_pad(f);
+		return DRM_IOCTL_NPU_BO_EXPORT;
+	case 1:
+		ctl->key = pick_key(f, true);
+		ctl->op = one_in(f, 16) ? (uint32_t)rnd(f) : below(f, DRM_NPU_EXPORT_REVOKE + 1);
+		if (ctl->op == DRM_NPU_EXPORT_ALLOW || one_in(f, 8))
+			pick_pids(f, ctl);
+		return DRM_IOCTL_NPU_BO_EXPORT_CTL;
+	default:
+		im->key = pick_key(f, false);
+		im->flags = pick_flags(f, 0);
+		im->handle = (uint32_t)pick_pad(f);
+		im->addr = pick_pad(f);
+		return DRM_IOCTL_NPU_BO_IMPORT;
+	}
+}
+
 static unsigned long fuzz_submit(struct fuzzer *f, struct drm_npu_submit *s)
 {
 	uint32_t i, n = one_in(f, 16) ? below(f, DRM_NPU_MAX_BATCH + 3) : 1 + below(f, 4);
@@ -520,6 +710,13 @@ static unsigned long fuzz_submit(struct fuzzer *f, struct drm_npu_submit *s)
 			plausible_cmd(f, &f->cmds[i]);
 		else
 			fuzz_cmd(f, &f->cmds[i]);
+	}
+	if (n && f->nprograms && one_in(f, 4)) {
+		struct drm_npu_cmd *c = &f->cmds[below(f, n < DRM_NPU_MAX_BATCH ? n : DRM_NPU_MAX_BATCH)];
+
+		memset(c, 0, sizeof(*c));
+		c->op = DRM_NPU_OP_PROGRAM;
+		c->value = pick_program(f);
 	}
 	s->stream = pick_stream_id(f);
 	s->flags = one_in(f, 4) ? pick_flags(f, 0) : DRM_NPU_SUBMIT_NONBLOCK;
@@ -576,9 +773,10 @@ static unsigned long fuzz_one(struct fuzzer *f)
 	struct drm_npu_get_param *gp = (void *)f->arg;
 	struct drm_npu_slot *sl = (void *)f->arg;
 	struct drm_gem_close *gc = (void *)f->arg;
+	struct drm_npu_program_destroy *pd = (void *)f->arg;
 
 	memset(f->arg, 0, 256);
-	switch (below(f, 13)) {
+	switch (below(f, 17)) {
 	case 0:
 		gp->param = one_in(f, 8) ? (uint32_t)rnd(f) : below(f, DRM_NPU_PARAM_OP_DESC_MAX + 3);
 		gp->pad = (uint32_t)pick_pad(f);
@@ -621,10 +819,19 @@ static unsigned long fuzz_one(struct fuzzer *f)
 		return one_in(f, 2) ? DRM_IOCTL_NPU_SLOT_FREE : DRM_IOCTL_NPU_SLOT_SIGNAL;
 	case 11:
 		return fuzz_vm_bind(f, (void *)f->arg);
+	case 12:
+		return fuzz_program_create(f, (void *)f->arg);
+	case 13:
+		pd->id = pick_program(f);
+		pd->flags = pick_flags(f, 0);
+		return DRM_IOCTL_NPU_PROGRAM_DESTROY;
+	case 14:
+	case 15:
+		return fuzz_share(f, f->arg);
 	default:
 		/* A driver ioctl number with the wrong size or direction. */
 		memset(f->arg, (int)below(f, 256), sizeof(f->arg));
-		return _IOC(below(f, 4), DRM_IOCTL_BASE, DRM_COMMAND_BASE + below(f, 12),
+		return _IOC(below(f, 4), DRM_IOCTL_BASE, DRM_COMMAND_BASE + below(f, DRM_NPU_BO_IMPORT + 1),
 			    below(f, 2) ? below(f, 64) : below(f, sizeof(f->arg)));
 	}
 }
@@ -642,6 +849,65 @@ static void forget(uint32_t *ids, size_t stride, int *n, uint32_t id, uint32_t *
 			*gone = id;
 			return;
 		}
+	}
+}
+
+/* Keeps a new key, and puts it on the board for the other fuzzer. */
+static void note_key(struct fuzzer *f, uint64_t key)
+{
+	if (f->nkeys < MAX_KEYS)
+		f->keys[f->nkeys++] = key;
+	f->board->keys[below(f, BOARD_KEYS)] = key;
+}
+
+static void forget_key(struct fuzzer *f, uint64_t key)
+{
+	int i;
+
+	for (i = 0; i < f->nkeys; i++) {
+		if (f->keys[i] == key) {
+			f->keys[i] = f->keys[--f->nkeys];
+			f->gone_key = key;
+			return;
+		}
+	}
+}
+
+/* An imported buffer is used as the device buffers this process created. */
+static void note_import(struct fuzzer *f, const struct drm_npu_bo_import *im)
+{
+	if (f->nbos < MAX_BOS)
+		f->bos[f->nbos++] = (struct drm_npu_bo_create){ .size = im->size,
+			.flags = DRM_NPU_BO_DEVICE, .handle = im->handle, .addr = im->addr };
+	else
+		test_bo_close(f->card.fd, im->handle);
+}
+
+/* Remembers what a successful program or sharing call created and forgets what it freed. */
+static void account_more(struct fuzzer *f, unsigned long nr)
+{
+	struct drm_npu_program_create *pc = (void *)f->arg;
+	struct drm_npu_program_destroy *pd = (void *)f->arg;
+	struct drm_npu_bo_export *ex = (void *)f->arg;
+	struct drm_npu_bo_export_ctl *ctl = (void *)f->arg;
+	struct drm_npu_program_destroy gone;
+
+	if (nr == DRM_IOCTL_NPU_PROGRAM_CREATE) {
+		if (f->nprograms < MAX_PROGRAMS) {
+			f->programs[f->nprograms++] = pc->id;
+		} else {
+			gone = (struct drm_npu_program_destroy){ .id = pc->id };
+			ioctl(f->card.fd, DRM_IOCTL_NPU_PROGRAM_DESTROY, &gone);
+		}
+	} else if (nr == DRM_IOCTL_NPU_PROGRAM_DESTROY) {
+		forget(f->programs, sizeof(f->programs[0]), &f->nprograms, pd->id,
+		       &f->gone_program);
+	} else if (nr == DRM_IOCTL_NPU_BO_EXPORT) {
+		note_key(f, ex->key);
+	} else if (nr == DRM_IOCTL_NPU_BO_EXPORT_CTL && ctl->op == DRM_NPU_EXPORT_REVOKE) {
+		forget_key(f, ctl->key);
+	} else if (nr == DRM_IOCTL_NPU_BO_IMPORT) {
+		note_import(f, (void *)f->arg);
 	}
 }
 
@@ -681,6 +947,8 @@ static void account(struct fuzzer *f, unsigned long nr)
 			test_slot_op(f->card.fd, DRM_IOCTL_NPU_SLOT_FREE, sl->slot, 0);
 	} else if (nr == DRM_IOCTL_NPU_SLOT_FREE) {
 		forget(f->slots, sizeof(f->slots[0]), &f->nslots, sl->slot, &f->gone_slot);
+	} else {
+		account_more(f, nr);
 	}
 }
 
@@ -690,7 +958,7 @@ static bool expected_errno(int err)
 	case EINVAL: case ENOENT: case EFAULT: case ENOMEM: case ENOSPC:
 	case EBUSY: case EAGAIN: case EINTR: case ETIME: case EIO:
 	case ENOTTY: case EOVERFLOW: case E2BIG: case EPERM: case EACCES:
-	case EEXIST:
+	case EEXIST: case ESRCH:
 		return true;
 	}
 	return false;
@@ -756,7 +1024,12 @@ static const struct {
 	{ DRM_IOCTL_NPU_STREAM_DESTROY, "stream_destroy" }, { DRM_IOCTL_NPU_SUBMIT, "submit" },
 	{ DRM_IOCTL_NPU_WAIT, "wait" }, { DRM_IOCTL_NPU_SLOT_ALLOC, "slot_alloc" },
 	{ DRM_IOCTL_NPU_SLOT_FREE, "slot_free" }, { DRM_IOCTL_NPU_SLOT_SIGNAL, "slot_signal" },
-	{ DRM_IOCTL_NPU_VM_BIND, "vm_bind" }, { 0, "mmap" },
+	{ DRM_IOCTL_NPU_VM_BIND, "vm_bind" },
+	{ DRM_IOCTL_NPU_PROGRAM_CREATE, "program_create" },
+	{ DRM_IOCTL_NPU_PROGRAM_DESTROY, "program_destroy" },
+	{ DRM_IOCTL_NPU_BO_EXPORT, "bo_export" }, { DRM_IOCTL_NPU_BO_EXPORT_CTL, "export_ctl" },
+	{ DRM_IOCTL_NPU_BO_IMPORT, "bo_import" },
+	{ 0, "mmap" },
 };
 
 #define NAMED_IOCTLS	(sizeof(ioctls) / sizeof(ioctls[0]))
@@ -800,7 +1073,7 @@ static void on_alarm(int sig)
 }
 
 /* Runs in a child: exit 0, or the status names what went wrong. */
-static void fuzz(uint64_t seed, unsigned long calls)
+static void fuzz(struct board *board, int index, uint64_t seed, unsigned long calls)
 {
 	struct itimerval every_2ms = { { 0, 2000 }, { 0, 2000 } };
 	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
@@ -811,6 +1084,9 @@ static void fuzz(uint64_t seed, unsigned long calls)
 	if (!f || test_card_open(&f->card, 0))
 		_exit(10);
 	f->state = seed;
+	f->board = board;
+	board->pids[index] = getpid();
+	f->gone_program = ~0u;
 	f->devmem_size = test_param_or_die(f->card.fd, DRM_NPU_PARAM_DEVMEM_SIZE);
 	f->num_slots = test_param_or_die(f->card.fd, DRM_NPU_PARAM_NUM_SLOTS);
 	f->fence_offset = test_param_or_die(f->card.fd, DRM_NPU_PARAM_FENCE_MMAP_OFFSET);
@@ -902,6 +1178,7 @@ TEST_F_TIMEOUT(fuzz, random_calls_fail_cleanly_and_touch_nothing_else, 300)
 	unsigned long calls = env_or("NPU_FUZZ_CALLS", 20000);
 	struct test_baseline before, after;
 	pid_t pids[FUZZ_CHILDREN];
+	struct board *board;
 	int i, status;
 
 	before = test_read_baseline(self->card.bdf);
@@ -913,13 +1190,16 @@ TEST_F_TIMEOUT(fuzz, random_calls_fail_cleanly_and_touch_nothing_else, 300)
 			      test_cmd_copy(self->buf.addr, (uintptr_t)self->pattern,
 					    BYSTANDER_SIZE, DRM_NPU_CMD_SRC_USER)));
 
+	board = mmap(NULL, sizeof(*board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		     -1, 0);
+	ASSERT_NE(MAP_FAILED, board);
 	ksft_print_msg("seed %llu, %lu calls in each of %d processes\n",
 		       (unsigned long long)seed, calls, FUZZ_CHILDREN);
 	for (i = 0; i < FUZZ_CHILDREN; i++) {
 		pids[i] = fork();
 		ASSERT_GE(pids[i], 0);
 		if (!pids[i])
-			fuzz(seed + i, calls);
+			fuzz(board, i, seed + i, calls);
 	}
 	for (i = 0; i < FUZZ_CHILDREN; i++) {
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
@@ -928,6 +1208,8 @@ TEST_F_TIMEOUT(fuzz, random_calls_fail_cleanly_and_touch_nothing_else, 300)
 			TH_LOG("fuzzer %d (seed %llu) failed", i, (unsigned long long)(seed + i));
 		}
 	}
+
+	munmap(board, sizeof(*board));
 
 	/* The bystander's data and stream are as they were. */
 	EXPECT_EQ(0, self->card.fence[self->stream.slot].error);

@@ -509,6 +509,20 @@ typedef struct {
 	uint32_t timeoutHigh;
 } aclrtTimeoutUs;
 
+typedef union aclrtLaunchKernelAttrValue {
+	uint8_t schemMode;
+	uint32_t localMemorySize;	/* deprecated alias of dynUBufSize */
+	uint32_t dynUBufSize;
+	aclrtEngineType engineType;
+	uint32_t blockDimOffset;
+	uint8_t isBlockTaskPrefetch;
+	uint8_t isDataDump;
+	uint16_t timeout;		/* s */
+	aclrtTimeoutUs timeoutUs;
+	uint8_t enableProfiling;
+	uint32_t rsv[4];
+} aclrtLaunchKernelAttrValue;
+
 typedef enum {
 	ACL_STREAM_ATTR_FAILURE_MODE = 1,
 	ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
@@ -1299,6 +1313,8 @@ ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetSeqId(aclmdlRITask task, uint32_t *i
 ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetParams(aclmdlRITask task, aclmdlRITaskParams *params);
 ACL_FUNC_VISIBILITY aclError aclmdlRITaskSetParams(aclmdlRITask task, aclmdlRITaskParams *params);
 ACL_FUNC_VISIBILITY aclError aclmdlRITaskDisable(aclmdlRITask task);
+ACL_FUNC_VISIBILITY aclError aclmdlRIKernelTaskGetAttribute(
+	aclmdlRITask task, aclrtLaunchKernelAttrId attrId, aclrtLaunchKernelAttrValue *attrValue);
 ACL_FUNC_VISIBILITY aclError aclmdlRIUpdate(aclmdlRI modelRI);
 ACL_FUNC_VISIBILITY aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream,
 						      uint32_t flag);
