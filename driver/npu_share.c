@@ -212,6 +212,10 @@ int npu_share_prime_fd_to_handle(struct drm_device *dev, struct drm_file *file,
 		ret = drm_gem_prime_fd_to_handle(dev, file, fd, handle);
 		goto out;
 	}
+	/* Mapped at its address first, as an import by key is. */
+	ret = npu_vm_window_map(ctx, container_of(obj, struct npu_bo, base.base));
+	if (ret)
+		goto out;
 	ret = -ENOMEM;
 	spare = kzalloc(sizeof(*spare), GFP_KERNEL);
 	if (!spare)
@@ -484,6 +488,9 @@ int npu_bo_import_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 		return PTR_ERR(obj);
 	}
 
+	ret = npu_vm_window_map(ctx, container_of(obj, struct npu_bo, base.base));
+	if (ret)
+		goto out;
 	/* Counted first: the handle may be closed as soon as it exists. */
 	npu_import_get(obj, ctx->id, &spare);
 	ret = drm_gem_handle_create(file, obj, &args->handle);
@@ -491,9 +498,10 @@ int npu_bo_import_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 		npu_import_put(obj, ctx->id);
 	} else {
 		bo = container_of(obj, struct npu_bo, base.base);
-		args->addr = DRM_NPU_DEVICE_ADDR_BASE + bo->node.start;
+		args->addr = npu_vm_bo_addr(bo);
 		args->size = bo->node.size;
 	}
+out:
 	kfree(spare);
 	drm_gem_object_put(obj);
 	return ret;
