@@ -224,7 +224,7 @@ struct drm_gem_object *npu_gem_prime_import(struct drm_device *dev, struct dma_b
  *	buffers mapped through it (0: closed)
  */
 struct npu_peer_windows {
-	struct mutex lock;
+	struct mutex lock;	/* windows, peer buffers' @window and @mapped */
 	struct {
 		u64 serial;
 		unsigned int maps;

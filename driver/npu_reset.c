@@ -67,7 +67,6 @@ static int npu_reset_hw(struct npu_device *ndev)
 		return ret;
 	pci_set_master(npu_pdev(ndev));
 	npu_rings_restore_shadows(ndev);
-	npu_peer_reset(ndev);
 	return 0;
 }
 
@@ -100,6 +99,8 @@ static int npu_reset_locked(struct npu_device *ndev, u32 reason)
 
 	npu_heartbeat_restart(ndev);
 	npu_health_card_reset(ndev);
+	/* Once the card is alive again: a dead card runs no MMU command. */
+	npu_peer_reset(ndev);
 	drm_info(&ndev->drm, "card reset (%s), %llu since probe\n",
 		 npu_reset_reason_names[reason], ndev->reset_count);
 	return 0;

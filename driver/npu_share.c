@@ -116,6 +116,7 @@ bool npu_share_imported(struct drm_gem_object *obj, u64 ctx_id)
  */
 static DEFINE_MUTEX(npu_prime_import_lock);
 static struct {
+	struct task_struct *task;
 	struct drm_gem_object *obj;
 	u64 ctx_id;
 	struct npu_import *spare;
@@ -174,8 +175,8 @@ int npu_share_bo_open(struct drm_gem_object *obj, struct drm_file *file)
 	struct npu_ctx *ctx = file->driver_priv;
 
 	spin_lock(&npu_imports_lock);
-	if (npu_prime_importing.obj == obj && npu_prime_importing.ctx_id == ctx->id &&
-	    npu_prime_importing.spare)
+	if (npu_prime_importing.task == current && npu_prime_importing.obj == obj &&
+	    npu_prime_importing.ctx_id == ctx->id && npu_prime_importing.spare)
 		npu_import_get_locked(obj, ctx->id, &npu_prime_importing.spare);
 	spin_unlock(&npu_imports_lock);
 	return 0;
@@ -223,6 +224,7 @@ int npu_share_prime_fd_to_handle(struct drm_device *dev, struct drm_file *file,
 
 	mutex_lock(&npu_prime_import_lock);
 	spin_lock(&npu_imports_lock);
+	npu_prime_importing.task = current;
 	npu_prime_importing.obj = obj;
 	npu_prime_importing.ctx_id = ctx->id;
 	npu_prime_importing.spare = spare;
@@ -232,6 +234,7 @@ int npu_share_prime_fd_to_handle(struct drm_device *dev, struct drm_file *file,
 
 	spin_lock(&npu_imports_lock);
 	spare = npu_prime_importing.spare;
+	npu_prime_importing.task = NULL;
 	npu_prime_importing.obj = NULL;
 	npu_prime_importing.spare = NULL;
 	spin_unlock(&npu_imports_lock);

@@ -135,8 +135,8 @@ extern "C" {
  *
  * Errors:
  * -ENOENT: an unknown @stream, a *_handle that is not a host buffer or
- * user memory (DRM_IOCTL_NPU_BO_USERPTR) of this context, a program id (DRM_NPU_OP_PROGRAM, _SET_CALL) that is not
- * one of this context's;
+ * user memory (DRM_IOCTL_NPU_BO_USERPTR) of this context, a program id
+ * (DRM_NPU_OP_PROGRAM, _SET_CALL) that is not one of this context's;
  * -EINVAL: a direct stream, unknown @flags, a non-zero @seqno (an output), @count 0 or over
  * DRM_NPU_MAX_BATCH or over the stream's ring_entries - 2, @cmd_size not
  * sizeof(struct drm_npu_cmd); or in a command: an unknown op, flag or cond,
@@ -772,6 +772,19 @@ struct drm_npu_bo_import {
  * import by key does. Imported into a context of the same card, the
  * dma-buf gives a handle to the buffer itself, as DRM_IOCTL_NPU_BO_IMPORT
  * does; other drivers cannot import it (-EOPNOTSUPP for now).
+ *
+ * Unlike a key, a dma-buf has no process list: whoever holds the file
+ * descriptor may import it. Host buffers, user memory and peer buffers do
+ * not export (-EOPNOTSUPP); the dma-buf cannot be mmap()ed; a dma-buf of
+ * another driver does not import (-EOPNOTSUPP).
+ *
+ * A peer buffer's first mapping opens a peer window of the importing card
+ * on the exporter's card, or shares the one open on it; the window closes
+ * when the last peer buffer using it is gone (its handle closed and every
+ * mapping of it unmapped). VM_BIND fails with -EBUSY when every window
+ * (DRM_NPU_PARAM_NUM_PEERS) is open on other cards. The card's sysfs file
+ * npu/peer_windows_open counts the open windows. A card reset closes them
+ * all; the driver opens again those still in use.
  */
 
 struct drm_npu_stream_map {

@@ -421,6 +421,44 @@ TEST_F(two_cards, bind_errors)
 	close(dmabuf);
 }
 
+/*
+ * A reset of card B closes its windows on the card; the driver opens again
+ * the one still mapped, so that a context made after the reset reaches
+ * card A through it.
+ */
+TEST_F(two_cards, reset_reopens_windows_in_use)
+{
+	struct drm_npu_stream_create s;
+	struct test_card fresh;
+	char path[PATH_MAX];
+	uint8_t out[64];
+	uint32_t h, h2;
+	int dmabuf;
+
+	if (self->skip)
+		return;
+	ASSERT_EQ(0, prime_export(self->a.fd, self->buf.handle, &dmabuf));
+	ASSERT_EQ(0, prime_import(self->b.fd, dmabuf, &h));
+	ASSERT_EQ(0, vm_bind(self->b.fd, DRM_NPU_VM_MAP, h, 0, self->buf.addr, SIZE));
+	EXPECT_EQ(1, windows_open(&self->b));
+
+	snprintf(path, sizeof(path), TEST_PCI_DEVICES "/%s/npu/reset", self->b.bdf);
+	ASSERT_EQ(0, text_write(path, "1"));
+	EXPECT_EQ(1, windows_open(&self->b));
+
+	ASSERT_EQ(0, test_card_open(&fresh, 1));
+	ASSERT_EQ(0, test_stream_create(fresh.fd, 0, 0, &s));
+	ASSERT_EQ(0, prime_import(fresh.fd, dmabuf, &h2));
+	ASSERT_EQ(0, vm_bind(fresh.fd, DRM_NPU_VM_MAP, h2, 0, self->buf.addr, SIZE));
+	EXPECT_EQ(1, windows_open(&self->b));
+	ASSERT_EQ(0, read_back(&fresh, &s, self->buf.addr + 128, out, sizeof(out)));
+	EXPECT_TRUE(all_bytes(out, sizeof(out), 0x5a));
+	test_card_close(&fresh);
+	test_card_close(&self->b);
+	EXPECT_TRUE(test_wait_until(windows_open(&self->b) == 0, TEST_SETTLE_MS));
+	close(dmabuf);
+}
+
 /* A process killed with a peer buffer mapped gives the memory and window back. */
 TEST_F(two_cards, killed_importer_gives_the_memory_back)
 {
