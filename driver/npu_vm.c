@@ -556,13 +556,30 @@ static void npu_vm_binds_release(struct npu_vm *vm)
 	mtree_destroy(&vm->binds);
 }
 
+/*
+ * A ring that did not confirm its reset keeps its address space latched
+ * and may still run: that number is not given to another context.
+ */
+static bool npu_vm_as_kept(struct npu_device *ndev, u32 as)
+{
+	bool kept = false;
+	u32 i;
+
+	spin_lock_irq(&ndev->rings_lock);
+	for (i = 0; i < ndev->id.num_rings && !kept; i++)
+		kept = ndev->rings[i].kept && ndev->rings[i].as == as;
+	spin_unlock_irq(&ndev->rings_lock);
+	return kept;
+}
+
 /**
  * npu_vm_ctx_fini - take a closing context's address space apart
  * @ctx: the context, whose streams are all destroyed
  *
  * The card drops the root (waiting for accesses in flight) before the
  * tables are freed and the address space is given back. One whose root
- * the card did not drop stays out of use, tables and all.
+ * the card did not drop stays out of use, tables and all; one a kept ring
+ * still names stays out of use, its root dropped.
  */
 void npu_vm_ctx_fini(struct npu_ctx *ctx)
 {
@@ -580,7 +597,7 @@ void npu_vm_ctx_fini(struct npu_ctx *ctx)
 
 	if (vm->as) {
 		keep = npu_mmu_cmd(ndev, NPU_MMU_SET_ROOT, vm->as, 0, 0) != 0;
-		if (!keep) {
+		if (!keep && !npu_vm_as_kept(ndev, vm->as)) {
 			ida_free(&ndev->vm.ida, vm->as);
 			atomic_dec(&ndev->vm.spaces);
 		}
@@ -778,6 +795,7 @@ static_assert((int)DRM_NPU_FAULT_PEER_CLOSED == (int)NPU_PF_PEER_CLOSED);
 void npu_vm_report_fault(struct npu_stream *stream)
 {
 	struct npu_device *ndev = stream->ctx->ndev;
+	const char *why;
 	u32 reason;
 	u64 fault;
 	int idx;
@@ -789,13 +807,12 @@ void npu_vm_report_fault(struct npu_stream *stream)
 	/* The uapi word is the card's: same fields, same places. */
 	WRITE_ONCE(npu_ctx_slot(stream->ctx, stream->slot)->fault, fault);
 	reason = NPU_RING_FAULT_REASON(fault);
+	why = reason < ARRAY_SIZE(npu_vm_fault_reasons) ? npu_vm_fault_reasons[reason] : NULL;
 	dev_warn_ratelimited(ndev->drm.dev,
 			     "context %llu stream %u: page fault at %#llx (%s, %s)\n",
 			     stream->ctx->id, stream->id,
 			     DRM_NPU_DEVICE_ADDR_BASE + (fault & NPU_RING_FAULT_VA_MASK),
-			     fault & NPU_RING_FAULT_WRITE ? "write" : "read",
-			     reason < ARRAY_SIZE(npu_vm_fault_reasons) &&
-			     npu_vm_fault_reasons[reason] ? npu_vm_fault_reasons[reason] : "unknown");
+			     fault & NPU_RING_FAULT_WRITE ? "write" : "read", why ?: "unknown");
 }
 
 /* The checks both ops share: the range, and the fields each must leave 0. */
