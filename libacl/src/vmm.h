@@ -69,6 +69,13 @@ bool acl_hostva_range(uint64_t addr, uint64_t *base, uint64_t *size);
 void acl_hostva_pinned_gone(struct acl_hostmem *h);
 void acl_hostva_drop_device(struct acl_device *d);
 
+/*
+ * For a stream's error err in slot of d: " (writing address A: why)" in
+ * buf when it is a page fault, else "" (vmm_fault.c).
+ */
+const char *acl_vmm_fault_text(struct acl_device *d, uint32_t slot, uint32_t err, char *buf,
+			       size_t len);
+
 /* The driver (vmm_drv.c), as drv.c: 0 or a negative errno. */
 int drv_vm_bind(int fd, uint32_t op, uint32_t flags, uint32_t handle, uint64_t offset,
 		uint64_t addr, uint64_t size);
