@@ -134,7 +134,8 @@ bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint3
 }
 
 /*
- * Whether len bytes at addr lie in one allocation, its padding included:
+ * Whether len bytes at addr lie in one allocation, its padding included
+ * (or among reserved addresses):
  * the vendor gives aclrtMalloc's callers 32 bytes past their size because
  * operators may touch them, and ggml's CANN backend lays operator outputs
  * over them (GroupNorm's rstd).
@@ -144,6 +145,9 @@ bool acl_devmem_padding_holds(struct acl_device *d, uint64_t addr, uint64_t len)
 	struct acl_range *r;
 	bool holds = false;
 
+	/* Reserved addresses: the card checks every page a command touches. */
+	if (acl_va_is_user(addr))
+		return len <= ACL_VA_USER_END - addr;
 	acl_rwlock_rdlock(&d->devmem.lock);
 	r = acl_rmap_find_locked(&d->devmem, addr);
 	if (r) {

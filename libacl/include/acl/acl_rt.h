@@ -1195,7 +1195,7 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle,
 /* ------------------------------------------------------------------------
  * Virtual memory: addresses reserved for the whole process, physical
  * allocations of a card mapped there, shared with other processes by
- * shareable handles (docs/vmm.md).
+ * shareable handles; host memory at device addresses (docs/vmm.md).
  */
 ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment,
 						    void *expectPtr, uint64_t flags);
