@@ -79,7 +79,7 @@ static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)
 		*value = READ_ONCE(ctx->lost);
 		break;
 	default:
-		return npu_compute_param(ndev, param, value);
+		return npu_vm_param(ndev, param, value);
 	}
 	return 0;
 }
@@ -111,6 +111,7 @@ static const struct drm_ioctl_desc npu_drm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NPU_BO_EXPORT, npu_bo_export_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(NPU_BO_EXPORT_CTL, npu_bo_export_ctl_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(NPU_BO_IMPORT, npu_bo_import_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_VM_BIND, npu_vm_bind_ioctl, 0),
 };
 
 /*
@@ -277,6 +278,9 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 
 	ret = npu_sw_init(ndev);
+	if (ret)
+		return ret;
+	ret = npu_vm_card_init(ndev);
 	if (ret)
 		return ret;
 	drm_mm_init(&ndev->mm, 0, ndev->id.devmem_size);

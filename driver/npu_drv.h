@@ -19,6 +19,7 @@
 
 #include "npu_hw.h"
 #include "npu_accel.h"
+#include "npu_vm.h"
 
 #define DRIVER_NAME	"npu"
 #define DRIVER_DESC	"Driver for the NPU PCIe accelerator card"
@@ -71,6 +72,8 @@ struct npu_stream_dir;
  * @stream: the stream to notify of interrupts; under npu_device.rings_lock
  * @area: for a direct ring, the pages userspace writes that hold @cmds,
  *	referenced; as @cmds
+ * @as: the address space the ring runs in from its next start, 0:
+ *	untranslated; set by its owner before it starts the ring
  */
 struct npu_ring {
 	struct npu_device *ndev;
@@ -92,6 +95,7 @@ struct npu_ring {
 	struct drm_gem_object *kept_fence;
 	struct npu_stream *stream;
 	struct npu_direct_area *area;
+	u32 as;
 };
 
 /**
@@ -183,6 +187,7 @@ struct npu_identity {
  *	last read from the rings (DRM_NPU_PARAM_COMPUTE_NS)
  * @op_desc_pool: blocks for one operator descriptor, for the batches of a
  *	single operator; NULL when the card computes nothing
+ * @vm: the MMU's address spaces (npu_vm.c)
  */
 struct npu_device {
 	struct drm_device drm;
@@ -225,6 +230,7 @@ struct npu_device {
 	atomic64_t compute_ns;
 	struct dma_pool *op_desc_pool;
 	struct npu_health *health;
+	struct npu_vm_card vm;
 };
 
 /**
@@ -305,6 +311,7 @@ struct npu_fence_area {
  * @bind_epoch: the binding table's epoch; under @direct_lock
  * @exports: keys under which it exports buffers; under npu_share.c's lock
  * @programs: program id -> struct npu_program (npu_program.c)
+ * @vm: its address space (npu_vm.c)
  * @lost: 0, or the enum drm_npu_reset_reason of the card reset that lost
  *	the context, which then accepts no new work; written under @lock and
  *	npu_device.reset_sem (for writing), read locklessly
@@ -333,6 +340,7 @@ struct npu_ctx {
 	u64 bind_epoch;
 	u32 exports;
 	struct xarray programs;
+	struct npu_vm *vm;
 	u32 lost;
 };
 
@@ -529,6 +537,9 @@ struct npu_job {
  *	table, which its binding names; mapped for the card with the buffer
  * @bind_sg_dma: bus address of @bind_sg
  * @bind_sg_count: entries of @bind_sg
+ * @vm_backing: how its memory is mapped in address spaces (npu_vm.h)
+ * @vm_windows: the contexts that have a device buffer mapped at its
+ *	address (npu_vm.c); under npu_vm_card.lock
  */
 struct npu_bo {
 	struct drm_gem_shmem_object base;
@@ -539,6 +550,8 @@ struct npu_bo {
 	struct npu_sg_entry *bind_sg;
 	dma_addr_t bind_sg_dma;
 	u32 bind_sg_count;
+	const struct npu_vm_backing *vm_backing;
+	struct list_head vm_windows;
 };
 
 static inline struct npu_device *to_npu_device(struct drm_device *drm)

@@ -28,6 +28,8 @@ static void npu_device_bo_free(struct drm_gem_object *obj)
 	struct npu_bo *bo = to_npu_bo(obj);
 	struct npu_device *ndev = to_npu_device(obj->dev);
 
+	/* No context reaches the memory once it is someone else's. */
+	npu_vm_bo_free(bo);
 	mutex_lock(&ndev->mm_lock);
 	drm_mm_remove_node(&bo->node);
 	WRITE_ONCE(ndev->devmem_used, ndev->devmem_used - bo->node.size);
@@ -93,6 +95,8 @@ struct drm_gem_object *npu_gem_create_object(struct drm_device *dev, size_t size
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->base.base.funcs = &npu_host_bo_funcs;
+	bo->vm_backing = &npu_vm_host_backing;
+	INIT_LIST_HEAD(&bo->vm_windows);
 	return &bo->base.base;
 }
 
@@ -109,20 +113,21 @@ static int npu_device_bo_clear(struct npu_device *ndev, struct npu_bo *bo)
 	return 0;
 }
 
-static int npu_devmem_insert(struct npu_device *ndev, struct drm_mm_node *node, u64 size)
+static int npu_devmem_insert(struct npu_device *ndev, struct drm_mm_node *node,
+			     u64 size, u64 align)
 {
 	int ret;
 
 	mutex_lock(&ndev->mm_lock);
-	ret = drm_mm_insert_node_generic(&ndev->mm, node, size,
-					 DRM_NPU_BO_ADDR_ALIGN, 0, DRM_MM_INSERT_BEST);
+	ret = drm_mm_insert_node_generic(&ndev->mm, node, size, align, 0,
+					 DRM_MM_INSERT_BEST);
 	if (!ret)
 		WRITE_ONCE(ndev->devmem_used, ndev->devmem_used + size);
 	mutex_unlock(&ndev->mm_lock);
 	return ret;
 }
 
-static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
+static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size, u64 align)
 {
 	struct npu_device *ndev = ctx->ndev;
 	struct npu_bo *bo;
@@ -133,10 +138,12 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 		return ERR_PTR(-ENOMEM);
 	bo->owner = ctx->id;
 	bo->base.base.funcs = &npu_device_bo_funcs;
+	bo->vm_backing = &npu_vm_device_backing;
+	INIT_LIST_HEAD(&bo->vm_windows);
 	/* GEM sizes are in pages; the allocation itself is bo->node.size. */
 	drm_gem_private_object_init(&ndev->drm, &bo->base.base, PAGE_ALIGN(size));
 
-	ret = npu_devmem_insert(ndev, &bo->node, size);
+	ret = npu_devmem_insert(ndev, &bo->node, size, align);
 	if (ret) {
 		/*
 		 * Buffers the caller closed stay allocated while completed,
@@ -144,7 +151,7 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 		 * those (npu_ctx_retire_for_waiter()), so do it here.
 		 */
 		npu_ctx_retire(ctx);
-		ret = npu_devmem_insert(ndev, &bo->node, size);
+		ret = npu_devmem_insert(ndev, &bo->node, size, align);
 	}
 	if (ret) {
 		drm_gem_object_release(&bo->base.base);
@@ -152,6 +159,8 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 		return ERR_PTR(-ENOMEM);
 	}
 	ret = npu_device_bo_clear(ndev, bo);
+	if (!ret)
+		ret = npu_vm_window_map(ctx, bo);
 	if (ret) {
 		drm_gem_object_put(&bo->base.base);
 		return ERR_PTR(ret);
@@ -201,11 +210,12 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data,
 	u64 size;
 	int ret;
 
-	if (!args->size || args->flags & ~DRM_NPU_BO_HOST || args->handle ||
-	    args->addr || args->mmap_offset)
+	if (!args->size || args->flags & ~(DRM_NPU_BO_HOST | DRM_NPU_BO_BLOCK_ALIGNED) ||
+	    args->flags == (DRM_NPU_BO_HOST | DRM_NPU_BO_BLOCK_ALIGNED) ||
+	    args->handle || args->addr || args->mmap_offset)
 		return -EINVAL;
 	if (args->size > ctx->ndev->id.devmem_size &&
-	    args->flags == DRM_NPU_BO_DEVICE)
+	    !(args->flags & DRM_NPU_BO_HOST))
 		return -ENOMEM;
 	if (args->size > SZ_16G)
 		return -ENOMEM;
@@ -213,9 +223,13 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data,
 	if (args->flags & DRM_NPU_BO_HOST) {
 		size = PAGE_ALIGN(args->size);
 		bo = npu_host_bo_create(ctx, size);
+	} else if (args->flags & DRM_NPU_BO_BLOCK_ALIGNED) {
+		size = ALIGN(args->size, DRM_NPU_VM_BLOCK_SIZE);
+		bo = npu_device_bo_create(ctx, size, DRM_NPU_VM_BLOCK_SIZE);
 	} else {
-		size = ALIGN(args->size, DRM_NPU_BO_ALIGN);
-		bo = npu_device_bo_create(ctx, size);
+		/* Whole pages: mapping it elsewhere maps nothing of another buffer. */
+		size = ALIGN(args->size, DRM_NPU_VM_PAGE_SIZE);
+		bo = npu_device_bo_create(ctx, size, DRM_NPU_BO_ADDR_ALIGN);
 	}
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
@@ -226,7 +240,7 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data,
 		if (args->flags & DRM_NPU_BO_HOST)
 			args->mmap_offset = drm_vma_node_offset_addr(&bo->base.base.vma_node);
 		else
-			args->addr = DRM_NPU_DEVICE_ADDR_BASE + bo->node.start;
+			args->addr = npu_vm_bo_addr(bo);
 	}
 	/* The handle holds the buffer now, or nothing does. */
 	drm_gem_object_put(&bo->base.base);
@@ -238,7 +252,7 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data,
  * @ctx: the context using the range
  * @addr: device address, as userspace names it
  * @size: bytes from @addr, at least one
- * @offset: out: card memory offset of @addr
+ * @offset: out: the virtual address of @addr, which the card is given
  *
  * Return: the buffer with a reference the caller puts, or NULL when the
  * range is not wholly inside one device buffer that @ctx created or
@@ -252,10 +266,11 @@ struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
 	struct drm_mm_node *node;
 	u64 start, end;
 
-	if (addr < DRM_NPU_DEVICE_ADDR_BASE ||
-	    check_add_overflow(addr - DRM_NPU_DEVICE_ADDR_BASE, size, &end))
+	if (addr < DRM_NPU_DEVICE_ADDR_BASE + ndev->vm.window ||
+	    check_add_overflow(addr - DRM_NPU_DEVICE_ADDR_BASE - ndev->vm.window,
+			       size, &end))
 		return NULL;
-	start = addr - DRM_NPU_DEVICE_ADDR_BASE;
+	start = addr - DRM_NPU_DEVICE_ADDR_BASE - ndev->vm.window;
 
 	mutex_lock(&ndev->mm_lock);
 	drm_mm_for_each_node_in_range(node, &ndev->mm, start, start + 1) {
@@ -271,7 +286,7 @@ struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
 	mutex_unlock(&ndev->mm_lock);
 
 	if (found)
-		*offset = start;
+		*offset = addr - DRM_NPU_DEVICE_ADDR_BASE;
 	return found;
 }
 

@@ -385,6 +385,9 @@ int npu_bo_import_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 		return PTR_ERR(obj);
 	}
 
+	ret = npu_vm_window_map(ctx, container_of(obj, struct npu_bo, base.base));
+	if (ret)
+		goto out;
 	/* Counted first: the handle may be closed as soon as it exists. */
 	npu_import_get(obj, ctx->id, &spare);
 	ret = drm_gem_handle_create(file, obj, &args->handle);
@@ -392,9 +395,10 @@ int npu_bo_import_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 		npu_import_put(obj, ctx->id);
 	} else {
 		bo = container_of(obj, struct npu_bo, base.base);
-		args->addr = DRM_NPU_DEVICE_ADDR_BASE + bo->node.start;
+		args->addr = npu_vm_bo_addr(bo);
 		args->size = bo->node.size;
 	}
+out:
 	kfree(spare);
 	drm_gem_object_put(obj);
 	return ret;
