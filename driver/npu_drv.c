@@ -78,6 +78,9 @@ static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)
 	case DRM_NPU_PARAM_CTX_LOST:
 		*value = READ_ONCE(ctx->lost);
 		break;
+	case DRM_NPU_PARAM_NUM_PEERS:
+		*value = npu_peer_num_windows(ndev);
+		break;
 	default:
 		return npu_vm_param(ndev, param, value);
 	}
@@ -112,6 +115,7 @@ static const struct drm_ioctl_desc npu_drm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NPU_BO_EXPORT_CTL, npu_bo_export_ctl_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(NPU_BO_IMPORT, npu_bo_import_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(NPU_VM_BIND, npu_vm_bind_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_BO_USERPTR, npu_bo_userptr_ioctl, 0),
 };
 
 /*
@@ -166,10 +170,10 @@ static void npu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, id) {
-		if (npu_bo_is_host(obj))
-			host += npu_bo_size(obj);
-		else
+		if (npu_bo_is_device(obj))
 			device += npu_bo_size(obj);
+		else
+			host += npu_bo_size(obj);
 	}
 	spin_unlock(&file->table_lock);
 
@@ -185,6 +189,8 @@ static const struct drm_driver npu_drm_driver = {
 	.open = npu_open,
 	.postclose = npu_postclose,
 	.gem_create_object = npu_gem_create_object,
+	.gem_prime_import = npu_gem_prime_import,
+	.prime_fd_to_handle = npu_share_prime_fd_to_handle,
 	.show_fdinfo = npu_show_fdinfo,
 	.ioctls = npu_drm_ioctls,
 	.num_ioctls = ARRAY_SIZE(npu_drm_ioctls),
@@ -231,6 +237,8 @@ static int npu_sw_init(struct npu_device *ndev)
 		ret = drmm_mutex_init(&ndev->drm, &ndev->contexts_lock);
 	if (!ret)
 		ret = drmm_mutex_init(&ndev->drm, &ndev->sysfs_lock);
+	if (!ret)
+		ret = npu_peer_init(ndev);
 	return ret;
 }
 

@@ -32,6 +32,7 @@
 
 struct npu_device;
 struct npu_direct_area;
+struct npu_peer_windows;
 struct npu_program;
 struct npu_program_build;
 struct npu_program_edit;
@@ -149,6 +150,7 @@ struct npu_identity {
  * @exclusive: one process at a time may hold the card (npu_exclusive.c);
  *	written under @contexts_lock, read locklessly by sysfs
  * @pinned_pages: user and host-buffer pages pinned for the card
+ * @peers: the card's peer windows (npu_peer.c)
  * @jobs_made: jobs allocated since probe; the pools' reuse is what they spare
  * @jobs_alive: jobs allocated and not yet freed, pooled ones included
  * @fence_lock: protects @fence_areas; a spinlock: the last reference to a
@@ -207,6 +209,7 @@ struct npu_device {
 	u64 next_ctx_id;
 	bool exclusive;
 	atomic64_t pinned_pages;
+	struct npu_peer_windows *peers;
 	atomic64_t jobs_made;
 	atomic_t jobs_alive;
 	spinlock_t fence_lock;		/* @fence_areas */
@@ -686,12 +689,22 @@ void npu_ring_irq(struct npu_device *ndev, u32 vector);
 /* npu_gem.c */
 struct drm_gem_object *npu_gem_create_object(struct drm_device *dev, size_t size);
 bool npu_bo_is_host(struct drm_gem_object *obj);
+bool npu_bo_is_device(struct drm_gem_object *obj);
+u64 npu_device_bo_offset(struct drm_gem_object *obj);
 u64 npu_bo_size(struct drm_gem_object *obj);
 struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
 					    u64 size, u64 *offset);
 struct drm_gem_object *npu_host_bo_lookup(struct npu_ctx *ctx, u32 handle);
 struct sg_table *npu_host_bo_sgt(struct drm_gem_object *obj);
 int npu_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+
+/* npu_userptr.c */
+bool npu_bo_is_userptr(struct drm_gem_object *obj);
+bool npu_userptr_of(struct npu_ctx *ctx, struct drm_gem_object *obj);
+bool npu_userptr_writable(struct drm_gem_object *obj);
+struct sg_table *npu_userptr_sgt(struct drm_gem_object *obj);
+dma_addr_t npu_userptr_page_dma(struct drm_gem_object *obj, u64 offset);
+int npu_bo_userptr_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* npu_ctx.c */
 int npu_open(struct drm_device *dev, struct drm_file *file);
@@ -809,7 +822,24 @@ void npu_direct_fail_events(struct npu_stream *stream, u32 error);
 int npu_stream_map_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_stream_kick_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
+/* npu_peer.c */
+struct dma_buf *npu_prime_export(struct drm_gem_object *obj, int flags);
+struct drm_gem_object *npu_prime_dmabuf_bo(struct dma_buf *dmabuf);
+struct drm_gem_object *npu_gem_prime_import(struct drm_device *dev, struct dma_buf *dmabuf);
+bool npu_bo_is_peer(struct drm_gem_object *obj);
+void npu_peer_bo_place(struct drm_gem_object *obj, u64 *serial, u64 *card_offset);
+int npu_peer_init(struct npu_device *ndev);
+u32 npu_peer_num_windows(struct npu_device *ndev);
+int npu_peer_bo_map_get(struct drm_gem_object *obj);
+void npu_peer_bo_map_put(struct drm_gem_object *obj);
+u64 npu_peer_bo_pte(struct drm_gem_object *obj, u64 offset);
+void npu_peer_reset(struct npu_device *ndev);
+extern struct device_attribute dev_attr_peer_windows_open;
+
 /* npu_share.c */
+int npu_share_bo_open(struct drm_gem_object *obj, struct drm_file *file);
+int npu_share_prime_fd_to_handle(struct drm_device *dev, struct drm_file *file,
+				 int fd, u32 *handle);
 bool npu_share_imported(struct drm_gem_object *obj, u64 ctx_id);
 void npu_share_bo_close(struct drm_gem_object *obj, struct drm_file *file);
 void npu_share_ctx_close(struct npu_ctx *ctx);

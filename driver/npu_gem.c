@@ -14,12 +14,9 @@ static struct npu_bo *to_npu_bo(struct drm_gem_object *obj)
 	return container_of(obj, struct npu_bo, base.base);
 }
 
-static struct dma_buf *npu_bo_export(struct drm_gem_object *obj, int flags)
+/* Host memory is the context's own, shared with no other. */
+static struct dma_buf *npu_host_bo_export(struct drm_gem_object *obj, int flags)
 {
-	/*
-	 * Not as a file descriptor: its holder would get past the process
-	 * list of DRM_IOCTL_NPU_BO_EXPORT (npu_share.c).
-	 */
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
@@ -47,8 +44,9 @@ static void npu_device_bo_close(struct drm_gem_object *obj, struct drm_file *fil
 
 static const struct drm_gem_object_funcs npu_device_bo_funcs = {
 	.free = npu_device_bo_free,
+	.open = npu_share_bo_open,
 	.close = npu_device_bo_close,
-	.export = npu_bo_export,
+	.export = npu_prime_export,
 };
 
 static void npu_host_bo_free(struct drm_gem_object *obj)
@@ -72,7 +70,7 @@ static const struct drm_gem_object_funcs npu_host_bo_funcs = {
 	.vmap = drm_gem_shmem_object_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
 	.mmap = drm_gem_shmem_object_mmap,
-	.export = npu_bo_export,
+	.export = npu_host_bo_export,
 	.vm_ops = &drm_gem_shmem_vm_ops,
 };
 
@@ -81,10 +79,28 @@ bool npu_bo_is_host(struct drm_gem_object *obj)
 	return obj->funcs == &npu_host_bo_funcs;
 }
 
-/* Bytes of memory the buffer takes, on the card or in the host. */
+bool npu_bo_is_device(struct drm_gem_object *obj)
+{
+	return obj->funcs == &npu_device_bo_funcs;
+}
+
+/* Where a device buffer starts in the card's memory. */
+u64 npu_device_bo_offset(struct drm_gem_object *obj)
+{
+	return to_npu_bo(obj)->node.start;
+}
+
+/*
+ * Bytes of memory the buffer takes, on the card or in the host; none for
+ * another card's buffer, which that card counts.
+ */
 u64 npu_bo_size(struct drm_gem_object *obj)
 {
-	return npu_bo_is_host(obj) ? obj->size : to_npu_bo(obj)->node.size;
+	if (npu_bo_is_device(obj))
+		return to_npu_bo(obj)->node.size;
+	if (npu_bo_is_host(obj) || npu_bo_is_userptr(obj))
+		return obj->size;
+	return 0;
 }
 
 /* drm_driver.gem_create_object: every shmem object is a host buffer. */
@@ -296,13 +312,14 @@ struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
  * @handle: GEM handle in the context's file
  *
  * Return: the buffer with a reference, or NULL if @handle is not a host
- * buffer of @ctx.
+ * buffer or user memory of @ctx.
  */
 struct drm_gem_object *npu_host_bo_lookup(struct npu_ctx *ctx, u32 handle)
 {
 	struct drm_gem_object *obj = drm_gem_object_lookup(ctx->file, handle);
 
-	if (obj && (!npu_bo_is_host(obj) || to_npu_bo(obj)->owner != ctx->id)) {
+	if (obj && !(npu_bo_is_host(obj) && to_npu_bo(obj)->owner == ctx->id) &&
+	    !npu_userptr_of(ctx, obj)) {
 		drm_gem_object_put(obj);
 		obj = NULL;
 	}
@@ -311,5 +328,5 @@ struct drm_gem_object *npu_host_bo_lookup(struct npu_ctx *ctx, u32 handle)
 
 struct sg_table *npu_host_bo_sgt(struct drm_gem_object *obj)
 {
-	return to_npu_bo(obj)->sgt;
+	return npu_bo_is_userptr(obj) ? npu_userptr_sgt(obj) : to_npu_bo(obj)->sgt;
 }

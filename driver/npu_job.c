@@ -438,6 +438,8 @@ static int npu_operand(struct npu_submit *sub, unsigned int cmd, bool dst,
 		if (!obj)
 			return -ENOENT;
 		npu_job_hold(sub->job, obj);
+		if (dst && !npu_userptr_writable(obj))
+			return -EACCES;
 		if (check_add_overflow(addr, size, &end) || end > obj->size)
 			return -EINVAL;
 		npu_host_operand(sub, cmd, dst, npu_host_bo_sgt(obj), addr, size);

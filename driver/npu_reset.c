@@ -67,6 +67,7 @@ static int npu_reset_hw(struct npu_device *ndev)
 		return ret;
 	pci_set_master(npu_pdev(ndev));
 	npu_rings_restore_shadows(ndev);
+	npu_peer_reset(ndev);
 	return 0;
 }
 

@@ -134,8 +134,8 @@ extern "C" {
  * DRM_NPU_ERR_OP_PARAM.
  *
  * Errors:
- * -ENOENT: an unknown @stream, a *_handle that is not a host buffer of
- * this context, a program id (DRM_NPU_OP_PROGRAM, _SET_CALL) that is not
+ * -ENOENT: an unknown @stream, a *_handle that is not a host buffer or
+ * user memory (DRM_IOCTL_NPU_BO_USERPTR) of this context, a program id (DRM_NPU_OP_PROGRAM, _SET_CALL) that is not
  * one of this context's;
  * -EINVAL: a direct stream, unknown @flags, a non-zero @seqno (an output), @count 0 or over
  * DRM_NPU_MAX_BATCH or over the stream's ring_entries - 2, @cmd_size not
@@ -152,6 +152,7 @@ extern "C" {
  * -EFAULT: unreadable commands, operator descriptors or user memory;
  * -EPERM: an address, tensor, VALUE_INDIRECT word or slot not of this
  * context;
+ * -EACCES: user memory registered read only as a COPY's or FILL's dst;
  * -EAGAIN; -EIO: the stream has failed, and accepts nothing until
  * destroyed; -ECANCELED: a card reset lost the context (see "Card
  * reset"); -ENODEV: the card is gone or dead.
@@ -344,7 +345,8 @@ extern "C" {
  * past the end of the buffer, a device buffer not page aligned in card
  * memory, a non-zero @handle, @offset or @flags for UNMAP, an UNMAP range
  * that cuts a mapping or holds none; -ENOENT for an unknown @handle;
- * -EEXIST when MAP's range overlaps a mapping; -EBUSY when the card has no
+ * -EEXIST when MAP's range overlaps a mapping; -EACCES for MAP of user
+ * memory registered read only without DRM_NPU_VM_READ_ONLY; -EBUSY when the card has no
  * free peer window for another card's buffer; -ENOMEM.
  */
 #define DRM_IOCTL_NPU_VM_BIND \
@@ -358,7 +360,13 @@ extern "C" {
  * and that DRM_IOCTL_NPU_VM_BIND maps. It cannot be mmap()ed: the memory
  * is the caller's already. Under DRM_NPU_USERPTR_READ_ONLY the card may
  * only read it (read-only memory may be registered so), and a command or
- * mapping that would write it is refused.
+ * mapping that would write it is refused with -EACCES (SUBMIT: as a COPY's
+ * or FILL's dst; VM_BIND: without DRM_NPU_VM_READ_ONLY). The pin, not the
+ * caller's mapping, holds the pages: memory unmapped or remapped while
+ * registered stays the buffer's (what the card reads and writes is no
+ * longer what the caller sees there) until the handle is closed and the
+ * commands and mappings that name it are gone; the pages count in the
+ * card's sysfs pinned_pages until then.
  *
  * Errors: -EINVAL for unknown @flags, a non-zero @handle (an output), @ptr
  * or @size not multiples of the host's page size, @size 0 or over
