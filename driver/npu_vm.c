@@ -778,6 +778,7 @@ static_assert((int)DRM_NPU_FAULT_PEER_CLOSED == (int)NPU_PF_PEER_CLOSED);
 void npu_vm_report_fault(struct npu_stream *stream)
 {
 	struct npu_device *ndev = stream->ctx->ndev;
+	const char *why;
 	u32 reason;
 	u64 fault;
 	int idx;
@@ -789,13 +790,12 @@ void npu_vm_report_fault(struct npu_stream *stream)
 	/* The uapi word is the card's: same fields, same places. */
 	WRITE_ONCE(npu_ctx_slot(stream->ctx, stream->slot)->fault, fault);
 	reason = NPU_RING_FAULT_REASON(fault);
+	why = reason < ARRAY_SIZE(npu_vm_fault_reasons) ? npu_vm_fault_reasons[reason] : NULL;
 	dev_warn_ratelimited(ndev->drm.dev,
 			     "context %llu stream %u: page fault at %#llx (%s, %s)\n",
 			     stream->ctx->id, stream->id,
 			     DRM_NPU_DEVICE_ADDR_BASE + (fault & NPU_RING_FAULT_VA_MASK),
-			     fault & NPU_RING_FAULT_WRITE ? "write" : "read",
-			     reason < ARRAY_SIZE(npu_vm_fault_reasons) &&
-			     npu_vm_fault_reasons[reason] ? npu_vm_fault_reasons[reason] : "unknown");
+			     fault & NPU_RING_FAULT_WRITE ? "write" : "read", why ?: "unknown");
 }
 
 /* The checks both ops share: the range, and the fields each must leave 0. */

@@ -13,6 +13,7 @@
 
 #include "kselftest_harness.h"
 #include "npu_test_ioctl.h"
+#include "text_file.h"
 
 #define PAGE		4096ull
 #define BLOCK		(2ull << 20)
@@ -106,7 +107,8 @@ FIXTURE_SETUP(vm)
 
 FIXTURE_TEARDOWN(vm)
 {
-	munmap(self->hmap, 4 * PAGE);
+	if (self->hmap)
+		munmap(self->hmap, 4 * PAGE);
 	free(self->buf);
 	free(self->want);
 	test_card_close(&self->card);
@@ -443,6 +445,51 @@ TEST_F(vm, killed_process_leaves_nothing)
 	}
 	EXPECT_EQ(spaces, spaces2);
 	EXPECT_EQ(pages, pages2);
+}
+
+/*
+ * A card reset drops every root: the lost context keeps its address space
+ * until it closes, a new context takes another, and closing both gives
+ * back exactly what they held.
+ */
+TEST_F(vm, card_reset_neither_leaks_nor_shares_address_spaces)
+{
+	long long spaces, pages, spaces2, pages2;
+	struct drm_npu_stream_create s2;
+	struct drm_npu_bo_create bo;
+	struct test_card fresh;
+	char path[256];
+
+	if (vm_counts(&self->card, &spaces, &pages))
+		SKIP(return, "no debugfs vm file on this machine");
+	snprintf(path, sizeof(path), TEST_PCI_DEVICES "/%s/npu/reset", self->card.bdf);
+	ASSERT_EQ(0, text_write(path, "1"));
+	EXPECT_EQ(-ECANCELED, test_stream_create(self->card.fd, 0, 0, &s2));
+	ASSERT_EQ(0, vm_counts(&self->card, &spaces2, &pages2));
+	EXPECT_EQ(spaces, spaces2);
+	EXPECT_EQ(pages, pages2);
+
+	ASSERT_EQ(0, test_card_open(&fresh, 0));
+	ASSERT_EQ(0, test_stream_create(fresh.fd, 0, 0, &s2));
+	ASSERT_EQ(0, test_bo_create(fresh.fd, PAGE, 0, &bo));
+	ASSERT_EQ(0, vm_map(fresh.fd, bo.handle, 0, USER, PAGE));
+	ASSERT_EQ(0, test_run(&fresh, &s2, test_cmd_fill(USER, 0xe1, PAGE, 0)));
+	memset(self->want, 0xe1, PAGE);
+	ASSERT_EQ(0, dev_read(&fresh, &s2, bo.addr, self->buf, PAGE));
+	EXPECT_EQ(0, memcmp(self->buf, self->want, PAGE));
+	ASSERT_EQ(0, vm_counts(&self->card, &spaces2, &pages2));
+	EXPECT_EQ(spaces + 1, spaces2);
+	EXPECT_EQ(pages + 2, pages2);	/* its window and its user page */
+
+	test_card_close(&fresh);
+	/* a mapping of the file holds it open */
+	munmap(self->hmap, 4 * PAGE);
+	self->hmap = NULL;
+	test_card_close(&self->card);
+	ASSERT_EQ(0, vm_counts(&fresh, &spaces2, &pages2));
+	EXPECT_EQ(spaces - 1, spaces2);
+	/* the fixture's a (two blocks) and b (four pages) in its window */
+	EXPECT_EQ(pages - 2 * BLOCK / PAGE - 4, pages2);
 }
 
 /*
