@@ -78,9 +78,6 @@ static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)
 	case DRM_NPU_PARAM_CTX_LOST:
 		*value = READ_ONCE(ctx->lost);
 		break;
-	case DRM_NPU_PARAM_NUM_PEERS:
-		*value = npu_peer_num_windows(ndev);
-		break;
 	default:
 		return npu_vm_param(ndev, param, value);
 	}

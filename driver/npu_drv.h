@@ -703,7 +703,6 @@ bool npu_bo_is_userptr(struct drm_gem_object *obj);
 bool npu_userptr_of(struct npu_ctx *ctx, struct drm_gem_object *obj);
 bool npu_userptr_writable(struct drm_gem_object *obj);
 struct sg_table *npu_userptr_sgt(struct drm_gem_object *obj);
-dma_addr_t npu_userptr_page_dma(struct drm_gem_object *obj, u64 offset);
 int npu_bo_userptr_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* npu_ctx.c */
@@ -829,10 +828,6 @@ struct drm_gem_object *npu_gem_prime_import(struct drm_device *dev, struct dma_b
 bool npu_bo_is_peer(struct drm_gem_object *obj);
 void npu_peer_bo_place(struct drm_gem_object *obj, u64 *serial, u64 *card_offset);
 int npu_peer_init(struct npu_device *ndev);
-u32 npu_peer_num_windows(struct npu_device *ndev);
-int npu_peer_bo_map_get(struct drm_gem_object *obj);
-void npu_peer_bo_map_put(struct drm_gem_object *obj);
-u64 npu_peer_bo_pte(struct drm_gem_object *obj, u64 offset);
 void npu_peer_reset(struct npu_device *ndev);
 extern struct device_attribute dev_attr_peer_windows_open;
 

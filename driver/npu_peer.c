@@ -15,29 +15,35 @@
 #include <drm/drm_prime.h>
 
 #include "npu_drv.h"
+#include "npu_vm.h"
 
 /**
  * struct npu_peer_bo - another card's device buffer, imported
- * @base: the GEM object; its size is the buffer's
+ * @bo: the buffer of the importing context; its GEM object's size is the
+ *	exported buffer's
  * @dmabuf: the exporter's dma-buf, referenced: it holds the buffer, and the
  *	buffer's card memory, for as long as this object lives
  * @serial: the exporter card's serial, which a peer window opens by
  * @card_offset: where the buffer starts in the exporter card's memory
- * @window: the peer window its mappings go through, while @maps
- * @maps: its mappings; under the importer card's npu_peer_windows.lock
+ * @window: the peer window its mappings go through, while @mapped
+ * @mapped: it holds @window open; under the importer card's
+ *	npu_peer_windows.lock
+ * @imported: its owner is set: the context its first handle was made for
+ *	(the DRM core makes that handle under its locks, one at a time)
  */
 struct npu_peer_bo {
-	struct drm_gem_object base;
+	struct npu_bo bo;
 	struct dma_buf *dmabuf;
 	u64 serial;
 	u64 card_offset;
 	u32 window;
-	unsigned int maps;
+	bool mapped;
+	bool imported;
 };
 
 static struct npu_peer_bo *to_npu_peer_bo(struct drm_gem_object *obj)
 {
-	return container_of(obj, struct npu_peer_bo, base);
+	return container_of(obj, struct npu_peer_bo, bo.base.base);
 }
 
 /* Card memory has no struct page: nothing outside this driver can use it. */
@@ -89,10 +95,13 @@ struct drm_gem_object *npu_prime_dmabuf_bo(struct dma_buf *dmabuf)
 	return dmabuf->ops == &npu_dmabuf_ops ? dmabuf->priv : NULL;
 }
 
+static void npu_peer_bo_unmapped(struct drm_gem_object *obj);
+
 static void npu_peer_bo_free(struct drm_gem_object *obj)
 {
 	struct npu_peer_bo *peer = to_npu_peer_bo(obj);
 
+	npu_peer_bo_unmapped(obj);
 	drm_gem_object_release(obj);
 	dma_buf_put(peer->dmabuf);
 	kfree(peer);
@@ -104,8 +113,22 @@ static struct dma_buf *npu_peer_bo_export(struct drm_gem_object *obj, int flags)
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
+/* The context that imported it, which its first handle is made for. */
+static int npu_peer_bo_open(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct npu_peer_bo *peer = to_npu_peer_bo(obj);
+	struct npu_ctx *ctx = file->driver_priv;
+
+	if (!peer->imported) {
+		peer->bo.owner = ctx->id;
+		peer->imported = true;
+	}
+	return 0;
+}
+
 static const struct drm_gem_object_funcs npu_peer_bo_funcs = {
 	.free = npu_peer_bo_free,
+	.open = npu_peer_bo_open,
 	.export = npu_peer_bo_export,
 };
 
@@ -126,6 +149,33 @@ void npu_peer_bo_place(struct drm_gem_object *obj, u64 *serial, u64 *card_offset
 	*card_offset = to_npu_peer_bo(obj)->card_offset;
 }
 
+static int npu_peer_bo_map_get(struct drm_gem_object *obj);
+static u64 npu_peer_bo_pte(struct drm_gem_object *obj, u64 offset);
+
+/*
+ * The peer window opens on the buffer's first mapping and closes when the
+ * buffer is freed, which no mapping lets happen before the card has
+ * dropped its entries.
+ */
+static int npu_peer_bo_runs(struct drm_gem_object *obj, u64 offset, u64 size,
+			    npu_vm_run_fn fn, void *priv)
+{
+	int ret = npu_peer_bo_map_get(obj);
+
+	return ret ?: fn(priv, npu_peer_bo_pte(obj, offset), size);
+}
+
+static int npu_peer_bo_may_bind(struct npu_ctx *ctx, struct drm_gem_object *obj,
+				bool write)
+{
+	return to_npu_peer_bo(obj)->bo.owner == ctx->id ? 0 : -ENOENT;
+}
+
+static const struct npu_vm_backing npu_peer_backing = {
+	.runs = npu_peer_bo_runs,
+	.may_bind = npu_peer_bo_may_bind,
+};
+
 static struct drm_gem_object *npu_peer_bo_create(struct drm_device *dev,
 						 struct dma_buf *dmabuf,
 						 struct drm_gem_object *exported)
@@ -134,13 +184,14 @@ static struct drm_gem_object *npu_peer_bo_create(struct drm_device *dev,
 
 	if (!peer)
 		return ERR_PTR(-ENOMEM);
-	peer->base.funcs = &npu_peer_bo_funcs;
-	drm_gem_private_object_init(dev, &peer->base, exported->size);
+	peer->bo.base.base.funcs = &npu_peer_bo_funcs;
+	peer->bo.vm_backing = &npu_peer_backing;
+	drm_gem_private_object_init(dev, &peer->bo.base.base, exported->size);
 	get_dma_buf(dmabuf);
 	peer->dmabuf = dmabuf;
 	peer->serial = to_npu_device(exported->dev)->id.serial;
 	peer->card_offset = npu_device_bo_offset(exported);
-	return &peer->base;
+	return &peer->bo.base.base;
 }
 
 /* drm_driver.gem_prime_import */
@@ -169,13 +220,11 @@ struct drm_gem_object *npu_gem_prime_import(struct drm_device *dev, struct dma_b
  * struct npu_peer_windows - a card's peer windows
  * @lock: protects the rest, each peer buffer's @window and @maps, and the
  *	card's MMU command registers while a window command runs
- * @count: windows the card has (MMU_NUM_PEERS)
- * @win: per window, the serial of the card it opens on and its mappings
- *	(0: closed)
+ * @win: per window, the serial of the card it opens on and the peer
+ *	buffers mapped through it (0: closed)
  */
 struct npu_peer_windows {
 	struct mutex lock;
-	u32 count;
 	struct {
 		u64 serial;
 		unsigned int maps;
@@ -189,32 +238,8 @@ int npu_peer_init(struct npu_device *ndev)
 	peers = drmm_kzalloc(&ndev->drm, sizeof(*peers), GFP_KERNEL);
 	if (!peers)
 		return -ENOMEM;
-	peers->count = min_t(u32, npu_rd32(ndev, NPU_MMU_NUM_PEERS), NPU_MMU_MAX_PEERS);
 	ndev->peers = peers;
 	return drmm_mutex_init(&ndev->drm, &peers->lock);
-}
-
-u32 npu_peer_num_windows(struct npu_device *ndev)
-{
-	return ndev->peers->count;
-}
-
-static int npu_peer_mmu_cmd(struct npu_device *ndev, u32 cmd, u32 window)
-{
-	int idx, ret;
-
-	lockdep_assert_held(&ndev->peers->lock);
-	if (!drm_dev_enter(&ndev->drm, &idx))
-		return -ENODEV;
-	npu_wr32(ndev, NPU_MMU_CMD, cmd);
-	npu_wr32(ndev, NPU_MMU_CMD_INDEX, window);
-	npu_wr32(ndev, NPU_MMU_CMD_CTRL, NPU_MMU_CMD_CTRL_GO);
-	npu_ring_doorbell(ndev, 0);
-	ret = npu_card_wait_ctrl_clear(ndev, NPU_MMU_CMD_CTRL, NPU_MMU_CMD_CTRL_GO);
-	if (!ret && npu_rd32(ndev, NPU_MMU_CMD_STATUS) != NPU_MMU_OK)
-		ret = -ENODEV;
-	drm_dev_exit(idx);
-	return ret;
 }
 
 static int npu_peer_open(struct npu_device *ndev, u32 window, u64 serial)
@@ -225,7 +250,7 @@ static int npu_peer_open(struct npu_device *ndev, u32 window, u64 serial)
 		return -ENODEV;
 	lo_hi_writeq(serial, ndev->regs + NPU_MMU_PEER_SERIAL(window));
 	drm_dev_exit(idx);
-	return npu_peer_mmu_cmd(ndev, NPU_MMU_OPEN_PEER, window);
+	return npu_mmu_cmd(ndev, NPU_MMU_OPEN_PEER, window, 0, 0);
 }
 
 /* The window open on @serial, or a free one opened on it; its index. */
@@ -235,7 +260,7 @@ static int npu_peer_window_get(struct npu_device *ndev, u64 serial)
 	int i, free = -1, ret;
 
 	lockdep_assert_held(&peers->lock);
-	for (i = 0; i < peers->count; i++) {
+	for (i = 0; i < ndev->vm.num_peers; i++) {
 		if (peers->win[i].maps && peers->win[i].serial == serial) {
 			peers->win[i].maps++;
 			return i;
@@ -262,48 +287,39 @@ static void npu_peer_window_put(struct npu_device *ndev, u32 window)
 
 	lockdep_assert_held(&peers->lock);
 	if (!--peers->win[window].maps)
-		npu_peer_mmu_cmd(ndev, NPU_MMU_CLOSE_PEER, window);
+		npu_mmu_cmd(ndev, NPU_MMU_CLOSE_PEER, window, 0, 0);
 }
 
-/**
- * npu_peer_bo_map_get - a mapping of a peer buffer is being made
- * @obj: the peer buffer
- *
- * Opens a window on the buffer's card for the buffer's first mapping.
- * Every successful call is paired with one npu_peer_bo_map_put(), after
- * the mapping's entries are gone from the card.
- *
- * Return: 0, -EBUSY when every window is open on another card, -ENODEV
- * when the card of the buffer cannot be reached.
- */
-int npu_peer_bo_map_get(struct drm_gem_object *obj)
+/* Opens the window on the buffer's card for its first mapping. */
+static int npu_peer_bo_map_get(struct drm_gem_object *obj)
 {
 	struct npu_device *ndev = to_npu_device(obj->dev);
 	struct npu_peer_bo *peer = to_npu_peer_bo(obj);
 	int ret = 0;
 
 	mutex_lock(&ndev->peers->lock);
-	if (!peer->maps) {
+	if (!peer->mapped) {
 		ret = npu_peer_window_get(ndev, peer->serial);
 		if (ret >= 0) {
 			peer->window = ret;
+			peer->mapped = true;
 			ret = 0;
 		}
 	}
-	if (!ret)
-		peer->maps++;
 	mutex_unlock(&ndev->peers->lock);
 	return ret;
 }
 
-void npu_peer_bo_map_put(struct drm_gem_object *obj)
+/* The buffer is going, unmapped everywhere: its window may close. */
+static void npu_peer_bo_unmapped(struct drm_gem_object *obj)
 {
 	struct npu_device *ndev = to_npu_device(obj->dev);
 	struct npu_peer_bo *peer = to_npu_peer_bo(obj);
 
 	mutex_lock(&ndev->peers->lock);
-	if (!--peer->maps)
+	if (peer->mapped)
 		npu_peer_window_put(ndev, peer->window);
+	peer->mapped = false;
 	mutex_unlock(&ndev->peers->lock);
 }
 
@@ -315,7 +331,7 @@ void npu_peer_bo_map_put(struct drm_gem_object *obj)
  * Return: the entry's target, window and address; the caller adds VALID,
  * LEAF and WRITE.
  */
-u64 npu_peer_bo_pte(struct drm_gem_object *obj, u64 offset)
+static u64 npu_peer_bo_pte(struct drm_gem_object *obj, u64 offset)
 {
 	struct npu_peer_bo *peer = to_npu_peer_bo(obj);
 
@@ -330,7 +346,7 @@ void npu_peer_reset(struct npu_device *ndev)
 	int i;
 
 	mutex_lock(&peers->lock);
-	for (i = 0; i < peers->count; i++)
+	for (i = 0; i < ndev->vm.num_peers; i++)
 		if (peers->win[i].maps && npu_peer_open(ndev, i, peers->win[i].serial))
 			drm_warn(&ndev->drm, "peer window %d did not open again on card %016llx\n",
 				 i, peers->win[i].serial);

@@ -212,6 +212,10 @@ int npu_share_prime_fd_to_handle(struct drm_device *dev, struct drm_file *file,
 		ret = drm_gem_prime_fd_to_handle(dev, file, fd, handle);
 		goto out;
 	}
+	/* Mapped at its address first, as an import by key is. */
+	ret = npu_vm_window_map(ctx, container_of(obj, struct npu_bo, base.base));
+	if (ret)
+		goto out;
 	ret = -ENOMEM;
 	spare = kzalloc(sizeof(*spare), GFP_KERNEL);
 	if (!spare)

@@ -13,19 +13,19 @@
 #include <linux/scatterlist.h>
 
 #include "npu_drv.h"
+#include "npu_vm.h"
 
 /**
  * struct npu_userptr - pinned user memory
- * @base: the GEM object; its size is the memory's
- * @owner: id of the context that registered it, the only one that may use it
+ * @bo: the buffer; its GEM object's size is the memory's, its owner the
+ *	context that registered it, the only one that may use it
  * @pages: the pinned pages
  * @npages: number of @pages
  * @sgt: their DMA mapping for the card
  * @read_only: the card may only read the memory (DRM_NPU_USERPTR_READ_ONLY)
  */
 struct npu_userptr {
-	struct drm_gem_object base;
-	u64 owner;
+	struct npu_bo bo;
 	struct page **pages;
 	unsigned long npages;
 	struct sg_table sgt;
@@ -34,7 +34,7 @@ struct npu_userptr {
 
 static struct npu_userptr *to_npu_userptr(struct drm_gem_object *obj)
 {
-	return container_of(obj, struct npu_userptr, base);
+	return container_of(obj, struct npu_userptr, bo.base.base);
 }
 
 static enum dma_data_direction npu_userptr_dir(struct npu_userptr *up)
@@ -81,7 +81,7 @@ bool npu_bo_is_userptr(struct drm_gem_object *obj)
  */
 bool npu_userptr_of(struct npu_ctx *ctx, struct drm_gem_object *obj)
 {
-	return npu_bo_is_userptr(obj) && to_npu_userptr(obj)->owner == ctx->id;
+	return npu_bo_is_userptr(obj) && to_npu_userptr(obj)->bo.owner == ctx->id;
 }
 
 /* Whether the card may write the buffer, user memory or not. */
@@ -95,23 +95,25 @@ struct sg_table *npu_userptr_sgt(struct drm_gem_object *obj)
 	return &to_npu_userptr(obj)->sgt;
 }
 
-/**
- * npu_userptr_page_dma - bus address of one page of user memory
- * @obj: user memory
- * @offset: bytes into it, a multiple of PAGE_SIZE below its size
- *
- * For the MMU's entries, which map it page by page.
- *
- * Return: the page's bus address.
- */
-dma_addr_t npu_userptr_page_dma(struct drm_gem_object *obj, u64 offset)
+/* Mapped as a host buffer is, page by page. */
+static int npu_userptr_runs(struct drm_gem_object *obj, u64 offset, u64 size,
+			    npu_vm_run_fn fn, void *priv)
 {
-	struct sg_dma_page_iter iter;
-
-	for_each_sgtable_dma_page(&to_npu_userptr(obj)->sgt, &iter, offset >> PAGE_SHIFT)
-		return sg_page_iter_dma_address(&iter);
-	return 0;
+	return npu_vm_host_backing.runs(obj, offset, size, fn, priv);
 }
+
+static int npu_userptr_may_bind(struct npu_ctx *ctx, struct drm_gem_object *obj,
+				bool write)
+{
+	if (!npu_userptr_of(ctx, obj))
+		return -ENOENT;
+	return write && to_npu_userptr(obj)->read_only ? -EACCES : 0;
+}
+
+static const struct npu_vm_backing npu_userptr_backing = {
+	.runs = npu_userptr_runs,
+	.may_bind = npu_userptr_may_bind,
+};
 
 /* Pins all of [ptr, ptr + npages pages) or nothing. */
 static int npu_userptr_pin(struct npu_userptr *up, u64 ptr)
@@ -138,7 +140,7 @@ static int npu_userptr_map(struct npu_device *ndev, struct npu_userptr *up)
 	int ret;
 
 	ret = sg_alloc_table_from_pages(&up->sgt, up->pages, up->npages, 0,
-					up->base.size, GFP_KERNEL);
+					up->bo.base.base.size, GFP_KERNEL);
 	if (ret)
 		return ret;
 	ret = dma_map_sgtable(ndev->drm.dev, &up->sgt, npu_userptr_dir(up), 0);
@@ -157,7 +159,8 @@ static struct npu_userptr *npu_userptr_create(struct npu_ctx *ctx, u64 ptr,
 	up = kzalloc(sizeof(*up), GFP_KERNEL);
 	if (!up)
 		return ERR_PTR(-ENOMEM);
-	up->owner = ctx->id;
+	up->bo.owner = ctx->id;
+	up->bo.vm_backing = &npu_userptr_backing;
 	up->read_only = read_only;
 	up->npages = size >> PAGE_SHIFT;
 	up->pages = kvmalloc_array(up->npages, sizeof(*up->pages), GFP_KERNEL);
@@ -169,11 +172,11 @@ static struct npu_userptr *npu_userptr_create(struct npu_ctx *ctx, u64 ptr,
 		ret = ret == -ENOMEM ? ret : -EFAULT;
 		goto err_pages;
 	}
-	up->base.funcs = &npu_userptr_funcs;
-	drm_gem_private_object_init(&ndev->drm, &up->base, size);
+	up->bo.base.base.funcs = &npu_userptr_funcs;
+	drm_gem_private_object_init(&ndev->drm, &up->bo.base.base, size);
 	ret = npu_userptr_map(ndev, up);
 	if (ret) {
-		drm_gem_object_release(&up->base);
+		drm_gem_object_release(&up->bo.base.base);
 		unpin_user_pages(up->pages, up->npages);
 		goto err_pages;
 	}
@@ -204,8 +207,8 @@ int npu_bo_userptr_ioctl(struct drm_device *dev, void *data, struct drm_file *fi
 				args->flags & DRM_NPU_USERPTR_READ_ONLY);
 	if (IS_ERR(up))
 		return PTR_ERR(up);
-	ret = drm_gem_handle_create(file, &up->base, &args->handle);
+	ret = drm_gem_handle_create(file, &up->bo.base.base, &args->handle);
 	/* The handle holds the memory now, or nothing does. */
-	drm_gem_object_put(&up->base);
+	drm_gem_object_put(&up->bo.base.base);
 	return ret;
 }

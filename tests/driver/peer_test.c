@@ -41,6 +41,21 @@ static int prime_import(int fd, int dmabuf, uint32_t *handle)
 	return ret;
 }
 
+static int vm_bind(int fd, uint32_t op, uint32_t handle, uint32_t flags, uint64_t addr,
+		   uint64_t size)
+{
+	struct drm_npu_vm_bind b = {
+		.op = op, .flags = flags, .handle = handle, .addr = addr, .size = size,
+	};
+
+	return test_ioctl(fd, DRM_IOCTL_NPU_VM_BIND, &b);
+}
+
+static long long windows_open(struct test_card *card)
+{
+	return test_card_attr(card->bdf, "peer_windows_open");
+}
+
 static uint64_t devmem_free(struct test_card *card)
 {
 	return test_param_or_die(card->fd, DRM_NPU_PARAM_DEVMEM_FREE);
@@ -251,7 +266,162 @@ TEST_F(two_cards, peer_buffer_holds_the_memory)
 	EXPECT_TRUE(test_wait_until(devmem_free(&self->a) == free_a + SIZE, TEST_SETTLE_MS));
 }
 
-/* A process killed holding a peer buffer gives the memory back. */
+#define BIG	(64ULL << 20)
+
+/*
+ * Card B maps card A's buffer at A's own address and copies into and out
+ * of it with B's engine, through the peer window; A's own copies check
+ * every byte.
+ */
+TEST_F(two_cards, copies_through_the_window)
+{
+	static const struct { uint64_t off, size; } cases[] = {
+		{ 0, 1 }, { 1, 1 }, { 4095, 2 }, { 0, 4096 }, { 17, 3 * 4096 + 5 },
+		{ (1 << 20) - 3, (1 << 20) + 7 }, { (2 << 20) - 64, 128 },
+		{ 0, BIG }, { 123, BIG - 123 },
+	};
+	struct drm_npu_bo_create big;
+	uint8_t *in, *out;
+	unsigned int i;
+	uint32_t h;
+	int dmabuf;
+
+	if (self->skip)
+		return;
+	in = malloc(BIG);
+	out = malloc(BIG);
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	ASSERT_EQ(0, test_bo_create(self->a.fd, BIG, 0, &big));
+	ASSERT_EQ(0, prime_export(self->a.fd, big.handle, &dmabuf));
+	ASSERT_EQ(0, prime_import(self->b.fd, dmabuf, &h));
+	EXPECT_EQ(0, windows_open(&self->b));
+	ASSERT_EQ(0, vm_bind(self->b.fd, DRM_NPU_VM_MAP, h, 0, big.addr, BIG));
+	EXPECT_EQ(1, windows_open(&self->b));
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t off = cases[i].off, size = cases[i].size;
+
+		/* B writes A's memory; A reads it. */
+		test_fill_random(in, size, 2 * i + 1);
+		ASSERT_EQ(0, test_run(&self->a, &self->as, test_cmd_fill(big.addr, 0xee, BIG, 0)));
+		ASSERT_EQ(0, test_run(&self->b, &self->bs,
+				      test_cmd_copy(big.addr + off, (uintptr_t)in, size,
+						    DRM_NPU_CMD_SRC_USER)));
+		ASSERT_EQ(0, read_back(&self->a, &self->as, big.addr, out, BIG));
+		ASSERT_TRUE(all_bytes(out, off, 0xee)) TH_LOG("case %u: before", i);
+		ASSERT_EQ(0, memcmp(out + off, in, size)) TH_LOG("case %u: B's write", i);
+		ASSERT_TRUE(all_bytes(out + off + size, BIG - off - size, 0xee))
+			TH_LOG("case %u: after", i);
+
+		/* A writes its memory; B reads it. */
+		test_fill_random(in, size, 2 * i + 2);
+		ASSERT_EQ(0, test_run(&self->a, &self->as,
+				      test_cmd_copy(big.addr + off, (uintptr_t)in, size,
+						    DRM_NPU_CMD_SRC_USER)));
+		memset(out, 0, size);
+		ASSERT_EQ(0, read_back(&self->b, &self->bs, big.addr + off, out, size));
+		ASSERT_EQ(0, memcmp(out, in, size)) TH_LOG("case %u: B's read", i);
+	}
+
+	ASSERT_EQ(0, vm_bind(self->b.fd, DRM_NPU_VM_UNMAP, 0, 0, big.addr, BIG));
+	/* The window stays open while the handle does; it may be mapped again. */
+	ASSERT_EQ(0, test_bo_close(self->b.fd, h));
+	EXPECT_TRUE(test_wait_until(windows_open(&self->b) == 0, TEST_SETTLE_MS));
+	close(dmabuf);
+	free(in);
+	free(out);
+}
+
+/* A peer buffer mapped read-only: B's write faults and names the address. */
+TEST_F(two_cards, read_only_mapping_faults_on_write)
+{
+	uint8_t out[64];
+	uint64_t fault;
+	uint32_t h;
+	int dmabuf;
+
+	if (self->skip)
+		return;
+	ASSERT_EQ(0, prime_export(self->a.fd, self->buf.handle, &dmabuf));
+	ASSERT_EQ(0, prime_import(self->b.fd, dmabuf, &h));
+	ASSERT_EQ(0, vm_bind(self->b.fd, DRM_NPU_VM_MAP, h, DRM_NPU_VM_READ_ONLY,
+			     self->buf.addr, SIZE));
+	ASSERT_EQ(0, read_back(&self->b, &self->bs, self->buf.addr + SIZE - 64, out, 64));
+	EXPECT_TRUE(all_bytes(out, 64, 0x5a));
+	EXPECT_EQ(-EIO, test_run(&self->b, &self->bs,
+				 test_cmd_fill(self->buf.addr + 4096 + 8, 1, 8, 0)));
+	EXPECT_EQ(DRM_NPU_ERR_PAGE_FAULT, self->b.fence[self->bs.slot].error);
+	fault = self->b.fence[self->bs.slot].fault;
+	EXPECT_EQ(self->buf.addr + 4096 + 8 - DRM_NPU_DEVICE_ADDR_BASE,
+		  fault & DRM_NPU_FAULT_VA_MASK);
+	EXPECT_EQ(DRM_NPU_FAULT_READ_ONLY, (fault >> DRM_NPU_FAULT_REASON_SHIFT) & 0xff);
+	EXPECT_TRUE(fault & DRM_NPU_FAULT_WRITE);
+	/* Nothing was written. */
+	ASSERT_EQ(0, read_back(&self->a, &self->as, self->buf.addr + 4096, out, 64));
+	EXPECT_TRUE(all_bytes(out, 64, 0x5a));
+	close(dmabuf);
+}
+
+/*
+ * The mapping holds the exporter's memory: A closing its handle and the
+ * dma-buf, and B its handle, leaves A's free memory as it was until B
+ * unmaps.
+ */
+TEST_F(two_cards, mapping_holds_the_memory)
+{
+	uint8_t out[64];
+	uint64_t free_a;
+	uint32_t h;
+	int dmabuf;
+
+	if (self->skip)
+		return;
+	free_a = devmem_free(&self->a);
+	ASSERT_EQ(0, prime_export(self->a.fd, self->buf.handle, &dmabuf));
+	ASSERT_EQ(0, prime_import(self->b.fd, dmabuf, &h));
+	ASSERT_EQ(0, vm_bind(self->b.fd, DRM_NPU_VM_MAP, h, 0, self->buf.addr, SIZE));
+	close(dmabuf);
+	ASSERT_EQ(0, test_bo_close(self->a.fd, self->buf.handle));
+	ASSERT_EQ(0, test_bo_close(self->b.fd, h));
+	EXPECT_EQ(free_a, devmem_free(&self->a));
+	ASSERT_EQ(0, read_back(&self->b, &self->bs, self->buf.addr, out, 64));
+	EXPECT_TRUE(all_bytes(out, 64, 0x5a));
+	EXPECT_EQ(1, windows_open(&self->b));
+
+	ASSERT_EQ(0, vm_bind(self->b.fd, DRM_NPU_VM_UNMAP, 0, 0, self->buf.addr, SIZE));
+	EXPECT_TRUE(test_wait_until(devmem_free(&self->a) == free_a + SIZE, TEST_SETTLE_MS));
+	EXPECT_EQ(0, windows_open(&self->b));
+	/* Unmapped, the address faults. */
+	EXPECT_EQ(-EIO, read_back(&self->b, &self->bs, self->buf.addr, out, 64));
+	EXPECT_EQ(DRM_NPU_ERR_PAGE_FAULT, self->b.fence[self->bs.slot].error);
+}
+
+/* Mapping errors: B's own window, past the buffer, a read-only handle's. */
+TEST_F(two_cards, bind_errors)
+{
+	uint64_t window_b = test_param_or_die(self->b.fd, DRM_NPU_PARAM_VA_WINDOW);
+	uint32_t h;
+	int dmabuf;
+
+	if (self->skip)
+		return;
+	EXPECT_EQ(8, test_param_or_die(self->b.fd, DRM_NPU_PARAM_NUM_PEERS));
+	ASSERT_EQ(0, prime_export(self->a.fd, self->buf.handle, &dmabuf));
+	ASSERT_EQ(0, prime_import(self->b.fd, dmabuf, &h));
+	EXPECT_EQ(-EINVAL, vm_bind(self->b.fd, DRM_NPU_VM_MAP, h, 0, window_b, SIZE));
+	EXPECT_EQ(-EINVAL, vm_bind(self->b.fd, DRM_NPU_VM_MAP, h, 0, self->buf.addr,
+				   SIZE + 4096));
+	EXPECT_EQ(0, windows_open(&self->b));
+	/* Mapped twice, at two addresses, through one window. */
+	ASSERT_EQ(0, vm_bind(self->b.fd, DRM_NPU_VM_MAP, h, 0, self->buf.addr, SIZE));
+	ASSERT_EQ(0, vm_bind(self->b.fd, DRM_NPU_VM_MAP, h, 0, DRM_NPU_VA_USER_BASE, SIZE));
+	EXPECT_EQ(-EEXIST, vm_bind(self->b.fd, DRM_NPU_VM_MAP, h, 0, self->buf.addr, SIZE));
+	EXPECT_EQ(1, windows_open(&self->b));
+	close(dmabuf);
+}
+
+/* A process killed with a peer buffer mapped gives the memory and window back. */
 TEST_F(two_cards, killed_importer_gives_the_memory_back)
 {
 	int ready[2], status, dmabuf;
@@ -270,6 +440,7 @@ TEST_F(two_cards, killed_importer_gives_the_memory_back)
 		uint32_t h;
 
 		if (test_card_open(&b, 1) || prime_import(b.fd, dmabuf, &h) ||
+		    vm_bind(b.fd, DRM_NPU_VM_MAP, h, 0, self->buf.addr, SIZE) ||
 		    write(ready[1], "r", 1) != 1)
 			_exit(1);
 		pause();
@@ -281,10 +452,12 @@ TEST_F(two_cards, killed_importer_gives_the_memory_back)
 	free_a = devmem_free(&self->a);
 	ASSERT_EQ(0, test_bo_close(self->a.fd, self->buf.handle));
 	EXPECT_EQ(free_a, devmem_free(&self->a));
+	EXPECT_EQ(1, windows_open(&self->b));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	close(ready[0]);
 	EXPECT_TRUE(test_wait_until(devmem_free(&self->a) == free_a + SIZE, TEST_SETTLE_MS));
+	EXPECT_TRUE(test_wait_until(windows_open(&self->b) == 0, TEST_SETTLE_MS));
 }
 
 TEST_HARNESS_MAIN
