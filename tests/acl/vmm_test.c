@@ -4,9 +4,10 @@
  * copies, fills and an aclnn Add through them checked byte by byte, a
  * remap keeping the memory's contents, read-only and no access faulting
  * with the vendor's code and the address in the message, handles freed
- * while mapped, sharing an allocation with another process by shareable
- * handle (its pid allowed first), a process that exits with mappings
- * giving the card's memory back, and every bad argument.
+ * while mapped, another card given access (two cards), sharing an
+ * allocation with another process by shareable handle (its pid allowed
+ * first), a process that exits with mappings giving the card's memory
+ * back, and every bad argument.
  */
 #include <dlfcn.h>
 #include <libgen.h>
@@ -400,6 +401,60 @@ TEST_F(vmm, read_only_and_no_access_fault)
 	ASSERT_EQ(ACL_SUCCESS, aclrtUnmapMem(va));
 	ASSERT_EQ(ACL_SUCCESS, aclrtFreePhysical(h));
 	ASSERT_EQ(ACL_SUCCESS, aclrtReleaseMemAddress(va));
+}
+
+/*
+ * Another card given access: device 1 reads device 0's memory at the same
+ * address (a peer buffer through its peer window) and writes it; device
+ * 0 sees the writes. Unmapping takes it from both.
+ */
+TEST(access_from_another_device)
+{
+	aclrtPhysicalMemProp prop = dev_prop(0);
+	aclrtMemAccessDesc desc = { .flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE,
+				    .location = { 1, ACL_MEM_LOCATION_TYPE_DEVICE } };
+	aclrtDrvMemHandle h;
+	uint32_t ndev = 0;
+	uint64_t flag;
+	uint8_t *host, *va;
+
+	ASSERT_TRUE(acl_ok_init());
+	if (aclrtGetDeviceCount(&ndev) || ndev < 2) {
+		aclFinalize();
+		SKIP(return, "one card");
+	}
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost((void **)&host, G));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMallocPhysical(&h, G, &prop, 0));
+	ASSERT_EQ(ACL_SUCCESS, aclrtReserveMemAddress((void **)&va, G, 0, NULL, 0));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMapMem(va, G, 0, h, 0));
+	fill_pat(host, G, 10);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(va, G, host, G, ACL_MEMCPY_HOST_TO_DEVICE));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemGetAccess(va, &desc.location, &flag));
+	EXPECT_EQ(ACL_RT_MEM_ACCESS_FLAGS_NONE, flag);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemSetAccess(va, G, &desc, 1));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemGetAccess(va, &desc.location, &flag));
+	EXPECT_EQ(ACL_RT_MEM_ACCESS_FLAGS_READWRITE, flag);
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(1));
+	memset(host, 0, G);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(host, G, va, G, ACL_MEMCPY_DEVICE_TO_HOST));
+	EXPECT_EQ(-1, check_pat(host, G, 10));
+	fill_pat(host, G, 11);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(va, G, host, G, ACL_MEMCPY_HOST_TO_DEVICE));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	memset(host, 0, G);
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemcpy(host, G, va, G, ACL_MEMCPY_DEVICE_TO_HOST));
+	EXPECT_EQ(-1, check_pat(host, G, 11));
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtUnmapMem(va));
+	ASSERT_EQ(ACL_SUCCESS, aclrtFreePhysical(h));
+	ASSERT_EQ(ACL_SUCCESS, aclrtReleaseMemAddress(va));
+	aclrtFreeHost(host);
+	aclrtResetDevice(1);
+	aclrtResetDevice(0);
+	aclFinalize();
 }
 
 /* ---- an operator on mapped memory ------------------------------------------ */
