@@ -33,6 +33,8 @@
  *  12  models_lock (model.c)         the table of loaded models, their refs
  *  12  ipc_lock (ipc_share.c)        what this process exported and imported
  *                                    (IPC memory, notifies, IPC events)
+ *  12  peer_lock (peer.c)            peer access: who reaches whom, the
+ *                                    peer buffers mapped for it
  *  12  cap_lock (capture.c)          active captures, what they record, the
  *                                    list of model runtime instances, their
  *                                    refs (no two rank-12 locks are held at once)
@@ -343,6 +345,10 @@ int drv_bo_export_ctl(int fd, uint64_t key, uint32_t op, const int32_t *pids, ui
 int drv_bo_import(int fd, uint64_t key, uint32_t *handle, uint64_t *addr, uint64_t *size);
 int drv_program_create(int fd, const struct drm_npu_cmd *cmds, uint32_t count, uint32_t *id);
 int drv_program_destroy(int fd, uint32_t id);
+int drv_vm_bind(int fd, uint32_t op, uint32_t handle, uint64_t addr, uint64_t size,
+		uint64_t offset, uint32_t flags);
+int drv_prime_export(int fd, uint32_t handle, int *dmabuf);
+int drv_prime_import(int fd, int dmabuf, uint32_t *handle);
 
 int64_t acl_now_ns(void);	/* CLOCK_MONOTONIC */
 
