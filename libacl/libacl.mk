@@ -142,6 +142,13 @@ $(BUILD)/tests/acl-host/lock_check_test: tests/acl-host/lock_check_test.c libacl
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -I$(ACL_INC) -Ilibacl/src -Iuapi $(DRM_CFLAGS) \
 		-o $@ $< libacl/src/lock.c
 
+# The reservation allocator alone; tools/check runs it on the host.
+$(BUILD)/tests/acl-host/va_space_test: tests/acl-host/va_space_test.c libacl/src/va_space.c \
+				       libacl/src/va_space.h uapi/npu_accel.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all -isystem $(KSFT) \
+		-Ilibacl/src -Iuapi $(DRM_CFLAGS) -o $@ $< libacl/src/va_space.c -lpthread
+
 $(BUILD)/examples/%: examples/%.c examples/check.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(ACL_USE)

@@ -345,10 +345,6 @@ int drv_bo_export_ctl(int fd, uint64_t key, uint32_t op, const int32_t *pids, ui
 int drv_bo_import(int fd, uint64_t key, uint32_t *handle, uint64_t *addr, uint64_t *size);
 int drv_program_create(int fd, const struct drm_npu_cmd *cmds, uint32_t count, uint32_t *id);
 int drv_program_destroy(int fd, uint32_t id);
-int drv_vm_bind(int fd, uint32_t op, uint32_t handle, uint64_t addr, uint64_t size,
-		uint64_t offset, uint32_t flags);
-int drv_prime_export(int fd, uint32_t handle, int *dmabuf);
-int drv_prime_import(int fd, int dmabuf, uint32_t *handle);
 
 int64_t acl_now_ns(void);	/* CLOCK_MONOTONIC */
 

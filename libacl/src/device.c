@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "vmm.h"
 #include "model.h"
 
 struct acl_device acl_devices[ACL_MAX_DEVICES];
@@ -192,6 +193,7 @@ static void device_teardown(struct acl_device *d, bool wait)
 	acl_model_drop_device(d);
 	acl_ipc_drop_device(d);
 	acl_devmem_drop_device(d);
+	acl_vmm_drop_device(d);
 	acl_mutex_lock(&d->slot_lock);
 	while (d->deferred) {
 		struct acl_deferred_slot *ds = d->deferred;

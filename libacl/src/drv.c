@@ -248,24 +248,3 @@ int drv_bo_import(int fd, uint64_t key, uint32_t *handle, uint64_t *addr, uint64
 	}
 	return ret;
 }
-
-int drv_vm_bind(int fd, uint32_t op, uint32_t handle, uint64_t addr, uint64_t size,
-		uint64_t offset, uint32_t flags)
-{
-	struct drm_npu_vm_bind a = {
-		.op = op, .handle = handle, .addr = addr, .size = size, .offset = offset,
-		.flags = flags,
-	};
-
-	return drv_ioctl(fd, DRM_IOCTL_NPU_VM_BIND, &a);
-}
-
-int drv_prime_export(int fd, uint32_t handle, int *dmabuf)
-{
-	return drmPrimeHandleToFD(fd, handle, DRM_CLOEXEC, dmabuf) ? -errno : 0;
-}
-
-int drv_prime_import(int fd, int dmabuf, uint32_t *handle)
-{
-	return drmPrimeFDToHandle(fd, dmabuf, handle) ? -errno : 0;
-}

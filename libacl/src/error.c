@@ -87,6 +87,8 @@ aclError acl_slot_error(struct acl_device *d, uint32_t err)
 	/* The vendor's code for an operator that faults on its compute core. */
 	case DRM_NPU_ERR_OP_PARAM:
 	case DRM_NPU_ERR_OP_FAILED:
+	/* and for one that reaches memory it may not: the vendor's out-of-bounds access */
+	case DRM_NPU_ERR_PAGE_FAULT:
 		return ACL_ERROR_RT_AICORE_EXCEPTION;
 	case DRM_NPU_ERR_RESET:
 		return acl_reset_error(d);
@@ -122,6 +124,9 @@ const char *acl_slot_error_text(uint32_t err)
 	case DRM_NPU_ERR_RESET:
 		return "the card was reset (device reset) with the stream's work queued, "
 		       "which was lost; release the device (aclrtResetDevice) and set it again";
+	case DRM_NPU_ERR_PAGE_FAULT:
+		return "a command of the stream reached a device address it may not use "
+		       "(a page fault)";
 	default:
 		return "unknown stream error";
 	}

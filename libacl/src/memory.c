@@ -7,10 +7,10 @@
  * Pinned host memory (aclrtMallocHost) is a DRM_NPU_BO_HOST buffer mapped
  * into the process; copies name it by handle and offset, so the card
  * reaches it without pinning pages per copy. Registered host memory
- * (aclrtHostRegister) is ordinary memory the application promises to keep:
- * the kernel pins it for each command, and copies from it stay
- * asynchronous. Both host kinds live in one interval map, which is how a
- * copy tells pinned from pageable memory.
+ * (host_register.c) is ordinary memory the application promises to keep:
+ * copies from its host address stay asynchronous. Both host kinds live in
+ * one interval map, which is how a copy tells pinned from pageable memory.
+ * Reserved addresses (vmm.c) answer for themselves.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "peer.h"
+#include "vmm.h"
 
 struct acl_rmap acl_hostmap = { .lock = ACL_RWLOCK_INITIALIZER };
 
@@ -142,7 +143,8 @@ bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint3
 }
 
 /*
- * Whether len bytes at addr lie in one allocation, its padding included:
+ * Whether len bytes at addr lie in one allocation, its padding included
+ * (or among reserved addresses):
  * the vendor gives aclrtMalloc's callers 32 bytes past their size because
  * operators may touch them, and ggml's CANN backend lays operator outputs
  * over them (GroupNorm's rstd).
@@ -152,6 +154,9 @@ bool acl_devmem_padding_holds(struct acl_device *d, uint64_t addr, uint64_t len)
 	struct acl_range *r;
 	bool holds = false;
 
+	/* Reserved addresses: the card checks every page a command touches. */
+	if (acl_va_is_user(addr))
+		return len <= ACL_VA_USER_END - addr;
 	acl_rwlock_rdlock(&d->devmem.lock);
 	r = acl_rmap_find_locked(&d->devmem, addr);
 	if (r) {
@@ -275,6 +280,7 @@ ACL_EXPORT aclError aclrtFreeHost(void *hostPtr)
 				hostPtr);
 	if (acl_rmap_remove(&acl_hostmap, (uintptr_t)hostPtr) != h)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%p was freed concurrently", hostPtr);
+	acl_hostva_pinned_gone(h);
 	munmap(h->ptr, h->map_size);
 	/* The driver keeps the pages until queued copies are done. */
 	acl_direct_quiesce(h->dev);
@@ -370,6 +376,8 @@ ACL_EXPORT aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttribute
 	ACL_CHECK_NULL(ptr);
 	ACL_CHECK_NULL(attributes);
 	memset(attributes, 0, sizeof(*attributes));
+	if (acl_va_is_user((uintptr_t)ptr))
+		return acl_vmm_ptr_attributes((uintptr_t)ptr, attributes);
 	if (acl_is_dev_ptr(ptr)) {
 		d = devmem_owner((uintptr_t)ptr, false, &m);
 		if (!d)
@@ -397,6 +405,8 @@ ACL_EXPORT aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psi
 	ACL_CHECK_NULL(ptr);
 	if (!pbase && !psize)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "pbase and psize are both NULL");
+	if (acl_va_is_user((uintptr_t)ptr))
+		return acl_vmm_address_range((uintptr_t)ptr, pbase, psize);
 	if (acl_is_dev_ptr(ptr)) {
 		if (!devmem_owner((uintptr_t)ptr, false, &m) || (uintptr_t)ptr >= m->addr + m->size)
 			return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%p is not in a live device allocation",
@@ -414,54 +424,5 @@ ACL_EXPORT aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psi
 		*pbase = h->ptr;
 	if (psize)
 		*psize = h->size;
-	return ACL_SUCCESS;
-}
-
-/*
- * Registration records the range as page-locked for the runtime: copies
- * from and to it are asynchronous (the driver pins it per command). The
- * card cannot map host memory at a device address, so *devPtr is the host
- * address itself, which every copy call accepts.
- */
-ACL_EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
-				      void **devPtr)
-{
-	struct acl_hostmem *h;
-
-	ACL_CHECK_NULL(ptr);
-	ACL_CHECK_NULL(devPtr);
-	if (!size)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "size is 0");
-	if (acl_is_dev_ptr(ptr) || (uintptr_t)ptr + size < (uintptr_t)ptr)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%p is not host memory", ptr);
-	if (type != ACL_HOST_REGISTER_MAPPED && type != ACL_HOST_REGISTER_IOMEMORY &&
-	    type != ACL_HOST_REGISTER_READONLY)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown register type %d", (int)type);
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		return ACL_FAIL(ACL_ERROR_BAD_ALLOC, "out of host memory");
-	h->kind = ACL_HOST_REGISTERED;
-	h->ptr = ptr;
-	h->size = size;
-	if (acl_rmap_insert(&acl_hostmap, (uintptr_t)ptr, (uintptr_t)ptr + size, h)) {
-		free(h);
-		return ACL_FAIL(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
-				"[%p, +%llu) overlaps registered or pinned memory", ptr,
-				(unsigned long long)size);
-	}
-	*devPtr = ptr;
-	return ACL_SUCCESS;
-}
-
-ACL_EXPORT aclError aclrtHostUnregister(void *ptr)
-{
-	struct acl_hostmem *h;
-
-	ACL_CHECK_NULL(ptr);
-	h = hostmem_find(ptr, true);
-	if (!h || h->kind != ACL_HOST_REGISTERED)
-		return ACL_FAIL(ACL_ERROR_HOST_MEMORY_NOT_REGISTERED, "%p is not registered", ptr);
-	acl_rmap_remove(&acl_hostmap, (uintptr_t)ptr);
-	free(h);
 	return ACL_SUCCESS;
 }

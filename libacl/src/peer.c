@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "peer.h"
+#include "vmm.h"
 
 /* One allocation of owner mapped into accessor's address space. */
 struct peer_map {
@@ -101,7 +102,7 @@ static aclError map_one_locked(const char *fn, struct acl_device *a, struct acl_
 			       const struct acl_devmem *m)
 {
 	struct peer_map *pm;
-	int dmabuf, ret;
+	int ret;
 
 	ACL_ASSERT_HELD(&peer_lock);
 	pm = calloc(1, sizeof(*pm));
@@ -110,16 +111,9 @@ static aclError map_one_locked(const char *fn, struct acl_device *a, struct acl_
 	pm->owner = owner->id;
 	pm->addr = m->addr;
 	pm->size = page_round(m->alloc);
-	ret = drv_prime_export(owner->fd, m->handle, &dmabuf);
-	if (ret) {
-		free(pm);
-		return acl_drv_fail(fn, owner, ret, "exporting %#llx to device %d",
-				    (unsigned long long)m->addr, a->id);
-	}
-	ret = drv_prime_import(a->fd, dmabuf, &pm->handle);
-	close(dmabuf);
+	ret = drv_prime_share(owner->fd, m->handle, a->fd, &pm->handle);
 	if (!ret) {
-		ret = drv_vm_bind(a->fd, DRM_NPU_VM_MAP, pm->handle, pm->addr, pm->size, 0, 0);
+		ret = drv_vm_bind(a->fd, DRM_NPU_VM_MAP, 0, pm->handle, 0, pm->addr, pm->size);
 		if (ret)
 			drv_gem_close(a->fd, pm->handle);
 	}
@@ -141,7 +135,7 @@ static void unmap_one_locked(struct acl_device *a, struct peer_map **pp)
 	ACL_ASSERT_HELD(&peer_lock);
 	*pp = pm->next;
 	if (a->fd >= 0) {
-		drv_vm_bind(a->fd, DRM_NPU_VM_UNMAP, 0, pm->addr, pm->size, 0, 0);
+		drv_vm_bind(a->fd, DRM_NPU_VM_UNMAP, 0, 0, 0, pm->addr, pm->size);
 		drv_gem_close(a->fd, pm->handle);
 	}
 	free(pm);

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "acl_internal.h"
+#include "vmm.h"
 
 /*
  * A wait spins on the mapped fence slot this long before it sleeps in the
@@ -127,6 +127,7 @@ aclError acl_stream_wait(struct acl_stream *s, const struct acl_ticket *t, int32
 {
 	struct acl_kstream *k = t->k;
 	aclError code, failed;
+	char fault[96];
 	uint32_t e;
 
 	code = wait_slot(s->dev, k->slot, k, t->seq, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
@@ -148,8 +149,9 @@ aclError acl_stream_wait(struct acl_stream *s, const struct acl_ticket *t, int32
 				acl_slot_error_text(DRM_NPU_ERR_DEAD));
 	/* This failure is reported now, not again by the next sync. */
 	atomic_store(&s->pending_err, 0);
-	return ACL_FAIL(failed, "stream %u of device %d failed: %s", s->obj.index, s->dev->id,
-			acl_slot_error_text(e));
+	return ACL_FAIL(failed, "stream %u of device %d failed: %s%s", s->obj.index, s->dev->id,
+			acl_slot_error_text(e), acl_vmm_fault_text(s->dev, k->slot, e, fault,
+								   sizeof(fault)));
 }
 
 /*

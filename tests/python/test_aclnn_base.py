@@ -13,7 +13,7 @@ from aclnn import (ACL_FLOAT, ACL_FORMAT_NC1HWC0, ACL_FORMAT_ND, ACLNN_ERR_PARAM
 
 _i64 = ctypes.c_int64
 ACL_ERROR_API_NOT_SUPPORT = 200001
-ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000
+ACL_ERROR_INVALID_PARAM = 100000
 
 
 def create(dims, strides=None, offset=0, storage=None, dtype=ACL_FLOAT, fmt=ACL_FORMAT_ND,
@@ -261,12 +261,14 @@ def test_issue_26_operators_link_and_refuse_with_a_message():
     assert "issue 26" in aclnn.err_msg()
 
 
-def test_virtual_memory_refuses_with_a_message():
+def test_virtual_memory_reserves_above_the_user_base():
     ptr = ctypes.c_void_p()
     assert aclnn.acl.aclrtReserveMemAddress(ctypes.byref(ptr), ctypes.c_size_t(1 << 21),
-                                            ctypes.c_size_t(0), None, ctypes.c_uint64(0)) == \
-        ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    assert "issue 28" in aclnn.err_msg()
+                                            ctypes.c_size_t(0), None, ctypes.c_uint64(0)) == 0
+    assert ptr.value >= (1 << 56) + (1 << 38)     # DRM_NPU_VA_USER_BASE
+    assert aclnn.acl.aclrtReleaseMemAddress(ptr) == 0
+    assert aclnn.acl.aclrtReleaseMemAddress(ptr) == ACL_ERROR_INVALID_PARAM
+    assert "not the start of a reservation" in aclnn.err_msg()
 
 
 def test_dump_is_not_supported_with_a_message():

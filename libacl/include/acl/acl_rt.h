@@ -777,6 +777,12 @@ typedef enum {
 	ACL_RT_MEM_ACCESS_FLAGS_READWRITE = 0x3,
 } aclrtMemAccessFlags;
 
+typedef struct {
+	aclrtMemAccessFlags flags;
+	aclrtMemLocation location;
+	uint8_t rsv[12];
+} aclrtMemAccessDesc;
+
 #define ACL_PKG_VERSION_MAX_SIZE 128
 #define ACL_PKG_VERSION_PARTS_MAX_SIZE 64
 
@@ -1023,7 +1029,9 @@ ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtr
 ACL_FUNC_VISIBILITY aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize);
 ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
 					       void **devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
 
 /* ------------------------------------------------------------------------
  * Copies and fills. destMax/maxCount bound what may be written.
@@ -1187,21 +1195,57 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEv
 ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event);
 
 /* ------------------------------------------------------------------------
- * Virtual memory (reserve, map physical memory into it): not on this card
- * yet, every call returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message.
+ * Virtual memory: addresses reserved for the whole process, physical
+ * allocations of a card mapped there, shared with other processes by
+ * shareable handles; host memory at device addresses (docs/vmm.md).
  */
 ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment,
 						    void *expectPtr, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size,
+							      size_t alignment, void *expectPtr,
+							      uint64_t flags);
 ACL_FUNC_VISIBILITY aclError aclrtReleaseMemAddress(void *virPtr);
 ACL_FUNC_VISIBILITY aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
 						 const aclrtPhysicalMemProp *prop, uint64_t flags);
 ACL_FUNC_VISIBILITY aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
 ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offset,
 					 aclrtDrvMemHandle handle, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtMemMapNoAccess(void *virPtr, size_t size, size_t offset,
+						 aclrtDrvMemHandle handle, uint64_t flags);
 ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc,
+					       size_t count);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location,
+					       uint64_t *flag);
 ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
 							      aclrtMemGranularityOptions option,
 							      size_t *granularity);
+ACL_FUNC_VISIBILITY aclError aclrtMemRetainAllocationHandle(void *virPtr,
+							    aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle,
+								       aclrtPhysicalMemProp *prop);
+ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle,
+							     aclrtMemHandleType handleType,
+							     uint64_t flags,
+							     uint64_t *shareableHandle);
+ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle,
+							       uint64_t flags,
+							       aclrtMemSharedHandleType shareType,
+							       void *shareableHandle);
+ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle,
+							       int32_t deviceId,
+							       aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
+								 aclrtMemSharedHandleType shareType,
+								 uint64_t flags,
+								 aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle,
+							     int32_t *pid, size_t pidNum);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
+							       aclrtMemSharedHandleType shareType,
+							       int32_t *pid, size_t pidNum);
+ACL_FUNC_VISIBILITY aclError aclrtMemP2PMap(void *devPtr, size_t size, int32_t dstDevId,
+					    uint64_t flags);
 
 /* ------------------------------------------------------------------------
  * Capturing streams into model runtime instances and replaying them
