@@ -157,7 +157,6 @@ static long copy_check(struct _test_data_two *self, int32_t cur, void *dst, int3
 {
 	size_t span = doff + n + 64;
 	aclrtStream s = NULL;
-	long bad;
 
 	fill_pat(self->host, n + soff, 1);
 	if (aclrtSetDevice(sdev) ||
