@@ -618,25 +618,25 @@ static int npu_check_desc(struct npu_device *ndev, const struct npu_op_desc *des
 }
 
 /*
- * Each tensor in one device buffer of the context, held by the job; the
- * card is given its device-memory offset.  An empty tensor spans nothing,
- * but its address must still be one of the context's.
+ * Each tensor in one device buffer of the context (held by the job) when
+ * it lies in the card's window, else in the address space, whose pages
+ * the card checks.  An empty tensor spans nothing, but its address must
+ * still be one of the context's.
  */
 static int npu_resolve_tensors(struct npu_ctx *ctx, struct npu_job *job,
 			       struct npu_op_desc *desc, const u64 *extents)
 {
 	unsigned int i, ntensors = desc->num_inputs + desc->num_outputs;
-	struct drm_gem_object *obj;
 	u64 offset;
+	int ret;
 
 	for (i = 0; i < ntensors; i++) {
 		struct npu_tensor_desc *t = &desc->tensors[i];
 
-		obj = npu_device_bo_lookup(ctx, le64_to_cpu(t->addr),
-					   max(extents[i], 1ULL), &offset);
-		if (!obj)
-			return -EPERM;
-		npu_job_hold(job, obj);
+		ret = npu_vm_address(ctx, job, le64_to_cpu(t->addr),
+				     max(extents[i], 1ULL), &offset);
+		if (ret)
+			return ret;
 		t->addr = cpu_to_le64(offset);
 	}
 	return 0;

@@ -16,9 +16,12 @@ int npu_open(struct drm_device *dev, struct drm_file *file)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->ndev = ndev;
-	ret = npu_fence_init(ctx, file);
+	ret = npu_vm_ctx_init(ctx);
 	if (ret)
 		goto err_free;
+	ret = npu_fence_init(ctx, file);
+	if (ret)
+		goto err_vm;
 
 	ctx->file = file;
 	ctx->pid = task_tgid_nr(current);
@@ -49,6 +52,8 @@ err_fence:
 	npu_fence_fini(ctx, file);
 	mutex_destroy(&ctx->direct_lock);
 	mutex_destroy(&ctx->lock);
+err_vm:
+	npu_vm_ctx_fini(ctx);
 err_free:
 	kfree(ctx);
 	return ret;
@@ -78,6 +83,7 @@ void npu_postclose(struct drm_device *dev, struct drm_file *file)
 	mutex_unlock(&ndev->contexts_lock);
 
 	npu_share_ctx_close(ctx);
+	npu_vm_ctx_fini(ctx);
 	npu_fence_fini(ctx, file);
 	mutex_destroy(&ctx->direct_lock);
 	mutex_destroy(&ctx->lock);

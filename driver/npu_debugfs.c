@@ -8,6 +8,8 @@
  *           stuck_reset, fail_op, hang_op, and the card-wide over_temp
  *           (arg: degrees C, 0 ends it), ecc_corrected, ecc_uncorrected
  *           (arg: errors to count), whose ring must exist but is ignored
+ *   vm      address spaces contexts hold and 4 KiB pages mapped, all
+ *           contexts: "address_spaces N\nmapped_pages N\n"
  */
 
 #include <linux/debugfs.h>
@@ -71,6 +73,7 @@ static int npu_rings_show(struct seq_file *m, void *unused)
 
 static const struct drm_debugfs_info npu_debugfs_list[] = {
 	{ "rings", npu_rings_show, 0 },
+	{ "vm", npu_vm_show, 0 },
 };
 
 static const char * const npu_fault_names[] = {

@@ -294,7 +294,8 @@ void npu_direct_bind(struct npu_ctx *ctx, u32 handle, struct npu_bo *bo)
 		entry.sg_count = cpu_to_le32(bo->bind_sg_count);
 	} else {
 		entry.kind = cpu_to_le32(NPU_BIND_DEVICE);
-		entry.addr = cpu_to_le64(bo->node.start);
+		/* a VA on a translated ring */
+		entry.addr = cpu_to_le64(npu_vm_bo_addr(bo) - DRM_NPU_DEVICE_ADDR_BASE);
 	}
 	mutex_lock(&ctx->direct_lock);
 	WRITE_ONCE(bo->bind_handle, handle);

@@ -79,7 +79,7 @@ static int npu_param(struct npu_ctx *ctx, u32 param, u64 *value)
 		*value = READ_ONCE(ctx->lost);
 		break;
 	default:
-		return npu_compute_param(ndev, param, value);
+		return npu_vm_param(ndev, param, value);
 	}
 	return 0;
 }
@@ -111,6 +111,8 @@ static const struct drm_ioctl_desc npu_drm_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NPU_BO_EXPORT, npu_bo_export_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(NPU_BO_EXPORT_CTL, npu_bo_export_ctl_ioctl, 0),
 	DRM_IOCTL_DEF_DRV(NPU_BO_IMPORT, npu_bo_import_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_VM_BIND, npu_vm_bind_ioctl, 0),
+	DRM_IOCTL_DEF_DRV(NPU_BO_USERPTR, npu_bo_userptr_ioctl, 0),
 };
 
 /*
@@ -165,10 +167,10 @@ static void npu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, id) {
-		if (npu_bo_is_host(obj))
-			host += npu_bo_size(obj);
-		else
+		if (npu_bo_is_device(obj))
 			device += npu_bo_size(obj);
+		else
+			host += npu_bo_size(obj);
 	}
 	spin_unlock(&file->table_lock);
 
@@ -184,6 +186,8 @@ static const struct drm_driver npu_drm_driver = {
 	.open = npu_open,
 	.postclose = npu_postclose,
 	.gem_create_object = npu_gem_create_object,
+	.gem_prime_import = npu_gem_prime_import,
+	.prime_fd_to_handle = npu_share_prime_fd_to_handle,
 	.show_fdinfo = npu_show_fdinfo,
 	.ioctls = npu_drm_ioctls,
 	.num_ioctls = ARRAY_SIZE(npu_drm_ioctls),
@@ -230,6 +234,8 @@ static int npu_sw_init(struct npu_device *ndev)
 		ret = drmm_mutex_init(&ndev->drm, &ndev->contexts_lock);
 	if (!ret)
 		ret = drmm_mutex_init(&ndev->drm, &ndev->sysfs_lock);
+	if (!ret)
+		ret = npu_peer_init(ndev);
 	return ret;
 }
 
@@ -277,6 +283,9 @@ static int npu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 
 	ret = npu_sw_init(ndev);
+	if (ret)
+		return ret;
+	ret = npu_vm_card_init(ndev);
 	if (ret)
 		return ret;
 	drm_mm_init(&ndev->mm, 0, ndev->id.devmem_size);

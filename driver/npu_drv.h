@@ -19,6 +19,7 @@
 
 #include "npu_hw.h"
 #include "npu_accel.h"
+#include "npu_vm.h"
 
 #define DRIVER_NAME	"npu"
 #define DRIVER_DESC	"Driver for the NPU PCIe accelerator card"
@@ -31,6 +32,7 @@
 
 struct npu_device;
 struct npu_direct_area;
+struct npu_peer_windows;
 struct npu_program;
 struct npu_program_build;
 struct npu_program_edit;
@@ -71,6 +73,8 @@ struct npu_stream_dir;
  * @stream: the stream to notify of interrupts; under npu_device.rings_lock
  * @area: for a direct ring, the pages userspace writes that hold @cmds,
  *	referenced; as @cmds
+ * @as: the address space the ring runs in from its next start, 0:
+ *	untranslated; set by its owner before it starts the ring
  */
 struct npu_ring {
 	struct npu_device *ndev;
@@ -92,6 +96,7 @@ struct npu_ring {
 	struct drm_gem_object *kept_fence;
 	struct npu_stream *stream;
 	struct npu_direct_area *area;
+	u32 as;
 };
 
 /**
@@ -145,6 +150,7 @@ struct npu_identity {
  * @exclusive: one process at a time may hold the card (npu_exclusive.c);
  *	written under @contexts_lock, read locklessly by sysfs
  * @pinned_pages: user and host-buffer pages pinned for the card
+ * @peers: the card's peer windows (npu_peer.c)
  * @jobs_made: jobs allocated since probe; the pools' reuse is what they spare
  * @jobs_alive: jobs allocated and not yet freed, pooled ones included
  * @fence_lock: protects @fence_areas; a spinlock: the last reference to a
@@ -183,6 +189,7 @@ struct npu_identity {
  *	last read from the rings (DRM_NPU_PARAM_COMPUTE_NS)
  * @op_desc_pool: blocks for one operator descriptor, for the batches of a
  *	single operator; NULL when the card computes nothing
+ * @vm: the MMU's address spaces (npu_vm.c)
  */
 struct npu_device {
 	struct drm_device drm;
@@ -202,6 +209,7 @@ struct npu_device {
 	u64 next_ctx_id;
 	bool exclusive;
 	atomic64_t pinned_pages;
+	struct npu_peer_windows *peers;
 	atomic64_t jobs_made;
 	atomic_t jobs_alive;
 	spinlock_t fence_lock;		/* @fence_areas */
@@ -225,6 +233,7 @@ struct npu_device {
 	atomic64_t compute_ns;
 	struct dma_pool *op_desc_pool;
 	struct npu_health *health;
+	struct npu_vm_card vm;
 };
 
 /**
@@ -305,6 +314,7 @@ struct npu_fence_area {
  * @bind_epoch: the binding table's epoch; under @direct_lock
  * @exports: keys under which it exports buffers; under npu_share.c's lock
  * @programs: program id -> struct npu_program (npu_program.c)
+ * @vm: its address space (npu_vm.c)
  * @lost: 0, or the enum drm_npu_reset_reason of the card reset that lost
  *	the context, which then accepts no new work; written under @lock and
  *	npu_device.reset_sem (for writing), read locklessly
@@ -333,6 +343,7 @@ struct npu_ctx {
 	u64 bind_epoch;
 	u32 exports;
 	struct xarray programs;
+	struct npu_vm *vm;
 	u32 lost;
 };
 
@@ -529,6 +540,9 @@ struct npu_job {
  *	table, which its binding names; mapped for the card with the buffer
  * @bind_sg_dma: bus address of @bind_sg
  * @bind_sg_count: entries of @bind_sg
+ * @vm_backing: how its memory is mapped in address spaces (npu_vm.h)
+ * @vm_windows: the contexts that have a device buffer mapped at its
+ *	address (npu_vm.c); under npu_vm_card.lock
  */
 struct npu_bo {
 	struct drm_gem_shmem_object base;
@@ -539,6 +553,8 @@ struct npu_bo {
 	struct npu_sg_entry *bind_sg;
 	dma_addr_t bind_sg_dma;
 	u32 bind_sg_count;
+	const struct npu_vm_backing *vm_backing;
+	struct list_head vm_windows;
 };
 
 static inline struct npu_device *to_npu_device(struct drm_device *drm)
@@ -673,12 +689,21 @@ void npu_ring_irq(struct npu_device *ndev, u32 vector);
 /* npu_gem.c */
 struct drm_gem_object *npu_gem_create_object(struct drm_device *dev, size_t size);
 bool npu_bo_is_host(struct drm_gem_object *obj);
+bool npu_bo_is_device(struct drm_gem_object *obj);
+u64 npu_device_bo_offset(struct drm_gem_object *obj);
 u64 npu_bo_size(struct drm_gem_object *obj);
 struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
 					    u64 size, u64 *offset);
 struct drm_gem_object *npu_host_bo_lookup(struct npu_ctx *ctx, u32 handle);
 struct sg_table *npu_host_bo_sgt(struct drm_gem_object *obj);
 int npu_bo_create_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
+
+/* npu_userptr.c */
+bool npu_bo_is_userptr(struct drm_gem_object *obj);
+bool npu_userptr_of(struct npu_ctx *ctx, struct drm_gem_object *obj);
+bool npu_userptr_writable(struct drm_gem_object *obj);
+struct sg_table *npu_userptr_sgt(struct drm_gem_object *obj);
+int npu_bo_userptr_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
 /* npu_ctx.c */
 int npu_open(struct drm_device *dev, struct drm_file *file);
@@ -796,7 +821,20 @@ void npu_direct_fail_events(struct npu_stream *stream, u32 error);
 int npu_stream_map_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 int npu_stream_kick_ioctl(struct drm_device *dev, void *data, struct drm_file *file);
 
+/* npu_peer.c */
+struct dma_buf *npu_prime_export(struct drm_gem_object *obj, int flags);
+struct drm_gem_object *npu_prime_dmabuf_bo(struct dma_buf *dmabuf);
+struct drm_gem_object *npu_gem_prime_import(struct drm_device *dev, struct dma_buf *dmabuf);
+bool npu_bo_is_peer(struct drm_gem_object *obj);
+void npu_peer_bo_place(struct drm_gem_object *obj, u64 *serial, u64 *card_offset);
+int npu_peer_init(struct npu_device *ndev);
+void npu_peer_reset(struct npu_device *ndev);
+extern struct device_attribute dev_attr_peer_windows_open;
+
 /* npu_share.c */
+int npu_share_bo_open(struct drm_gem_object *obj, struct drm_file *file);
+int npu_share_prime_fd_to_handle(struct drm_device *dev, struct drm_file *file,
+				 int fd, u32 *handle);
 bool npu_share_imported(struct drm_gem_object *obj, u64 ctx_id);
 void npu_share_bo_close(struct drm_gem_object *obj, struct drm_file *file);
 void npu_share_ctx_close(struct npu_ctx *ctx);

@@ -14,12 +14,9 @@ static struct npu_bo *to_npu_bo(struct drm_gem_object *obj)
 	return container_of(obj, struct npu_bo, base.base);
 }
 
-static struct dma_buf *npu_bo_export(struct drm_gem_object *obj, int flags)
+/* Host memory is the context's own, shared with no other. */
+static struct dma_buf *npu_host_bo_export(struct drm_gem_object *obj, int flags)
 {
-	/*
-	 * Not as a file descriptor: its holder would get past the process
-	 * list of DRM_IOCTL_NPU_BO_EXPORT (npu_share.c).
-	 */
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
@@ -28,6 +25,8 @@ static void npu_device_bo_free(struct drm_gem_object *obj)
 	struct npu_bo *bo = to_npu_bo(obj);
 	struct npu_device *ndev = to_npu_device(obj->dev);
 
+	/* No context reaches the memory once it is someone else's. */
+	npu_vm_bo_free(bo);
 	mutex_lock(&ndev->mm_lock);
 	drm_mm_remove_node(&bo->node);
 	WRITE_ONCE(ndev->devmem_used, ndev->devmem_used - bo->node.size);
@@ -45,8 +44,9 @@ static void npu_device_bo_close(struct drm_gem_object *obj, struct drm_file *fil
 
 static const struct drm_gem_object_funcs npu_device_bo_funcs = {
 	.free = npu_device_bo_free,
+	.open = npu_share_bo_open,
 	.close = npu_device_bo_close,
-	.export = npu_bo_export,
+	.export = npu_prime_export,
 };
 
 static void npu_host_bo_free(struct drm_gem_object *obj)
@@ -70,7 +70,7 @@ static const struct drm_gem_object_funcs npu_host_bo_funcs = {
 	.vmap = drm_gem_shmem_object_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
 	.mmap = drm_gem_shmem_object_mmap,
-	.export = npu_bo_export,
+	.export = npu_host_bo_export,
 	.vm_ops = &drm_gem_shmem_vm_ops,
 };
 
@@ -79,10 +79,28 @@ bool npu_bo_is_host(struct drm_gem_object *obj)
 	return obj->funcs == &npu_host_bo_funcs;
 }
 
-/* Bytes of memory the buffer takes, on the card or in the host. */
+bool npu_bo_is_device(struct drm_gem_object *obj)
+{
+	return obj->funcs == &npu_device_bo_funcs;
+}
+
+/* Where a device buffer starts in the card's memory. */
+u64 npu_device_bo_offset(struct drm_gem_object *obj)
+{
+	return to_npu_bo(obj)->node.start;
+}
+
+/*
+ * Bytes of memory the buffer takes, on the card or in the host; none for
+ * another card's buffer, which that card counts.
+ */
 u64 npu_bo_size(struct drm_gem_object *obj)
 {
-	return npu_bo_is_host(obj) ? obj->size : to_npu_bo(obj)->node.size;
+	if (npu_bo_is_device(obj))
+		return to_npu_bo(obj)->node.size;
+	if (npu_bo_is_host(obj) || npu_bo_is_userptr(obj))
+		return obj->size;
+	return 0;
 }
 
 /* drm_driver.gem_create_object: every shmem object is a host buffer. */
@@ -93,6 +111,8 @@ struct drm_gem_object *npu_gem_create_object(struct drm_device *dev, size_t size
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->base.base.funcs = &npu_host_bo_funcs;
+	bo->vm_backing = &npu_vm_host_backing;
+	INIT_LIST_HEAD(&bo->vm_windows);
 	return &bo->base.base;
 }
 
@@ -109,20 +129,21 @@ static int npu_device_bo_clear(struct npu_device *ndev, struct npu_bo *bo)
 	return 0;
 }
 
-static int npu_devmem_insert(struct npu_device *ndev, struct drm_mm_node *node, u64 size)
+static int npu_devmem_insert(struct npu_device *ndev, struct drm_mm_node *node,
+			     u64 size, u64 align)
 {
 	int ret;
 
 	mutex_lock(&ndev->mm_lock);
-	ret = drm_mm_insert_node_generic(&ndev->mm, node, size,
-					 DRM_NPU_BO_ADDR_ALIGN, 0, DRM_MM_INSERT_BEST);
+	ret = drm_mm_insert_node_generic(&ndev->mm, node, size, align, 0,
+					 DRM_MM_INSERT_BEST);
 	if (!ret)
 		WRITE_ONCE(ndev->devmem_used, ndev->devmem_used + size);
 	mutex_unlock(&ndev->mm_lock);
 	return ret;
 }
 
-static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
+static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size, u64 align)
 {
 	struct npu_device *ndev = ctx->ndev;
 	struct npu_bo *bo;
@@ -133,10 +154,12 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 		return ERR_PTR(-ENOMEM);
 	bo->owner = ctx->id;
 	bo->base.base.funcs = &npu_device_bo_funcs;
+	bo->vm_backing = &npu_vm_device_backing;
+	INIT_LIST_HEAD(&bo->vm_windows);
 	/* GEM sizes are in pages; the allocation itself is bo->node.size. */
 	drm_gem_private_object_init(&ndev->drm, &bo->base.base, PAGE_ALIGN(size));
 
-	ret = npu_devmem_insert(ndev, &bo->node, size);
+	ret = npu_devmem_insert(ndev, &bo->node, size, align);
 	if (ret) {
 		/*
 		 * Buffers the caller closed stay allocated while completed,
@@ -144,7 +167,7 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 		 * those (npu_ctx_retire_for_waiter()), so do it here.
 		 */
 		npu_ctx_retire(ctx);
-		ret = npu_devmem_insert(ndev, &bo->node, size);
+		ret = npu_devmem_insert(ndev, &bo->node, size, align);
 	}
 	if (ret) {
 		drm_gem_object_release(&bo->base.base);
@@ -152,6 +175,8 @@ static struct npu_bo *npu_device_bo_create(struct npu_ctx *ctx, u64 size)
 		return ERR_PTR(-ENOMEM);
 	}
 	ret = npu_device_bo_clear(ndev, bo);
+	if (!ret)
+		ret = npu_vm_window_map(ctx, bo);
 	if (ret) {
 		drm_gem_object_put(&bo->base.base);
 		return ERR_PTR(ret);
@@ -201,11 +226,12 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data,
 	u64 size;
 	int ret;
 
-	if (!args->size || args->flags & ~DRM_NPU_BO_HOST || args->handle ||
-	    args->addr || args->mmap_offset)
+	if (!args->size || args->flags & ~(DRM_NPU_BO_HOST | DRM_NPU_BO_BLOCK_ALIGNED) ||
+	    args->flags == (DRM_NPU_BO_HOST | DRM_NPU_BO_BLOCK_ALIGNED) ||
+	    args->handle || args->addr || args->mmap_offset)
 		return -EINVAL;
 	if (args->size > ctx->ndev->id.devmem_size &&
-	    args->flags == DRM_NPU_BO_DEVICE)
+	    !(args->flags & DRM_NPU_BO_HOST))
 		return -ENOMEM;
 	if (args->size > SZ_16G)
 		return -ENOMEM;
@@ -213,9 +239,13 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data,
 	if (args->flags & DRM_NPU_BO_HOST) {
 		size = PAGE_ALIGN(args->size);
 		bo = npu_host_bo_create(ctx, size);
+	} else if (args->flags & DRM_NPU_BO_BLOCK_ALIGNED) {
+		size = ALIGN(args->size, DRM_NPU_VM_BLOCK_SIZE);
+		bo = npu_device_bo_create(ctx, size, DRM_NPU_VM_BLOCK_SIZE);
 	} else {
-		size = ALIGN(args->size, DRM_NPU_BO_ALIGN);
-		bo = npu_device_bo_create(ctx, size);
+		/* Whole pages: mapping it elsewhere maps nothing of another buffer. */
+		size = ALIGN(args->size, DRM_NPU_VM_PAGE_SIZE);
+		bo = npu_device_bo_create(ctx, size, DRM_NPU_BO_ADDR_ALIGN);
 	}
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
@@ -226,7 +256,7 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data,
 		if (args->flags & DRM_NPU_BO_HOST)
 			args->mmap_offset = drm_vma_node_offset_addr(&bo->base.base.vma_node);
 		else
-			args->addr = DRM_NPU_DEVICE_ADDR_BASE + bo->node.start;
+			args->addr = npu_vm_bo_addr(bo);
 	}
 	/* The handle holds the buffer now, or nothing does. */
 	drm_gem_object_put(&bo->base.base);
@@ -238,7 +268,7 @@ int npu_bo_create_ioctl(struct drm_device *dev, void *data,
  * @ctx: the context using the range
  * @addr: device address, as userspace names it
  * @size: bytes from @addr, at least one
- * @offset: out: card memory offset of @addr
+ * @offset: out: the virtual address of @addr, which the card is given
  *
  * Return: the buffer with a reference the caller puts, or NULL when the
  * range is not wholly inside one device buffer that @ctx created or
@@ -252,10 +282,11 @@ struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
 	struct drm_mm_node *node;
 	u64 start, end;
 
-	if (addr < DRM_NPU_DEVICE_ADDR_BASE ||
-	    check_add_overflow(addr - DRM_NPU_DEVICE_ADDR_BASE, size, &end))
+	if (addr < DRM_NPU_DEVICE_ADDR_BASE + ndev->vm.window ||
+	    check_add_overflow(addr - DRM_NPU_DEVICE_ADDR_BASE - ndev->vm.window,
+			       size, &end))
 		return NULL;
-	start = addr - DRM_NPU_DEVICE_ADDR_BASE;
+	start = addr - DRM_NPU_DEVICE_ADDR_BASE - ndev->vm.window;
 
 	mutex_lock(&ndev->mm_lock);
 	drm_mm_for_each_node_in_range(node, &ndev->mm, start, start + 1) {
@@ -271,7 +302,7 @@ struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
 	mutex_unlock(&ndev->mm_lock);
 
 	if (found)
-		*offset = start;
+		*offset = addr - DRM_NPU_DEVICE_ADDR_BASE;
 	return found;
 }
 
@@ -281,13 +312,14 @@ struct drm_gem_object *npu_device_bo_lookup(struct npu_ctx *ctx, u64 addr,
  * @handle: GEM handle in the context's file
  *
  * Return: the buffer with a reference, or NULL if @handle is not a host
- * buffer of @ctx.
+ * buffer or user memory of @ctx.
  */
 struct drm_gem_object *npu_host_bo_lookup(struct npu_ctx *ctx, u32 handle)
 {
 	struct drm_gem_object *obj = drm_gem_object_lookup(ctx->file, handle);
 
-	if (obj && (!npu_bo_is_host(obj) || to_npu_bo(obj)->owner != ctx->id)) {
+	if (obj && !(npu_bo_is_host(obj) && to_npu_bo(obj)->owner == ctx->id) &&
+	    !npu_userptr_of(ctx, obj)) {
 		drm_gem_object_put(obj);
 		obj = NULL;
 	}
@@ -296,5 +328,5 @@ struct drm_gem_object *npu_host_bo_lookup(struct npu_ctx *ctx, u32 handle)
 
 struct sg_table *npu_host_bo_sgt(struct drm_gem_object *obj)
 {
-	return to_npu_bo(obj)->sgt;
+	return npu_bo_is_userptr(obj) ? npu_userptr_sgt(obj) : to_npu_bo(obj)->sgt;
 }

@@ -438,15 +438,16 @@ static int npu_operand(struct npu_submit *sub, unsigned int cmd, bool dst,
 		if (!obj)
 			return -ENOENT;
 		npu_job_hold(sub->job, obj);
+		if (dst && !npu_userptr_writable(obj))
+			return -EACCES;
 		if (check_add_overflow(addr, size, &end) || end > obj->size)
 			return -EINVAL;
 		npu_host_operand(sub, cmd, dst, npu_host_bo_sgt(obj), addr, size);
 		return 0;
 	}
-	obj = npu_device_bo_lookup(sub->ctx, addr, size, &offset);
-	if (!obj)
-		return -EPERM;
-	npu_job_hold(sub->job, obj);
+	ret = npu_vm_address(sub->ctx, sub->job, addr, size, &offset);
+	if (ret)
+		return ret;
 	if (dst)
 		sub->hw[cmd].dst = cpu_to_le64(offset);
 	else
@@ -494,8 +495,8 @@ static int npu_build_fill(struct npu_submit *sub, unsigned int i,
 static int npu_build_cmd_value(struct npu_submit *sub, struct npu_cmd *hw,
 			       const struct drm_npu_cmd *uc)
 {
-	struct drm_gem_object *obj;
 	u64 offset;
+	int ret;
 
 	if (!(uc->flags & DRM_NPU_CMD_VALUE_INDIRECT)) {
 		hw->value = cpu_to_le64(uc->value);
@@ -503,10 +504,9 @@ static int npu_build_cmd_value(struct npu_submit *sub, struct npu_cmd *hw,
 	}
 	if (!IS_ALIGNED(uc->value, 8))
 		return -EINVAL;
-	obj = npu_device_bo_lookup(sub->ctx, uc->value, 8, &offset);
-	if (!obj)
-		return -EPERM;
-	npu_job_hold(sub->job, obj);
+	ret = npu_vm_address(sub->ctx, sub->job, uc->value, 8, &offset);
+	if (ret)
+		return ret;
 	hw->flags |= cpu_to_le16(NPU_CMD_VALUE_INDIRECT);
 	hw->value = cpu_to_le64(offset);
 	return 0;
@@ -570,18 +570,17 @@ static_assert((int)DRM_NPU_WAIT_NOR == (int)NPU_WAIT_NOR);
 static int npu_build_value(struct npu_submit *sub, unsigned int i,
 			   const struct drm_npu_cmd *uc)
 {
-	struct drm_gem_object *obj;
 	bool wait = uc->op == DRM_NPU_OP_VALUE_WAIT;
 	u64 offset;
+	int ret;
 
 	if ((uc->flags & ~DRM_NPU_CMD_VALUE_INDIRECT) || uc->src || uc->size ||
 	    uc->dst_handle || uc->src_handle || uc->slot || (!wait && uc->cond) ||
 	    uc->cond > DRM_NPU_WAIT_NOR || !IS_ALIGNED(uc->dst, 8))
 		return -EINVAL;
-	obj = npu_device_bo_lookup(sub->ctx, uc->dst, 8, &offset);
-	if (!obj)
-		return -EPERM;
-	npu_job_hold(sub->job, obj);
+	ret = npu_vm_address(sub->ctx, sub->job, uc->dst, 8, &offset);
+	if (ret)
+		return ret;
 
 	sub->hw[i].opcode = cpu_to_le16(wait ? NPU_OP_WAIT : NPU_OP_FENCE);
 	sub->hw[i].dst = cpu_to_le64(offset);
@@ -596,16 +595,15 @@ static int npu_build_value(struct npu_submit *sub, unsigned int i,
 static int npu_build_clock(struct npu_submit *sub, unsigned int i,
 			   const struct drm_npu_cmd *uc)
 {
-	struct drm_gem_object *obj;
 	u64 offset;
+	int ret;
 
 	if (uc->flags || uc->src || uc->size || uc->value || uc->dst_handle ||
 	    uc->src_handle || uc->slot || uc->cond || !IS_ALIGNED(uc->dst, 8))
 		return -EINVAL;
-	obj = npu_device_bo_lookup(sub->ctx, uc->dst, 8, &offset);
-	if (!obj)
-		return -EPERM;
-	npu_job_hold(sub->job, obj);
+	ret = npu_vm_address(sub->ctx, sub->job, uc->dst, 8, &offset);
+	if (ret)
+		return ret;
 
 	sub->hw[i].opcode = cpu_to_le16(NPU_OP_TIMESTAMP);
 	sub->hw[i].dst = cpu_to_le64(offset);

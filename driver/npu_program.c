@@ -198,19 +198,13 @@ static bool npu_program_add_callee(struct npu_program *program,
 	return true;
 }
 
-/* A device word of 4 or 8 bytes, aligned, of the context: its offset. */
+/* A device word of 4 or 8 bytes, aligned, of the context: its VA. */
 static int npu_program_word(struct npu_ctx *ctx, struct npu_job *job, u64 addr,
 			    u64 size, u64 *offset)
 {
-	struct drm_gem_object *obj;
-
 	if ((size != 4 && size != 8) || !IS_ALIGNED(addr, size))
 		return -EINVAL;
-	obj = npu_device_bo_lookup(ctx, addr, size, offset);
-	if (!obj)
-		return -EPERM;
-	npu_job_hold(job, obj);
-	return 0;
+	return npu_vm_address(ctx, job, addr, size, offset);
 }
 
 static int npu_build_branch(struct npu_program_build *build,

@@ -99,6 +99,8 @@ static int npu_reset_locked(struct npu_device *ndev, u32 reason)
 
 	npu_heartbeat_restart(ndev);
 	npu_health_card_reset(ndev);
+	/* Once the card is alive again: a dead card runs no MMU command. */
+	npu_peer_reset(ndev);
 	drm_info(&ndev->drm, "card reset (%s), %llu since probe\n",
 		 npu_reset_reason_names[reason], ndev->reset_count);
 	return 0;

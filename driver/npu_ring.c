@@ -130,6 +130,7 @@ struct npu_ring *npu_ring_claim(struct npu_device *ndev)
 		if (!candidate->owned && !candidate->cmds) {
 			ring = candidate;
 			ring->owned = true;
+			ring->as = 0;
 			WRITE_ONCE(ndev->rings_used, ndev->rings_used + 1);
 			break;
 		}
@@ -231,6 +232,7 @@ static int npu_ring_enable(struct npu_ring *ring, u32 priority,
 	npu_ring_wr32(ring, NPU_RING_SIZE, ring->entries);
 	npu_ring_wr32(ring, NPU_RING_VECTOR, ring->vector);
 	npu_ring_wr32(ring, NPU_RING_PRIORITY, priority);
+	npu_ring_wr32(ring, NPU_RING_AS, ring->as);
 	npu_ring_wr32(ring, NPU_RING_TAIL, 0);
 	WRITE_ONCE(ring->tail, 0);
 	npu_ring_wr32(ring, NPU_RING_CTRL, NPU_RING_CTRL_ENABLE);

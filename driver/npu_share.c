@@ -106,13 +106,29 @@ bool npu_share_imported(struct drm_gem_object *obj, u64 ctx_id)
 	return found;
 }
 
+/*
+ * The import through PRIME under way (DRM_IOCTL_PRIME_FD_TO_HANDLE of a
+ * buffer of this card that the context did not create): the handle the
+ * DRM core creates for it is counted when it opens (npu_share_bo_open()),
+ * before the core publishes it, so that it cannot be closed uncounted.
+ * Imports through PRIME take turns under the mutex; the rest is under
+ * npu_imports_lock.
+ */
+static DEFINE_MUTEX(npu_prime_import_lock);
+static struct {
+	struct task_struct *task;
+	struct drm_gem_object *obj;
+	u64 ctx_id;
+	struct npu_import *spare;
+} npu_prime_importing;
+
 /* Counts one more imported handle; @spare is used if it is the first. */
-static void npu_import_get(struct drm_gem_object *obj, u64 ctx_id,
-			   struct npu_import **spare)
+static void npu_import_get_locked(struct drm_gem_object *obj, u64 ctx_id,
+				  struct npu_import **spare)
 {
 	struct npu_import *imp;
 
-	spin_lock(&npu_imports_lock);
+	lockdep_assert_held(&npu_imports_lock);
 	imp = npu_import_find(obj, ctx_id);
 	if (!imp) {
 		imp = *spare;
@@ -122,6 +138,13 @@ static void npu_import_get(struct drm_gem_object *obj, u64 ctx_id,
 		hash_add(npu_imports, &imp->node, npu_import_hash(obj, ctx_id));
 	}
 	imp->handles++;
+}
+
+static void npu_import_get(struct drm_gem_object *obj, u64 ctx_id,
+			   struct npu_import **spare)
+{
+	spin_lock(&npu_imports_lock);
+	npu_import_get_locked(obj, ctx_id, spare);
 	spin_unlock(&npu_imports_lock);
 }
 
@@ -137,6 +160,89 @@ static void npu_import_put(struct drm_gem_object *obj, u64 ctx_id)
 	}
 	spin_unlock(&npu_imports_lock);
 	kfree(gone);
+}
+
+/**
+ * npu_share_bo_open - a handle to a device buffer is being created
+ * @obj: the buffer
+ * @file: the file that gets the handle
+ *
+ * Return: 0; a handle PRIME creates for an importer is counted as an
+ * import.
+ */
+int npu_share_bo_open(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct npu_ctx *ctx = file->driver_priv;
+
+	spin_lock(&npu_imports_lock);
+	if (npu_prime_importing.task == current && npu_prime_importing.obj == obj &&
+	    npu_prime_importing.ctx_id == ctx->id && npu_prime_importing.spare)
+		npu_import_get_locked(obj, ctx->id, &npu_prime_importing.spare);
+	spin_unlock(&npu_imports_lock);
+	return 0;
+}
+
+/**
+ * npu_share_prime_fd_to_handle - drm_driver.prime_fd_to_handle
+ * @dev: the card
+ * @file: the importing context's file
+ * @fd: a dma-buf
+ * @handle: out: the handle
+ *
+ * As the DRM core's, and a buffer of this card that another context
+ * created becomes an import of this one, as DRM_IOCTL_NPU_BO_IMPORT makes
+ * it.
+ *
+ * Return: 0 or -errno.
+ */
+int npu_share_prime_fd_to_handle(struct drm_device *dev, struct drm_file *file,
+				 int fd, u32 *handle)
+{
+	struct npu_ctx *ctx = file->driver_priv;
+	struct drm_gem_object *obj;
+	struct npu_import *spare;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	obj = npu_prime_dmabuf_bo(dmabuf);
+	if (!obj || obj->dev != dev ||
+	    container_of(obj, struct npu_bo, base.base)->owner == ctx->id) {
+		ret = drm_gem_prime_fd_to_handle(dev, file, fd, handle);
+		goto out;
+	}
+	/* Mapped at its address first, as an import by key is. */
+	ret = npu_vm_window_map(ctx, container_of(obj, struct npu_bo, base.base));
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+	if (!spare)
+		goto out;
+
+	mutex_lock(&npu_prime_import_lock);
+	spin_lock(&npu_imports_lock);
+	npu_prime_importing.task = current;
+	npu_prime_importing.obj = obj;
+	npu_prime_importing.ctx_id = ctx->id;
+	npu_prime_importing.spare = spare;
+	spin_unlock(&npu_imports_lock);
+
+	ret = drm_gem_prime_fd_to_handle(dev, file, fd, handle);
+
+	spin_lock(&npu_imports_lock);
+	spare = npu_prime_importing.spare;
+	npu_prime_importing.task = NULL;
+	npu_prime_importing.obj = NULL;
+	npu_prime_importing.spare = NULL;
+	spin_unlock(&npu_imports_lock);
+	mutex_unlock(&npu_prime_import_lock);
+	kfree(spare);
+out:
+	dma_buf_put(dmabuf);
+	return ret;
 }
 
 /**
@@ -201,11 +307,11 @@ int npu_bo_export_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 	obj = drm_gem_object_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;
+	ret = -EINVAL;
+	if (!npu_bo_is_device(obj))
+		goto put;
 	ret = -ENOENT;
 	if (container_of(obj, struct npu_bo, base.base)->owner != ctx->id)
-		goto put;
-	ret = -EINVAL;
-	if (npu_bo_is_host(obj))
 		goto put;
 	ret = -ENOMEM;
 	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
@@ -385,6 +491,9 @@ int npu_bo_import_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 		return PTR_ERR(obj);
 	}
 
+	ret = npu_vm_window_map(ctx, container_of(obj, struct npu_bo, base.base));
+	if (ret)
+		goto out;
 	/* Counted first: the handle may be closed as soon as it exists. */
 	npu_import_get(obj, ctx->id, &spare);
 	ret = drm_gem_handle_create(file, obj, &args->handle);
@@ -392,9 +501,10 @@ int npu_bo_import_ioctl(struct drm_device *dev, void *data, struct drm_file *fil
 		npu_import_put(obj, ctx->id);
 	} else {
 		bo = container_of(obj, struct npu_bo, base.base);
-		args->addr = DRM_NPU_DEVICE_ADDR_BASE + bo->node.start;
+		args->addr = npu_vm_bo_addr(bo);
 		args->size = bo->node.size;
 	}
+out:
 	kfree(spare);
 	drm_gem_object_put(obj);
 	return ret;

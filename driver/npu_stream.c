@@ -255,6 +255,8 @@ void npu_stream_fail(struct npu_stream *stream, u32 error)
 	 * The slot says why before SUBMIT can answer -EIO, so that whoever
 	 * learns of the failure from SUBMIT finds its reason there too.
 	 */
+	if (error == DRM_NPU_ERR_PAGE_FAULT)
+		npu_vm_report_fault(stream);
 	WRITE_ONCE(npu_stream_slot(stream)->error, error);
 	WRITE_ONCE(stream->error, error);
 	WRITE_ONCE(stream->state, NPU_STREAM_FAILED);
@@ -363,6 +365,8 @@ static u32 npu_ring_error_to_uapi(u32 error)
 		return DRM_NPU_ERR_OP_PARAM;
 	case NPU_ERR_OP_FAILED:
 		return DRM_NPU_ERR_OP_FAILED;
+	case NPU_ERR_PAGE_FAULT:
+		return DRM_NPU_ERR_PAGE_FAULT;
 	default:
 		return DRM_NPU_ERR_REJECTED;
 	}
@@ -656,10 +660,14 @@ int npu_stream_create_ioctl(struct drm_device *dev, void *data,
 	}
 	stream->slot = slot;
 
+	ret = npu_vm_activate(ctx);
+	if (ret)
+		goto err_slot;
 	ret = -EBUSY;
 	stream->ring = npu_ring_claim(ndev);
 	if (!stream->ring)
 		goto err_slot;
+	stream->ring->as = npu_vm_as(ctx);
 	if (stream->direct)
 		ret = npu_direct_stream_start(stream, entries);
 	else

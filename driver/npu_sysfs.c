@@ -114,6 +114,7 @@ static struct attribute *npu_card_attrs[] = {
 	&dev_attr_devmem_used.attr,
 	&dev_attr_rings_used.attr,
 	&dev_attr_pinned_pages.attr,
+	&dev_attr_peer_windows_open.attr,
 	&dev_attr_heartbeat.attr,
 	&npu_attr_health.attr,
 	&npu_attr_health_reasons.attr,

@@ -134,9 +134,9 @@ extern "C" {
  * DRM_NPU_ERR_OP_PARAM.
  *
  * Errors:
- * -ENOENT: an unknown @stream, a *_handle that is not a host buffer of
- * this context, a program id (DRM_NPU_OP_PROGRAM, _SET_CALL) that is not
- * one of this context's;
+ * -ENOENT: an unknown @stream, a *_handle that is not a host buffer or
+ * user memory (DRM_IOCTL_NPU_BO_USERPTR) of this context, a program id
+ * (DRM_NPU_OP_PROGRAM, _SET_CALL) that is not one of this context's;
  * -EINVAL: a direct stream, unknown @flags, a non-zero @seqno (an output), @count 0 or over
  * DRM_NPU_MAX_BATCH or over the stream's ring_entries - 2, @cmd_size not
  * sizeof(struct drm_npu_cmd); or in a command: an unknown op, flag or cond,
@@ -152,6 +152,7 @@ extern "C" {
  * -EFAULT: unreadable commands, operator descriptors or user memory;
  * -EPERM: an address, tensor, VALUE_INDIRECT word or slot not of this
  * context;
+ * -EACCES: user memory registered read only as a COPY's or FILL's dst;
  * -EAGAIN; -EIO: the stream has failed, and accepts nothing until
  * destroyed; -ECANCELED: a card reset lost the context (see "Card
  * reset"); -ENODEV: the card is gone or dead.
@@ -344,7 +345,8 @@ extern "C" {
  * past the end of the buffer, a device buffer not page aligned in card
  * memory, a non-zero @handle, @offset or @flags for UNMAP, an UNMAP range
  * that cuts a mapping or holds none; -ENOENT for an unknown @handle;
- * -EEXIST when MAP's range overlaps a mapping; -EBUSY when the card has no
+ * -EEXIST when MAP's range overlaps a mapping; -EACCES for MAP of user
+ * memory registered read only without DRM_NPU_VM_READ_ONLY; -EBUSY when the card has no
  * free peer window for another card's buffer; -ENOMEM.
  */
 #define DRM_IOCTL_NPU_VM_BIND \
@@ -358,7 +360,13 @@ extern "C" {
  * and that DRM_IOCTL_NPU_VM_BIND maps. It cannot be mmap()ed: the memory
  * is the caller's already. Under DRM_NPU_USERPTR_READ_ONLY the card may
  * only read it (read-only memory may be registered so), and a command or
- * mapping that would write it is refused.
+ * mapping that would write it is refused with -EACCES (SUBMIT: as a COPY's
+ * or FILL's dst; VM_BIND: without DRM_NPU_VM_READ_ONLY). The pin, not the
+ * caller's mapping, holds the pages: memory unmapped or remapped while
+ * registered stays the buffer's (what the card reads and writes is no
+ * longer what the caller sees there) until the handle is closed and the
+ * commands and mappings that name it are gone; the pages count in the
+ * card's sysfs pinned_pages until then.
  *
  * Errors: -EINVAL for unknown @flags, a non-zero @handle (an output), @ptr
  * or @size not multiples of the host's page size, @size 0 or over
@@ -764,6 +772,19 @@ struct drm_npu_bo_import {
  * import by key does. Imported into a context of the same card, the
  * dma-buf gives a handle to the buffer itself, as DRM_IOCTL_NPU_BO_IMPORT
  * does; other drivers cannot import it (-EOPNOTSUPP for now).
+ *
+ * Unlike a key, a dma-buf has no process list: whoever holds the file
+ * descriptor may import it. Host buffers, user memory and peer buffers do
+ * not export (-EOPNOTSUPP); the dma-buf cannot be mmap()ed; a dma-buf of
+ * another driver does not import (-EOPNOTSUPP).
+ *
+ * A peer buffer's first mapping opens a peer window of the importing card
+ * on the exporter's card, or shares the one open on it; the window closes
+ * when the last peer buffer using it is gone (its handle closed and every
+ * mapping of it unmapped). VM_BIND fails with -EBUSY when every window
+ * (DRM_NPU_PARAM_NUM_PEERS) is open on other cards. The card's sysfs file
+ * npu/peer_windows_open counts the open windows. A card reset closes them
+ * all; the driver opens again those still in use.
  */
 
 struct drm_npu_stream_map {

@@ -237,13 +237,14 @@ TEST_F(dev, argument_checks)
 
 TEST_F(dev, copy_beyond_allocation_fails)
 {
+	static char h[8192];
 	void *small;
-	char h[256] = { 0 };
 
 	ASSERT_EQ(ACL_SUCCESS, aclrtMallocAlign32(&small, 64, ACL_MEM_MALLOC_NORMAL_ONLY));
-	/* 64 bytes fit, 256 do not */
+	/* 64 bytes fit; the card gives it a whole 4 KiB page, and two pages do not fit */
 	EXPECT_EQ(ACL_SUCCESS, aclrtMemcpy(small, 64, h, 64, ACL_MEMCPY_HOST_TO_DEVICE));
-	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(small, 256, h, 256, ACL_MEMCPY_HOST_TO_DEVICE));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(small, sizeof(h), h, sizeof(h),
+						       ACL_MEMCPY_HOST_TO_DEVICE));
 	aclrtFree(small);
 }
 

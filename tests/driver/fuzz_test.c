@@ -548,6 +548,26 @@ static unsigned long fuzz_wait(struct fuzzer *f, struct drm_npu_wait *w)
 }
 
 /* Builds one ioctl into f->arg; returns its number. */
+/* Mostly pages of the user range, sometimes anything. */
+static unsigned long fuzz_vm_bind(struct fuzzer *f, struct drm_npu_vm_bind *b)
+{
+	b->op = one_in(f, 8) ? (uint32_t)rnd(f) : below(f, 2);
+	b->flags = pick_flags(f, DRM_NPU_VM_READ_ONLY);
+	b->handle = pick_handle(f);
+	b->pad = (uint32_t)pick_pad(f);
+	b->offset = one_in(f, 4) ? rnd(f) : (uint64_t)below(f, 4) * DRM_NPU_VM_PAGE_SIZE;
+	b->addr = one_in(f, 4) ? pick_device_addr(f) :
+		  DRM_NPU_VA_USER_BASE + (uint64_t)below(f, 64) * DRM_NPU_VM_PAGE_SIZE;
+	b->size = one_in(f, 4) ? pick_size(f) :
+		  (uint64_t)(1 + below(f, 8)) * DRM_NPU_VM_PAGE_SIZE;
+	if (b->op == DRM_NPU_VM_UNMAP && !one_in(f, 4)) {
+		b->flags = 0;
+		b->handle = 0;
+		b->offset = 0;
+	}
+	return DRM_IOCTL_NPU_VM_BIND;
+}
+
 static unsigned long fuzz_one(struct fuzzer *f)
 {
 	struct drm_npu_bo_create *bo = (void *)f->arg;
@@ -558,7 +578,7 @@ static unsigned long fuzz_one(struct fuzzer *f)
 	struct drm_gem_close *gc = (void *)f->arg;
 
 	memset(f->arg, 0, 256);
-	switch (below(f, 12)) {
+	switch (below(f, 13)) {
 	case 0:
 		gp->param = one_in(f, 8) ? (uint32_t)rnd(f) : below(f, DRM_NPU_PARAM_OP_DESC_MAX + 3);
 		gp->pad = (uint32_t)pick_pad(f);
@@ -599,6 +619,8 @@ static unsigned long fuzz_one(struct fuzzer *f)
 		sl->pad = (uint32_t)pick_pad(f);
 		sl->value = one_in(f, 2) ? 0 : rnd(f);
 		return one_in(f, 2) ? DRM_IOCTL_NPU_SLOT_FREE : DRM_IOCTL_NPU_SLOT_SIGNAL;
+	case 11:
+		return fuzz_vm_bind(f, (void *)f->arg);
 	default:
 		/* A driver ioctl number with the wrong size or direction. */
 		memset(f->arg, (int)below(f, 256), sizeof(f->arg));
@@ -668,6 +690,7 @@ static bool expected_errno(int err)
 	case EINVAL: case ENOENT: case EFAULT: case ENOMEM: case ENOSPC:
 	case EBUSY: case EAGAIN: case EINTR: case ETIME: case EIO:
 	case ENOTTY: case EOVERFLOW: case E2BIG: case EPERM: case EACCES:
+	case EEXIST:
 		return true;
 	}
 	return false;
@@ -733,7 +756,7 @@ static const struct {
 	{ DRM_IOCTL_NPU_STREAM_DESTROY, "stream_destroy" }, { DRM_IOCTL_NPU_SUBMIT, "submit" },
 	{ DRM_IOCTL_NPU_WAIT, "wait" }, { DRM_IOCTL_NPU_SLOT_ALLOC, "slot_alloc" },
 	{ DRM_IOCTL_NPU_SLOT_FREE, "slot_free" }, { DRM_IOCTL_NPU_SLOT_SIGNAL, "slot_signal" },
-	{ 0, "mmap" },
+	{ DRM_IOCTL_NPU_VM_BIND, "vm_bind" }, { 0, "mmap" },
 };
 
 #define NAMED_IOCTLS	(sizeof(ioctls) / sizeof(ioctls[0]))

@@ -83,7 +83,10 @@ TEST_F(uapi, get_param)
 	EXPECT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_RESET_COUNT, &v));
 	EXPECT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_CTX_LOST, &v));
 	EXPECT_EQ(DRM_NPU_RESET_NONE, v);
-	p.param = DRM_NPU_PARAM_CTX_LOST + 1;
+	EXPECT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_VA_WINDOW, &v));
+	EXPECT_EQ(0, (v - DRM_NPU_DEVICE_ADDR_BASE) % DRM_NPU_VA_WINDOW_SIZE);
+	EXPECT_EQ(0, test_param(self->card.fd, DRM_NPU_PARAM_NUM_PEERS, &v));
+	p.param = DRM_NPU_PARAM_NUM_PEERS + 1;
 	EXPECT_EQ(-EINVAL, test_ioctl(self->card.fd, DRM_IOCTL_NPU_GET_PARAM, &p));
 	p.param = 999;
 	EXPECT_EQ(-EINVAL, test_ioctl(self->card.fd, DRM_IOCTL_NPU_GET_PARAM, &p));
