@@ -21,7 +21,8 @@
 #                 the host, then op-bench, mdl-bench, acl-bench
 #                 (libacl/libacl.mk), aclnn-bench, capture-bench and
 #                 cmd-bench (the card's cost per command) in
-#                 one guest sized for them; make bench-aclnn runs
+#                 one guest sized for them, then peer-bench in a guest
+#                 with two cards; make bench-aclnn runs
 #                 aclnn-bench alone
 # make sparse     the module under sparse (C=2, W=1)
 # make checkpatch driver/ and uapi/ under the kernel's checkpatch.pl
@@ -284,6 +285,8 @@ bench: all $(ORT_STAMP) $(foreach b,$(MDL_BENCH_BATCHES),$(MDL_BENCH_DIR)/$(MDL_
 			$(ACL_BENCH) && $(PROGRAM_BENCH) && $(ACLNN_BENCH) --ort-port && \
 			$(CAPTURE_BENCH) && $(CMD_BENCH)'; \
 	status=$$?; kill $$native $$ort $$aclnn_ort 2>/dev/null; wait; exit $$status
+	$(PEER_BENCH) --limit-out $(BUILD)/bench/peer-limit.txt
+	tools/vm-run --cards 2 -- $(PEER_BENCH) --limit $(BUILD)/bench/peer-limit.txt
 	@uptime
 
 # aclnn-bench alone, paired with aclnn-bench-ort.js as in make bench.

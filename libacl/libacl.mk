@@ -45,6 +45,7 @@ ACL_HOST_TESTS	:= $(patsubst tests/acl-host/%.c,$(BUILD)/tests/acl-host/%,$(wild
 ACL_TEST_HDRS	:= $(wildcard tests/acl/*.h)
 ACL_EXAMPLES	:= $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 ACL_BENCH	:= $(BUILD)/tools/acl-bench
+PEER_BENCH	:= $(BUILD)/tools/peer-bench
 ACL_CXX_CHECK	:= $(BUILD)/tests/acl-extra/cxx_check
 ACL_PC_CHECK	:= $(BUILD)/tests/acl-extra/pkgconfig_check
 
@@ -52,7 +53,7 @@ ACL_PC_CHECK	:= $(BUILD)/tests/acl-extra/pkgconfig_check
 
 all: acl
 
-acl: acl-lib acl-tsan $(ACL_TESTS) $(ACL_HOST_TESTS) $(ACL_EXAMPLES) $(ACL_BENCH) $(ACL_CXX_CHECK) \
+acl: acl-lib acl-tsan $(ACL_TESTS) $(ACL_HOST_TESTS) $(ACL_EXAMPLES) $(ACL_BENCH) $(PEER_BENCH) $(ACL_CXX_CHECK) \
      $(ACL_PC_CHECK)
 
 acl-lib: $(ACL_LIB) $(ACL_LINKS) $(ACL_PC)
@@ -157,6 +158,10 @@ $(BUILD)/examples/%: examples/%.c examples/check.h $(ACL_HDRS) $(ACL_LIB) $(ACL_
 $(ACL_BENCH): tools/acl-bench.c uapi/npu_accel.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -Iuapi $(DRM_CFLAGS) -o $@ $< $(ACL_USE) -lm
+
+$(PEER_BENCH): tools/peer-bench.c uapi/npu_accel.h $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Iuapi $(DRM_CFLAGS) -o $@ $< $(ACL_USE)
 
 # The public headers compile as C++ (every declaration in extern "C").
 $(ACL_CXX_CHECK): tests/acl-extra/cxx_check.cpp $(ACL_HDRS) $(ACL_LIB) $(ACL_LINKS)

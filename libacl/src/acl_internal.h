@@ -33,6 +33,8 @@
  *  12  models_lock (model.c)         the table of loaded models, their refs
  *  12  ipc_lock (ipc_share.c)        what this process exported and imported
  *                                    (IPC memory, notifies, IPC events)
+ *  12  peer_lock (peer.c)            peer access: who reaches whom, the
+ *                                    peer buffers mapped for it
  *  12  cap_lock (capture.c)          active captures, what they record, the
  *                                    list of model runtime instances, their
  *                                    refs (no two rank-12 locks are held at once)

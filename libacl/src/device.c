@@ -745,46 +745,6 @@ ACL_EXPORT aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority,
 	return ACL_SUCCESS;
 }
 
-/* Cards cannot reach each other's memory: the uapi has no peer mapping. */
-ACL_EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId,
-					     int32_t peerDeviceId)
-{
-	ACL_CHECK_NULL(canAccessPeer);
-	if (!acl_device_get(deviceId) || !acl_device_get(peerDeviceId))
-		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d or %d does not exist",
-				deviceId, peerDeviceId);
-	if (deviceId == peerDeviceId)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "a device is not its own peer");
-	*canAccessPeer = 0;
-	return ACL_SUCCESS;
-}
-
-ACL_EXPORT aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
-{
-	struct acl_context *c = acl_current_ctx();
-
-	if (!c)
-		return ACL_ERROR_RT_CONTEXT_NULL;
-	if (flags)
-		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "flags must be 0");
-	if (!acl_device_get(peerDeviceId) || peerDeviceId == c->dev->id)
-		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "invalid peer device %d", peerDeviceId);
-	return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-			"peer access between cards is not supported by the driver");
-}
-
-ACL_EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
-{
-	struct acl_context *c = acl_current_ctx();
-
-	if (!c)
-		return ACL_ERROR_RT_CONTEXT_NULL;
-	if (!acl_device_get(peerDeviceId) || peerDeviceId == c->dev->id)
-		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "invalid peer device %d", peerDeviceId);
-	return ACL_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-			"peer access between cards is not supported by the driver");
-}
-
 ACL_EXPORT aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid)
 {
 	struct acl_device *d = acl_device_get(deviceId);

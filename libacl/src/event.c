@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "peer.h"
 
 #define EV_FLAGS (ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE | \
 		  ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL)
@@ -270,9 +271,11 @@ ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 	if (ev->flags && !(ev->flags & (ACL_EVENT_SYNC | ACL_EVENT_IPC)))
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM,
 				"event was created without ACL_EVENT_SYNC and cannot be waited on");
-	s = stream_for_event(ev, stream, &err);
+	s = acl_stream_resolve(stream, &err);
 	if (!s)
 		return err;
+	if (s->dev != ev->dev)
+		return acl_peer_wait_event(s, ev->dev);
 	if (acl_capture_wait(s, ev, &err))
 		return err;
 	st = atomic_load(&ev->state);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "peer.h"
 
 struct cmdbuf {
 	struct drm_npu_cmd *v;
@@ -316,6 +317,10 @@ static aclError copy_setup(const char *fn, struct copy *c, aclrtStream stream, b
 	acl_classify(c->s->dev, src, slen, &c->src);
 	c->wait = sync || c->dst.pageable || c->src.pageable;
 	err = kind_check(fn, kind, dst, &c->dst, src, &c->src);
+	if (!err)
+		err = acl_peer_check_operand(fn, c->s->dev, &c->dst, dlen);
+	if (!err)
+		err = acl_peer_check_operand(fn, c->s->dev, &c->src, slen);
 	if (err)
 		put_stream(c->s, sync);
 	return err;

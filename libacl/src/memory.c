@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "peer.h"
 #include "vmm.h"
 
 struct acl_rmap acl_hostmap = { .lock = ACL_RWLOCK_INITIALIZER };
@@ -35,6 +36,7 @@ static aclError dev_malloc(void **devPtr, size_t size, aclrtMemMallocPolicy poli
 	struct acl_device *d;
 	uint32_t p = (uint32_t)policy;
 	size_t alloc;
+	aclError err;
 	int ret;
 
 	if (!devPtr)
@@ -69,6 +71,13 @@ static aclError dev_malloc(void **devPtr, size_t size, aclrtMemMallocPolicy poli
 		drv_gem_close(d->fd, m->handle);
 		free(m);
 		return acl_fail(what, ACL_ERROR_BAD_ALLOC, "out of host memory");
+	}
+	err = acl_peer_devmem_added(d, m);
+	if (err) {
+		acl_rmap_remove(&d->devmem, m->addr);
+		drv_gem_close(d->fd, m->handle);
+		free(m);
+		return err;
 	}
 	*devPtr = (void *)(uintptr_t)m->addr;
 	return ACL_SUCCESS;
@@ -181,6 +190,7 @@ ACL_EXPORT aclError aclrtFree(void *devPtr)
 	/* m is ours only once removed: a concurrent free may have taken it. */
 	if (acl_rmap_remove(&d->devmem, (uintptr_t)devPtr) != m)
 		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "%p was freed concurrently", devPtr);
+	acl_peer_devmem_removed(d, m->addr);
 	acl_direct_quiesce(d);
 	drv_gem_close(d->fd, m->handle);
 	free(m);
@@ -191,6 +201,7 @@ void acl_devmem_drop_device(struct acl_device *d)
 {
 	size_t i;
 
+	acl_peer_drop_device(d);
 	acl_rwlock_wrlock(&d->devmem.lock);
 	for (i = 0; i < d->devmem.n; i++)
 		free(d->devmem.v[i].data);

@@ -305,15 +305,16 @@ TEST_F(acl, peer_access)
 
 	if (self->ndev < 2)
 		SKIP(return, "one device only");
+	/* what it answers, and enabling, are peer_access_test's */
 	EXPECT_EQ(ACL_SUCCESS, aclrtDeviceCanAccessPeer(&can, 0, 1));
-	EXPECT_EQ(0, can);
+	EXPECT_TRUE(can == 0 || can == 1);
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceCanAccessPeer(&can, 0, 0));
 	EXPECT_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceCanAccessPeer(&can, 0, 9));
 	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
-	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtDeviceEnablePeerAccess(1, 0));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceEnablePeerAccess(1, 1));
 	EXPECT_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceEnablePeerAccess(0, 0));
-	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtDeviceDisablePeerAccess(1));
+	/* never enabled */
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceDisablePeerAccess(1));
 	aclrtResetDevice(0);
 }
 
