@@ -198,9 +198,10 @@ static const struct drm_driver npu_drm_driver = {
 	/*
 	 * 1.1: DRM_NPU_OP_COMPUTE; 1.2: direct streams; 1.3: their operators;
 	 * 1.4: programs, CLOCK_WRITE, shared buffers, COMPUTE_NS;
-	 * 1.5: card reset (DRM_NPU_ERR_RESET, RESET_COUNT, CTX_LOST)
+	 * 1.5: card reset (DRM_NPU_ERR_RESET, RESET_COUNT, CTX_LOST);
+	 * 1.6: address spaces (VM_BIND, BO_USERPTR, PRIME, page faults)
 	 */
-	.minor = 5,
+	.minor = 6,
 };
 
 static int npu_map_bars(struct npu_device *ndev)
