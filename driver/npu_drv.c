@@ -347,6 +347,7 @@ static void npu_remove(struct pci_dev *pdev)
 	/* Open files keep their fence areas, but not the card's view of them. */
 	npu_fence_unmap_all(ndev);
 	npu_direct_unmap_all(ndev);
+	npu_vm_unplug_all(ndev);
 	/* Open streams keep their rings, but not the rings' memory. */
 	npu_rings_free_all(ndev);
 	npu_sysfs_fini(ndev);

@@ -47,7 +47,9 @@ static void npu_userptr_free(struct drm_gem_object *obj)
 	struct npu_userptr *up = to_npu_userptr(obj);
 	struct npu_device *ndev = to_npu_device(obj->dev);
 
-	dma_unmap_sgtable(ndev->drm.dev, &up->sgt, npu_userptr_dir(up), 0);
+	dma_sync_sgtable_for_cpu(ndev->drm.dev, &up->sgt, npu_userptr_dir(up));
+	dma_unmap_sgtable(ndev->drm.dev, &up->sgt, npu_userptr_dir(up),
+			  DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(&up->sgt);
 	unpin_user_pages_dirty_lock(up->pages, up->npages, !up->read_only);
 	atomic64_sub(up->npages, &ndev->pinned_pages);
@@ -143,10 +145,19 @@ static int npu_userptr_map(struct npu_device *ndev, struct npu_userptr *up)
 					up->bo.base.base.size, GFP_KERNEL);
 	if (ret)
 		return ret;
-	ret = dma_map_sgtable(ndev->drm.dev, &up->sgt, npu_userptr_dir(up), 0);
-	if (ret)
+	/*
+	 * The caller may register the same memory twice, or pass it to a
+	 * command as user memory too: the DMA API allows mappings that
+	 * overlap only to a caller doing its own cache maintenance.
+	 */
+	ret = dma_map_sgtable(ndev->drm.dev, &up->sgt, npu_userptr_dir(up),
+			      DMA_ATTR_SKIP_CPU_SYNC);
+	if (ret) {
 		sg_free_table(&up->sgt);
-	return ret;
+		return ret;
+	}
+	dma_sync_sgtable_for_device(ndev->drm.dev, &up->sgt, npu_userptr_dir(up));
+	return 0;
 }
 
 static struct npu_userptr *npu_userptr_create(struct npu_ctx *ctx, u64 ptr,

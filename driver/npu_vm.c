@@ -45,7 +45,8 @@ struct npu_vm_table {
  * @ndev: the card
  * @lock: protects the tables, @binds, @as and @pages; taken after
  *	npu_vm_card.lock, before npu_vm_card.cmd_lock
- * @root: the root table
+ * @root: the root table; NULL once the card is unplugged (the tables
+ *	went with its DMA, npu_vm_unplug_all())
  * @as: the card's address space that runs it, 0 until the context's first
  *	stream; written under @lock, read locklessly
  * @windows: the buffers mapped in the card's window (struct
@@ -340,6 +341,8 @@ static void npu_vm_unmap_locked(struct npu_vm *vm, u64 va, u64 size)
 {
 	LIST_HEAD(freed);
 
+	if (!vm->root)
+		return;
 	npu_vm_count(vm, -npu_vm_clear(vm, va, va + size, &freed));
 	npu_vm_invalidate(vm, va, size);
 	npu_vm_tables_free(vm->ndev, &freed);
@@ -381,6 +384,8 @@ static int npu_vm_map_locked(struct npu_vm *vm, u64 va, u64 size,
 	};
 	int ret;
 
+	if (!vm->root)
+		return -ENODEV;
 	ret = to_npu_bo(obj)->vm_backing->runs(obj, offset, size, npu_vm_map_run, &m);
 	if (ret) {
 		LIST_HEAD(freed);
@@ -603,12 +608,37 @@ void npu_vm_ctx_fini(struct npu_ctx *ctx)
 		}
 	}
 	atomic64_sub(vm->pages, &ndev->vm.pages);
-	if (!keep)
+	if (!keep && vm->root)
 		npu_vm_table_free(ndev, vm->root);
 	npu_vm_binds_release(vm);
 	mutex_destroy(&vm->lock);
 	kfree(vm);
 	ctx->vm = NULL;
+}
+
+/**
+ * npu_vm_unplug_all - free every open context's page tables
+ * @ndev: the card, unplugged and no longer mastering the bus
+ *
+ * The contexts live on with their files, but the tables are memory only
+ * the card read, allocated for the device: they go with it. The mappings'
+ * buffers stay held until their contexts close.
+ */
+void npu_vm_unplug_all(struct npu_device *ndev)
+{
+	struct npu_ctx *ctx;
+
+	mutex_lock(&ndev->contexts_lock);
+	list_for_each_entry(ctx, &ndev->contexts, link) {
+		struct npu_vm *vm = ctx->vm;
+
+		mutex_lock(&vm->lock);
+		if (vm->root)
+			npu_vm_table_free(ndev, vm->root);
+		vm->root = NULL;
+		mutex_unlock(&vm->lock);
+	}
+	mutex_unlock(&ndev->contexts_lock);
 }
 
 /**
@@ -628,6 +658,10 @@ int npu_vm_activate(struct npu_ctx *ctx)
 	int id, ret = 0;
 
 	mutex_lock(&vm->lock);
+	if (!vm->root) {
+		ret = -ENODEV;
+		goto out;
+	}
 	if (vm->as || !ndev->vm.num_as)
 		goto out;
 	id = ida_alloc_range(&ndev->vm.ida, 1, ndev->vm.num_as, GFP_KERNEL);

@@ -76,6 +76,7 @@ int npu_vm_card_init(struct npu_device *ndev);
 int npu_mmu_cmd(struct npu_device *ndev, u32 cmd, u32 index, u64 addr, u64 size);
 int npu_vm_ctx_init(struct npu_ctx *ctx);
 void npu_vm_ctx_fini(struct npu_ctx *ctx);
+void npu_vm_unplug_all(struct npu_device *ndev);
 int npu_vm_activate(struct npu_ctx *ctx);
 u32 npu_vm_as(struct npu_ctx *ctx);
 int npu_vm_map(struct npu_ctx *ctx, u64 va, u64 size, struct drm_gem_object *obj,
