@@ -4,7 +4,7 @@ import threading
 
 import acl
 from constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_CONTEXT_NULL,
-                       ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_INVALID_DEVICEID,
+                       ACL_ERROR_RT_INVALID_DEVICEID,
                        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_HOST, ACL_RT_DEVICE_STATUS_NORMAL,
                        ACL_STREAM_WAIT_VALUE_GEQ, ACL_SUCCESS)
 from conftest import to_device
@@ -82,13 +82,16 @@ def test_device_uuids_are_16_bytes_and_distinct(initialized):
     assert uuids[0] != uuids[1]
 
 
-def test_peer_access_is_not_supported(initialized):
-    assert acl.rt.device_can_access_peer(0, 1) == (0, ACL_SUCCESS)
+def test_peer_access_between_the_two_cards(initialized):
+    assert acl.rt.device_can_access_peer(0, 1) == (1, ACL_SUCCESS)
     assert acl.rt.device_can_access_peer(0, 0) == (0, ACL_ERROR_INVALID_PARAM)
     assert acl.rt.device_can_access_peer(0, 9)[1] == ACL_ERROR_RT_INVALID_DEVICEID
     assert acl.rt.set_device(0) == ACL_SUCCESS
-    assert acl.rt.device_enable_peer_access(1, 0) == ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-    assert acl.rt.device_disable_peer_access(1) == ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert acl.rt.device_enable_peer_access(1, 0) == ACL_SUCCESS
+    # enabled twice, or disabled when not enabled: the argument is wrong
+    assert acl.rt.device_enable_peer_access(1, 0) == ACL_ERROR_INVALID_PARAM
+    assert acl.rt.device_disable_peer_access(1) == ACL_SUCCESS
+    assert acl.rt.device_disable_peer_access(1) == ACL_ERROR_INVALID_PARAM
     assert acl.rt.reset_device(0) == ACL_SUCCESS
 
 
