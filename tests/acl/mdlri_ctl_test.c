@@ -3,6 +3,8 @@
  * Controlling a captured model from outside: aclmdlRIAbort, the destroy
  * callbacks, and its tasks queried, changed and disabled.
  */
+#include <stdatomic.h>
+
 #include "acl_test.h"
 #include "kselftest_harness.h"
 
@@ -71,9 +73,10 @@ TEST_F(ri, abort_drops_a_running_replay)
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAbort(NULL));
 }
 
+/* Host functions run on the runtime's callback thread. */
 static void count_call(void *arg)
 {
-	(*(int *)arg)++;
+	atomic_fetch_add((atomic_int *)arg, 1);
 }
 
 static void other_call(void *arg)
@@ -83,7 +86,8 @@ static void other_call(void *arg)
 
 TEST_F(ri, destroy_callbacks)
 {
-	int calls = 0, other = 0;
+	atomic_int calls = 0;
+	int other = 0;
 
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRIDestroyRegisterCallback(self->m, count_call, &calls));
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRIDestroyRegisterCallback(self->m, count_call, &calls));
@@ -92,9 +96,9 @@ TEST_F(ri, destroy_callbacks)
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIDestroyUnregisterCallback(self->m, other_call));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIDestroyRegisterCallback(self->m, NULL, NULL));
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIDestroyRegisterCallback(NULL, count_call, NULL));
-	EXPECT_EQ(0, calls);
+	EXPECT_EQ(0, atomic_load(&calls));
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRIDestroy(self->m));
-	EXPECT_EQ(2, calls);
+	EXPECT_EQ(2, atomic_load(&calls));
 	EXPECT_EQ(0, other);
 	/* the handle is gone */
 	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIDestroyRegisterCallback(self->m, count_call,
@@ -160,7 +164,7 @@ TEST_F(ri, disabled_event_and_host_tasks_are_skipped)
 	aclrtEvent e;
 	aclmdlRI m;
 	uint32_t n = 16;
-	int calls = 0;
+	atomic_int calls = 0;
 
 	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s2));
 	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
@@ -178,7 +182,7 @@ TEST_F(ri, disabled_event_and_host_tasks_are_skipped)
 	/* never replayed: the first replay takes the disable */
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, s2));
 	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s2));
-	EXPECT_EQ(0, calls);
+	EXPECT_EQ(0, atomic_load(&calls));
 	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
 	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
 	EXPECT_EQ(0, bytes_not(self->d, 0x5a));
@@ -195,11 +199,11 @@ TEST_F(ri, disabled_event_and_host_tasks_are_skipped)
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRITaskDisable(tasks[0]));
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, s2));
 	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s2));
-	EXPECT_EQ(2, calls);
+	EXPECT_EQ(2, atomic_load(&calls));
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRIUpdate(m));
 	ASSERT_EQ(ACL_SUCCESS, aclmdlRIExecuteAsync(m, s2));
 	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(s2));
-	EXPECT_EQ(2, calls);
+	EXPECT_EQ(2, atomic_load(&calls));
 	EXPECT_EQ(ACL_SUCCESS, aclmdlRIDestroy(m));
 	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
 	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(s2));

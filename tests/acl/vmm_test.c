@@ -475,12 +475,19 @@ static bool aclnn_open(struct aclnn *nn)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 32];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	/* build/tests/acl, or build/tsan/tests/acl: libopapi is in build/lib */
+	const char *const tries[] = { "%s/../../lib/libopapi.so", "%s/../../../lib/libopapi.so" };
+	const char *dir;
 
 	if (n < 0)
 		return false;
 	exe[n] = '\0';
-	snprintf(path, sizeof(path), "%s/../../lib/libopapi.so", dirname(exe));
-	nn->lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+	dir = dirname(exe);
+	nn->lib = NULL;
+	for (size_t i = 0; i < 2 && !nn->lib; i++) {
+		snprintf(path, sizeof(path), tries[i], dir);
+		nn->lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+	}
 	if (!nn->lib)
 		return false;
 	*(void **)&nn->create_tensor = dlsym(nn->lib, "aclCreateTensor");
