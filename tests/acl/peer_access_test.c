@@ -190,6 +190,12 @@ static long copy_check(struct _test_data_two *self, int32_t cur, void *dst, int3
 	return 0;
 }
 
+#ifdef __SANITIZE_THREAD__
+#define TSAN_BUILD	1
+#else
+#define TSAN_BUILD	0
+#endif
+
 TEST_F(two, copies_every_size_and_alignment)
 {
 	static const size_t sizes[] = {
@@ -215,6 +221,12 @@ TEST_F(two, copies_every_size_and_alignment)
 			size_t n = sizes[i], so = offs[j], doff = offs[(j + i) % 5];
 			bool async = (i + j) & 1;
 
+			/*
+			 * ThreadSanitizer checks every byte the test
+			 * compares: 64 MiB once, not at every offset.
+			 */
+			if (TSAN_BUILD && n == BIG && j)
+				continue;
 			/* card 0 writes card 1's memory, then reads it back */
 			r = copy_check(self, 0, b, 1, doff, a, 0, so, n, async);
 			EXPECT_EQ(0, r) TH_LOG("0 -> 1, %zu bytes, src +%zu, dst +%zu", n, so, doff);
