@@ -196,7 +196,7 @@ static long copy_check(struct _test_data_two *self, int32_t cur, void *dst, int3
 #define TSAN_BUILD	0
 #endif
 
-TEST_F(two, copies_every_size_and_alignment)
+TEST_F_TIMEOUT(two, copies_every_size_and_alignment, 120)
 {
 	static const size_t sizes[] = {
 		1, 2, 3, 7, 8, 63, 64, 65, 511, 512, 4095, 4096, 4097, 65536 + 3,
@@ -222,10 +222,11 @@ TEST_F(two, copies_every_size_and_alignment)
 			bool async = (i + j) & 1;
 
 			/*
-			 * ThreadSanitizer checks every byte the test
-			 * compares: 64 MiB once, not at every offset.
+			 * 64 MiB aligned and not (the smaller sizes take
+			 * every offset); under ThreadSanitizer, which checks
+			 * every byte compared, aligned only.
 			 */
-			if (TSAN_BUILD && n == BIG && j)
+			if (n == BIG && j != 0 && (TSAN_BUILD || j != 4))
 				continue;
 			/* card 0 writes card 1's memory, then reads it back */
 			r = copy_check(self, 0, b, 1, doff, a, 0, so, n, async);
