@@ -4,7 +4,8 @@
  * oplib_*.c families) on tensors in device memory.
  *
  * The descriptor is copied out of guest RAM once, into the ring thread's
- * stack, and checked in full before anything else happens.  The operator
+ * stack, and checked in full once, before anything else happens: the
+ * operator that runs is the one decoded by that check.  The operator
  * then runs on one of the compute engines, which the rings share as they
  * share the copy engines: the most urgent ring waiting gets a free one.
  * Between the steps of an operator its ring may pause it (a hung ring, a
@@ -122,12 +123,9 @@ static bool compute_engine_get(void *arg)
 	struct emu_engines *pool = &run->card->compute_engines;
 	uint32_t priority = run->cl->ring->priority;
 
-	emu_engines_want(pool, priority, 1);
-	if (!emu_engines_get(pool, priority, run->cl->go_on, run->cl->ctx)) {
-		/* paused or abandoned: out of the queue meanwhile */
-		emu_engines_want(pool, priority, -1);
+	/* paused or abandoned: out of the queue meanwhile */
+	if (!emu_engines_take(pool, priority, run->cl->go_on, run->cl->ctx))
 		return false;
-	}
 	compute_held(run->card, run->cl->ring, true);
 	return true;
 }
@@ -174,7 +172,7 @@ static int compute_fetch(struct emu_card *card, uint16_t flags, uint64_t src,
 }
 
 /* A descriptor fetched and checked: the operator, unless a FAIL_OP fault stops it. */
-static int compute_run(struct emu_card *card, const void *desc, uint64_t size,
+static int compute_run(struct emu_card *card, const struct oplib_op *op,
 		       const struct emu_compute_client *cl)
 {
 	struct emu_compute_run run = { .card = card, .cl = cl };
@@ -190,12 +188,10 @@ static int compute_run(struct emu_card *card, const void *desc, uint64_t size,
 	/* a well-formed operator that the fault makes the library fail */
 	if (cl->take_fail_op(cl->ctx))
 		err = NPU_ERR_OP_FAILED;
-	if (!err && cl->ring->as)
-		err = oplib_run(card->oplib, desc, size, cl->ring->as->mirror,
-				EMU_MMU_VA_SIZE, &hooks);
-	else if (!err)
-		err = oplib_run(card->oplib, desc, size, emu_dma_dev_ptr(card, 0),
-				card->devmem_size, &hooks);
+	if (!err)
+		err = oplib_run_op(card->oplib, op, cl->ring->as ?
+				   cl->ring->as->mirror : emu_dma_dev_ptr(card, 0),
+				   &hooks);
 	if (err == OPLIB_ABORTED)
 		return EMU_COMPUTE_ABORTED;
 	if (err)
@@ -203,23 +199,41 @@ static int compute_run(struct emu_card *card, const void *desc, uint64_t size,
 	return err;
 }
 
-/*
- * On a translated ring: the descriptor checked against the virtual
- * address space, then each tensor's bytes against the ring's address
- * space, inputs read and the output written, before the operator runs.
- */
-static int compute_translate(struct emu_ring *r, const void *desc, uint64_t size)
+/* What tensor addresses a ring's operators name: virtual ones if translated. */
+static uint64_t compute_addr_space(const struct emu_ring *r)
 {
-	struct oplib_range ranges[NPU_OP_MAX_TENSORS];
-	unsigned int n, inputs, i;
+	return r->as ? EMU_MMU_VA_SIZE : r->card->devmem_size;
+}
+
+/*
+ * On a translated ring: after the descriptor's check against the virtual
+ * address space, each tensor's bytes against the ring's address space,
+ * inputs read and the output written, before the operator runs.
+ */
+static int compute_translate(struct emu_ring *r, const struct oplib_op *op)
+{
+	unsigned int i;
 	uint8_t *ptr;
+	int err = NPU_ERR_NONE;
+
+	for (i = 0; !err && i < op->num_tensors; i++)
+		if (op->t[i].extent)
+			err = emu_ring_dev_range(r, op->t[i].addr, op->t[i].extent,
+						 i >= op->num_inputs, &ptr);
+	return err;
+}
+
+/* The descriptor checked once, in full; @within as oplib_check_within()'s. */
+static int compute_check(struct emu_ring *r, const void *desc, uint64_t size,
+			 const struct oplib_range *within, struct oplib_op *op)
+{
 	int err;
 
-	err = oplib_tensor_ranges(desc, size, EMU_MMU_VA_SIZE, ranges, &inputs, &n);
-	for (i = 0; !err && i < n; i++)
-		if (ranges[i].size)
-			err = emu_ring_dev_range(r, ranges[i].addr, ranges[i].size,
-						 i >= inputs, &ptr);
+	err = oplib_check_op(desc, size, compute_addr_space(r), within, op);
+	if (!err && r->as)
+		err = compute_translate(r, op);
+	if (err)
+		emu_log("ring %u: operator refused, error %d", r->idx, err);
 	return err;
 }
 
@@ -227,19 +241,16 @@ int emu_compute(struct emu_card *card, uint16_t flags, uint64_t src,
 		uint64_t size, const struct emu_compute_client *cl)
 {
 	uint8_t desc[OPLIB_DESC_MAX] __attribute__((aligned(NPU_OP_DESC_ALIGN)));
+	struct oplib_op op;
 	int err;
 
 	err = compute_fetch(card, flags, src, size, desc);
-	if (!err && cl->ring->as)
-		err = compute_translate(cl->ring, desc, size);
-	else if (!err)
-		err = oplib_check((struct npu_op_desc *)desc, size,
-				  card->devmem_size);
 	if (err) {
 		emu_log("ring %u: operator refused, error %d", cl->ring->idx, err);
 		return err;
 	}
-	return compute_run(card, desc, size, cl);
+	err = compute_check(cl->ring, desc, size, NULL, &op);
+	return err ? err : compute_run(card, &op, cl);
 }
 
 /*
@@ -253,19 +264,14 @@ int emu_compute_direct(struct emu_ring *r, const struct emu_direct *dir,
 {
 	uint8_t desc[OPLIB_DESC_MAX] __attribute__((aligned(NPU_OP_DESC_ALIGN)));
 	struct oplib_range within[NPU_OP_MAX_TENSORS];
-	struct emu_card *card = r->card;
+	struct oplib_op op;
 	int err;
 
 	err = emu_direct_op_desc(r, dir, bind, offset, size, desc, within);
-	if (!err)
-		err = oplib_check_within((struct npu_op_desc *)desc, size,
-					 r->as ? EMU_MMU_VA_SIZE : card->devmem_size,
-					 within);
-	if (!err && r->as)
-		err = compute_translate(r, desc, size);
 	if (err) {
 		emu_log("ring %u: operator refused, error %d", cl->ring->idx, err);
 		return err;
 	}
-	return compute_run(card, desc, size, cl);
+	err = compute_check(r, desc, size, within, &op);
+	return err ? err : compute_run(r->card, &op, cl);
 }

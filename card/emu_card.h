@@ -480,6 +480,8 @@ void emu_engines_destroy(struct emu_engines *e);
 void emu_engines_want(struct emu_engines *e, uint32_t priority, int delta);
 bool emu_engines_get(struct emu_engines *e, uint32_t priority,
 		     bool (*go_on)(void *ctx, bool wait), void *ctx);
+bool emu_engines_take(struct emu_engines *e, uint32_t priority,
+		      bool (*go_on)(void *ctx, bool wait), void *ctx);
 void emu_engines_put(struct emu_engines *e, uint32_t priority,
 		     bool wants_another);
 void emu_engines_changed(struct emu_engines *e);

@@ -105,6 +105,48 @@ bool emu_engines_get(struct emu_engines *e, uint32_t priority,
 }
 
 /*
+ * emu_engines_want(+1) and emu_engines_get() under one hold of the lock,
+ * for a job that wants a single engine (an operator); it stops wanting on
+ * failure as well.  Nobody need be told of a job that got its engine at
+ * once: no one else's turn changed.
+ */
+bool emu_engines_take(struct emu_engines *e, uint32_t priority,
+		      bool (*go_on)(void *ctx, bool wait), void *ctx)
+{
+	bool got = false;
+
+	pthread_mutex_lock(&e->lock);
+	e->wanting[priority]++;
+	while (go_on(ctx, false)) {
+		if (e->free && !more_urgent_waiter(e, priority)) {
+			engines_account(e);
+			e->free--;
+			e->wanting[priority]--;
+			got = true;
+			break;
+		}
+		pthread_cond_wait(&e->changed, &e->lock);
+	}
+	if (!got) {
+		e->wanting[priority]--;
+		pthread_cond_broadcast(&e->changed);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return got;
+}
+
+/* Under the lock: a job waits in emu_engines_get() or _take(). */
+static bool anyone_wanting(const struct emu_engines *e)
+{
+	uint32_t p;
+
+	for (p = 0; p <= NPU_RING_PRIORITY_LOWEST; p++)
+		if (e->wanting[p])
+			return true;
+	return false;
+}
+
+/*
  * Give an engine back.  A job that wants another at once (a transfer
  * between its chunks) is back in the queue before anyone looks, so less
  * urgent ones cannot slip in before it asks again.
@@ -117,6 +159,8 @@ void emu_engines_put(struct emu_engines *e, uint32_t priority,
 	e->free++;
 	if (wants_another)
 		e->wanting[priority]++;
-	pthread_cond_broadcast(&e->changed);
+	/* only a job counted in wanting[] waits for a free engine */
+	if (anyone_wanting(e))
+		pthread_cond_broadcast(&e->changed);
 	pthread_mutex_unlock(&e->lock);
 }

@@ -123,7 +123,7 @@ static int tensor_decode(const struct npu_tensor_desc *raw,
 }
 
 static int desc_decode(const struct npu_op_desc *desc, size_t size,
-		       struct oplib_op *op, const struct oplib_family **family)
+		       struct oplib_op *op)
 {
 	const struct oplib_kind *k;
 	unsigned int i;
@@ -163,7 +163,9 @@ static int desc_decode(const struct npu_op_desc *desc, size_t size,
 		      op->kind != NPU_OPERATOR_PACK_CONV2D) || i != 1))
 			return NPU_ERR_OPERATOR;
 	}
-	*family = k->family;
+	op->family = k->family;
+	op->desc = desc;
+	op->desc_size = size;
 	return NPU_ERR_NONE;
 }
 
@@ -315,16 +317,16 @@ static int tensors_place(struct oplib_op *op, const struct oplib_family *fam,
 	return NPU_ERR_NONE;
 }
 
-static int op_prepare(const struct npu_op_desc *desc, size_t size,
-		      uint64_t devmem_size, const struct oplib_range *within,
-		      struct oplib_op *op, const struct oplib_family **family)
+int oplib_check_op(const struct npu_op_desc *desc, size_t size,
+		   uint64_t devmem_size, const struct oplib_range *within,
+		   struct oplib_op *op)
 {
-	int err = desc_decode(desc, size, op, family);
+	int err = desc_decode(desc, size, op);
 
 	if (!err)
-		err = (*family)->check(op);
+		err = op->family->check(op);
 	if (!err)
-		err = tensors_place(op, *family, devmem_size, within);
+		err = tensors_place(op, op->family, devmem_size, within);
 	return err;
 }
 
@@ -337,31 +339,9 @@ int oplib_check(const struct npu_op_desc *desc, size_t size,
 int oplib_check_within(const struct npu_op_desc *desc, size_t size,
 		       uint64_t devmem_size, const struct oplib_range *within)
 {
-	const struct oplib_family *family;
 	struct oplib_op op;
 
-	return op_prepare(desc, size, devmem_size, within, &op, &family);
-}
-
-int oplib_tensor_ranges(const struct npu_op_desc *desc, size_t size,
-			uint64_t devmem_size, struct oplib_range *ranges,
-			unsigned int *num_inputs, unsigned int *num_tensors)
-{
-	const struct oplib_family *family;
-	struct oplib_op op;
-	unsigned int i;
-	int err;
-
-	err = op_prepare(desc, size, devmem_size, NULL, &op, &family);
-	if (err)
-		return err;
-	for (i = 0; i < op.num_tensors; i++) {
-		ranges[i].addr = op.t[i].addr;
-		ranges[i].size = op.t[i].extent;
-	}
-	*num_inputs = op.num_inputs;
-	*num_tensors = op.num_tensors;
-	return NPU_ERR_NONE;
+	return oplib_check_op(desc, size, devmem_size, within, &op);
 }
 
 /* The cache key: the descriptor with every tensor address zeroed. */
@@ -438,16 +418,16 @@ static int plan_staged(struct oplib *lib, const struct oplib_op *op,
 }
 
 static int plan_get(struct oplib *lib, const struct oplib_op *op,
-		    const struct oplib_family *fam,
-		    const struct npu_op_desc *desc, size_t size,
 		    struct oplib_cache_entry **entry)
 {
+	const struct oplib_family *fam = op->family;
+	size_t size = op->desc_size;
 	uint8_t key[OPLIB_DESC_MAX] __attribute__((aligned(8)));
 	uint32_t dense = broadcast_inputs(op, fam), half = half_tensors(op);
 	struct oplib_plan *plan = NULL;
 	int err;
 
-	desc_key(desc, size, op->num_tensors, key);
+	desc_key(op->desc, size, op->num_tensors, key);
 	*entry = oplib_cache_get(&lib->cache, key, size);
 	if (*entry)
 		return NPU_ERR_NONE;
@@ -653,25 +633,33 @@ int oplib_run(struct oplib *lib, const struct npu_op_desc *desc, size_t size,
 	      uint8_t *devmem, uint64_t devmem_size,
 	      const struct oplib_hooks *hooks)
 {
-	const struct oplib_family *family;
-	struct oplib_cache_entry *entry;
-	const struct oplib_plan *plan;
-	struct oplib_op op, seen;
+	struct oplib_op op;
 	int err;
 
-	err = op_prepare(desc, size, devmem_size, NULL, &op, &family);
-	if (err || !oplib_out(&op)->nelems)
-		return err;
+	err = oplib_check_op(desc, size, devmem_size, NULL, &op);
+	return err ? err : oplib_run_op(lib, &op, devmem, hooks);
+}
+
+int oplib_run_op(struct oplib *lib, const struct oplib_op *op,
+		 uint8_t *devmem, const struct oplib_hooks *hooks)
+{
+	struct oplib_cache_entry *entry;
+	const struct oplib_plan *plan;
+	struct oplib_op seen;
+	int err;
+
+	if (!oplib_out(op)->nelems)
+		return NPU_ERR_NONE;
 
 	/* per thread: oneDNN sizes its parallel regions by it */
 	omp_set_num_threads(lib->threads);
 	if (!engine_get(hooks))
 		return OPLIB_ABORTED;
 	/* compiling is the engine's work too */
-	err = plan_get(lib, &op, family, desc, size, &entry);
+	err = plan_get(lib, op, &entry);
 	if (!err) {
 		plan = oplib_cache_plan(entry);
-		seen = op;
+		seen = *op;
 		oplib_op_staged(&seen, plan->staged, plan->widened);
 		err = plan_execute(lib, &seen, plan, devmem, hooks);
 		oplib_cache_put(&lib->cache, entry);

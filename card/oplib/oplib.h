@@ -125,14 +125,53 @@ struct oplib_range {
 int oplib_check_within(const struct npu_op_desc *desc, size_t size,
 		       uint64_t devmem_size, const struct oplib_range *within);
 
+struct oplib_family;
+
+/* A decoded npu_tensor_desc, host byte order. */
+struct oplib_tensor {
+	uint64_t addr;
+	uint16_t dtype;		/* enum npu_dtype */
+	uint16_t format;	/* enum npu_tensor_format */
+	unsigned int ndims;
+	int64_t dims[NPU_TENSOR_MAX_DIMS];
+	int64_t strides[NPU_TENSOR_MAX_DIMS];	/* 0 for NCHW16C */
+	uint64_t nelems;	/* product of dims */
+	uint64_t extent;	/* bytes spanned from addr */
+};
+
 /*
- * oplib_check(), then where each tensor lies: @ranges[i] for tensor i
- * (inputs first), *num_inputs and *num_tensors of them.  An empty tensor
- * has size 0.
+ * A descriptor decoded and checked in full by oplib_check_op(): tensors
+ * 0..num_inputs-1 are inputs, then outputs.  It points into the
+ * descriptor, which must stay unchanged while it is used.
  */
-int oplib_tensor_ranges(const struct npu_op_desc *desc, size_t size,
-			uint64_t devmem_size, struct oplib_range *ranges,
-			unsigned int *num_inputs, unsigned int *num_tensors);
+struct oplib_op {
+	uint16_t kind;		/* enum npu_operator */
+	unsigned int num_inputs;
+	unsigned int num_outputs;
+	unsigned int num_tensors;
+	const union npu_op_attrs *attrs;	/* raw, little endian */
+	struct oplib_tensor t[NPU_OP_MAX_TENSORS];
+	/* what runs it, and the bytes its cached plan is found by */
+	const struct oplib_family *family;
+	const struct npu_op_desc *desc;
+	size_t desc_size;
+};
+
+/*
+ * oplib_check_within() (@within may be NULL), and the operator it checked
+ * in *@op: a caller that checks before it runs checks once, with
+ * oplib_run_op().
+ */
+int oplib_check_op(const struct npu_op_desc *desc, size_t size,
+		   uint64_t devmem_size, const struct oplib_range *within,
+		   struct oplib_op *op);
+
+/*
+ * Run an operator oplib_check_op() passed, on device memory of the size it
+ * was checked against; as oplib_run() does from there on.
+ */
+int oplib_run_op(struct oplib *lib, const struct oplib_op *op,
+		 uint8_t *devmem, const struct oplib_hooks *hooks);
 
 /*
  * Check and run the operator.  Returns NPU_ERR_NONE, the ring error, or

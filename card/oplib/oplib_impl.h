@@ -27,28 +27,6 @@
 
 #define OPLIB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* A decoded npu_tensor_desc, host byte order. */
-struct oplib_tensor {
-	uint64_t addr;
-	uint16_t dtype;		/* enum npu_dtype */
-	uint16_t format;	/* enum npu_tensor_format */
-	unsigned int ndims;
-	int64_t dims[NPU_TENSOR_MAX_DIMS];
-	int64_t strides[NPU_TENSOR_MAX_DIMS];	/* 0 for NCHW16C */
-	uint64_t nelems;	/* product of dims */
-	uint64_t extent;	/* bytes spanned from addr */
-};
-
-/* A decoded descriptor: tensors 0..num_inputs-1 are inputs, then outputs. */
-struct oplib_op {
-	uint16_t kind;		/* enum npu_operator */
-	unsigned int num_inputs;
-	unsigned int num_outputs;
-	unsigned int num_tensors;
-	const union npu_op_attrs *attrs;	/* raw, little endian */
-	struct oplib_tensor t[NPU_OP_MAX_TENSORS];
-};
-
 /* The output: every operator has exactly one. */
 static inline const struct oplib_tensor *oplib_out(const struct oplib_op *op)
 {

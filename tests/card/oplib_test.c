@@ -4033,11 +4033,13 @@ static const struct reject_case {
 
 /*
  * Each case breaks one thing in a valid descriptor: the library reports
- * it, as oplib_check() does, and changes no byte of device memory.
+ * it, as oplib_check() and oplib_check_op() (the card's one check before
+ * oplib_run_op()) do, and changes no byte of device memory.
  */
 TEST_F(oplib, rejects_bad_descriptors)
 {
 	struct desc base[B_COUNT];
+	struct oplib_op op;
 	unsigned int i;
 
 	for (i = 0; i < B_COUNT; i++) {
@@ -4054,6 +4056,8 @@ TEST_F(oplib, rejects_bad_descriptors)
 		self->step = k->what;
 		k->mutate(D(&o), &o.size);
 		ASSERT_EQ(k->err, oplib_check(D(&o), o.size, ARENA_SIZE))
+			TH_LOG("case: %s", k->what);
+		ASSERT_EQ(k->err, oplib_check_op(D(&o), o.size, ARENA_SIZE, NULL, &op))
 			TH_LOG("case: %s", k->what);
 		ASSERT_EQ(k->err, run(self, &o)) TH_LOG("case: %s", k->what);
 		ASSERT_EQ(0, self->stray) TH_LOG("case %s: memory changed", k->what);
