@@ -23,7 +23,7 @@
 #                 cmd-bench (the card's cost per command) in
 #                 one guest sized for them, then peer-bench in a guest
 #                 with two cards; make bench-aclnn runs
-#                 aclnn-bench alone
+#                 aclnn-bench alone, make bench-mdl mdl-bench
 # make sparse     the module under sparse (C=2, W=1)
 # make checkpatch driver/ and uapi/ under the kernel's checkpatch.pl
 #
@@ -50,7 +50,7 @@ CAPTURE_BENCH	:= $(BUILD)/tools/capture-bench
 CMD_BENCH	:= $(BUILD)/tools/cmd-bench
 DRIVER_TESTS	:= $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(wildcard tests/driver/*.c))
 
-.PHONY: all deps module card tests check check-quick check-debug debug-kernel run bench bench-aclnn sparse checkpatch clean install
+.PHONY: all deps module card tests check check-quick check-debug debug-kernel run bench bench-mdl bench-aclnn sparse checkpatch clean install
 
 all: module card tests $(OP_BENCH) $(MDL_BENCH) $(ACLNN_BENCH) $(PROGRAM_BENCH) $(CAPTURE_BENCH) $(CMD_BENCH)
 
@@ -226,8 +226,9 @@ run: all $(OCR_FILES)
 		$(BUILD)/examples/ocr $(OCR_ARGS) "$(OCR_TEXT)" && $(NPU_SMI) info'
 
 # Host and guest close together, the host first: the operators natively,
-# as one card engine runs them, and the models under onnxruntime with as
-# many threads as one engine has; then on the card, then the runtime's
+# as one card engine runs them (for a model: mdl-bench-prof, where its time
+# goes), and the models under onnxruntime with as many threads as the
+# card's engines have together; then on the card, then the runtime's
 # costs, then aclnn's single operators (aclnn-bench).  op-bench's native
 # figures are oplib-bench --serve's, mdl-bench's onnxruntime figures
 # mdl-bench-ort.js --serve's and aclnn-bench's aclnn-bench-ort.js
@@ -235,8 +236,25 @@ run: all $(OCR_FILES)
 # says why).  The guest cannot see the host's load: uptime says it around each
 # part.  acl-bench's largest copies need 2 GiB of RAM and 1 GiB of device
 # memory (two device and four host buffers of 256 MiB).
-MDL_BENCH_MODEL	:= resnet50_op11
-MDL_BENCH_BATCHES := 1 8
+# mdl-bench's cases at batch 1 (ResNet-50 at 8 too): ResNet-50, the main
+# job's PP-OCRv4 detection and recognition and PP-OCR's mobile direction
+# classifier (all three in the npm package), and MobileNetV3-Small (the
+# seeded test network of tests/onnx/make_models.py); per case its ONNX
+# file, the input's name and the dims it is compiled and run at.
+MDL_CASES	:= resnet50_b1 resnet50_b8 ocr_det ocr_rec ocr_cls mobilenetv3
+mdl_onnx_resnet50_b1	:= $(BUILD)/onnx-models/resnet50_op11.onnx
+mdl_input_resnet50_b1	:= input:1,3,224,224
+mdl_onnx_resnet50_b8	:= $(BUILD)/onnx-models/resnet50_op11.onnx
+mdl_input_resnet50_b8	:= input:8,3,224,224
+mdl_onnx_ocr_det	:= $(OCR_ASSETS)/ch_PP-OCRv4_det_infer.onnx
+mdl_input_ocr_det	:= x:1,3,320,320
+mdl_onnx_ocr_rec	:= $(OCR_ASSETS)/ch_PP-OCRv4_rec_infer.onnx
+mdl_input_ocr_rec	:= x:1,3,48,320
+mdl_onnx_ocr_cls	:= $(OCR_ASSETS)/ch_ppocr_mobile_v2.0_cls_infer.onnx
+mdl_input_ocr_cls	:= x:1,3,48,192
+mdl_onnx_mobilenetv3	:= $(BUILD)/onnx-models/mobilenetv3_op11.onnx
+mdl_input_mobilenetv3	:= image:1,3,224,224
+mdl_dims	 = $(lastword $(subst :, ,$(mdl_input_$(1))))
 MDL_BENCH_RUNS	:= 10
 MDL_BENCH_DIR	:= $(BUILD)/bench/mdl
 # oplib-bench --serve: op-bench's native runs, each beside one on the card
@@ -247,46 +265,65 @@ ORT_SOCK	:= $(CURDIR)/$(BUILD)/bench/ort.sock
 ACLNN_ORT_SOCK	:= $(CURDIR)/$(BUILD)/bench/aclnn-ort.sock
 # the card's default: 2 compute engines sharing this host's CPUs
 ENGINE_THREADS	 = $(shell n=$$(($$(nproc) / 2)); echo $$((n > 0 ? n : 1)))
+# onnxruntime's threads for a whole model: as many as the card's 2 engines have
+CARD_THREADS	 = $(shell echo $$((2 * $(ENGINE_THREADS))))
 
-$(MDL_BENCH_DIR)/%.om: $(ONNX_MODELS) $(ATC)
+$(MDL_BENCH_DIR)/%.om: $(ONNX_MODELS) $(OCR_ASSETS)/ppocr_keys_v1.txt $(ATC)
 	@mkdir -p $(@D)
-	$(ATC) --model=$(BUILD)/onnx-models/$(MDL_BENCH_MODEL).onnx --framework=5 \
-		--output=$(basename $@) --input_shape="input:$(lastword $(subst _b, ,$*)),3,224,224" \
-		>$(basename $@).atc.log
+	$(ATC) --model=$(mdl_onnx_$*) --framework=5 --output=$(basename $@) \
+		--input_shape="$(mdl_input_$*)" >$(basename $@).atc.log
 
-bench: all $(ORT_STAMP) $(foreach b,$(MDL_BENCH_BATCHES),$(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om)
+MDL_OMS		:= $(foreach c,$(MDL_CASES),$(MDL_BENCH_DIR)/$(c).om)
+# mdl-bench's host half, per case: onnxruntime's input, output and figures,
+# and mdl-bench-prof's operators by kind
+MDL_BENCH_HOST	 = $(foreach c,$(MDL_CASES),p=$(MDL_BENCH_DIR)/$(c) && \
+	echo "onnxruntime: $(c), $(CARD_THREADS) threads" && \
+	node tools/mdl-bench-ort.js $(mdl_onnx_$(c)) $$p.input.bin $(call mdl_dims,$(c)) \
+		$(CARD_THREADS) $(MDL_BENCH_RUNS) $$p.ort.bin $$p.ort.txt && \
+	$(BUILD)/mdl-bench-prof --quiet --threads $(ENGINE_THREADS) --input $$p.input.bin \
+		--kinds $$p.kinds.txt $$p.om >$$p.prof.txt && ) true
+# the paired onnxruntime runs, in the background
+MDL_ORT_SERVE	 = node tools/mdl-bench-ort.js --serve $(ORT_SOCK) $(CARD_THREADS) \
+	$(foreach c,$(MDL_CASES),$(c):$(mdl_onnx_$(c)):$(MDL_BENCH_DIR)/$(c).input.bin:$(call mdl_dims,$(c)))
+# the guest's half
+MDL_BENCH_GUEST	 = $(MDL_BENCH) --ort-port --runs $(MDL_BENCH_RUNS) $(foreach c,$(MDL_CASES),\
+	$(c) $(MDL_BENCH_DIR)/$(c).om \
+	$(addprefix $(MDL_BENCH_DIR)/$(c),.input.bin .ort.bin .ort.txt .kinds.txt))
+
+bench: all $(ORT_STAMP) $(MDL_OMS)
 	@mkdir -p $(BUILD)/bench
 	@uptime
 	$(BUILD)/oplib-bench --json $(BUILD)/bench/oplib-bench.json
 	@uptime
-	@for b in $(MDL_BENCH_BATCHES); do \
-		p=$(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$$b; \
-		echo "onnxruntime: $(MDL_BENCH_MODEL) batch $$b, $(ENGINE_THREADS) threads"; \
-		node tools/mdl-bench-ort.js $(BUILD)/onnx-models/$(MDL_BENCH_MODEL).onnx \
-			$$p.input.bin $$b,3,224,224 $(ENGINE_THREADS) $(MDL_BENCH_RUNS) \
-			$$p.ort.bin $$p.ort.txt || exit 1; \
-	done
+	@$(MDL_BENCH_HOST)
 	@uptime
 	@rm -f $(NATIVE_SOCK) $(ORT_SOCK) $(ACLNN_ORT_SOCK); \
 	$(BUILD)/oplib-bench --serve $(NATIVE_SOCK) & native=$$!; \
-	node tools/mdl-bench-ort.js --serve $(ORT_SOCK) $(BUILD)/onnx-models/$(MDL_BENCH_MODEL).onnx \
-		$(ENGINE_THREADS) $(foreach b,$(MDL_BENCH_BATCHES),\
-		$(MDL_BENCH_MODEL)_b$(b):$(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).input.bin:$(b),3,224,224) & \
-	ort=$$!; \
+	$(MDL_ORT_SERVE) & ort=$$!; \
 	node tools/aclnn-bench-ort.js --serve $(ACLNN_ORT_SOCK) $(ENGINE_THREADS) & aclnn_ort=$$!; \
 	for i in $$(seq 1200); do [ -S $(NATIVE_SOCK) ] && [ -S $(ORT_SOCK) ] && \
 		[ -S $(ACLNN_ORT_SOCK) ] && break; sleep 0.1; done; \
 	tools/vm-run --mem 2048 --devmem 1024 --host-socket npu.native=$(NATIVE_SOCK) \
 		--host-socket npu.ort=$(ORT_SOCK) --host-socket npu.aclnn-ort=$(ACLNN_ORT_SOCK) -- \
-		sh -c '$(OP_BENCH) --native-port && \
-			$(MDL_BENCH) --ort-port --runs $(MDL_BENCH_RUNS) $(foreach b,$(MDL_BENCH_BATCHES),\
-			$(MDL_BENCH_MODEL)_b$(b) $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b).om \
-			$(addprefix $(MDL_BENCH_DIR)/$(MDL_BENCH_MODEL)_b$(b),.input.bin .ort.bin .ort.txt)) && \
+		sh -c '$(OP_BENCH) --native-port && $(MDL_BENCH_GUEST) && \
 			$(ACL_BENCH) && $(PROGRAM_BENCH) && $(ACLNN_BENCH) --ort-port && \
 			$(CAPTURE_BENCH) && $(CMD_BENCH)'; \
 	status=$$?; kill $$native $$ort $$aclnn_ort 2>/dev/null; wait; exit $$status
 	$(PEER_BENCH) --limit-out $(BUILD)/bench/peer-limit.txt
 	tools/vm-run --cards 2 -- $(PEER_BENCH) --limit $(BUILD)/bench/peer-limit.txt
+	@uptime
+
+# mdl-bench alone, as in make bench.
+bench-mdl: all $(ORT_STAMP) $(MDL_OMS)
+	@mkdir -p $(BUILD)/bench
+	@uptime
+	@$(MDL_BENCH_HOST)
+	@uptime
+	@rm -f $(ORT_SOCK); $(MDL_ORT_SERVE) & ort=$$!; \
+	for i in $$(seq 1200); do [ -S $(ORT_SOCK) ] && break; sleep 0.1; done; \
+	tools/vm-run --mem 2048 --devmem 1024 --host-socket npu.ort=$(ORT_SOCK) -- \
+		$(MDL_BENCH_GUEST); \
+	status=$$?; kill $$ort 2>/dev/null; wait; exit $$status
 	@uptime
 
 # aclnn-bench alone, paired with aclnn-bench-ort.js as in make bench.

@@ -19,10 +19,10 @@
 // With --serve it answers mdl-bench instead, one run per request between
 // the card's executions (tools/bench_port.h has the protocol): it listens
 // on the UNIX socket SOCKET, which vm-run --host-socket joins to the
-// guest's port npu.ort, runs case NAME on the input a first call wrote,
-// and exits when the peer hangs up.
+// guest's port npu.ort, runs case NAME (its model on the input a first
+// call wrote) and exits when the peer hangs up.
 //
-//   node mdl-bench-ort.js --serve SOCKET MODEL.onnx THREADS NAME:INPUT.bin:DIMS...
+//   node mdl-bench-ort.js --serve SOCKET THREADS NAME:MODEL.onnx:INPUT.bin:DIMS...
 
 'use strict';
 
@@ -74,34 +74,37 @@ async function timedRun(session, feeds, threads) {
   return { results, wall: Number(t1 - t0), cpu: (c.user + c.system) * 1000 / threads };
 }
 
-async function answer(line, session, cases, threads) {
+async function answer(line, cases, threads) {
   if (line === 'info')
     return `info onnxruntime ${threads}\n`;
-  const feeds = line.startsWith('run ') ? cases.get(line.slice(4)) : undefined;
-  if (!feeds)
+  const c = line.startsWith('run ') ? cases.get(line.slice(4)) : undefined;
+  if (!c)
     return 'error unknown request\n';
-  const run = await timedRun(session, feeds, threads);
+  const run = await timedRun(c.session, c.feeds, threads);
   return `ran ${run.wall} ${Math.round(run.cpu)}\n`;
 }
 
 async function serve(argv) {
-  if (argv.length < 4) {
-    process.stderr.write('usage: mdl-bench-ort.js --serve SOCKET MODEL.onnx THREADS NAME:INPUT.bin:DIMS...\n');
+  if (argv.length < 3) {
+    process.stderr.write('usage: mdl-bench-ort.js --serve SOCKET THREADS NAME:MODEL.onnx:INPUT.bin:DIMS...\n');
     return 2;
   }
-  const [socket, model, threadArg, ...specs] = argv;
+  const [socket, threadArg, ...specs] = argv;
   const ort = loadOrt();
   const threads = Number(threadArg);
-  const session = await createSession(ort, model, threads);
+  const sessions = new Map();	// one per model, its cases share it
   const cases = new Map();
   for (const spec of specs) {
-    const [name, file, dimList] = spec.split(':');
+    const [name, model, file, dimList] = spec.split(':');
+    if (!sessions.has(model))
+      sessions.set(model, await createSession(ort, model, threads));
+    const session = sessions.get(model);
     const dims = dimList.split(',').map(Number);
     const bytes = fs.readFileSync(file);
     const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
     const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', data, dims) };
     await session.run(feeds);	// the warm-up
-    cases.set(name, feeds);
+    cases.set(name, { session, feeds });
   }
   fs.rmSync(socket, { force: true });
   const server = net.createServer();
@@ -113,7 +116,7 @@ async function serve(argv) {
   server.close();
   fs.rmSync(socket, { force: true });
   for await (const line of readline.createInterface({ input: conn, crlfDelay: Infinity }))
-    conn.write(await answer(line.trim(), session, cases, threads));
+    conn.write(await answer(line.trim(), cases, threads));
   return 0;
 }
 

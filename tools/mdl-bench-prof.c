@@ -15,7 +15,13 @@
  *
  * With --shm device memory is shared memory, as the card maps it.
  *
- *   mdl-bench-prof [--runs N] [--threads N] [--input F] [--ref F] [--shm] MODEL.om
+ * With --kinds F it also writes, for mdl-bench's breakdown, one line per
+ * operator kind ("KIND COUNT NS", the sum of medians), then "reorder COUNT
+ * NS" for the operators that change an activation's layout (op_reorders()),
+ * then "all COUNT NS".
+ *
+ *   mdl-bench-prof [--runs N] [--threads N] [--input F] [--ref F] [--shm]
+ *                  [--kinds F] MODEL.om
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -42,6 +48,8 @@ static const char *const kind_names[NPU_OPERATOR_LAST + 1] = {
 struct prof_op {
 	uint64_t *ns;		/* one per timed run */
 	uint64_t median_ns;
+	unsigned int kind;
+	bool reorders;
 	char label[160];
 };
 
@@ -277,6 +285,51 @@ static void compare_output(struct model *m, const char *path)
 	free(ref);
 }
 
+/*
+ * An activation (4 dims) in another layout than the output's: the
+ * library reorders it.  A convolution's weights and bias are read in
+ * their own layouts.
+ */
+static bool op_reorders(const struct npu_op_desc *d)
+{
+	unsigned int kind = le16toh(d->kind), i;
+	bool conv = kind == NPU_OPERATOR_CONV2D || kind == NPU_OPERATOR_CONV_TRANSPOSE2D;
+	uint16_t out = le16toh(d->tensors[d->num_inputs].format);
+
+	for (i = 0; i < d->num_inputs; i++)
+		if (!(conv && (i == 1 || i == 2)) && le16toh(d->tensors[i].ndims) == 4 &&
+		    le16toh(d->tensors[i].format) != out)
+			return true;
+	return false;
+}
+
+/* Time by kind, and in reorders, for mdl-bench (--kinds). */
+static int write_kinds(const char *path, const struct prof_op *ops, unsigned int n)
+{
+	uint64_t ns[NPU_OPERATOR_LAST + 1] = { 0 }, reorder_ns = 0, all_ns = 0;
+	unsigned int count[NPU_OPERATOR_LAST + 1] = { 0 }, reorders = 0, k, i;
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	for (i = 0; i < n; i++) {
+		ns[ops[i].kind] += ops[i].median_ns;
+		count[ops[i].kind]++;
+		all_ns += ops[i].median_ns;
+		if (ops[i].reorders) {
+			reorder_ns += ops[i].median_ns;
+			reorders++;
+		}
+	}
+	for (k = 0; k <= NPU_OPERATOR_LAST; k++)
+		if (count[k])
+			fprintf(f, "%s %u %llu\n", kind_names[k], count[k],
+				(unsigned long long)ns[k]);
+	fprintf(f, "reorder %u %llu\nall %u %llu\n", reorders,
+		(unsigned long long)reorder_ns, n, (unsigned long long)all_ns);
+	return fclose(f) ? -1 : 0;
+}
+
 /* Operators of one label together, the most expensive first. */
 static void print_groups(struct prof_op *ops, unsigned int n, uint64_t total)
 {
@@ -315,7 +368,7 @@ static void print_groups(struct prof_op *ops, unsigned int n, uint64_t total)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mdl-bench-prof [--runs N] [--threads N] "
-		"[--input F] [--ref F] [--quiet] [--shm] MODEL.om\n");
+		"[--input F] [--ref F] [--quiet] [--shm] [--kinds F] MODEL.om\n");
 	exit(2);
 }
 
@@ -328,10 +381,11 @@ int main(int argc, char **argv)
 		{ "ref", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "shm", no_argument, NULL, 's' },
+		{ "kinds", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct oplib_config cfg = { .threads = 1 };
-	const char *input = NULL, *ref = NULL;
+	const char *input = NULL, *ref = NULL, *kinds = NULL;
 	unsigned int runs = 10, i, r;
 	struct model m = { 0 };
 	struct prof_op *ops;
@@ -363,6 +417,9 @@ int main(int argc, char **argv)
 		case 's':
 			shm = true;
 			break;
+		case 'k':
+			kinds = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -384,8 +441,12 @@ int main(int argc, char **argv)
 	wall = calloc(runs, sizeof(*wall));
 	cpu = calloc(runs, sizeof(*cpu));
 	for (i = 0; i < m.om.num_ops; i++) {
+		const struct npu_op_desc *d = op_desc(&m, i);
+
 		ops[i].ns = calloc(runs, sizeof(uint64_t));
-		op_label(op_desc(&m, i), ops[i].label, sizeof(ops[i].label));
+		ops[i].kind = le16toh(d->kind);
+		ops[i].reorders = op_reorders(d);
+		op_label(d, ops[i].label, sizeof(ops[i].label));
 	}
 	if (model_run(lib, &m, NULL))
 		return 1;
@@ -415,6 +476,10 @@ int main(int argc, char **argv)
 			       ops[i].label);
 	}
 	print_groups(ops, m.om.num_ops, total);
+	if (kinds && write_kinds(kinds, ops, m.om.num_ops)) {
+		fprintf(stderr, "mdl-bench-prof: cannot write %s\n", kinds);
+		return 1;
+	}
 	/* sorted by median_u64() before the minimum is read */
 	wall_median = median_u64(wall, runs);
 	printf("\n%u operators: sum of medians %.2f ms, whole run median %.2f ms (min %.2f, cpu median %.2f), %u runs, %u thread(s)\n",

@@ -17,13 +17,20 @@
  * latter is what it would take with the CPUs to itself, and the ratio
  * with it (r cpu) is the card's worst case.
  *
+ * Where each case's time goes: PROF_KINDS is mdl-bench-prof --kinds's
+ * file for the same .om (its operators run natively on the host, one at a
+ * time, by the card's operator library with one engine's threads), read
+ * to print the operators' time by kind and in reorders, against the
+ * card's time (what is left is the cost around the operators on the
+ * card) and the guest's (the way to the card and back).
+ *
  * With --ort-port (make bench), the onnxruntime figures are paired runs
  * instead: before each execution on the card, mdl-bench-ort.js --serve
  * runs the case once on the host, asked on the virtio port npu.ort
  * (bench_port.h), so that both figures come from the same seconds of a
  * host whose speed swings between runs (tools/bench_operators.h).
  *
- *   mdl-bench [--runs N] [--ort-port] NAME OM INPUT.bin ORT_OUT.bin ORT_FIGURES.txt ...
+ *   mdl-bench [--runs N] [--ort-port] NAME OM INPUT.bin ORT_OUT.bin ORT_FIGURES.txt PROF_KINDS ...
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -37,7 +44,9 @@
 #include "acl/acl.h"
 #include "bench_port.h"
 
-#define CASE_ARGS	5
+#define CASE_ARGS	6
+/* the operator table's kinds, "reorder" and "all" */
+#define MAX_KINDS	64
 #define MAX_RUNS	1000
 #define ORT_PORT_NAME	"npu.ort"
 
@@ -50,9 +59,18 @@ struct ort_figures {
 	double wall_ns, wall_min_ns, cpu_ns;
 };
 
+/* One line of mdl-bench-prof --kinds: operators of a kind, their native time. */
+struct prof_kind {
+	char name[32];
+	unsigned int count;
+	double ns;
+};
+
 struct case_result {
 	const char *name;
 	struct ort_figures ort;
+	struct prof_kind kinds[MAX_KINDS];
+	unsigned int num_kinds;
 	double guest_ns, guest_min_ns, card_ns, card_min_ns;
 	double max_abs_diff, max_abs_ref;
 };
@@ -97,6 +115,31 @@ static int read_ort(const char *path, struct ort_figures *o)
 		   &o->wall_ns, &o->wall_min_ns, &o->cpu_ns);
 	fclose(f);
 	return n == 6 ? 0 : -1;
+}
+
+static int read_kinds(const char *path, struct case_result *r)
+{
+	FILE *f = fopen(path, "r");
+	struct prof_kind *k;
+
+	if (!f)
+		return -1;
+	for (r->num_kinds = 0; r->num_kinds < MAX_KINDS; r->num_kinds++) {
+		k = &r->kinds[r->num_kinds];
+		if (fscanf(f, "%31s %u %lf", k->name, &k->count, &k->ns) != 3)
+			break;
+	}
+	fclose(f);
+	return r->num_kinds ? 0 : -1;
+}
+
+/* The line of kind @name, or NULL. */
+static const struct prof_kind *find_kind(const struct case_result *r, const char *name)
+{
+	for (unsigned int i = 0; i < r->num_kinds; i++)
+		if (!strcmp(r->kinds[i].name, name))
+			return &r->kinds[i];
+	return NULL;
 }
 
 static double now_ns(void)
@@ -226,6 +269,10 @@ static int run_case(char **arg, unsigned int runs, aclrtStream stream, struct ca
 		fprintf(stderr, "mdl-bench: %s: cannot read onnxruntime's figures\n", arg[4]);
 		return -1;
 	}
+	if (read_kinds(arg[5], r) || !find_kind(r, "all") || !find_kind(r, "reorder")) {
+		fprintf(stderr, "mdl-bench: %s: cannot read mdl-bench-prof's kinds\n", arg[5]);
+		return -1;
+	}
 	input = read_file(arg[2], &in_len);
 	ref = read_file(arg[3], &ref_len);
 	if (!input || !ref) {
@@ -294,10 +341,59 @@ static void print_table(const struct case_result *r, unsigned int n, unsigned in
 	       "busy host r cpu is the card's worst case.\n");
 }
 
+static int cmp_kind_time(const void *a, const void *b)
+{
+	const struct prof_kind *x = a, *y = b;
+
+	return (x->ns < y->ns) - (x->ns > y->ns);
+}
+
+/* The operators by kind, the most expensive first, then the reorders among them. */
+static void print_kinds(const struct case_result *r)
+{
+	struct prof_kind k[MAX_KINDS];
+	const struct prof_kind *re = find_kind(r, "reorder");
+	unsigned int i, n = 0;
+
+	for (i = 0; i < r->num_kinds; i++)
+		if (strcmp(r->kinds[i].name, "all") && strcmp(r->kinds[i].name, "reorder"))
+			k[n++] = r->kinds[i];
+	qsort(k, n, sizeof(k[0]), cmp_kind_time);
+	printf("  by kind (ms, count):");
+	for (i = 0; i < n; i++)
+		printf(" %s %.2f (%u)%s", k[i].name, k[i].ns / 1e6, k[i].count,
+		       i + 1 < n ? "," : "\n");
+	printf("  reorders: %u operators take an input in another layout than their output's, "
+	       "%.2f ms of the operators' time\n", re->count, re->ns / 1e6);
+}
+
+/*
+ * Native operators, the card's time around them, and the way to the card
+ * and back: what each case's time on the guest is made of.
+ */
+static void print_breakdown(const struct case_result *r, unsigned int n)
+{
+	printf("\nmdl-bench: where the time goes (ms, medians): \"ops\" the operators run "
+	       "natively on the host\nby the card's library (mdl-bench-prof, one engine's "
+	       "threads, before the guest booted),\n\"around\" the card's time less that "
+	       "(per operator in us), \"to card+back\" the guest's less the card's\n");
+	printf("%-18s %5s %8s %8s %8s %8s %8s %13s\n", "model", "ops#", "guest", "card",
+	       "ops", "around", "us/op", "to card+back");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct prof_kind *all = find_kind(&r[i], "all");
+		double around = r[i].card_ns - all->ns;
+
+		printf("%-18s %5u %8.2f %8.2f %8.2f %8.2f %8.1f %13.2f\n", r[i].name, all->count,
+		       r[i].guest_ns / 1e6, r[i].card_ns / 1e6, all->ns / 1e6, around / 1e6,
+		       all->count ? around / 1e3 / all->count : 0, (r[i].guest_ns - r[i].card_ns) / 1e6);
+		print_kinds(&r[i]);
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: mdl-bench [--runs N] [--ort-port] NAME OM INPUT.bin ORT_OUT.bin "
-		"ORT_FIGURES.txt ...\n");
+		"ORT_FIGURES.txt PROF_KINDS ...\n");
 }
 
 int main(int argc, char **argv)
@@ -342,8 +438,10 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < n && !ret; i++)
 		ret = run_case(argv + i * CASE_ARGS, runs, stream, &results[i]);
-	if (!ret)
+	if (!ret) {
 		print_table(results, n, runs);
+		print_breakdown(results, n);
+	}
 	aclrtDestroyStream(stream);
 	aclrtResetDevice(0);
 	aclFinalize();
