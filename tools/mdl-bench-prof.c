@@ -16,7 +16,9 @@
  * With --shm device memory is shared memory, as the card maps it.
  *
  * With --kinds F it also writes, for mdl-bench's breakdown, one line per
- * operator kind ("KIND COUNT NS", the sum of medians), then "reorder COUNT
+ * operator kind ("KIND COUNT NS", the sum of the medians of the process's
+ * CPU time over the threads: what the operators take with the CPUs to
+ * themselves, which a loaded host's wall time is not), then "reorder COUNT
  * NS" for the operators that change an activation's layout (op_reorders()),
  * then "all COUNT NS".
  *
@@ -48,6 +50,8 @@ static const char *const kind_names[NPU_OPERATOR_LAST + 1] = {
 struct prof_op {
 	uint64_t *ns;		/* one per timed run */
 	uint64_t median_ns;
+	uint64_t *cpu_ns;	/* the process's CPU time, one per timed run */
+	uint64_t cpu_median_ns;
 	unsigned int kind;
 	bool reorders;
 	char label[160];
@@ -203,19 +207,24 @@ static int model_load_ops(struct oplib *lib, struct model *m)
 	return 0;
 }
 
-/* One whole run; each operator's time in ns[i] if ns. */
-static int model_run(struct oplib *lib, struct model *m, uint64_t *ns)
+/*
+ * One whole run; each operator's time in ns[i] and the process's CPU time
+ * in cpu[i], if ns.
+ */
+static int model_run(struct oplib *lib, struct model *m, uint64_t *ns, uint64_t *cpu)
 {
 	unsigned int i;
 
 	for (i = 0; i < m->om.num_ops; i++) {
 		const struct npu_op_desc *d = op_desc(m, i);
-		uint64_t t0 = now_ns();
+		uint64_t t0 = now_ns(), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		int err = oplib_run(lib, d, m->om.ops[i].desc_size, m->devmem,
 				    m->devmem_size, NULL);
 
-		if (ns)
+		if (ns) {
 			ns[i] = now_ns() - t0;
+			cpu[i] = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		}
 		if (err) {
 			fprintf(stderr, "mdl-bench-prof: op %u (%s): error %d\n",
 				i, m->om.ops[i].name, err);
@@ -303,8 +312,9 @@ static bool op_reorders(const struct npu_op_desc *d)
 	return false;
 }
 
-/* Time by kind, and in reorders, for mdl-bench (--kinds). */
-static int write_kinds(const char *path, const struct prof_op *ops, unsigned int n)
+/* CPU time by kind, and in reorders, for mdl-bench (--kinds). */
+static int write_kinds(const char *path, const struct prof_op *ops, unsigned int n,
+		       unsigned int threads)
 {
 	uint64_t ns[NPU_OPERATOR_LAST + 1] = { 0 }, reorder_ns = 0, all_ns = 0;
 	unsigned int count[NPU_OPERATOR_LAST + 1] = { 0 }, reorders = 0, k, i;
@@ -313,11 +323,13 @@ static int write_kinds(const char *path, const struct prof_op *ops, unsigned int
 	if (!f)
 		return -1;
 	for (i = 0; i < n; i++) {
-		ns[ops[i].kind] += ops[i].median_ns;
+		uint64_t op_ns = ops[i].cpu_median_ns / threads;
+
+		ns[ops[i].kind] += op_ns;
 		count[ops[i].kind]++;
-		all_ns += ops[i].median_ns;
+		all_ns += op_ns;
 		if (ops[i].reorders) {
-			reorder_ns += ops[i].median_ns;
+			reorder_ns += op_ns;
 			reorders++;
 		}
 	}
@@ -444,31 +456,37 @@ int main(int argc, char **argv)
 		const struct npu_op_desc *d = op_desc(&m, i);
 
 		ops[i].ns = calloc(runs, sizeof(uint64_t));
+		ops[i].cpu_ns = calloc(runs, sizeof(uint64_t));
 		ops[i].kind = le16toh(d->kind);
 		ops[i].reorders = op_reorders(d);
 		op_label(d, ops[i].label, sizeof(ops[i].label));
 	}
-	if (model_run(lib, &m, NULL))
+	if (model_run(lib, &m, NULL, NULL))
 		return 1;
 	if (ref)
 		compare_output(&m, ref);
 	{
 		uint64_t *ns = calloc(m.om.num_ops, sizeof(*ns));
+		uint64_t *op_cpu = calloc(m.om.num_ops, sizeof(*op_cpu));
 
 		for (r = 0; r < runs; r++) {
 			uint64_t t0 = now_ns(), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 
-			if (model_run(lib, &m, ns))
+			if (model_run(lib, &m, ns, op_cpu))
 				return 1;
 			wall[r] = now_ns() - t0;
 			cpu[r] = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
-			for (i = 0; i < m.om.num_ops; i++)
+			for (i = 0; i < m.om.num_ops; i++) {
 				ops[i].ns[r] = ns[i];
+				ops[i].cpu_ns[r] = op_cpu[i];
+			}
 		}
 		free(ns);
+		free(op_cpu);
 	}
 	for (i = 0; i < m.om.num_ops; i++) {
 		ops[i].median_ns = median_u64(ops[i].ns, runs);
+		ops[i].cpu_median_ns = median_u64(ops[i].cpu_ns, runs);
 		total += ops[i].median_ns;
 		if (!quiet)
 			printf("%4u %9.1f  %-40s %s\n", i,
@@ -476,7 +494,7 @@ int main(int argc, char **argv)
 			       ops[i].label);
 	}
 	print_groups(ops, m.om.num_ops, total);
-	if (kinds && write_kinds(kinds, ops, m.om.num_ops)) {
+	if (kinds && write_kinds(kinds, ops, m.om.num_ops, cfg.threads ? cfg.threads : 1)) {
 		fprintf(stderr, "mdl-bench-prof: cannot write %s\n", kinds);
 		return 1;
 	}

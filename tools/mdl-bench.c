@@ -20,7 +20,7 @@
  * Where each case's time goes: PROF_KINDS is mdl-bench-prof --kinds's
  * file for the same .om (its operators run natively on the host, one at a
  * time, by the card's operator library with one engine's threads), read
- * to print the operators' time by kind and in reorders, against the
+ * to print the operators' CPU time by kind and in reorders, against the
  * card's time (what is left is the cost around the operators on the
  * card) and the guest's (the way to the card and back).
  *
@@ -373,10 +373,11 @@ static void print_kinds(const struct case_result *r)
  */
 static void print_breakdown(const struct case_result *r, unsigned int n)
 {
-	printf("\nmdl-bench: where the time goes (ms, medians): \"ops\" the operators run "
+	printf("\nmdl-bench: where the time goes (ms, medians): \"ops\" the operators' CPU time "
 	       "natively on the host\nby the card's library (mdl-bench-prof, one engine's "
 	       "threads, before the guest booted),\n\"around\" the card's time less that "
-	       "(per operator in us), \"to card+back\" the guest's less the card's\n");
+	       "(per operator in us; on a loaded host it holds the\nwaits for a CPU too), "
+	       "\"to card+back\" the guest's less the card's\n");
 	printf("%-18s %5s %8s %8s %8s %8s %8s %13s\n", "model", "ops#", "guest", "card",
 	       "ops", "around", "us/op", "to card+back");
 	for (unsigned int i = 0; i < n; i++) {
