@@ -50,10 +50,11 @@ $(ATC): tools/atc/atc.c compiler/npucc.h $(NPUCC_LIB)
 # Host tests (tools/check runs them), and the test networks atc_test.sh
 # compiles (written again only when make_models.py changes).
 NPUCC_TEST	:= $(BUILD)/tests/compiler_test
+NPUCC_FUSION_TEST := $(BUILD)/tests/compiler_fusion_test
 OM_CHECK	:= $(BUILD)/tests/om_check
 ONNX_MODELS	:= $(BUILD)/onnx-models/.stamp
 
-tests: $(NPUCC_TEST) $(OM_CHECK) $(ONNX_MODELS)
+tests: $(NPUCC_TEST) $(NPUCC_FUSION_TEST) $(OM_CHECK) $(ONNX_MODELS)
 
 $(OM_CHECK): tests/compiler/om_check.c tests/compiler/om_check.h compiler/om_format.h | deps
 	@mkdir -p $(@D)
@@ -63,11 +64,12 @@ $(ONNX_MODELS): tests/onnx/make_models.py | deps
 	tests/onnx/make_models.py $(@D)
 	touch $@
 
-$(NPUCC_TEST): tests/compiler/compiler_test.c $(wildcard tests/compiler/*.h) $(NPUCC_HDRS) \
-		$(NPUCC_LIB) | deps
+$(NPUCC_TEST): tests/compiler/compiler_test.c
+$(NPUCC_FUSION_TEST): tests/compiler/fusion_test.c
+$(NPUCC_TEST) $(NPUCC_FUSION_TEST): $(wildcard tests/compiler/*.h) $(NPUCC_HDRS) $(NPUCC_LIB) | deps
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -isystem $(KSFT) -Icompiler $(DTYPES_CFLAGS) -I$(NPUCC_GEN) -Itests/compiler \
-		-o $@ $< $(NPUCC_LIB) $(NPUCC_LIBS)
+		-o $@ $(filter %.c,$^) $(NPUCC_LIB) $(NPUCC_LIBS)
 
 # ONNX end to end: the card's results against onnxruntime's, and ONNX's
 # conformance tests (tests/onnx/prepare.py). The guest program needs the

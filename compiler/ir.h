@@ -187,6 +187,8 @@ int pass_input_shape(struct ir_graph *g);
 int pass_infer(struct ir_graph *g);
 int pass_legalize(struct ir_graph *g);
 int pass_bn_fold(struct ir_graph *g);
+int pass_affine_fold(struct ir_graph *g);
+int pass_hswish(struct ir_graph *g);
 int pass_fuse(struct ir_graph *g);
 int pass_output_type(struct ir_graph *g);
 int pass_layout(struct ir_graph *g);

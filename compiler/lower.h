@@ -32,4 +32,7 @@ struct lo_program {
 	int num_ops;		/* ops run at every execution, after those */
 };
 
+/* report.c: the program's operators by kind and its reorders, logged and counted. */
+void report_program(struct ir_graph *g, const struct lo_program *prog, struct npucc_stats *st);
+
 #endif /* NPUCC_LOWER_H */

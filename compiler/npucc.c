@@ -47,7 +47,7 @@ static int check_options(struct ir_graph *g)
 static int build_imported(struct ir_graph *g)
 {
 	if (pass_input_shape(g) || pass_infer(g) || pass_legalize(g) || pass_bn_fold(g) ||
-	    pass_fuse(g) || pass_output_type(g))
+	    pass_affine_fold(g) || pass_hswish(g) || pass_fuse(g) || pass_output_type(g))
 		return -1;
 	ir_remove_dead(g);
 	return pass_layout(g);
@@ -110,6 +110,7 @@ static int compile(const void *onnx, size_t size, const struct npucc_spec *spec,
 		res->stats.weights_size = weights;
 		res->stats.activations_size = activations(g);
 		res->stats.num_nodes = g->num_nodes;
+		report_program(g, &prog, &res->stats);
 		ir_log(g, NPUCC_LOG_INFO, "%d nodes, %d card operators, workspace %llu bytes, weights %llu bytes",
 		       g->num_nodes, res->stats.num_ops, (unsigned long long)workspace,
 		       (unsigned long long)weights);

@@ -58,6 +58,8 @@ struct npucc_stats {
 	uint64_t activations_size;	/* all workspace tensors, unshared */
 	int num_ops;			/* card operators */
 	int num_nodes;			/* graph nodes after the passes */
+	int num_reorders;		/* activations changing layout inside an operator */
+	int num_weight_reorders;	/* convolutions whose weights the card lays out per run */
 };
 
 struct npucc_result {

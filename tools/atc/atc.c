@@ -219,6 +219,8 @@ int main(int argc, char **argv)
 	printf("workspace size: %llu bytes\n", (unsigned long long)res.stats.workspace_size);
 	printf("weight size: %llu bytes\n", (unsigned long long)res.stats.weights_size);
 	printf("operators: %d\n", res.stats.num_ops);
+	printf("reorders: %d activations, %d weights\n", res.stats.num_reorders,
+	       res.stats.num_weight_reorders);
 	npucc_result_free(&res);
 	return 0;
 }
