@@ -178,7 +178,7 @@ aclError acl_peer_wait_event(struct acl_stream *s, struct acl_event *ev)
 {
 	const char *fn = "aclrtStreamWaitEvent";
 	struct acl_device *o = ev->dev;
-	struct peer_signal *sig;
+	struct peer_signal *sig = NULL;
 	uint64_t st;
 	aclError err;
 
@@ -199,6 +199,9 @@ aclError acl_peer_wait_event(struct acl_stream *s, struct acl_event *ev)
 	acl_mutex_lock(&signal_lock);
 	err = signal_get(o, s->dev, &sig);
 	if (!err)
+		err = signal_wait(sig, s, ACL_EV_SLOT(st), ACL_EV_VALUE(st));
+	/* the relay failed since signal_get looked: once more on a fresh one */
+	if (err && sig && signal_broken(sig) && !(err = signal_get(o, s->dev, &sig)))
 		err = signal_wait(sig, s, ACL_EV_SLOT(st), ACL_EV_VALUE(st));
 	acl_mutex_unlock(&signal_lock);
 	return err;
