@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "peer.h"
 #include "vmm.h"
 #include "model.h"
 
@@ -181,6 +182,7 @@ static void device_teardown(struct acl_device *d, bool wait)
 		acl_context_destroy(d->default_ctx, wait);
 	d->default_ctx = NULL;
 	acl_copy_pool_fini(d, wait);
+	acl_peer_signal_drop(d);
 	/* Streams that outlived their context. */
 	while ((s = next_stream(d)))
 		acl_stream_free(s, wait);

@@ -275,7 +275,7 @@ ACL_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 	if (!s)
 		return err;
 	if (s->dev != ev->dev)
-		return acl_peer_wait_event(s, ev->dev);
+		return acl_peer_wait_event(s, ev);
 	if (acl_capture_wait(s, ev, &err))
 		return err;
 	st = atomic_load(&ev->state);

@@ -328,17 +328,3 @@ aclError acl_peer_check_operand(const char *fn, struct acl_device *d,
 			"(aclrtDeviceEnablePeerAccess)", (unsigned long long)o->addr,
 			(unsigned long long)len, owner->id, d->id);
 }
-
-/*
- * A card waits for its own fence slots only; another card's record would
- * have to write a word this card reads through the window. Until then
- * the caller synchronizes the event on the host (aclrtSynchronizeEvent)
- * and launches after it.
- */
-aclError acl_peer_wait_event(struct acl_stream *s, struct acl_device *owner)
-{
-	return acl_fail("aclrtStreamWaitEvent", ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-			"a stream of device %d cannot wait on the card for an event of device "
-			"%d: synchronize the event (aclrtSynchronizeEvent) before launching",
-			s->dev->id, owner->id);
-}

@@ -23,7 +23,14 @@ void acl_peer_drop_device(struct acl_device *d);
 aclError acl_peer_check_operand(const char *fn, struct acl_device *d,
 				const struct acl_opnd *o, uint64_t len);
 
-/* A stream of s's device waiting for an event of another device, owner. */
-aclError acl_peer_wait_event(struct acl_stream *s, struct acl_device *owner);
+/*
+ * Card-to-card waits (peer_wait.c): a stream of s's device waits on the
+ * card for ev, an event of another device.
+ */
+aclError acl_peer_wait_event(struct acl_stream *s, struct acl_event *ev);
+/* Releases with an error d's waits whose other card failed to signal them. */
+void acl_peer_signal_check(struct acl_device *d);
+/* d closes: the signals it writes or waits on go first. */
+void acl_peer_signal_drop(struct acl_device *d);
 
 #endif

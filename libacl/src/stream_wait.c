@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "peer.h"
 #include "vmm.h"
 
 /*
@@ -85,6 +86,8 @@ static aclError wait_slot(struct acl_device *d, uint32_t slot, struct acl_kstrea
 		if (!ret)
 			return ACL_SUCCESS;	/* an event slot, re-recorded meanwhile */
 		if (ret == -ETIME) {
+			/* a wait for another card's event that will never come */
+			acl_peer_signal_check(d);
 			if (acl_now_ns() >= deadline)
 				return timeout_code;
 			continue;

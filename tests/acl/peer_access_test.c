@@ -347,20 +347,4 @@ TEST_F(two, reset_of_the_peer)
 	EXPECT_EQ(ACL_SUCCESS, aclrtDeviceDisablePeerAccess(1));
 }
 
-TEST_F(two, wait_for_an_event_of_another_card)
-{
-	aclrtStream s1;
-	aclrtEvent e;
-
-	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
-	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
-	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(1));
-	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s1));
-	EXPECT_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtStreamWaitEvent(s1, e));
-	EXPECT_MSG("aclrtSynchronizeEvent");
-	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(s1));
-	ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
-	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
-}
-
 TEST_HARNESS_MAIN
