@@ -1456,4 +1456,6 @@ ACL_FUNC_VISIBILITY aclError aclrtResetOverflowStatus(aclrtStream stream);
 }
 #endif
 
+#include "acl_rt_kernel.h"
+
 #endif /* LIBASCENDCL_ACL_RT_H */
