@@ -35,6 +35,28 @@ static aclError no_managed(const char *fn)
 		return no_managed(__func__);				\
 	}
 
+/* Every limit the vendor names sizes a kernel's stack or printf buffer. */
+static aclError no_kernel_limits(const char *fn, aclrtDeviceLimit limit)
+{
+	if ((unsigned)limit > ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "unknown device limit %d", (int)limit);
+	return acl_fail(fn, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+			"device limit %d is not supported: it sizes the stacks or printf buffers "
+			"of vendor-compiled kernels, which this card does not run", (int)limit);
+}
+
+ACL_EXPORT aclError aclrtDeviceSetLimit(aclrtDeviceLimit limit, size_t value)
+{
+	(void)value;
+	return no_kernel_limits(__func__, limit);
+}
+
+ACL_EXPORT aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t *value)
+{
+	ACL_CHECK_NULL(value);
+	return no_kernel_limits(__func__, limit);
+}
+
 ACL_EXPORT aclrtBinary aclrtCreateBinary(const void *data, size_t dataLen)
 {
 	(void)data;
