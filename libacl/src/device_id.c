@@ -3,7 +3,8 @@
  * The vendor's three numberings of devices: logical (this process's),
  * user and physical. Every card is visible to every process here and is
  * numbered by its accel minor's order (as npu-smi numbers them), so the
- * three agree; each call checks that the id names a card.
+ * three agree; each call checks that the id names a card. Also whether a
+ * device's primary (default) context is active: while the device is set.
  */
 #include "acl_internal.h"
 
@@ -48,4 +49,20 @@ ACL_EXPORT aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t
 ACL_EXPORT aclError aclrtGetUserDevIdByPhyDevId(const int32_t phyDevId, int32_t *const userDevId)
 {
 	return same_id(__func__, "physical", phyDevId, userDevId);
+}
+
+ACL_EXPORT aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active)
+{
+	struct acl_device *d;
+
+	ACL_CHECK_NULL(active);
+	d = acl_device_get(deviceId);
+	if (!d)
+		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "device %d does not exist", deviceId);
+	acl_mutex_lock(&d->lock);
+	*active = d->refs > 0 && !d->closing && d->default_ctx;
+	acl_mutex_unlock(&d->lock);
+	if (flags)
+		*flags = 0;	/* reserved */
+	return ACL_SUCCESS;
 }

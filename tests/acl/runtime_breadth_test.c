@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The runtime's breadth: 32-bit fills, batched copies, the callbacks of
- * aclInit and aclFinalize, device id mappings, aclsysGetCANNVersion, and
+ * aclInit and aclFinalize, device id mappings, the primary context's
+ * state, frees after a device synchronization, aclsysGetCANNVersion, and
  * the calls of vendor-compiled kernels and managed memory, which fail as
  * not supported.
  */
@@ -347,6 +348,59 @@ TEST_F(dev, device_ids_map_one_to_one)
 		EXPECT_EQ(ACL_ERROR_RT_INVALID_DEVICEID, maps[m](-1, &out));
 		EXPECT_EQ(ACL_ERROR_INVALID_PARAM, maps[m](0, NULL));
 	}
+}
+
+TEST_F(dev, primary_context_state)
+{
+	uint32_t count = 0, flags = 7;
+	int32_t active = -1;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetDeviceCount(&count));
+	ASSERT_EQ(ACL_SUCCESS, aclrtGetPrimaryCtxState(0, &flags, &active));
+	EXPECT_EQ(1, active);
+	EXPECT_EQ(0, flags);
+	if (count > 1) {
+		/* The fixture set device 0 only. */
+		ASSERT_EQ(ACL_SUCCESS, aclrtGetPrimaryCtxState((int32_t)count - 1, NULL, &active));
+		EXPECT_EQ(0, active);
+		ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice((int32_t)count - 1));
+		ASSERT_EQ(ACL_SUCCESS, aclrtGetPrimaryCtxState((int32_t)count - 1, NULL, &active));
+		EXPECT_EQ(1, active);
+		ASSERT_EQ(ACL_SUCCESS, aclrtResetDevice((int32_t)count - 1));
+		ASSERT_EQ(ACL_SUCCESS, aclrtGetPrimaryCtxState((int32_t)count - 1, NULL, &active));
+		EXPECT_EQ(0, active);
+		ASSERT_EQ(ACL_SUCCESS, aclrtSetDevice(0));
+	}
+	EXPECT_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtGetPrimaryCtxState((int32_t)count, NULL,
+									  &active));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetPrimaryCtxState(0, NULL, NULL));
+}
+
+TEST_F(dev, free_with_device_sync_waits_for_queued_work)
+{
+	const size_t size = 64 << 20;
+	aclrtEventRecordedStatus st = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+	void *d = NULL, *h = NULL;
+	aclrtStream s;
+	aclrtEvent e;
+
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateStream(&s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtCreateEvent(&e));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMalloc(&d, size, ACL_MEM_MALLOC_HUGE_FIRST));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMallocHost(&h, 4096));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(d, size, 1, size, s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtMemsetAsync(h, 4096, 2, 4096, s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtRecordEvent(e, s));
+	ASSERT_EQ(ACL_SUCCESS, aclrtFreeWithDevSync(d));
+	/* Everything queued before the free has run. */
+	ASSERT_EQ(ACL_SUCCESS, aclrtQueryEventStatus(e, &st));
+	EXPECT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+	EXPECT_EQ(2, ((uint8_t *)h)[4095]);
+	ASSERT_EQ(ACL_SUCCESS, aclrtFreeHostWithDevSync(h));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtFreeWithDevSync(NULL));
+	EXPECT_EQ(ACL_ERROR_INVALID_PARAM, aclrtFreeHostWithDevSync(NULL));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyEvent(e));
+	EXPECT_EQ(ACL_SUCCESS, aclrtDestroyStream(s));
 }
 
 TEST_F(dev, cann_version_by_package)
