@@ -35,6 +35,8 @@
  *                                    (IPC memory, notifies, IPC events)
  *  12  peer_lock (peer.c)            peer access: who reaches whom, the
  *                                    peer buffers mapped for it
+ *  12  initcb_lock (init_callback.c) the init and finalize callbacks, the
+ *                                    config text kept for late ones
  *  12  cap_lock (capture.c)          active captures, what they record, the
  *                                    list of model runtime instances, their
  *                                    refs (no two rank-12 locks are held at once)
@@ -682,6 +684,9 @@ struct acl_opnd {
 };
 
 void acl_classify(struct acl_device *dev, const void *p, size_t len, struct acl_opnd *o);
+/* aclrtMemcpy (sync) and aclrtMemcpyAsync, failing in fn's name. */
+aclError acl_copy_1d(const char *fn, void *dst, size_t destMax, const void *src, size_t count,
+		     aclrtMemcpyKind kind, aclrtStream stream, bool sync);
 bool acl_devmem_padding_holds(struct acl_device *d, uint64_t addr, uint64_t len);
 /* The handle and offset of [addr, addr + len) when it lies in one allocation of d. */
 bool acl_devmem_binding(struct acl_device *d, uint64_t addr, uint64_t len, uint32_t *handle,

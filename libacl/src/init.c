@@ -27,6 +27,7 @@
 #include <json-c/json.h>
 
 #include "acl_internal.h"
+#include "init_callback.h"
 
 struct acl_mutex acl_init_lock = ACL_MUTEX_INITIALIZER;
 _Atomic int32_t acl_default_device = -1;
@@ -89,34 +90,32 @@ static bool blank(const char *s)
 	return !s[strspn(s, " \t\r\n")];
 }
 
-static aclError parse_config(const char *path, int32_t *default_device)
+/* On success *text is the file's text, for the init callbacks; the caller frees it. */
+static aclError parse_config(const char *path, int32_t *default_device, char **text, size_t *len)
 {
 	struct json_tokener *tok;
 	struct json_object *root = NULL, *o, *dev;
-	char *text;
-	size_t len = 0;
 	long v;
 	aclError err;
 
 	*default_device = -1;
-	err = read_config(path, &text, &len);
+	*len = 0;
+	err = read_config(path, text, len);
 	if (err)
 		return err;
-	if (blank(text)) {
-		free(text);
+	if (blank(*text))
 		return ACL_SUCCESS;	/* an empty file: default configuration */
-	}
 
 	/* "{" and "[" nest at most 10 deep in an ACL config. */
 	tok = json_tokener_new_ex(10);
-	root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
+	root = tok ? json_tokener_parse_ex(tok, *text, (int)*len) : NULL;
 	if (!root || json_tokener_get_error(tok) != json_tokener_success) {
 		err = ACL_FAIL(ACL_ERROR_PARSE_FILE, "config file %s is not valid JSON: %s", path,
 			       tok ? json_tokener_error_desc(json_tokener_get_error(tok)) : "no memory");
 		goto out;
 	}
 	/* The tokener stops after the first value; anything after it is an error. */
-	if (!blank(text + json_tokener_get_parse_end(tok))) {
+	if (!blank(*text + json_tokener_get_parse_end(tok))) {
 		err = ACL_FAIL(ACL_ERROR_PARSE_FILE, "config file %s: text after the JSON object",
 			       path);
 		goto out;
@@ -151,7 +150,10 @@ out:
 	json_object_put(root);
 	if (tok)
 		json_tokener_free(tok);
-	free(text);
+	if (err) {
+		free(*text);
+		*text = NULL;
+	}
 	return err;
 }
 
@@ -159,6 +161,8 @@ ACL_EXPORT aclError aclInit(const char *configPath)
 {
 	int32_t defdev = -1;
 	aclError err = ACL_SUCCESS;
+	char *config = NULL;
+	size_t config_len = 0;
 
 	acl_log_init();
 	acl_mutex_lock(&acl_init_lock);
@@ -175,7 +179,7 @@ ACL_EXPORT aclError aclInit(const char *configPath)
 		return ACL_ERROR_REPEAT_INITIALIZE;
 	}
 	if (configPath && *configPath) {
-		err = parse_config(configPath, &defdev);
+		err = parse_config(configPath, &defdev, &config, &config_len);
 		if (err) {
 			acl_mutex_unlock(&acl_init_lock);
 			return err;
@@ -184,6 +188,7 @@ ACL_EXPORT aclError aclInit(const char *configPath)
 	acl_enumerate_devices(true);
 	if (defdev >= acl_ndevices) {
 		acl_mutex_unlock(&acl_init_lock);
+		free(config);
 		return ACL_FAIL(ACL_ERROR_RT_INVALID_DEVICEID,
 				"default_device %d does not exist (%d device(s))", defdev, acl_ndevices);
 	}
@@ -192,7 +197,7 @@ ACL_EXPORT aclError aclInit(const char *configPath)
 	init_refs = 1;
 	acl_mutex_unlock(&acl_init_lock);
 	ACL_LOGI("initialized: %d device(s)", acl_ndevices);
-	return ACL_SUCCESS;
+	return acl_init_callbacks_run(config, config_len);
 }
 
 /*
@@ -210,6 +215,7 @@ static void teardown_locked(void)
 	acl_default_taken = false;
 	finalizing = true;
 	acl_mutex_unlock(&acl_init_lock);
+	acl_finalize_callbacks_run();
 	acl_device_shutdown_all();
 	acl_cb_shutdown();
 	acl_hostmem_drop(NULL);

@@ -356,8 +356,8 @@ static aclError run(const char *fn, struct acl_stream *s, struct cmdbuf *b, bool
  * A pinned buffer of another card is reached through a bounce buffer in
  * ordinary memory (it is host memory, so the CPU copies it).
  */
-static aclError copy_1d(const char *fn, void *dst, size_t destMax, const void *src, size_t count,
-			aclrtMemcpyKind kind, aclrtStream stream, bool sync)
+aclError acl_copy_1d(const char *fn, void *dst, size_t destMax, const void *src, size_t count,
+		     aclrtMemcpyKind kind, aclrtStream stream, bool sync)
 {
 	struct cmdbuf b;
 	struct copy c;
@@ -405,13 +405,13 @@ static aclError copy_1d(const char *fn, void *dst, size_t destMax, const void *s
 ACL_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
 				aclrtMemcpyKind kind)
 {
-	return copy_1d(__func__, dst, destMax, src, count, kind, NULL, true);
+	return acl_copy_1d(__func__, dst, destMax, src, count, kind, NULL, true);
 }
 
 ACL_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
 				     aclrtMemcpyKind kind, aclrtStream stream)
 {
-	return copy_1d(__func__, dst, destMax, src, count, kind, stream, false);
+	return acl_copy_1d(__func__, dst, destMax, src, count, kind, stream, false);
 }
 
 static aclError copy_2d(const char *fn, void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -516,6 +516,95 @@ ACL_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t valu
 				     aclrtStream stream)
 {
 	return fill(__func__, devPtr, maxCount, value, count, stream, false);
+}
+
+/*
+ * Device memory gets a 32-bit pattern from the card, which fills bytes
+ * only: a VALUE_WRITE puts it twice in the first 8-byte aligned word of
+ * the range, a copy puts it before that word when the range starts 4 bytes
+ * earlier, and copies double it from there to the end (log2 of the size
+ * commands, all in the stream's order). A range too short to hold that
+ * word is copied from the host, waiting.
+ */
+static void add_pattern32(struct cmdbuf *b, const struct acl_opnd *od, uint64_t bytes,
+			  uint32_t value)
+{
+	uint64_t word = (8 - (od->addr & 7)) & 7, have = 8;
+	struct drm_npu_cmd *c = cmdbuf_add(b);
+
+	if (!c)
+		return;
+	c->op = DRM_NPU_OP_VALUE_WRITE;
+	c->dst = od->addr + word;
+	c->value = (uint64_t)value << 32 | value;
+	if (word)
+		add_run(b, od, 0, od, word, word, 0);
+	while (word + have < bytes) {
+		uint64_t n = bytes - word - have < have ? bytes - word - have : have;
+
+		add_run(b, od, word + have, od, word, n, 0);
+		have += n;
+	}
+}
+
+static aclError fill32(const char *fn, void *p, size_t memSize, uint32_t value, size_t n,
+		       aclrtStream stream, bool sync)
+{
+	uint32_t small[2] = { value, value };
+	struct acl_opnd od, os;
+	struct acl_stream *s;
+	struct cmdbuf b;
+	aclError err = ACL_SUCCESS;
+	size_t bytes = n * 4, i;
+
+	if (!p)
+		return acl_fail(fn, ACL_ERROR_INVALID_PARAM, "ptr is NULL");
+	if ((uintptr_t)p & 3)
+		return acl_fail(fn, ACL_ERROR_RT_ADDR_UNALIGNED, "%p is not 4-byte aligned", p);
+	if (n > memSize / 4)
+		return acl_fail(fn, ACL_ERROR_RT_PARAM_INVALID,
+				"%zu values of 4 bytes do not fit memSize %zu", n, memSize);
+	if (!n)
+		return ACL_SUCCESS;
+	if (value % 0x01010101u == 0)
+		return fill(fn, p, memSize, (int32_t)(value & 0xff), bytes, stream, sync);
+	if (sync && (err = acl_capture_check_unsafe(fn)))
+		return err;
+	s = !sync || acl_is_dev_ptr(p) ? pick_stream(stream, sync, &err) : NULL;
+	if (!s && err)
+		return err;
+	if (s)
+		acl_classify(s->dev, p, bytes, &od);
+	if (!s || od.kind != ACL_OPND_DEVICE) {
+		/* Host memory: the CPU fills it, after the stream's earlier work. */
+		err = s ? acl_stream_sync(s, -1) : ACL_SUCCESS;
+		for (i = 0; !err && i < n; i++)
+			((uint32_t *)p)[i] = value;
+	} else {
+		cmdbuf_init(&b);
+		if (bytes >= 8 + ((8 - (od.addr & 7)) & 7)) {
+			add_pattern32(&b, &od, bytes, value);
+			err = run(fn, s, &b, sync);
+		} else {
+			acl_classify(s->dev, small, bytes, &os);
+			add_run(&b, &od, 0, &os, 0, bytes, 0);
+			err = run(fn, s, &b, true);
+		}
+	}
+	if (s)
+		put_stream(s, sync);
+	return err;
+}
+
+ACL_EXPORT aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N)
+{
+	return fill32(__func__, ptr, memSize, value, N, NULL, true);
+}
+
+ACL_EXPORT aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N,
+					aclrtStream stream)
+{
+	return fill32(__func__, ptr, memSize, value, N, stream, false);
 }
 
 static aclError value_op(const char *fn, void *devAddr, uint64_t value, uint32_t flag,

@@ -135,3 +135,32 @@ ACL_EXPORT aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureTy
 				(int)devFeatureType);
 	}
 }
+
+/* aclCANNPackageName's packages by the names aclsysGetVersionStr takes. */
+static const char *const cann_package_names[] = {
+	[ACL_PKG_NAME_CANN] = "cann",		[ACL_PKG_NAME_RUNTIME] = "runtime",
+	[ACL_PKG_NAME_COMPILER] = "compiler",	[ACL_PKG_NAME_HCCL] = "hccl",
+	[ACL_PKG_NAME_TOOLKIT] = "toolkit",	[ACL_PKG_NAME_OPP] = "opp",
+	[ACL_PKG_NAME_OPP_KERNEL] = "opp_kernel", [ACL_PKG_NAME_DRIVER] = "driver",
+};
+
+/* A release number is not kept apart from the patch: it reads "0", as documented. */
+ACL_EXPORT aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version)
+{
+	struct part_version v;
+	aclError err;
+
+	ACL_CHECK_NULL(version);
+	if ((unsigned)name >= sizeof(cann_package_names) / sizeof(cann_package_names[0]))
+		return ACL_FAIL(ACL_ERROR_INVALID_PARAM, "unknown package %d", (int)name);
+	err = part_version(__func__, cann_package_names[name], &v);
+	if (err)
+		return err;
+	memset(version, 0, sizeof(*version));
+	snprintf(version->version, sizeof(version->version), "%d.%d.%d", v.major, v.minor, v.patch);
+	snprintf(version->majorVersion, sizeof(version->majorVersion), "%d", v.major);
+	snprintf(version->minorVersion, sizeof(version->minorVersion), "%d", v.minor);
+	snprintf(version->releaseVersion, sizeof(version->releaseVersion), "0");
+	snprintf(version->patchVersion, sizeof(version->patchVersion), "%d", v.patch);
+	return ACL_SUCCESS;
+}

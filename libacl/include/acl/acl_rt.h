@@ -941,6 +941,20 @@ typedef enum aclrtProcessState {
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
 ACL_FUNC_VISIBILITY aclError aclFinalize(void);
 ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount);
+/*
+ * Callbacks of aclInit (given the config file's text; one registered after
+ * aclInit runs at once) and of aclFinalize (before the devices close).
+ * They stay registered across aclFinalize and aclInit.
+ */
+ACL_FUNC_VISIBILITY aclError aclInitCallbackRegister(aclRegisterCallbackType type,
+						     aclInitCallbackFunc cbFunc, void *userData);
+ACL_FUNC_VISIBILITY aclError aclInitCallbackUnRegister(aclRegisterCallbackType type,
+						       aclInitCallbackFunc cbFunc);
+ACL_FUNC_VISIBILITY aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type,
+							 aclFinalizeCallbackFunc cbFunc,
+							 void *userData);
+ACL_FUNC_VISIBILITY aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type,
+							   aclFinalizeCallbackFunc cbFunc);
 
 /* The calling thread's most recent error, as text; NULL when none. */
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
@@ -978,6 +992,26 @@ ACL_FUNC_VISIBILITY aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetPCIBusId(int32_t deviceId, char *pciBusId, int32_t len);
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *deviceId);
+/*
+ * Device ids: logical (this process's, what aclrtSetDevice takes), user
+ * and physical (npu-smi's NPU ID). No device is hidden from a process
+ * here, so the three are the same number; an id of no card is refused.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId,
+							  int32_t *const logicDevId);
+ACL_FUNC_VISIBILITY aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId,
+							  int32_t *const phyDevId);
+ACL_FUNC_VISIBILITY aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid,
+							   int32_t *const logicDevId);
+ACL_FUNC_VISIBILITY aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId,
+							   int32_t *const userDevid);
+ACL_FUNC_VISIBILITY aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId,
+							 int32_t *const phyDevId);
+ACL_FUNC_VISIBILITY aclError aclrtGetUserDevIdByPhyDevId(const int32_t phyDevId,
+							 int32_t *const userDevId);
+/* 1 in *active while the device is set (its default context lives); flags: reserved, 0. */
+ACL_FUNC_VISIBILITY aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags,
+						     int32_t *active);
 
 /* ------------------------------------------------------------------------
  * Contexts. The current context is per thread; setting one also selects
@@ -1044,6 +1078,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemGetAddressRange(void *ptr, void **pbase, si
 ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type,
 					       void **devPtr);
 ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
+/* Free after the current device finished all its queued work. */
+ACL_FUNC_VISIBILITY aclError aclrtFreeWithDevSync(void *devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr);
 ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
 ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
 
@@ -1062,6 +1099,25 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const 
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
 ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
 					      aclrtStream stream);
+/* N 32-bit values (memSize >= 4 * N bytes), ptr 4-byte aligned. */
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N);
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N,
+						 aclrtStream stream);
+/*
+ * numBatches copies, all host to device or all device to host; attrs[k]
+ * applies from attrsIndexes[k] (the first is 0) to the next one's start.
+ * *failIndex names the copy whose attributes or direction are wrong, else
+ * SIZE_MAX. The Async form waits only when a copy touches pageable memory.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs,
+					      size_t *sizes, size_t numBatches,
+					      aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+					      size_t numAttrs, size_t *failIndex);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs,
+						   size_t *sizes, size_t numBatches,
+						   aclrtMemcpyBatchAttr *attrs,
+						   size_t *attrsIndexes, size_t numAttrs,
+						   size_t *failIndex, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
 
@@ -1087,6 +1143,10 @@ ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId,
  */
 ACL_FUNC_VISIBILITY aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
 ACL_FUNC_VISIBILITY aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
+/* The same by package enum: CANN, RUNTIME and DRIVER are installed. */
+ACL_DEPRECATED_MESSAGE("aclsysGetCANNVersion is deprecated, use aclsysGetVersionStr and aclsysGetVersionNum instead")
+ACL_FUNC_VISIBILITY aclError aclsysGetCANNVersion(aclCANNPackageName name,
+						  aclCANNPackageVersion *version);
 ACL_FUNC_VISIBILITY aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible);
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType,
 						      int32_t *value);
@@ -1455,5 +1515,7 @@ ACL_FUNC_VISIBILITY aclError aclrtResetOverflowStatus(aclrtStream stream);
 #ifdef __cplusplus
 }
 #endif
+
+#include "acl_rt_kernel.h"
 
 #endif /* LIBASCENDCL_ACL_RT_H */
