@@ -76,6 +76,9 @@ include libge/libge.mk
 # npu-smi, the vendor's card tool.
 include tools/npu-smi/npu-smi.mk
 
+# HCCL between guests: the UCX link and its test.
+include tests/hccl-hosts/hccl-hosts.mk
+
 deps:
 	@tools/deps
 
