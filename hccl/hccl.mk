@@ -11,7 +11,7 @@ HCCL_INC	:= hccl/include
 HCCL_HDRS	:= $(wildcard $(HCCL_INC)/hccl/*.h)
 HCCL_SRCS	:= $(wildcard hccl/src/*.c)
 HCCL_OBJS	:= $(patsubst hccl/src/%.c,$(BUILD)/hccl/%.o,$(HCCL_SRCS))
-HCCL_CFLAGS	:= -I$(HCCL_INC) -I$(ACL_INC) $(DTYPES_CFLAGS)
+HCCL_CFLAGS	:= -I$(HCCL_INC) -I$(ACL_INC) $(DTYPES_CFLAGS) $(ACL_JSON_CFLAGS)
 HCCL_TESTS	:= $(patsubst tests/hccl/%.c,$(BUILD)/tests/hccl/%,$(wildcard tests/hccl/*.c))
 
 .PHONY: hccl hccl-install
@@ -28,7 +28,7 @@ $(BUILD)/hccl/%.o: hccl/src/%.c $(wildcard hccl/src/*.h) $(HCCL_HDRS) $(ACL_HDRS
 $(HCCL_LIB): $(HCCL_OBJS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -shared -Wl,-z,defs -L$(ACL_LIBDIR) -Wl,-rpath,'$$ORIGIN' \
-		-Wl,-soname,libhccl.so -o $@ $(HCCL_OBJS) -lascendcl
+		-Wl,-soname,libhccl.so -o $@ $(HCCL_OBJS) -lascendcl $(ACL_JSON_LIBS)
 
 $(BUILD)/tests/hccl/%: tests/hccl/%.c $(wildcard tests/hccl/*.h) $(ACL_TEST_DEPS) $(HCCL_HDRS) \
 		$(HCCL_LIB) | deps

@@ -202,16 +202,21 @@ static HcclResult root_ip(uint32_t *ip)
 	return HCCL_SUCCESS;
 }
 
-/* A listening socket on ip, at HCCL_IF_BASE_PORT or the first free above it. */
+/*
+ * A listening socket on ip: at *port if set (network order), else at
+ * HCCL_IF_BASE_PORT or the first free of the 16 above it, else anywhere.
+ */
 static HcclResult root_listen(uint32_t ip, int *lfd, uint16_t *port)
 {
-	long base = hccl_env_long("HCCL_IF_BASE_PORT", 0, 1024, 65520);
+	long base = *port ? ntohs(*port) : hccl_env_long("HCCL_IF_BASE_PORT", 0, 1024, 65520);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = ip };
 	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), tries = base ? 16 : 1;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), tries = *port ? 1 : base ? 16 : 1;
+	int one = 1;
 
 	if (fd < 0)
 		return HCCL_FAIL(HCCL_E_TCP_CONNECT, "socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	for (int i = 0; i < tries; i++) {
 		sa.sin_port = htons(base ? (uint16_t)(base + i) : 0);
 		if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
@@ -237,7 +242,7 @@ static int connect_timeout_ms(void)
 	return (int)hccl_env_long("HCCL_CONNECT_TIMEOUT", 120, 1, 7200) * 1000;
 }
 
-HcclResult hccl_root_create(struct hccl_root *root)
+HcclResult hccl_root_serve(struct hccl_root *root)
 {
 	struct server *s = calloc(1, sizeof(*s));
 	pthread_t t;
@@ -245,14 +250,7 @@ HcclResult hccl_root_create(struct hccl_root *root)
 
 	if (!s)
 		return HCCL_FAIL(HCCL_E_MEMORY, "out of host memory");
-	memset(root, 0, sizeof(*root));
-	root->magic = ROOT_MAGIC;
-	while (!root->id)
-		if (getrandom(&root->id, sizeof(root->id), 0) != sizeof(root->id))
-			root->id = (uint64_t)hccl_now_ms() ^ ((uint64_t)getpid() << 32);
-	err = root_ip(&root->ipv4);
-	if (!err)
-		err = root_listen(root->ipv4, &s->lfd, &root->port);
+	err = root_listen(root->ipv4, &s->lfd, &root->port);
 	if (err) {
 		free(s);
 		return err;
@@ -266,6 +264,28 @@ HcclResult hccl_root_create(struct hccl_root *root)
 	}
 	pthread_detach(t);
 	return HCCL_SUCCESS;
+}
+
+HcclResult hccl_root_create(struct hccl_root *root)
+{
+	HcclResult err;
+
+	memset(root, 0, sizeof(*root));
+	root->magic = ROOT_MAGIC;
+	while (!root->id)
+		if (getrandom(&root->id, sizeof(root->id), 0) != sizeof(root->id))
+			root->id = (uint64_t)hccl_now_ms() ^ ((uint64_t)getpid() << 32);
+	err = root_ip(&root->ipv4);
+	return err ? err : hccl_root_serve(root);
+}
+
+void hccl_root_fixed(struct hccl_root *root, uint64_t id, uint32_t ipv4, uint16_t port)
+{
+	memset(root, 0, sizeof(*root));
+	root->magic = ROOT_MAGIC;
+	root->id = id;
+	root->ipv4 = ipv4;
+	root->port = port;
 }
 
 static int root_connect(const struct hccl_root *root, int64_t deadline)

@@ -159,28 +159,24 @@ static HcclResult open_links(struct hccl_comm *c)
 	return err;
 }
 
-static HcclResult comm_init(const char *func, uint32_t nranks, const HcclRootInfo *rootInfo,
-			    uint32_t rank, const HcclCommConfig *config, HcclComm *comm)
+HcclResult hccl_comm_init(const char *func, uint32_t nranks, const struct hccl_root *root,
+			  uint32_t rank, const HcclCommConfig *config, HcclComm *comm)
 {
 	struct hccl_rank_info mine = { .rank = rank, .pid = getpid() };
-	struct hccl_root root;
 	struct hccl_comm *c;
 	HcclResult err;
 	aclError e;
 
-	if (!rootInfo || !comm)
-		return hccl_fail(func, HCCL_E_PTR, "rootInfo and comm must not be NULL");
 	if (!nranks || rank >= nranks)
 		return hccl_fail(func, HCCL_E_PARA, "rank %u is not in [0, nRanks %u)", rank, nranks);
-	memcpy(&root, rootInfo->internal, sizeof(root));
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return hccl_fail(func, HCCL_E_MEMORY, "out of host memory");
 	c->magic = COMM_MAGIC;
-	c->id = root.id;
+	c->id = root->id;
 	c->rank = rank;
 	c->nranks = nranks;
-	snprintf(c->name, sizeof(c->name), "hccl-%016llx", (unsigned long long)root.id);
+	snprintf(c->name, sizeof(c->name), "hccl-%016llx", (unsigned long long)root->id);
 	err = apply_config(func, c, config);
 	if (err)
 		goto fail;
@@ -202,7 +198,7 @@ static HcclResult comm_init(const char *func, uint32_t nranks, const HcclRootInf
 	}
 	for (uint32_t r = 0; r < nranks; r++)
 		c->peer_fd[r] = -1;
-	err = hccl_bootstrap(&root, nranks, &mine, c->ranks);
+	err = hccl_bootstrap(root, nranks, &mine, c->ranks);
 	if (!err)
 		err = open_links(c);
 	if (!err && (e = aclrtMalloc(&c->scratch, c->slot_size, ACL_MEM_MALLOC_HUGE_FIRST)))
@@ -222,10 +218,21 @@ fail:
 	return err;
 }
 
+static HcclResult init_root_info(const char *func, uint32_t nranks, const HcclRootInfo *rootInfo,
+				 uint32_t rank, const HcclCommConfig *config, HcclComm *comm)
+{
+	struct hccl_root root;
+
+	if (!rootInfo || !comm)
+		return hccl_fail(func, HCCL_E_PTR, "rootInfo and comm must not be NULL");
+	memcpy(&root, rootInfo->internal, sizeof(root));
+	return hccl_comm_init(func, nranks, &root, rank, config, comm);
+}
+
 HCCL_EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo,
 					    uint32_t rank, HcclComm *comm)
 {
-	return comm_init(__func__, nRanks, rootInfo, rank, NULL, comm);
+	return init_root_info(__func__, nRanks, rootInfo, rank, NULL, comm);
 }
 
 HCCL_EXPORT HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootInfo *rootInfo,
@@ -234,7 +241,7 @@ HCCL_EXPORT HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRoo
 {
 	if (!config)
 		return HCCL_FAIL(HCCL_E_PTR, "config is NULL");
-	return comm_init(__func__, nRanks, rootInfo, rank, config, comm);
+	return init_root_info(__func__, nRanks, rootInfo, rank, config, comm);
 }
 
 struct init_all_arg {
@@ -251,7 +258,7 @@ static void *init_one(void *p)
 	aclError e = aclrtSetDevice(a->device);
 
 	a->err = e ? hccl_acl_fail("HcclCommInitAll", e, "aclrtSetDevice") :
-		     comm_init("HcclCommInitAll", a->ndev, a->root, a->rank, NULL, &a->comm);
+		     init_root_info("HcclCommInitAll", a->ndev, a->root, a->rank, NULL, &a->comm);
 	return NULL;
 }
 

@@ -68,6 +68,10 @@ long hccl_env_long(const char *name, long def, long min, long max);
 
 /* ---- bootstrap (bootstrap.c) ------------------------------------------ */
 HcclResult hccl_root_create(struct hccl_root *root);
+/* A root at a place all ranks know beforehand (a rank table's). */
+void hccl_root_fixed(struct hccl_root *root, uint64_t id, uint32_t ipv4, uint16_t port);
+/* Serves root (its port 0: any, written back) from a thread. */
+HcclResult hccl_root_serve(struct hccl_root *root);
 /* Every rank's info (nranks of them, by rank) from the root, or an error. */
 HcclResult hccl_bootstrap(const struct hccl_root *root, uint32_t nranks,
 			  const struct hccl_rank_info *mine, struct hccl_rank_info *all);
@@ -92,6 +96,8 @@ HcclResult hccl_link_card_accept(struct hccl_comm *c, struct hccl_link *l);
 HcclResult hccl_link_remote_open(struct hccl_comm *c, uint32_t peer, struct hccl_link **out);
 
 /* ---- communicators (comm.c) ------------------------------------------- */
+HcclResult hccl_comm_init(const char *func, uint32_t nranks, const struct hccl_root *root,
+			  uint32_t rank, const HcclCommConfig *config, HcclComm *comm);
 struct hccl_comm *hccl_comm_get(const char *func, HcclComm comm, HcclResult *err);
 /* Checks the stream, the comm's health and makes its context current. */
 HcclResult hccl_comm_enter(const char *func, struct hccl_comm *c, aclrtStream stream);

@@ -35,6 +35,25 @@ extern HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError);
 extern const char *HcclGetErrorString(HcclResult code);
 extern uint32_t HcclGetCommConfigCapability(void);
 
+/* Declared as the vendor's; this library returns HCCL_E_NOT_SUPPORT. */
+extern HcclResult HcclCommSetMemoryRange(HcclComm comm, void *baseVirPtr, size_t size,
+					 size_t alignment, uint64_t flags);
+extern HcclResult HcclCommUnsetMemoryRange(HcclComm comm, void *baseVirPtr);
+extern HcclResult HcclCommActivateCommMemory(HcclComm comm, void *virPtr, size_t size,
+					     size_t offset, aclrtDrvMemHandle handle,
+					     uint64_t flags);
+extern HcclResult HcclCommDeactivateCommMemory(HcclComm comm, void *virPtr);
+extern HcclResult HcclCommSymWinRegister(HcclComm comm, void *addr, uint64_t size,
+					 HcclCommSymWindow *winHandle, uint32_t flag);
+extern HcclResult HcclCommSymWinDeregister(HcclCommSymWindow winHandle);
+extern HcclResult HcclCommSymWinGet(HcclComm comm, void *ptr, size_t size,
+				    HcclCommSymWindow *winHandle, size_t *offset);
+extern HcclResult HcclCreateSubCommConfig(HcclComm *comm, uint32_t rankNum, uint32_t *rankIds,
+					  uint64_t subCommId, uint32_t subCommRankId,
+					  HcclCommConfig *config, HcclComm *subComm);
+extern HcclResult HcclCommSuspend(HcclComm comm);
+extern HcclResult HcclCommResume(HcclComm comm);
+
 /* The vendor's layout of the config's reserved head: what Init checks. */
 typedef struct {
 	size_t size;
