@@ -28,7 +28,7 @@ $(BUILD)/hccl/%.o: hccl/src/%.c $(wildcard hccl/src/*.h) $(HCCL_HDRS) $(ACL_HDRS
 $(HCCL_LIB): $(HCCL_OBJS) $(ACL_LIB) $(ACL_LINKS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -shared -Wl,-z,defs -L$(ACL_LIBDIR) -Wl,-rpath,'$$ORIGIN' \
-		-Wl,-soname,libhccl.so -o $@ $(HCCL_OBJS) -lascendcl $(ACL_JSON_LIBS)
+		-Wl,-soname,libhccl.so -o $@ $(HCCL_OBJS) -lascendcl $(UCX_LIBS) $(ACL_JSON_LIBS)
 
 $(BUILD)/tests/hccl/%: tests/hccl/%.c $(wildcard tests/hccl/*.h) $(ACL_TEST_DEPS) $(HCCL_HDRS) \
 		$(HCCL_LIB) | deps

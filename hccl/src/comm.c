@@ -128,6 +128,7 @@ static void comm_free(struct hccl_comm *c)
 		aclrtFree(c->scratch);
 	if (c->peer_fd)
 		hccl_peer_sockets_close(c);
+	hccl_remote_close(c);
 	free(c->links);
 	free(c->peer_fd);
 	free(c->ranks);
@@ -189,6 +190,7 @@ HcclResult hccl_comm_init(const char *func, uint32_t nranks, const struct hccl_r
 	}
 	mine.device = c->device;
 	hccl_host_id(mine.host_id, sizeof(mine.host_id));
+	hccl_remote_prepare(c, root, &mine);
 	c->ranks = calloc(nranks, sizeof(*c->ranks));
 	c->peer_fd = calloc(nranks, sizeof(*c->peer_fd));
 	c->links = calloc(nranks, sizeof(*c->links));

@@ -52,6 +52,7 @@ struct hccl_comm {
 	int32_t exec_timeout_s;		/* HCCL_EXEC_TIMEOUT */
 	_Atomic int async_err;		/* HcclResult */
 	struct hccl_monitor *monitor;
+	struct hccl_ucx *ucx;		/* links to other hosts (link_remote.c) */
 };
 
 /* ---- errors (error.c) ------------------------------------------------- */
@@ -92,8 +93,14 @@ int hccl_recv_fd(int sock, int *fd, void *msg, size_t len, int timeout_ms);
  */
 HcclResult hccl_link_card_offer(struct hccl_comm *c, uint32_t peer, struct hccl_link **out);
 HcclResult hccl_link_card_accept(struct hccl_comm *c, struct hccl_link *l);
-/* The link to a rank of another host (link_remote.c). */
+/*
+ * The link to a rank of another host (link_remote.c): its transport is
+ * opened before the bootstrap and puts its address in mine->blob.
+ */
+void hccl_remote_prepare(struct hccl_comm *c, const struct hccl_root *root,
+			 struct hccl_rank_info *mine);
 HcclResult hccl_link_remote_open(struct hccl_comm *c, uint32_t peer, struct hccl_link **out);
+void hccl_remote_close(struct hccl_comm *c);
 
 /* ---- communicators (comm.c) ------------------------------------------- */
 HcclResult hccl_comm_init(const char *func, uint32_t nranks, const struct hccl_root *root,

@@ -16,7 +16,7 @@
  * on each other. Tags name the sender and the message's number on the
  * link, so messages from several peers never match the wrong receive.
  */
-#include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -93,7 +93,7 @@ static void idle(struct hccl_ucx *ucx)
 /* Progresses until req is done; a request UCX completed at once is NULL. */
 static HcclResult wait_request(struct link_ucx *l, void *req)
 {
-	double deadline = now_s() + l->ucx->timeout_s;
+	double deadline = l->ucx->timeout_s ? now_s() + l->ucx->timeout_s : INFINITY;
 	ucs_status_t st;
 
 	if (req == NULL)
@@ -385,6 +385,25 @@ static HcclResult open_context(struct hccl_ucx *ucx)
 	return st == UCS_OK ? HCCL_SUCCESS : HCCL_E_NETWORK;
 }
 
+/*
+ * The network part of the address only: peers on other hosts reach us
+ * through it, and it is a fraction of the size of one naming shared
+ * memory too (the bootstrap's blob is small).
+ */
+static HcclResult worker_address(struct hccl_ucx *ucx)
+{
+	ucp_worker_attr_t attr = {
+		.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS,
+		.address_flags = UCP_WORKER_ADDRESS_FLAG_NET_ONLY,
+	};
+
+	if (ucp_worker_query(ucx->worker, &attr) != UCS_OK)
+		return HCCL_E_NETWORK;
+	ucx->address = attr.address;
+	ucx->address_len = attr.address_length;
+	return HCCL_SUCCESS;
+}
+
 static HcclResult open_worker(struct hccl_ucx *ucx)
 {
 	/* Host functions and the caller's thread both use the worker. */
@@ -397,9 +416,7 @@ static HcclResult open_worker(struct hccl_ucx *ucx)
 		return HCCL_E_NETWORK;
 	if (ucp_worker_get_efd(ucx->worker, &ucx->wakeup_fd) != UCS_OK)
 		ucx->wakeup_fd = -1;
-	if (ucp_worker_get_address(ucx->worker, &ucx->address, &ucx->address_len) != UCS_OK)
-		return HCCL_E_NETWORK;
-	return HCCL_SUCCESS;
+	return worker_address(ucx);
 }
 
 HcclResult hccl_ucx_create(uint32_t rank, uint32_t timeout_s, struct hccl_ucx **out,
@@ -408,7 +425,7 @@ HcclResult hccl_ucx_create(uint32_t rank, uint32_t timeout_s, struct hccl_ucx **
 	struct hccl_ucx *ucx;
 	HcclResult err;
 
-	if (!out || !blob || !blob_len || !timeout_s)
+	if (!out || !blob || !blob_len)
 		return HCCL_E_PARA;
 	ucx = calloc(1, sizeof(*ucx));
 	if (!ucx)

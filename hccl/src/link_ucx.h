@@ -20,8 +20,8 @@ struct hccl_ucx;
 /*
  * Opens this rank's UCX worker. *blob (*blob_len bytes, owned by the
  * context) is what the peers pass to hccl_link_ucx_open.
- * timeout_s bounds every wait for a peer (HCCL_EXEC_TIMEOUT); a link that
- * timed out fails its later calls with HCCL_E_TIMEOUT.
+ * timeout_s bounds every wait for a peer (HCCL_EXEC_TIMEOUT; 0: no bound);
+ * a link that timed out fails its later calls with HCCL_E_TIMEOUT.
  */
 HcclResult hccl_ucx_create(uint32_t rank, uint32_t timeout_s, struct hccl_ucx **ucx,
 			   const void **blob, size_t *blob_len);

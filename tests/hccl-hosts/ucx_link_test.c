@@ -10,21 +10,16 @@
  * HCCL_ROOT_ADDR (rank 0's IPv4 address and a port, where the ranks swap
  * their UCX worker addresses), DEVICE_ID (default 0).
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 #include "../../hccl/src/link_ucx.h"
+#include "rank_net.h"
 
 #define MAX_RANKS 16
 #define MAX_BLOB 4096
 #define SLOT_SIZE (1u << 20)
 #define NSLOTS 2
-/* Both ranks' boot and start-up under TCG on a loaded host. */
-#define CONNECT_TRIES 600
 #define PEER_GONE_TIMEOUT_S 10
 
 static const uint64_t sizes[] = { 1, 4096, 65537, SLOT_SIZE };
@@ -51,74 +46,6 @@ static void die(const char *what)
 static uint8_t pattern(uint32_t r, uint32_t k, uint64_t i)
 {
 	return (uint8_t)(i * 7 + k * 31 + r * 101 + (i >> 8));
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	ssize_t w;
-
-	for (; n; n -= w, p = (const char *)p + w)
-		if ((w = write(fd, p, n)) <= 0)
-			return -1;
-	return 0;
-}
-
-static int read_all(int fd, void *p, size_t n)
-{
-	ssize_t r;
-
-	for (; n; n -= r, p = (char *)p + r)
-		if ((r = read(fd, p, n)) <= 0)
-			return -1;
-	return 0;
-}
-
-static int root_socket(const char *spec, struct sockaddr_in *sa)
-{
-	char host[64];
-	const char *colon = strrchr(spec, ':');
-
-	if (!colon || colon - spec >= (long)sizeof(host))
-		return -1;
-	memcpy(host, spec, colon - spec);
-	host[colon - spec] = 0;
-	*sa = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(atoi(colon + 1)) };
-	if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
-		return -1;
-	return socket(AF_INET, SOCK_STREAM, 0);
-}
-
-/* Rank 0 listens, the others connect (again until rank 0 listens). */
-static int connect_root(const char *spec)
-{
-	struct sockaddr_in sa;
-	int fd, i;
-
-	for (i = 0; i < CONNECT_TRIES; i++) {
-		fd = root_socket(spec, &sa);
-		if (fd < 0)
-			die("HCCL_ROOT_ADDR must be IPv4:port");
-		if (!connect(fd, (void *)&sa, sizeof(sa)))
-			return fd;
-		close(fd);
-		sleep(1);
-	}
-	die("rank 0 never answered at HCCL_ROOT_ADDR");
-	return -1;
-}
-
-static int listen_root(const char *spec)
-{
-	struct sockaddr_in sa;
-	int one = 1, fd = root_socket(spec, &sa);
-
-	if (fd < 0)
-		die("HCCL_ROOT_ADDR must be IPv4:port");
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sa.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (bind(fd, (void *)&sa, sizeof(sa)) || listen(fd, MAX_RANKS))
-		die("cannot listen on HCCL_ROOT_ADDR's port");
-	return fd;
 }
 
 struct blob {
