@@ -98,7 +98,7 @@ static void report(const char *op, uint64_t count, uint64_t bad, HcclResult err)
 {
 	char what[160];
 
-	snprintf(what, sizeof(what), "%s of %llu elements: result %d, first wrong element %llu", op,
+	snprintf(what, sizeof(what), "%s of %llu elements: result %d, right up to element %llu", op,
 		 (unsigned long long)count, err, (unsigned long long)bad);
 	check(err == HCCL_SUCCESS && bad == count, what);
 }

@@ -154,7 +154,7 @@ static void ring(struct hccl_link *next, struct hccl_link *prev, uint32_t rank, 
 		    aclrtSynchronizeStream(s))
 			die("copying the received slot back failed");
 		bad = first_mismatch(host, from, k, sizes[k]);
-		snprintf(what, sizeof(what), "%llu bytes from rank %u arrive intact (first bad byte %llu)",
+		snprintf(what, sizeof(what), "%llu bytes from rank %u arrive intact (right up to byte %llu)",
 			 (unsigned long long)sizes[k], from, (unsigned long long)bad);
 		check(bad == sizes[k], what);
 		err = prev->ops->recv_done(prev, s);
