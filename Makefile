@@ -62,6 +62,8 @@ include libacl/libacl.mk
 # aclnn: libnnopbase (its runtime half) and libopapi (the operators) over it.
 include nnopbase/nnopbase.mk
 include opapi/opapi.mk
+# HCCL: collectives between the cards (libhccl) over it.
+include hccl/hccl.mk
 # The Python module "acl" (pyACL) over it.
 include python/python.mk
 # libc_sec (securec.h), which the vendor's samples link.
@@ -75,6 +77,9 @@ include libge/libge.mk
 
 # npu-smi, the vendor's card tool.
 include tools/npu-smi/npu-smi.mk
+
+# HCCL between guests: the UCX link and its test.
+include tests/hccl-hosts/hccl-hosts.mk
 
 deps:
 	@tools/deps

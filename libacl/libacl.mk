@@ -58,7 +58,7 @@ acl: acl-lib acl-tsan $(ACL_TESTS) $(ACL_HOST_TESTS) $(ACL_EXAMPLES) $(ACL_BENCH
 
 acl-lib: $(ACL_LIB) $(ACL_LINKS) $(ACL_PC)
 
-ACL_OBJ_DEPS	:= $(ACL_SRC_HDRS) $(ACL_HDRS) uapi/npu_accel.h $(DTYPES_HDRS) include/npu_acl_private.h \
+ACL_OBJ_DEPS	:= $(ACL_SRC_HDRS) $(ACL_HDRS) uapi/npu_accel.h $(DTYPES_HDRS) include/npu_acl_private.h include/npu_acl_share.h \
 		   compiler/om_format.h
 ACL_OBJ_CFLAGS	 = -fPIC -fvisibility=hidden -I$(ACL_INC) $(DTYPES_CFLAGS) -Icompiler $(DRM_CFLAGS) \
 		   $(ACL_JSON_CFLAGS)
