@@ -109,10 +109,12 @@ struct oplib;
 #define EMU_MMU_STATE_CHUNKS	(EMU_MMU_VA_SIZE / EMU_MMU_STATE_CHUNK)
 
 struct emu_as {
+	struct emu_card *card;
 	pthread_rwlock_t lock;	/* accesses read, MMU commands write */
 	uint64_t root;
 	uint8_t *mirror;	/* EMU_MMU_VA_SIZE bytes; NULL: no root */
 	uint8_t *state[EMU_MMU_STATE_CHUNKS];	/* a byte per page (mmu.c) */
+	uint32_t *own[EMU_MMU_STATE_CHUNKS];	/* per page: where the card's own maps hold it */
 };
 
 /* A peer window: the peer card's BAR2 file, -1 while closed. */

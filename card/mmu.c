@@ -13,7 +13,12 @@
  * A command checks its range against the page bytes before a byte moves,
  * so a bad access is a page fault, never a SIGSEGV; it then uses the
  * mirror as it uses device memory, and an operator runs with the mirror
- * as its device memory.
+ * as its device memory.  A range that lies whole and in order in this
+ * card's device memory or in guest RAM is used through the card's own
+ * maps of those instead (an own word per page says where): every new
+ * mapping of the mirror costs the host a page fault per page on first
+ * touch, and VAs are mapped afresh for every buffer, while the own maps
+ * stay faulted in for the card's life.
  *
  * Commands run on the MMU's own thread, holding the address space's lock
  * for writing; accesses hold it for reading from their check to their last
@@ -56,6 +61,60 @@ static uint8_t page_state(const struct emu_as *as, uint64_t va)
 	const uint8_t *chunk = as->state[va / EMU_MMU_STATE_CHUNK];
 
 	return chunk ? chunk[(va % EMU_MMU_STATE_CHUNK) >> PAGE_SHIFT] : 0;
+}
+
+/* Own words: 0 none (a peer's page, or invalid), else page + 1, OWN_RAM for guest RAM. */
+#define OWN_RAM			0x80000000u
+
+/* Where the card's own maps hold page @va of @as, NULL where they do not. */
+static uint8_t *own_page(const struct emu_as *as, uint64_t va)
+{
+	const uint32_t *chunk = as->own[va / EMU_MMU_STATE_CHUNK];
+	uint32_t w = chunk ? chunk[(va % EMU_MMU_STATE_CHUNK) >> PAGE_SHIFT] : 0;
+
+	if (!w)
+		return NULL;
+	return (w & OWN_RAM ? as->card->ram : as->card->bar) +
+	       ((uint64_t)((w & ~OWN_RAM) - 1) << PAGE_SHIFT);
+}
+
+/* The own word of a file page: fd at off, if it is one the card maps whole. */
+static uint32_t own_word(const struct emu_card *card, int fd, uint64_t off)
+{
+	if (fd >= 0 && fd == card->shm_fd)
+		return (uint32_t)(off >> PAGE_SHIFT) + 1;
+	if (fd >= 0 && fd == card->ram_fd)
+		return OWN_RAM | ((uint32_t)(off >> PAGE_SHIFT) + 1);
+	return 0;
+}
+
+/*
+ * Own words of [va, va + len), from fd at off (fd -1: none).  Without
+ * memory for them the pages have none, and are used through the mirror.
+ */
+static void set_own(struct emu_as *as, uint64_t va, uint64_t len, int fd, uint64_t off)
+{
+	uint32_t word = own_word(as->card, fd, off);
+
+	while (len) {
+		uint32_t **chunk = &as->own[va / EMU_MMU_STATE_CHUNK];
+		uint64_t in = (va % EMU_MMU_STATE_CHUNK) >> PAGE_SHIFT;
+		uint64_t n = CHUNK_PAGES - in < len >> PAGE_SHIFT ?
+			     CHUNK_PAGES - in : len >> PAGE_SHIFT;
+		uint64_t i;
+
+		if (!*chunk && word)
+			*chunk = calloc(CHUNK_PAGES, sizeof(**chunk));
+		if (*chunk && word)
+			for (i = 0; i < n; i++)
+				(*chunk)[in + i] = word + (uint32_t)i;
+		else if (*chunk)
+			memset(*chunk + in, 0, n * sizeof(**chunk));
+		if (word)
+			word += (uint32_t)n;
+		va += n << PAGE_SHIFT;
+		len -= n << PAGE_SHIFT;
+	}
 }
 
 static int set_state(struct emu_as *as, uint64_t va, uint64_t len, uint8_t st)
@@ -115,6 +174,7 @@ static void walk_flush(struct mmu_walk *w)
 		w->failed = true;
 		run->st = PG_INVALID(NPU_PF_UNMAPPED);
 	}
+	set_own(w->as, run->va, run->len, run->st & PG_VALID ? run->fd : -1, run->off);
 	if (set_state(w->as, run->va, run->len, run->st))
 		w->failed = true;
 	run->len = 0;
@@ -267,6 +327,8 @@ static void as_drop(struct emu_as *as)
 	for (i = 0; i < EMU_MMU_STATE_CHUNKS; i++) {
 		free(as->state[i]);
 		as->state[i] = NULL;
+		free(as->own[i]);
+		as->own[i] = NULL;
 	}
 }
 
@@ -533,8 +595,10 @@ int emu_mmu_init(struct emu_card *card)
 	pthread_rwlockattr_init(&attr);
 	pthread_rwlockattr_setkind_np(&attr,
 				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	for (i = 0; i < EMU_MMU_NUM_AS; i++)
+	for (i = 0; i < EMU_MMU_NUM_AS; i++) {
+		mmu->as[i].card = card;
 		pthread_rwlock_init(&mmu->as[i].lock, &attr);
+	}
 	pthread_rwlockattr_destroy(&attr);
 	mmu_identity(card);
 	if (mmu_publish(card))
@@ -658,6 +722,8 @@ int emu_mmu_translate(struct emu_as *as, uint64_t va, uint64_t len, bool write,
 		      uint8_t **ptr, uint64_t *fault)
 {
 	uint64_t end, at;
+	uint8_t *own = NULL;
+	bool in_own = true;
 
 	if (va > EMU_MMU_VA_SIZE || len > EMU_MMU_VA_SIZE - va)
 		return NPU_ERR_DEV_ADDR;
@@ -682,7 +748,16 @@ int emu_mmu_translate(struct emu_as *as, uint64_t va, uint64_t len, bool write,
 				 (write ? NPU_RING_FAULT_WRITE : 0);
 			return NPU_ERR_PAGE_FAULT;
 		}
+		if (in_own) {
+			uint8_t *p = own_page(as, at);
+
+			/* the pages must follow each other there as here */
+			in_own = p && (!own || p == own + (at & ~(PAGE_SIZE - 1)) -
+				       (va & ~(PAGE_SIZE - 1)));
+			if (!own)
+				own = p;
+		}
 	}
-	*ptr = as->mirror + va;
+	*ptr = in_own && own ? own + (va & (PAGE_SIZE - 1)) : as->mirror + va;
 	return NPU_ERR_NONE;
 }
