@@ -188,6 +188,29 @@ TEST_F(vm, device_buffer_part_at_page_address)
 	EXPECT_EQ(0, vm_unmap(self->card.fd, u, BLOCK));
 }
 
+/*
+ * Pages that follow each other at their addresses but not in memory: a's
+ * pages 1 and 0 in that order, then host page 0, read across both seams.
+ */
+TEST_F(vm, pages_out_of_order_read_across)
+{
+	uint64_t u = USER + 16 * BLOCK, i;
+
+	for (i = 0; i < 2 * PAGE; i++)
+		self->want[i] = (uint8_t)(i * 13 + 1);
+	ASSERT_EQ(0, dev_write(&self->card, &self->s, self->a.addr, self->want, 2 * PAGE));
+	memset(self->hmap, 0x5a, PAGE);
+	ASSERT_EQ(0, vm_map(self->card.fd, self->a.handle, PAGE, u, PAGE));
+	ASSERT_EQ(0, vm_map(self->card.fd, self->a.handle, 0, u + PAGE, PAGE));
+	ASSERT_EQ(0, vm_map(self->card.fd, self->h.handle, 0, u + 2 * PAGE, PAGE));
+	ASSERT_EQ(0, dev_read(&self->card, &self->s, u + 100, self->buf, 3 * PAGE - 200));
+	EXPECT_EQ(0, memcmp(self->buf, self->want + PAGE + 100, PAGE - 100));
+	EXPECT_EQ(0, memcmp(self->buf + PAGE - 100, self->want, PAGE));
+	for (i = 2 * PAGE - 100; i < 3 * PAGE - 200; i++)
+		ASSERT_EQ(0x5a, self->buf[i]);
+	EXPECT_EQ(0, vm_unmap(self->card.fd, u, 3 * PAGE));
+}
+
 /* A host buffer mapped at a user address: the card writes the host's pages. */
 TEST_F(vm, host_buffer_at_user_address)
 {
