@@ -295,7 +295,7 @@ TEST_F(two_cards, copies_through_the_window)
 	ASSERT_EQ(0, test_bo_create(self->a.fd, BIG, 0, &big));
 	ASSERT_EQ(0, prime_export(self->a.fd, big.handle, &dmabuf));
 	ASSERT_EQ(0, prime_import(self->b.fd, dmabuf, &h));
-	EXPECT_EQ(0, windows_open(&self->b));
+	EXPECT_TRUE(test_wait_until(windows_open(&self->b) == 0, TEST_SETTLE_MS));
 	ASSERT_EQ(0, vm_bind(self->b.fd, DRM_NPU_VM_MAP, h, 0, big.addr, BIG));
 	EXPECT_EQ(1, windows_open(&self->b));
 
