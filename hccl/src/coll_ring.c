@@ -194,6 +194,16 @@ static HcclResult blocks_from(struct coll *o, struct blocks *b, size_t es, const
 	return HCCL_SUCCESS;
 }
 
+/* A V call's own block must hold what this rank sends or receives. */
+static HcclResult check_own_count(struct coll *o, const struct blocks *b, const char *name,
+				  uint64_t count)
+{
+	if (b->len[o->c->rank] == count)
+		return HCCL_SUCCESS;
+	return hccl_fail(o->func, HCCL_E_PARA, "%s %llu is not this rank's count %llu", name,
+			 (unsigned long long)count, (unsigned long long)b->len[o->c->rank]);
+}
+
 static HcclResult allgather(struct coll *o, void *sendBuf, uint64_t sendCount, void *recvBuf,
 			    const uint64_t *counts, const uint64_t *displs, HcclDataType t)
 {
@@ -207,10 +217,7 @@ static HcclResult allgather(struct coll *o, void *sendBuf, uint64_t sendCount, v
 	err = blocks_from(o, &b, es, counts, displs, sendCount, &span);
 	if (err)
 		return err;
-	if (b.len[o->c->rank] != sendCount)
-		err = hccl_fail(o->func, HCCL_E_PARA, "sendCount %llu is not this rank's count %llu",
-				(unsigned long long)sendCount,
-				(unsigned long long)b.len[o->c->rank]);
+	err = check_own_count(o, &b, "sendCount", sendCount);
 	if (!err)
 		err = coll_check_buf(o, "sendBuf", sendBuf, sendCount * es);
 	if (!err)
@@ -267,10 +274,7 @@ static HcclResult reduce_scatter(struct coll *o, void *sendBuf, const uint64_t *
 	err = blocks_from(o, &b, es, counts, displs, recvCount, &span);
 	if (err)
 		return err;
-	if (b.len[o->c->rank] != recvCount)
-		err = hccl_fail(o->func, HCCL_E_PARA, "recvCount %llu is not this rank's count %llu",
-				(unsigned long long)recvCount,
-				(unsigned long long)b.len[o->c->rank]);
+	err = check_own_count(o, &b, "recvCount", recvCount);
 	if (!err)
 		err = coll_check_buf(o, "sendBuf", sendBuf, span * es);
 	if (!err)
