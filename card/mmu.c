@@ -691,6 +691,9 @@ bool emu_mmu_as_latch(struct emu_card *card, uint32_t index, struct emu_as **as)
  */
 bool emu_mmu_enter(struct emu_as *as, bool (*gone)(void *arg), void *arg)
 {
+	/* the usual case, without reading the clock */
+	if (!pthread_rwlock_tryrdlock(&as->lock))
+		return true;
 	for (;;) {
 		struct timespec ts;
 
@@ -713,16 +716,75 @@ void emu_mmu_leave(struct emu_as *as)
 }
 
 /*
+ * The first page of [va, end) that @as does not allow the access, its
+ * NPU_RING_FAULT_ADDR word in *fault; false if there is none.
+ */
+static bool first_fault(const struct emu_as *as, uint64_t va, uint64_t end,
+			bool write, uint64_t *fault)
+{
+	uint64_t at;
+
+	for (at = va; at < end; at = (at | (PAGE_SIZE - 1)) + 1) {
+		uint8_t st = page_state(as, at);
+		uint32_t why = NPU_PF_NONE;
+
+		if (!(st & PG_VALID))
+			why = st ? st >> PG_REASON_SHIFT : NPU_PF_UNMAPPED;
+		else if (write && !(st & PG_WRITE))
+			why = NPU_PF_READ_ONLY;
+		if (why) {
+			*fault = at | ((uint64_t)why << NPU_RING_FAULT_REASON_SHIFT) |
+				 (write ? NPU_RING_FAULT_WRITE : 0);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Whether the page bytes [first, first + n) all have the bits of @need:
+ * one AND over them, eight at a time; which page fails is first_fault()'s
+ * to find.
+ */
+static bool pages_allow(const uint8_t *st, uint64_t first, uint64_t n, uint8_t need)
+{
+	const uint64_t bytes = 0x0101010101010101ULL;
+	uint64_t all = ~0ULL, eight, i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&eight, st + first + i, 8);
+		all &= eight;
+	}
+	for (; i < n; i++)
+		all &= st[first + i] * bytes;
+	return (all & need * bytes) == need * bytes;
+}
+
+/* Whether the own words [first, first + n) are @word, word + 1, ... */
+static bool own_follow(const uint32_t *own, uint64_t first, uint64_t n, uint32_t word)
+{
+	uint32_t diff = 0;
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		diff |= own[first + i] ^ (word + (uint32_t)i);
+	return !diff;
+}
+
+/*
  * [va, va + len) of @as for a read or a write, between emu_mmu_enter()
  * and emu_mmu_leave(): NPU_ERR_NONE and *ptr, NPU_ERR_DEV_ADDR outside
  * the virtual address space, or NPU_ERR_PAGE_FAULT with *fault the
- * NPU_RING_FAULT_ADDR word.
+ * NPU_RING_FAULT_ADDR word.  The range is checked a GiB of page bytes at
+ * a time, not page by page: a command's check must cost little beside
+ * its bytes (docs/hardware.md, "The MMU").
  */
 int emu_mmu_translate(struct emu_as *as, uint64_t va, uint64_t len, bool write,
 		      uint8_t **ptr, uint64_t *fault)
 {
+	uint8_t need = PG_VALID | (write ? PG_WRITE : 0);
 	uint64_t end, at;
-	uint8_t *own = NULL;
+	uint32_t word = 0;
 	bool in_own = true;
 
 	if (va > EMU_MMU_VA_SIZE || len > EMU_MMU_VA_SIZE - va)
@@ -735,29 +797,28 @@ int emu_mmu_translate(struct emu_as *as, uint64_t va, uint64_t len, bool write,
 			 (write ? NPU_RING_FAULT_WRITE : 0);
 		return NPU_ERR_PAGE_FAULT;
 	}
-	for (at = va; at < end; at = (at | (PAGE_SIZE - 1)) + 1) {
-		uint8_t st = page_state(as, at);
-		uint32_t why = NPU_PF_NONE;
+	for (at = va & ~(PAGE_SIZE - 1); at < end; ) {
+		const uint8_t *st = as->state[at / EMU_MMU_STATE_CHUNK];
+		const uint32_t *own = as->own[at / EMU_MMU_STATE_CHUNK];
+		uint64_t first = (at % EMU_MMU_STATE_CHUNK) >> PAGE_SHIFT;
+		uint64_t n = (end - at + PAGE_SIZE - 1) >> PAGE_SHIFT;
 
-		if (!(st & PG_VALID))
-			why = st ? st >> PG_REASON_SHIFT : NPU_PF_UNMAPPED;
-		else if (write && !(st & PG_WRITE))
-			why = NPU_PF_READ_ONLY;
-		if (why) {
-			*fault = at | ((uint64_t)why << NPU_RING_FAULT_REASON_SHIFT) |
-				 (write ? NPU_RING_FAULT_WRITE : 0);
-			return NPU_ERR_PAGE_FAULT;
+		if (n > CHUNK_PAGES - first)
+			n = CHUNK_PAGES - first;
+		if (!st || !pages_allow(st, first, n, need)) {
+			if (first_fault(as, at > va ? at : va, end, write, fault))
+				return NPU_ERR_PAGE_FAULT;
+			in_own = false;	/* not reached: the bytes said a page fails */
 		}
 		if (in_own) {
-			uint8_t *p = own_page(as, at);
-
 			/* the pages must follow each other there as here */
-			in_own = p && (!own || p == own + (at & ~(PAGE_SIZE - 1)) -
-				       (va & ~(PAGE_SIZE - 1)));
-			if (!own)
-				own = p;
+			if (!word)
+				word = own ? own[first] : 0;
+			in_own = word && own && own_follow(own, first, n, word);
+			word += (uint32_t)n;
 		}
+		at += n << PAGE_SHIFT;
 	}
-	*ptr = in_own && own ? own + (va & (PAGE_SIZE - 1)) : as->mirror + va;
+	*ptr = in_own && word ? own_page(as, va) + (va & (PAGE_SIZE - 1)) : as->mirror + va;
 	return NPU_ERR_NONE;
 }

@@ -3869,6 +3869,65 @@ TEST_F(npu, mmu_faults)
 	ASSERT_TRUE(mmu_faulted(c, 0, 0, dev, NPU_PF_UNMAPPED, true));
 }
 
+/*
+ * The card checks a range a GiB of VA at a time: ranges that cross a GiB
+ * of VA get the right bytes whether their pages follow each other in
+ * device memory or not, and a fault deep in a long range names its page.
+ */
+TEST_F(npu, mmu_ranges_across_a_gib)
+{
+	struct client *c = &self->c;
+	uint64_t root = client_pt_new(c), seed = test_seed(73);
+	uint64_t va = MMU_VA + GiB - 8 * PG, dev = 2 * MiB;
+	uint8_t src[5 * PG + 100], *d = client_dev_ptr(c, dev);
+	uint64_t host = client_host_alloc(c, 15 * PG, 64);
+	struct client_ring r;
+
+	/* pages 0-15 in order, page 12 read-only, page 16 unmapped */
+	mmu_map_dev(c, root, va, dev, 12, true);
+	mmu_map_dev(c, root, va + 12 * PG, dev + 12 * PG, 1, false);
+	mmu_map_dev(c, root, va + 13 * PG, dev + 13 * PG, 3, true);
+	ASSERT_EQ(NPU_MMU_OK, client_mmu_cmd(c, NPU_MMU_SET_ROOT, 1, root, 0));
+	ASSERT_TRUE(mmu_ring(c, &r, 0, 1));
+
+	/* pages 0-5 to pages 6-11, across the GiB at page 8 */
+	client_rnd_fill(&seed, src, sizeof(src));
+	memset(d, 0, 16 * PG);
+	memcpy(d + 3, src, sizeof(src));
+	ASSERT_TRUE(mmu_run(c, &r, client_cmd_copy(
+		va + 6 * PG + 3, va + 3, sizeof(src), 0), T_MS));
+	EXPECT_EQ(0, memcmp(d + 6 * PG + 3, src, sizeof(src)));
+
+	/* pages 9 and 10 swapped: each lands in the page its entry names */
+	mmu_map_dev(c, root, va + 9 * PG, dev + 10 * PG, 1, true);
+	mmu_map_dev(c, root, va + 10 * PG, dev + 9 * PG, 1, true);
+	ASSERT_EQ(NPU_MMU_OK, client_mmu_cmd(c, NPU_MMU_INVALIDATE, 1, va + 9 * PG,
+					     2 * PG));
+	memset(d + 5 * PG, 0, 6 * PG);
+	ASSERT_TRUE(mmu_run(c, &r, client_cmd_copy(
+		va + 7 * PG, va, 4 * PG, 0), T_MS));
+	EXPECT_EQ(0, memcmp(d + 7 * PG, d, PG));
+	EXPECT_EQ(0, memcmp(d + 8 * PG, d + PG, PG));
+	EXPECT_EQ(0, memcmp(d + 10 * PG, d + 2 * PG, PG));
+	EXPECT_EQ(0, memcmp(d + 9 * PG, d + 3 * PG, PG));
+
+	/* the read-only page read, then written from the GiB's near side */
+	memcpy(d + 12 * PG, src, PG);
+	ASSERT_TRUE(mmu_run(c, &r, client_cmd_copy(
+		va, va + 7 * PG, 6 * PG, 0), T_MS));
+	EXPECT_EQ(0, memcmp(d + 5 * PG, src, PG));
+	d[4 * PG] = 0;
+	mmu_run(c, &r, client_cmd_fill(va + 4 * PG, 10 * PG, 1, 0), 0);
+	ASSERT_TRUE(mmu_faulted(c, 0, 3, va + 12 * PG, NPU_PF_READ_ONLY, true));
+	EXPECT_EQ(0, d[4 * PG]);
+
+	/* a read that runs off the end */
+	ASSERT_TRUE(mmu_ring(c, &r, 0, 1));
+	mmu_run(c, &r, client_cmd_copy(host, va + PG + 1, 15 * PG,
+				       NPU_CMD_DST_HOST), 0);
+	ASSERT_TRUE(mmu_faulted(c, 0, 0, va + 16 * PG, NPU_PF_UNMAPPED, false));
+}
+
 /* A program's BRANCH reads its word through the address space. */
 TEST_F(npu, mmu_program_branch_word)
 {
