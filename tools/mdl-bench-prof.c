@@ -8,7 +8,9 @@
  * workspace, the inputs and the outputs.
  *
  * One warm-up run builds every plan, then --runs timed runs.  Prints one
- * line per operator (median microseconds), then the operators grouped by
+ * line per operator (median microseconds of wall time, then of the
+ * process's CPU time: set beside a card's --trace, whose operators give
+ * the thread's CPU time too), then the operators grouped by
  * kind and shape, then the sum and the wall time of a whole run.  With
  * --input the first input is read from a file (else seeded values), with
  * --ref the first output is compared with a file of float32.
@@ -489,8 +491,9 @@ int main(int argc, char **argv)
 		ops[i].cpu_median_ns = median_u64(ops[i].cpu_ns, runs);
 		total += ops[i].median_ns;
 		if (!quiet)
-			printf("%4u %9.1f  %-40s %s\n", i,
-			       ops[i].median_ns / 1e3, m.om.ops[i].name,
+			printf("%4u %9.1f %9.1f  %-40s %s\n", i,
+			       ops[i].median_ns / 1e3, ops[i].cpu_median_ns / 1e3,
+			       m.om.ops[i].name,
 			       ops[i].label);
 	}
 	print_groups(ops, m.om.num_ops, total);

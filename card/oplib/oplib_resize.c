@@ -6,9 +6,12 @@
  * oneDNN's resampling maps coordinates by y's size over x's, not by the
  * scale ONNX gives, and rounds nearest neighbours its own way, so it runs
  * only what it computes exactly as ONNX does: bilinear, half_pixel, rank 4,
- * with scales equal to the size ratios.  Everything else is a loop.
+ * with scales equal to the size ratios.  Everything else is a loop:
+ * nearest a line at a time (a feature pyramid's upsampling is at memory
+ * speed), linear an element at a time.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "oplib_impl.h"
 
@@ -130,30 +133,130 @@ static int64_t resize_nearest(uint32_t rounding, float c, int64_t n)
 	return clamp_index(c, n);
 }
 
+/*
+ * Nearest neighbours, a line of the output at a time: the source of each
+ * output element is separable, so the leading axes give a line's source
+ * line once, and a table made once per run gives each column's source
+ * column.  The lines are split among the library's threads.  Past
+ * NEAREST_TABLE_MAX columns (a table larger than the cache would cost
+ * more than it saves) each element finds its source itself.
+ */
+#define NEAREST_TABLE_MAX	(1 << 16)
+/* Elements below which one thread does it all: threads cost more. */
+#define NEAREST_PER_THREAD_MIN	(1 << 16)
+
+struct nearest_run {
+	const struct oplib_tensor *x, *y;
+	struct resize_attrs r;
+	const uint8_t *src;
+	uint8_t *dst;
+	size_t esize;
+	int64_t *cols;		/* source offset of each output column, in elements */
+};
+
+/* The source element of output index idx along axis d, as an offset. */
+static int64_t nearest_from(const struct nearest_run *n, unsigned int d,
+			    int64_t o)
+{
+	const struct oplib_tensor *x = n->x, *y = n->y;
+
+	return resize_nearest(n->r.nearest,
+			      resize_coord(&n->r, d, o, x->dims[d], y->dims[d]),
+			      x->dims[d]) * x->strides[d];
+}
+
+/*
+ * One line: with @esize a constant, memcpy() is a single move (and makes
+ * no assumption about the tensors' alignment).
+ */
+static inline __attribute__((always_inline)) void
+nearest_gather(uint8_t *o, const uint8_t *s, const int64_t *cols, int64_t n,
+	       int64_t ys, size_t esize)
+{
+	int64_t j;
+
+	for (j = 0; j < n; j++)
+		memcpy(o + j * ys * esize, s + cols[j] * esize, esize);
+}
+
+/* Output line @line (row-major over every axis but the last). */
+static void nearest_line(const struct nearest_run *n, int64_t line)
+{
+	const struct oplib_tensor *y = n->y;
+	unsigned int last = y->ndims - 1, d;
+	int64_t cols = y->dims[last], ys = y->strides[last], from = 0, to = 0, j;
+	const uint8_t *s;
+	uint8_t *o;
+
+	for (d = last; d-- > 0;) {
+		int64_t i = line % y->dims[d];
+
+		line /= y->dims[d];
+		from += nearest_from(n, d, i);
+		to += i * y->strides[d];
+	}
+	s = n->src + from * n->esize;
+	o = n->dst + to * n->esize;
+	if (!n->cols) {
+		for (j = 0; j < cols; j++)
+			memcpy(o + j * ys * n->esize,
+			       s + nearest_from(n, last, j) * n->esize, n->esize);
+		return;
+	}
+	switch (n->esize) {
+	case 4:
+		nearest_gather(o, s, n->cols, cols, ys, 4);
+		break;
+	case 2:
+		nearest_gather(o, s, n->cols, cols, ys, 2);
+		break;
+	case 8:
+		nearest_gather(o, s, n->cols, cols, ys, 8);
+		break;
+	default:
+		nearest_gather(o, s, n->cols, cols, ys, n->esize);
+	}
+}
+
 static bool nearest_loop(const struct oplib_op *op,
 			 const struct oplib_step *step, uint8_t *const *bufs,
 			 const struct oplib_hooks *hooks)
 {
-	const struct oplib_tensor *x = &op->t[0], *y = oplib_out(op);
-	size_t esize = oplib_dtype_size(y->dtype);
-	int64_t idx[NPU_TENSOR_MAX_DIMS] = { 0 }, from[NPU_TENSOR_MAX_DIMS];
-	struct resize_attrs r;
-	unsigned int d;
-	uint64_t count = 0;
+	const struct oplib_tensor *y = oplib_out(op);
+	struct nearest_run n = {
+		.x = &op->t[0], .y = y, .src = bufs[step->in],
+		.dst = bufs[step->out], .esize = oplib_dtype_size(y->dtype),
+	};
+	int64_t cols, lines, l;
+	bool stop = false;
 
-	resize_decode(op, &r);
-	do {
-		for (d = 0; d < y->ndims; d++)
-			from[d] = resize_nearest(r.nearest,
-					resize_coord(&r, d, idx[d], x->dims[d],
-						     y->dims[d]),
-					x->dims[d]);
-		memcpy(bufs[step->out] + oplib_offset(y, idx) * esize,
-		       bufs[step->in] + oplib_offset(x, from) * esize, esize);
-		if (!oplib_loop_go_on(hooks, &count))
-			return false;
-	} while (oplib_index_next(idx, y->dims, y->ndims));
-	return true;
+	if (!y->ndims) {
+		memcpy(n.dst, n.src, n.esize);
+		return true;
+	}
+	cols = y->dims[y->ndims - 1];
+	lines = y->nelems / cols;
+
+	resize_decode(op, &n.r);
+	/* without the table (too wide, or no memory for it) it is only slower */
+	if (cols <= NEAREST_TABLE_MAX)
+		n.cols = malloc(cols * sizeof(*n.cols));
+	for (l = 0; n.cols && l < cols; l++)
+		n.cols[l] = nearest_from(&n, y->ndims - 1, l);
+#pragma omp parallel for schedule(static) if (y->nelems >= NEAREST_PER_THREAD_MIN)
+	for (l = 0; l < lines; l++) {
+		uint64_t count = (uint64_t)l * cols;
+
+		if (__atomic_load_n(&stop, __ATOMIC_RELAXED))
+			continue;
+		if (!oplib_loop_go_on_n(hooks, &count, cols)) {
+			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
+			continue;
+		}
+		nearest_line(&n, l);
+	}
+	free(n.cols);
+	return !stop;
 }
 
 /* The two neighbours of coordinate c on an axis of n, and c's weight. */

@@ -2366,6 +2366,61 @@ TEST_F(oplib, resize)
 	}
 }
 
+/*
+ * Nearest resizing goes a line at a time (a table of source columns, the
+ * lines split among threads): every element size, strides that are not
+ * row-major, lines wider than the table, and an FPN's upsampling large
+ * enough to be split.
+ */
+TEST_F(oplib, resize_nearest_lines)
+{
+	static const struct {
+		struct resize_case k;
+		unsigned int dtype;
+		int64_t x_strides[5], y_strides[5];	/* all 0: dense */
+	} cases[] = {
+		{ { "FPN x2, 1x24x40x40, split among threads", 4, { 1, 24, 40, 40 }, { 1, 24, 80, 80 }, { 1, 1, 2, 2 }, 0, NPU_RESIZE_ASYMMETRIC, NPU_RESIZE_FLOOR } },
+		{ { "f16 into a transposed output", 3, { 2, 4, 6 }, { 2, 6, 9 }, { 1, 1.5f, 1.5f }, 0, NPU_RESIZE_HALF_PIXEL, NPU_RESIZE_ROUND_PREFER_FLOOR }, NPU_DTYPE_F16, { 0 }, { 1, 2, 12 } },
+		{ { "s8 lines wider than the table", 2, { 2, 40000 }, { 2, 70000 }, { 1, 1.75f }, 0, NPU_RESIZE_HALF_PIXEL, NPU_RESIZE_ROUND_PREFER_CEIL }, NPU_DTYPE_S8 },
+		{ { "s64 from a gapped input, down and up", 2, { 3, 5 }, { 5, 3 }, { 1.6667f, 0.6f }, 0, NPU_RESIZE_ALIGN_CORNERS, NPU_RESIZE_CEIL }, NPU_DTYPE_S64, { 10, 2 } },
+	};
+	unsigned int i, d;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct resize_case *k = &cases[i].k;
+		struct npu_attr_resize *a;
+		struct tt *x, *y;
+		int64_t idx[5];
+		struct desc o;
+		double *want;
+		uint64_t e;
+
+		arena_reset(self);
+		self->step = k->what;
+		x = tt_alloc(self, cases[i].dtype, NPU_FORMAT_STRIDED, k->rank, k->x,
+			     cases[i].x_strides[0] ? cases[i].x_strides : NULL);
+		y = tt_alloc(self, cases[i].dtype, NPU_FORMAT_STRIDED, k->rank, k->y,
+			     cases[i].y_strides[0] ? cases[i].y_strides : NULL);
+		tt_fill(self, x, -100, 100);
+		desc_init(&o, NPU_OPERATOR_RESIZE, &x, 1, y);
+		a = &D(&o)->attrs.resize;
+		a->mode = htole32(k->mode);
+		a->coord = htole32(k->coord);
+		a->nearest = htole32(k->nearest);
+		for (d = 0; d < k->rank; d++)
+			a->scales[d] = F(k->scales[d]);
+		want = want_alloc(y);
+		for (e = 0; e < y->n; e++) {
+			unravel(e, k->y, k->rank, idx);
+			want[e] = resize_ref(k, x, idx);
+		}
+		RUN_OK(&o);
+		/* a copy of its source: exact in every type */
+		EXPECT_EXACT(y, want);
+		free(want);
+	}
+}
+
 TEST_F(oplib, pad)
 {
 	static const struct {
