@@ -127,15 +127,19 @@ static void read_limits(const char *path, struct limits *l)
 		die("cannot open the --limit file");
 	l->n = 0;
 	while (l->n < MAX_LIMITS && fgets(line, sizeof(line), f)) {
-		unsigned long long b;
-		double g;
+		double a, b;
 
-		if (sscanf(line, "%llu %lf", &b, &g) == 2) {
-			l->bytes[l->n] = b;
-			l->gbs[l->n++] = g;
-		} else if (sscanf(line, "%lf", &g) == 1) {
+		switch (sscanf(line, "%lf %lf", &a, &b)) {
+		case 2:		/* BYTES GB/s */
+			l->bytes[l->n] = (uint64_t)a;
+			l->gbs[l->n++] = b;
+			break;
+		case 1:		/* GB/s for every size */
 			l->bytes[l->n] = 0;
-			l->gbs[l->n++] = g;
+			l->gbs[l->n++] = a;
+			break;
+		default:
+			break;
 		}
 	}
 	fclose(f);
