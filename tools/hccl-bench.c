@@ -284,6 +284,9 @@ static void teardown(struct rank *r)
 	aclFinalize();
 }
 
+/* --size MIB: that size alone instead of sizes[] */
+static uint64_t only_size;
+
 static int run_rank(struct rank *r, const char *addr, unsigned int runs, const struct limits *l)
 {
 	struct result res[NCOLLS * NSIZES];
@@ -295,8 +298,8 @@ static int run_rank(struct rank *r, const char *addr, unsigned int runs, const s
 		printf("%-14s %7s %13s %10s %10s | %-20s %10s | busbw/limit\n", "collective",
 		       "size", "time", "algbw GB/s", "busbw GB/s", "limit", "GB/s");
 	for (unsigned int k = 0; k < NSIZES; k++)
-		for (int c = 0; c < NCOLLS; c++, n++) {
-			measure(r, c, sizes[k], runs, l, &res[n]);
+		for (int c = 0; c < NCOLLS && (!only_size || !k); c++, n++) {
+			measure(r, c, only_size ? only_size : sizes[k], runs, l, &res[n]);
 			if (!r->id)
 				print_row(&res[n], l->name);
 		}
@@ -339,7 +342,8 @@ static uint32_t env_number(const char *name, uint32_t otherwise)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hccl-bench [--limit FILE] [--limit-name NAME] [--runs N (1..%d)]\n"
+	fprintf(stderr, "usage: hccl-bench [--limit FILE] [--limit-name NAME] [--runs N (1..%d)] "
+		"[--size MIB (1..64)]\n"
 		"  (with RANK_ID, RANK_SIZE, DEVICE_ID, HCCL_ROOT_ADDR: that rank; "
 		"without: ranks on cards 0 and 1)\n", MAX_RUNS);
 	return 2;
@@ -359,10 +363,12 @@ int main(int argc, char **argv)
 			l.name = argv[i + 1];
 		else if (!strcmp(argv[i], "--runs"))
 			runs = (unsigned int)strtoul(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--size"))
+			only_size = strtoull(argv[i + 1], NULL, 10) << 20;
 		else
 			return usage();
 	}
-	if (argc % 2 == 0 || !runs || runs > MAX_RUNS)
+	if (argc % 2 == 0 || !runs || runs > MAX_RUNS || only_size > sizes[NSIZES - 1])
 		return usage();
 	if (limit_file)
 		read_limits(limit_file, &l);
