@@ -4,9 +4,9 @@
  * it, next to a limit measured in the same run.
  *
  * For AllReduce (fp32 sum), AllGather, ReduceScatter (fp32 sum) and
- * Broadcast (root 0) of 1, 8 and 64 MiB: one warm-up, then the median of
- * --runs timed calls, each started after a barrier and ended by
- * aclrtSynchronizeStream, on rank 0. size is nccl-tests' "size": the
+ * Broadcast (from the last rank) of 1, 8 and 64 MiB: one warm-up, then
+ * the median of --runs timed calls, each started after a barrier and
+ * ended by aclrtSynchronizeStream, on rank 0. size is nccl-tests' "size": the
  * buffer of count elements (AllReduce, Broadcast), the gathered output
  * (AllGather) or the scattered input (ReduceScatter); algbw = size / time;
  * busbw = algbw x 2(n-1)/n (AllReduce), x (n-1)/n (AllGather,
@@ -197,7 +197,8 @@ static void issue(struct rank *r, enum coll c, uint64_t size)
 				      r->comm, r->s);
 		break;
 	default:
-		e = HcclBroadcast(r->in, count, HCCL_DATA_TYPE_FP32, 0, r->comm, r->s);
+		/* rank 0 times a receiver: the root is done once it has sent */
+		e = HcclBroadcast(r->in, count, HCCL_DATA_TYPE_FP32, r->n - 1, r->comm, r->s);
 		break;
 	}
 	check_hccl(e, coll_names[c]);
