@@ -21,9 +21,10 @@
 #                 the host, then op-bench, mdl-bench, acl-bench
 #                 (libacl/libacl.mk), aclnn-bench, capture-bench and
 #                 cmd-bench (the card's cost per command) in
-#                 one guest sized for them, then peer-bench in a guest
-#                 with two cards; make bench-aclnn runs
-#                 aclnn-bench alone, make bench-mdl mdl-bench
+#                 one guest sized for them, then peer-bench and hccl-bench
+#                 in a guest with two cards, hccl-bench across two guests;
+#                 make bench-aclnn runs aclnn-bench alone, make bench-mdl
+#                 mdl-bench, make bench-hccl hccl-bench
 # make sparse     the module under sparse (C=2, W=1)
 # make checkpatch driver/ and uapi/ under the kernel's checkpatch.pl
 #
@@ -80,6 +81,8 @@ include tools/npu-smi/npu-smi.mk
 
 # HCCL between guests: the UCX link and its test.
 include tests/hccl-hosts/hccl-hosts.mk
+# hccl-bench: the collectives' bandwidth next to its limits (make bench-hccl).
+include tools/hccl-bench.mk
 
 deps:
 	@tools/deps
@@ -315,7 +318,10 @@ bench: all $(ORT_STAMP) $(MDL_OMS)
 			$(CAPTURE_BENCH) && $(CMD_BENCH)'; \
 	status=$$?; kill $$native $$ort $$aclnn_ort 2>/dev/null; wait; exit $$status
 	$(PEER_BENCH) --limit-out $(BUILD)/bench/peer-limit.txt
-	tools/vm-run --cards 2 -- $(PEER_BENCH) --limit $(BUILD)/bench/peer-limit.txt
+	tools/vm-run --cards 2 -- sh -c '$(PEER_BENCH) --limit $(BUILD)/bench/peer-limit.txt && \
+		$(HCCL_BENCH_GUEST)'
+	@uptime
+	$(HCCL_BENCH_HOSTS)
 	@uptime
 
 # mdl-bench alone, as in make bench.

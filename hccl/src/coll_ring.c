@@ -56,9 +56,13 @@ static uint32_t ring_at(const struct coll *o, int64_t delta)
 	return (uint32_t)((((int64_t)o->c->rank + delta) % n + n) % n);
 }
 
-/* buf holds this rank's data; afterwards every rank's reduced. */
-static HcclResult ring_allreduce(struct coll *o, uint8_t *buf, const struct blocks *b, size_t es,
-				 HcclDataType t, HcclReduceOp op)
+/*
+ * in holds this rank's data; afterwards buf holds every rank's reduced.
+ * Each block of buf is first written by a reduction or a receive, never
+ * read before: in needs no copy to buf first (in may be buf).
+ */
+static HcclResult ring_allreduce(struct coll *o, const uint8_t *in, uint8_t *buf,
+				 const struct blocks *b, size_t es, HcclDataType t, HcclReduceOp op)
 {
 	uint32_t n = o->c->nranks, next = ring_at(o, 1), prev = ring_at(o, -1);
 	uint64_t np = coll_pieces(o, b->max_bytes), slot = o->c->slot_size;
@@ -67,11 +71,14 @@ static HcclResult ring_allreduce(struct coll *o, uint8_t *buf, const struct bloc
 	for (uint64_t p = 0; p < np && !err; p++) {
 		for (uint32_t k = 0; k + 1 < n && !err; k++) {
 			uint32_t sb = ring_at(o, -(int64_t)k), rb = ring_at(o, -(int64_t)k - 1);
-			uint8_t *at = buf + b->off[rb] * es + p * slot;
+			uint64_t at = b->off[rb] * es + p * slot;
+			/* the first step sends this rank's own block, the others
+			 * the one the step before reduced */
+			const uint8_t *src = k ? buf : in;
 
-			err = coll_send(o, next, buf + b->off[sb] * es, b->len[sb] * es, p);
+			err = coll_send(o, next, src + b->off[sb] * es, b->len[sb] * es, p);
 			if (!err)
-				err = coll_recv_reduce(o, prev, at, at,
+				err = coll_recv_reduce(o, prev, buf + at, in + at,
 						       coll_piece_len(o, b->len[rb] * es, p) / es, t, op);
 		}
 		for (uint32_t k = 0; k + 1 < n && !err; k++) {
@@ -150,9 +157,10 @@ static HcclResult allreduce(struct coll *o, void *sendBuf, void *recvBuf, uint64
 		return err;
 	blocks_even(&b, o->c->nranks, count, es);
 	o->queued = true;
-	err = hccl_copy(recvBuf, sendBuf, count * es, o->s);
-	if (!err)
-		err = ring_allreduce(o, recvBuf, &b, es, t, op);
+	if (o->c->nranks == 1)
+		err = hccl_copy(recvBuf, sendBuf, count * es, o->s);
+	else
+		err = ring_allreduce(o, sendBuf, recvBuf, &b, es, t, op);
 	blocks_free(&b);
 	return err;
 }
