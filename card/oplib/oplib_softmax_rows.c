@@ -9,7 +9,9 @@
  * stays in cache: its maximum; exp(x - max) summed (and for SOFTMAX
  * written to y); then y = exp(x - max) / sum, scaling y in place, or y =
  * x - max - log(sum).  Log-SOFTMAX stores nothing in the second pass, so
- * that x may be y.
+ * that x may be y.  The second pass, bound by the FMA pipes, also fetches
+ * the next row into L1: without that, a row's first pass waited on memory
+ * (4096 rows of 4096 took 6.1 ms, of which 3.3 ms computing).
  *
  * exp is computed as 2^n * e^r, n = round(x / ln 2), |r| <= ln 2 / 2, e^r
  * by its Taylor polynomial to degree 6 (relative error under 2e-7, the
@@ -77,9 +79,12 @@ static float row_max_avx2(const float *x, int64_t n)
 	return best;
 }
 
-/* The sum of exp(x - max), each term also written to y unless y is NULL. */
+/*
+ * The sum of exp(x - max), each term also written to y unless y is NULL;
+ * meanwhile the row after it (@next) is fetched, as row_exp_avx512() does.
+ */
 __attribute__((target("avx2,fma")))
-static double row_exp_avx2(const float *x, float max, float *y, int64_t n)
+static double row_exp_avx2(const float *x, float max, float *y, int64_t n, const float *next)
 {
 	__m256 m = _mm256_set1_ps(max), s = _mm256_setzero_ps();
 	float lanes[8], tail[8] = { 0 };
@@ -91,12 +96,15 @@ static double row_exp_avx2(const float *x, float max, float *y, int64_t n)
 		for (; i + 8 <= n; i += 8) {
 			__m256 e = exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), m));
 
+			_mm_prefetch((const char *)(next + i), _MM_HINT_T0);
 			_mm256_storeu_ps(y + i, e);
 			s = _mm256_add_ps(s, e);
 		}
 	} else {
-		for (; i + 8 <= n; i += 8)
+		for (; i + 8 <= n; i += 8) {
+			_mm_prefetch((const char *)(next + i), _MM_HINT_T0);
 			s = _mm256_add_ps(s, exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), m)));
+		}
 	}
 	_mm256_storeu_ps(lanes, s);
 	for (l = 0; l < 8; l++)
@@ -138,24 +146,29 @@ static void row_shift_avx2(const float *x, float max, float k, float *y, int64_t
 		y[i] = (x[i] - max) - k;
 }
 
-static void softmax_row_avx2(const float *x, float *y, int64_t n, bool log_softmax)
+static void softmax_row_avx2(const float *x, float *y, int64_t n, const float *next,
+			     bool log_softmax)
 {
 	float max = row_max_avx2(x, n);
 
 	if (log_softmax)
-		row_shift_avx2(x, max, (float)log(row_exp_avx2(x, max, NULL, n)), y, n);
+		row_shift_avx2(x, max, (float)log(row_exp_avx2(x, max, NULL, n, next)), y, n);
 	else
-		row_scale_avx2(y, (float)(1 / row_exp_avx2(x, max, y, n)), n);
+		row_scale_avx2(y, (float)(1 / row_exp_avx2(x, max, y, n, next)), n);
 }
 
 /* ---- AVX-512, sixteen lanes, the tail under a mask ------------------------------ */
 
-/* The same arithmetic as exp_avx2(), lane for lane. */
+/*
+ * The same arithmetic as exp_avx2(), lane for lane: VSCALEFPS multiplies
+ * by 2^n as exactly as the exponent bits do (n >= -126 here, a normal
+ * scale), in one instruction instead of three; the FMA pipes, which the
+ * polynomial fills, are what bounds this loop.
+ */
 __attribute__((target("avx512f")))
 static __m512 exp_avx512(__m512 x)
 {
 	__m512 n, r, p;
-	__m512i bits;
 
 	x = _mm512_max_ps(x, _mm512_set1_ps(EXP_MIN_ARG));
 	n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(LOG2E)),
@@ -169,8 +182,7 @@ static __m512 exp_avx512(__m512 x)
 	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
 	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
 	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-	bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
-	return _mm512_mul_ps(p, _mm512_castsi512_ps(bits));
+	return _mm512_scalef_ps(p, n);
 }
 
 /* The lanes of a row's last, partial vector of @left elements. */
@@ -179,36 +191,58 @@ static inline __mmask16 tail_mask(int64_t left)
 	return (__mmask16)((1u << left) - 1);
 }
 
+/* Four maxima at once: one would wait on the last at every vector. */
 __attribute__((target("avx512f")))
 static float row_max_avx512(const float *x, int64_t n)
 {
-	__m512 m = _mm512_set1_ps(-INFINITY);
+	__m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0, m2 = m0, m3 = m0;
 	int64_t i = 0;
 
+	for (; i + 64 <= n; i += 64) {
+		m0 = _mm512_max_ps(m0, _mm512_loadu_ps(x + i));
+		m1 = _mm512_max_ps(m1, _mm512_loadu_ps(x + i + 16));
+		m2 = _mm512_max_ps(m2, _mm512_loadu_ps(x + i + 32));
+		m3 = _mm512_max_ps(m3, _mm512_loadu_ps(x + i + 48));
+	}
 	for (; i + 16 <= n; i += 16)
-		m = _mm512_max_ps(m, _mm512_loadu_ps(x + i));
+		m0 = _mm512_max_ps(m0, _mm512_loadu_ps(x + i));
 	if (i < n)
-		m = _mm512_max_ps(m, _mm512_mask_loadu_ps(m, tail_mask(n - i), x + i));
-	return _mm512_reduce_max_ps(m);
+		m0 = _mm512_max_ps(m0, _mm512_mask_loadu_ps(m0, tail_mask(n - i), x + i));
+	return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3)));
+}
+
+/*
+ * exp(x - max) for sixteen elements at @i; the sum of them is added to *s
+ * and, unless y is NULL, they are written to y.  While the FMA pipes work
+ * on this row, the row after it (@next) is fetched into L1, a line per
+ * step, so that its maximum reads it there instead of waiting on memory.
+ */
+__attribute__((target("avx512f")))
+static inline void exp_step_avx512(const float *x, __m512 m, float *y, const float *next,
+				   int64_t i, __m512 *s)
+{
+	__m512 e = exp_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + i), m));
+
+	_mm_prefetch((const char *)(next + i), _MM_HINT_T0);
+	if (y)
+		_mm512_storeu_ps(y + i, e);
+	*s = _mm512_add_ps(*s, e);
 }
 
 /* The sum of exp(x - max), each term also written to y unless y is NULL. */
 __attribute__((target("avx512f")))
-static double row_exp_avx512(const float *x, float max, float *y, int64_t n)
+static double row_exp_avx512(const float *x, float max, float *y, int64_t n, const float *next)
 {
-	__m512 m = _mm512_set1_ps(max), s = _mm512_setzero_ps();
+	__m512 m = _mm512_set1_ps(max), s0 = _mm512_setzero_ps(), s1 = s0;
 	int64_t i = 0;
 
-	if (y) {
-		for (; i + 16 <= n; i += 16) {
-			__m512 e = exp_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + i), m));
-
-			_mm512_storeu_ps(y + i, e);
-			s = _mm512_add_ps(s, e);
-		}
-	} else {
-		for (; i + 16 <= n; i += 16)
-			s = _mm512_add_ps(s, exp_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + i), m)));
+	for (; i + 32 <= n; i += 32) {
+		exp_step_avx512(x, m, y, next, i, &s0);
+		exp_step_avx512(x, m, y, next, i + 16, &s1);
+	}
+	if (i + 16 <= n) {
+		exp_step_avx512(x, m, y, next, i, &s0);
+		i += 16;
 	}
 	if (i < n) {
 		__mmask16 k = tail_mask(n - i);
@@ -216,9 +250,9 @@ static double row_exp_avx512(const float *x, float max, float *y, int64_t n)
 
 		if (y)
 			_mm512_mask_storeu_ps(y + i, k, e);
-		s = _mm512_mask_add_ps(s, k, s, e);
+		s0 = _mm512_mask_add_ps(s0, k, s0, e);
 	}
-	return _mm512_reduce_add_ps(s);
+	return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 }
 
 __attribute__((target("avx512f")))
@@ -251,14 +285,15 @@ static void row_shift_avx512(const float *x, float max, float k, float *y, int64
 	}
 }
 
-static void softmax_row_avx512(const float *x, float *y, int64_t n, bool log_softmax)
+static void softmax_row_avx512(const float *x, float *y, int64_t n, const float *next,
+			       bool log_softmax)
 {
 	float max = row_max_avx512(x, n);
 
 	if (log_softmax)
-		row_shift_avx512(x, max, (float)log(row_exp_avx512(x, max, NULL, n)), y, n);
+		row_shift_avx512(x, max, (float)log(row_exp_avx512(x, max, NULL, n, next)), y, n);
 	else
-		row_scale_avx512(y, (float)(1 / row_exp_avx512(x, max, y, n)), n);
+		row_scale_avx512(y, (float)(1 / row_exp_avx512(x, max, y, n, next)), n);
 }
 
 /* ---- the rows ------------------------------------------------------------------ */
@@ -278,7 +313,7 @@ bool oplib_softmax_rows_loop(const struct oplib_op *op, const struct oplib_step 
 {
 	const struct oplib_tensor *x = &op->t[0];
 	int64_t n = x->dims[x->ndims - 1], rows = (int64_t)(x->nelems / (uint64_t)n), r;
-	void (*row)(const float *x, float *y, int64_t n, bool log_softmax) =
+	void (*row)(const float *x, float *y, int64_t n, const float *next, bool log_softmax) =
 		oplib_isa() >= OPLIB_ISA_AVX512 ? softmax_row_avx512 : softmax_row_avx2;
 	bool log_softmax = oplib_u32(op->attrs->softmax.log), stop = false;
 
@@ -291,8 +326,9 @@ bool oplib_softmax_rows_loop(const struct oplib_op *op, const struct oplib_step 
 			__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 			continue;
 		}
+		/* the last row fetches itself again rather than past the tensor */
 		row((const float *)bufs[0] + r * n, (float *)bufs[step->out] + r * n, n,
-		    log_softmax);
+		    (const float *)bufs[0] + (r + 1 < rows ? r + 1 : r) * n, log_softmax);
 	}
 	return !stop;
 }
