@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <acl/acl.h>
 #include <hccl/hccl.h>
 #include <hccl/hccl_comm.h>
@@ -62,6 +63,18 @@ static void die(const char *what)
 	printf("Bail out! %s\n", what);
 	fflush(stdout);
 	exit(1);
+}
+
+/* Seconds since the first call: what the log says of each step, not a check. */
+static double seconds(void)
+{
+	static struct timespec t0;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (!t0.tv_sec)
+		t0 = t;
+	return (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9;
 }
 
 static uint32_t env_number(const char *name, uint32_t otherwise)
@@ -166,7 +179,9 @@ static void survivor(struct ctx *c, const HcclRootInfo *root, size_t free_before
 	gather(c, QUEUED);
 	if (!c->rank && c->kill_mode)
 		say(c->fds[c->n - 1], KILL);
+	seconds();
 	sync = aclrtSynchronizeStream(c->s);
+	printf("# the synchronization returned after %.1f s\n", seconds());
 	snprintf(what, sizeof(what), "the stream's synchronization fails (%d): %s", sync,
 		 aclGetRecentErrMsg());
 	check(sync == ACL_ERROR_RT_STREAM_ABORT, what);
@@ -179,6 +194,7 @@ static void survivor(struct ctx *c, const HcclRootInfo *root, size_t free_before
 	gather(c, FAILED);
 	release(c);
 	check(HcclCommDestroy(c->comm) == HCCL_SUCCESS, "HcclCommDestroy returns");
+	printf("# HcclCommDestroy returned at %.1f s\n", seconds());
 	aclrtFree(in);
 	aclrtFree(out);
 	aclrtDestroyStream(c->s);
@@ -206,6 +222,7 @@ static int run_rank(struct ctx *c, const char *addr)
 	survivor(c, &root, free_before);
 	aclrtResetDevice((int32_t)c->dev);
 	aclFinalize();
+	printf("# aclFinalize returned at %.1f s\n", seconds());
 	return tests_failed ? 1 : 0;
 }
 
