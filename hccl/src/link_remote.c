@@ -96,3 +96,11 @@ void hccl_remote_fail(struct hccl_comm *c, HcclResult err)
 		if (ucx_link(c, r))
 			hccl_link_ucx_fail(c->links[r], err);
 }
+
+void hccl_remote_goodbye(struct hccl_comm *c)
+{
+	/* in rank order on every rank, and each goodbye is sent before it waits */
+	for (uint32_t r = 0; r < c->nranks; r++)
+		if (ucx_link(c, r))
+			hccl_link_ucx_goodbye(c->links[r]);
+}

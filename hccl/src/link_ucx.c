@@ -81,6 +81,12 @@ static ucp_tag_t message_tag(uint32_t sender, uint32_t seq)
 	return (ucp_tag_t)sender << 32 | seq;
 }
 
+/* Outside every message's tag: ranks are below 2^31. */
+static ucp_tag_t goodbye_tag(uint32_t sender)
+{
+	return 1ULL << 63 | (ucp_tag_t)sender << 32;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -444,6 +450,24 @@ HcclResult hccl_link_ucx_open(struct hccl_ucx *ucx, uint32_t peer_rank, const vo
 HcclResult hccl_link_ucx_error(struct hccl_link *link)
 {
 	return atomic_load(&to_ucx(link)->error);
+}
+
+HcclResult hccl_link_ucx_goodbye(struct hccl_link *link)
+{
+	struct link_ucx *l = to_ucx(link);
+	ucp_request_param_t param = { 0 };
+	uint8_t mine = 1, theirs = 0;
+	HcclResult sent, heard;
+	void *rreq;
+
+	if (atomic_load(&l->error) != HCCL_SUCCESS)
+		return atomic_load(&l->error);
+	rreq = ucp_tag_recv_nbx(l->ucx->worker, &theirs, 1, goodbye_tag(link->peer_rank),
+				UCX_TAG_MASK_ALL, &param);
+	sent = wait_request(l, ucp_tag_send_nbx(l->ep, &mine, 1, goodbye_tag(l->ucx->rank),
+						&param));
+	heard = wait_request(l, rreq);
+	return sent != HCCL_SUCCESS ? sent : heard;
 }
 
 void hccl_link_ucx_fail(struct hccl_link *link, HcclResult err)

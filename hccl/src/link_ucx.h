@@ -42,6 +42,12 @@ HcclResult hccl_link_ucx_open(struct hccl_ucx *ucx, uint32_t peer_rank, const vo
  * peer gone, or what hccl_link_ucx_fail said.
  */
 HcclResult hccl_link_ucx_error(struct hccl_link *link);
+/*
+ * Before a clean close: tells the peer, and waits until it says the same
+ * (or the link fails), so that neither takes the other's closed endpoint
+ * for a failure while it still watches the link.
+ */
+HcclResult hccl_link_ucx_goodbye(struct hccl_link *link);
 /* Fails the link: a transfer waiting gives up, later ones fail at once. */
 void hccl_link_ucx_fail(struct hccl_link *link, HcclResult err);
 /*

@@ -203,7 +203,9 @@ HcclResult hccl_monitor_track(struct hccl_comm *c, aclrtStream s)
 /*
  * The peers of this host are done with our memory once they say so. Ranks
  * of this process are destroyed one after the other by one thread: they
- * cannot wait for each other.
+ * cannot wait for each other. The peers of other hosts say so too, so
+ * that none of them takes our endpoints' closing for our death while its
+ * monitor still runs.
  */
 static void goodbye(struct hccl_comm *c)
 {
@@ -217,6 +219,7 @@ static void goodbye(struct hccl_comm *c)
 	for (r = 0; r < c->nranks; r++)
 		if (c->peer_fd[r] >= 0 && other_process(c, r))
 			hccl_io_full(c->peer_fd[r], &b, 1, false, deadline);
+	hccl_remote_goodbye(c);
 }
 
 void hccl_monitor_stop(struct hccl_comm *c)
