@@ -101,6 +101,15 @@ void hccl_remote_prepare(struct hccl_comm *c, const struct hccl_root *root,
 			 struct hccl_rank_info *mine);
 HcclResult hccl_link_remote_open(struct hccl_comm *c, uint32_t peer, struct hccl_link **out);
 void hccl_remote_close(struct hccl_comm *c);
+/*
+ * For the monitor: HCCL_SUCCESS, or the first failed link to another host
+ * (*peer its rank): HCCL_E_NETWORK when the peer is gone.
+ */
+HcclResult hccl_remote_health(struct hccl_comm *c, uint32_t *peer);
+/* Fails every link to another host: their transfers waiting give up. */
+void hccl_remote_fail(struct hccl_comm *c, HcclResult err);
+/* Every peer on another host is done with this communicator too (HcclCommDestroy). */
+void hccl_remote_goodbye(struct hccl_comm *c);
 
 /* ---- communicators (comm.c) ------------------------------------------- */
 HcclResult hccl_comm_init(const char *func, uint32_t nranks, const struct hccl_root *root,

@@ -6,6 +6,11 @@
  * network) can still join communicators within its host. A root on a
  * loopback address is reached from its host only, so then no rank opens
  * UCX at all (nor has its threads and signal handlers).
+ *
+ * The monitor asks the links' health here: with no unix socket to a peer
+ * on another host, UCX's endpoint (its error callback, called as the
+ * monitor progresses the worker) is what says that the peer's process is
+ * gone.
  */
 #include <netinet/in.h>
 #include <string.h>
@@ -55,4 +60,47 @@ HcclResult hccl_link_remote_open(struct hccl_comm *c, uint32_t peer, struct hccl
 		return HCCL_FAIL(err, "opening the UCX link from rank %u to rank %u failed", c->rank,
 				 peer);
 	return HCCL_SUCCESS;
+}
+
+/* The open UCX link to r, or NULL (r is on this host, or this rank). */
+static struct hccl_link *ucx_link(const struct hccl_comm *c, uint32_t r)
+{
+	if (!c->ucx || r == c->rank || !strcmp(c->ranks[r].host_id, c->ranks[c->rank].host_id))
+		return NULL;
+	return c->links[r];
+}
+
+HcclResult hccl_remote_health(struct hccl_comm *c, uint32_t *peer)
+{
+	HcclResult err;
+	uint32_t r;
+
+	if (!c->ucx)
+		return HCCL_SUCCESS;
+	hccl_ucx_progress(c->ucx);
+	for (r = 0; r < c->nranks; r++) {
+		if (!ucx_link(c, r))
+			continue;
+		err = hccl_link_ucx_error(c->links[r]);
+		if (err != HCCL_SUCCESS) {
+			*peer = r;
+			return err;
+		}
+	}
+	return HCCL_SUCCESS;
+}
+
+void hccl_remote_fail(struct hccl_comm *c, HcclResult err)
+{
+	for (uint32_t r = 0; r < c->nranks; r++)
+		if (ucx_link(c, r))
+			hccl_link_ucx_fail(c->links[r], err);
+}
+
+void hccl_remote_goodbye(struct hccl_comm *c)
+{
+	/* in rank order on every rank, and each goodbye is sent before it waits */
+	for (uint32_t r = 0; r < c->nranks; r++)
+		if (ucx_link(c, r))
+			hccl_link_ucx_goodbye(c->links[r]);
 }

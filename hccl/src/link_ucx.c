@@ -10,6 +10,11 @@
  * functions block their stream, so the stream's order is the messages'
  * order, and the copies never race UCX for a slot.
  *
+ * A transfer that fails (the peer gone, HCCL_EXEC_TIMEOUT, the link
+ * failed by hccl_link_ucx_fail) stops its stream (aclrtStreamStop): what
+ * follows on the stream would read a slot that never arrived, so its
+ * synchronization fails instead of completing with stale data.
+ *
  * Every message is eager (RNDV_THRESH=inf): a send completes once UCX has
  * taken the bytes, whether or not the peer has posted its receive yet, so
  * two ranks that send to each other first and receive second cannot wait
@@ -18,6 +23,7 @@
  */
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -46,11 +52,22 @@ struct link_ucx {
 	uint32_t send_seq;	/* messages enqueued so far, each way */
 	uint32_t recv_seq;
 	_Atomic HcclResult error;
+	/*
+	 * The transfers enqueued and not yet finished: a stopped stream drops
+	 * its host functions unrun, so close frees what is left, once no
+	 * host function runs any more.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	struct ucx_transfer *pending;
+	uint32_t running;
 };
 
-/* What one host function does; allocated per call, freed by the function. */
+/* What one host function does. */
 struct ucx_transfer {
+	struct ucx_transfer *next;	/* in the link's pending list */
 	struct link_ucx *link;
+	aclrtStream stream;
 	void *buf;
 	uint64_t len;
 	ucp_tag_t tag;
@@ -62,6 +79,12 @@ struct ucx_transfer {
 static ucp_tag_t message_tag(uint32_t sender, uint32_t seq)
 {
 	return (ucp_tag_t)sender << 32 | seq;
+}
+
+/* Outside every message's tag: ranks are below 2^31. */
+static ucp_tag_t goodbye_tag(uint32_t sender)
+{
+	return 1ULL << 63 | (ucp_tag_t)sender << 32;
 }
 
 static double now_s(void)
@@ -101,19 +124,52 @@ static HcclResult wait_request(struct link_ucx *l, void *req)
 	if (UCS_PTR_IS_ERR(req))
 		return HCCL_E_NETWORK;
 	while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+		HcclResult failed = atomic_load(&l->error);
+
 		if (ucp_worker_progress(l->ucx->worker))
 			continue;
-		if (now_s() > deadline) {
+		/* A receive waits on the worker, not on the endpoint that failed. */
+		if (failed == HCCL_SUCCESS && now_s() > deadline)
+			failed = HCCL_E_TIMEOUT;
+		if (failed != HCCL_SUCCESS) {
 			ucp_request_cancel(l->ucx->worker, req);
 			while (ucp_request_check_status(req) == UCS_INPROGRESS)
 				ucp_worker_progress(l->ucx->worker);
 			ucp_request_free(req);
-			return HCCL_E_TIMEOUT;
+			return failed;
 		}
 		idle(l->ucx);
 	}
 	ucp_request_free(req);
 	return st == UCS_OK ? HCCL_SUCCESS : HCCL_E_NETWORK;
+}
+
+static void transfer_start(struct ucx_transfer *t)
+{
+	struct link_ucx *l = t->link;
+	struct ucx_transfer **pp;
+
+	pthread_mutex_lock(&l->lock);
+	for (pp = &l->pending; *pp != t; pp = &(*pp)->next)
+		;
+	*pp = t->next;
+	l->running++;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Stops the stream of a transfer that failed; frees the transfer. */
+static void transfer_end(struct ucx_transfer *t, HcclResult err)
+{
+	struct link_ucx *l = t->link;
+
+	note_error(l, err);
+	if (atomic_load(&l->error) != HCCL_SUCCESS)
+		aclrtStreamStop(t->stream);
+	pthread_mutex_lock(&l->lock);
+	if (!--l->running)
+		pthread_cond_broadcast(&l->idle);
+	pthread_mutex_unlock(&l->lock);
+	free(t);
 }
 
 /* The length a receive got. */
@@ -131,13 +187,15 @@ static void send_on_stream(void *arg)
 	struct ucx_transfer *t = arg;
 	struct link_ucx *l = t->link;
 	ucp_request_param_t param = { 0 };
+	HcclResult err = HCCL_SUCCESS;
 	void *req;
 
+	transfer_start(t);
 	if (atomic_load(&l->error) == HCCL_SUCCESS) {
 		req = ucp_tag_send_nbx(l->ep, t->buf, t->len, t->tag, &param);
-		note_error(l, wait_request(l, req));
+		err = wait_request(l, req);
 	}
-	free(t);
+	transfer_end(t, err);
 }
 
 static void recv_on_stream(void *arg)
@@ -154,9 +212,10 @@ static void recv_on_stream(void *arg)
 		.cb.recv = received,
 		.user_data = t,
 	};
-	HcclResult err;
+	HcclResult err = HCCL_SUCCESS;
 	void *req;
 
+	transfer_start(t);
 	if (atomic_load(&l->error) == HCCL_SUCCESS) {
 		req = ucp_tag_recv_nbx(l->ucx->worker, t->buf, t->len, t->tag, UCX_TAG_MASK_ALL,
 				       &param);
@@ -164,9 +223,8 @@ static void recv_on_stream(void *arg)
 		/* Both sides name the length: a mismatch is a protocol error. */
 		if (err == HCCL_SUCCESS && t->received != t->len)
 			err = HCCL_E_INTERNAL;
-		note_error(l, err);
 	}
-	free(t);
+	transfer_end(t, err);
 }
 
 static HcclResult enqueue(struct link_ucx *l, aclrtHostFunc fn, void *buf, uint64_t len,
@@ -176,9 +234,14 @@ static HcclResult enqueue(struct link_ucx *l, aclrtHostFunc fn, void *buf, uint6
 
 	if (!t)
 		return HCCL_E_MEMORY;
-	*t = (struct ucx_transfer){ .link = l, .buf = buf, .len = len, .tag = tag };
+	*t = (struct ucx_transfer){ .link = l, .stream = s, .buf = buf, .len = len, .tag = tag };
+	pthread_mutex_lock(&l->lock);
+	t->next = l->pending;
+	l->pending = t;
+	pthread_mutex_unlock(&l->lock);
 	if (aclrtLaunchHostFunc(s, fn, t) != ACL_SUCCESS) {
-		free(t);
+		transfer_start(t);
+		transfer_end(t, HCCL_SUCCESS);
 		return HCCL_E_RUNTIME;
 	}
 	return HCCL_SUCCESS;
@@ -271,15 +334,35 @@ static void close_endpoint(struct link_ucx *l)
 	}
 }
 
+/* After the transfers still running; those never run (their stream stopped) are freed. */
+static void drain_transfers(struct link_ucx *l)
+{
+	struct ucx_transfer *t;
+
+	pthread_mutex_lock(&l->lock);
+	while (l->running)
+		pthread_cond_wait(&l->idle, &l->lock);
+	while ((t = l->pending)) {
+		l->pending = t->next;
+		free(t);
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
 static void ucx_close(struct hccl_link *link)
 {
 	struct link_ucx *l = to_ucx(link);
 	uint32_t n = link->nslots;
 
+	/* A host function still waiting gives up now. */
+	note_error(l, HCCL_E_INTERNAL);
+	drain_transfers(l);
 	close_endpoint(l);
 	free_slots(l->tx_host, n, aclrtFreeHost);
 	free_slots(l->rx_host, n, aclrtFreeHost);
 	free_slots(l->rx_dev, n, aclrtFree);
+	pthread_cond_destroy(&l->idle);
+	pthread_mutex_destroy(&l->lock);
 	free(l);
 }
 
@@ -347,6 +430,8 @@ HcclResult hccl_link_ucx_open(struct hccl_ucx *ucx, uint32_t peer_rank, const vo
 	l->base = (struct hccl_link){ .ops = &ucx_link_ops, .peer_rank = peer_rank,
 				      .slot_size = slot_size, .nslots = nslots };
 	l->ucx = ucx;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->idle, NULL);
 	err = alloc_slots(&l->tx_host, nslots, slot_size, aclrtMallocHost);
 	if (err == HCCL_SUCCESS)
 		err = alloc_slots(&l->rx_host, nslots, slot_size, aclrtMallocHost);
@@ -365,6 +450,36 @@ HcclResult hccl_link_ucx_open(struct hccl_ucx *ucx, uint32_t peer_rank, const vo
 HcclResult hccl_link_ucx_error(struct hccl_link *link)
 {
 	return atomic_load(&to_ucx(link)->error);
+}
+
+HcclResult hccl_link_ucx_goodbye(struct hccl_link *link)
+{
+	struct link_ucx *l = to_ucx(link);
+	ucp_request_param_t param = { 0 };
+	uint8_t mine = 1, theirs = 0;
+	HcclResult sent, heard;
+	void *rreq;
+
+	if (atomic_load(&l->error) != HCCL_SUCCESS)
+		return atomic_load(&l->error);
+	rreq = ucp_tag_recv_nbx(l->ucx->worker, &theirs, 1, goodbye_tag(link->peer_rank),
+				UCX_TAG_MASK_ALL, &param);
+	sent = wait_request(l, ucp_tag_send_nbx(l->ep, &mine, 1, goodbye_tag(l->ucx->rank),
+						&param));
+	heard = wait_request(l, rreq);
+	return sent != HCCL_SUCCESS ? sent : heard;
+}
+
+void hccl_link_ucx_fail(struct hccl_link *link, HcclResult err)
+{
+	note_error(to_ucx(link), err);
+}
+
+void hccl_ucx_progress(struct hccl_ucx *ucx)
+{
+	if (ucx)
+		while (ucp_worker_progress(ucx->worker))
+			;
 }
 
 static HcclResult open_context(struct hccl_ucx *ucx)

@@ -36,7 +36,24 @@ HcclResult hccl_link_ucx_open(struct hccl_ucx *ucx, uint32_t peer_rank, const vo
 			      size_t peer_blob_len, uint64_t slot_size, uint32_t nslots,
 			      struct hccl_link **link);
 
-/* HCCL_SUCCESS, or the first failure of a transfer that ran on a stream. */
+/*
+ * HCCL_SUCCESS, or the link's first failure: a transfer that failed on a
+ * stream (its stream is then stopped), HCCL_E_NETWORK when UCX found the
+ * peer gone, or what hccl_link_ucx_fail said.
+ */
 HcclResult hccl_link_ucx_error(struct hccl_link *link);
+/*
+ * Before a clean close: tells the peer, and waits until it says the same
+ * (or the link fails), so that neither takes the other's closed endpoint
+ * for a failure while it still watches the link.
+ */
+HcclResult hccl_link_ucx_goodbye(struct hccl_link *link);
+/* Fails the link: a transfer waiting gives up, later ones fail at once. */
+void hccl_link_ucx_fail(struct hccl_link *link, HcclResult err);
+/*
+ * Progresses the worker without waiting: a peer that went away is found
+ * (its links' error becomes HCCL_E_NETWORK) even while no transfer waits.
+ */
+void hccl_ucx_progress(struct hccl_ucx *ucx);
 
 #endif /* HCCL_LINK_UCX_H */

@@ -2,7 +2,8 @@
 /*
  * The monitor: a thread per communicator, outside the data path, that
  * watches the operations queued (an event recorded after each) and the
- * peers' sockets. A peer's process gone, or an operation not complete
+ * peers' sockets (UCX's endpoints for peers on other hosts). A peer's
+ * process gone, or an operation not complete
  * HCCL_EXEC_TIMEOUT seconds after it was queued, makes the communicator's
  * async error HCCL_E_REMOTE or HCCL_E_TIMEOUT and stops the streams that
  * still wait (aclrtStreamStop): their synchronizations fail instead of
@@ -50,6 +51,7 @@ static void fail_all(struct hccl_comm *c, struct hccl_monitor *m, HcclResult why
 	if (atomic_compare_exchange_strong(&c->async_err, &expected, why))
 		fprintf(stderr, "hccl: communicator %s rank %u: %s; its streams are stopped\n",
 			c->name, c->rank, what);
+	hccl_remote_fail(c, why);
 	while (m->n) {
 		aclrtStreamStop(m->v[0].stream);
 		drop(m, 0);
@@ -77,6 +79,23 @@ static int dead_peer(struct hccl_comm *c)
 			return (int)r;
 	}
 	return -1;
+}
+
+/* A link to another host that failed fails the communicator. */
+static void remote_check(struct hccl_comm *c, struct hccl_monitor *m)
+{
+	uint32_t peer = 0;
+	HcclResult err = hccl_remote_health(c, &peer);
+	char what[128];
+
+	if (err == HCCL_SUCCESS || atomic_load(&c->async_err))
+		return;
+	if (err == HCCL_E_NETWORK)
+		snprintf(what, sizeof(what), "rank %u, on another host, is gone (UCX lost it)", peer);
+	else
+		snprintf(what, sizeof(what), "the link to rank %u, on another host, failed: %s", peer,
+			 HcclGetErrorString(err));
+	fail_all(c, m, err == HCCL_E_NETWORK ? HCCL_E_REMOTE : err, what);
 }
 
 static void check(struct hccl_comm *c, struct hccl_monitor *m)
@@ -109,7 +128,9 @@ static void check(struct hccl_comm *c, struct hccl_monitor *m)
 		close(c->peer_fd[peer]);
 		c->peer_fd[peer] = -1;
 		fail_all(c, m, HCCL_E_REMOTE, what);
+		return;
 	}
+	remote_check(c, m);
 }
 
 static void *watch(void *p)
@@ -182,7 +203,9 @@ HcclResult hccl_monitor_track(struct hccl_comm *c, aclrtStream s)
 /*
  * The peers of this host are done with our memory once they say so. Ranks
  * of this process are destroyed one after the other by one thread: they
- * cannot wait for each other.
+ * cannot wait for each other. The peers of other hosts say so too, so
+ * that none of them takes our endpoints' closing for our death while its
+ * monitor still runs.
  */
 static void goodbye(struct hccl_comm *c)
 {
@@ -196,6 +219,7 @@ static void goodbye(struct hccl_comm *c)
 	for (r = 0; r < c->nranks; r++)
 		if (c->peer_fd[r] >= 0 && other_process(c, r))
 			hccl_io_full(c->peer_fd[r], &b, 1, false, deadline);
+	hccl_remote_goodbye(c);
 }
 
 void hccl_monitor_stop(struct hccl_comm *c)

@@ -140,4 +140,31 @@ static inline int64_t reduced(HcclReduceOp op, int64_t a, int64_t b)
 	}
 }
 
+/* Element i reduced over ranks 0..n-1 (value_of), in rank order. */
+static inline int64_t reduced_over(HcclReduceOp op, uint32_t n, uint64_t i)
+{
+	int64_t v = value_of(0, i);
+
+	for (uint32_t r = 1; r < n; r++)
+		v = reduced(op, v, value_of(r, i));
+	return v;
+}
+
+/*
+ * Element i of rank r where data only moves: in a type of 4 bytes or
+ * more, distinct for every rank and every element below a million, so
+ * that a block put in the wrong place shows; in a narrower type,
+ * value_of's.
+ */
+static inline int64_t moved_value(HcclDataType t, uint32_t r, uint64_t i)
+{
+	switch (t) {
+	case HCCL_DATA_TYPE_INT32: case HCCL_DATA_TYPE_UINT32: case HCCL_DATA_TYPE_INT64:
+	case HCCL_DATA_TYPE_UINT64:
+		return (int64_t)r * 1000003 + (int64_t)i;
+	default:
+		return value_of(r, i);
+	}
+}
+
 #endif
