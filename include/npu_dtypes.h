@@ -48,7 +48,7 @@
 	X(UINT16,	"uint16",	2,  7, 4,  7,  NPU_DT_NONE)		\
 	X(UINT32,	"uint32",	4,  8, 12, 8,  NPU_DT_NONE)		\
 	X(INT64,	"int64",	8,  9, 7,  9,  NPU_DTYPE_S64)		\
-	X(UINT64,	"uint64",	8, 10, 13, 10, NPU_DT_NONE)		\
+	X(UINT64,	"uint64",	8, 10, 13, 10, NPU_DTYPE_U64)		\
 	X(DOUBLE,	"double",	8, 11, 11, 11, NPU_DTYPE_F64)		\
 	X(BOOL,		"bool",		1, 12, 9,  12, NPU_DTYPE_BOOL)		\
 	X(STRING,	"string",	0, 13, 8,  13, NPU_DT_NONE)		\
@@ -196,12 +196,23 @@ static inline int npu_dtype_ge_to_onnx(int ge)
 	return t && t->onnx != NPU_DT_NONE ? t->onnx : NPU_DT_ONNX_UNDEFINED;
 }
 
+/*
+ * The card type a compiler may plan any operator with, or NPU_DT_NONE:
+ * U64 the card has for BINARY, CAST and moving elements only
+ * (docs/hardware.md), so the compilers, which lower every operator of a
+ * model or of aclnn onto any of the card's, leave it out.
+ */
+static inline int npu_dtype_card_for_compilers(int card)
+{
+	return card == NPU_DTYPE_U64 ? NPU_DT_NONE : card;
+}
+
 /* enum npu_dtype, or NPU_DT_NONE for a type the card has not. */
 static inline int npu_dtype_onnx_to_card(int onnx)
 {
 	const struct npu_dtype_info *t = npu_dtype_by_onnx(onnx);
 
-	return t ? t->card : NPU_DT_NONE;
+	return t ? npu_dtype_card_for_compilers(t->card) : NPU_DT_NONE;
 }
 
 #endif /* NPU_DTYPES_H */

@@ -28,9 +28,11 @@ enum npu_dtype {
 	/* one byte, 0 or 1; the card reads any byte but 0 as true */
 	NPU_DTYPE_BOOL = 8,
 	NPU_DTYPE_F64 = 9,
+	/* BINARY, CAST and the operators that move elements only */
+	NPU_DTYPE_U64 = 10,
 };
 
-#define NPU_DTYPE_LAST			NPU_DTYPE_F64
+#define NPU_DTYPE_LAST			NPU_DTYPE_U64
 
 /*
  * Bytes per element of enum npu_dtype t, for t up to NPU_DTYPE_LAST: four
@@ -46,7 +48,8 @@ enum npu_dtype {
 				 (8ULL << (4 * NPU_DTYPE_S64)) |	\
 				 (2ULL << (4 * NPU_DTYPE_S16)) |	\
 				 (1ULL << (4 * NPU_DTYPE_BOOL)) |	\
-				 (8ULL << (4 * NPU_DTYPE_F64)))
+				 (8ULL << (4 * NPU_DTYPE_F64)) |	\
+				 (8ULL << (4 * NPU_DTYPE_U64)))
 #define NPU_DTYPE_SIZE(t)	((unsigned int)((NPU_DTYPE_SIZES >> (4 * (t))) & 0xf))
 
 enum npu_tensor_format {
@@ -244,9 +247,9 @@ enum npu_binary_kind {
 
 /*
  * a, b and y have the same rank; a and b broadcast where a dim is 1.  On
- * integers (all three of integer types) the arithmetic is exact in 64
- * bits, saturated into y's type, DIV toward zero and 0 for a division by
- * 0, and act is NONE.
+ * integers (all three of integer types, U64 among them) the arithmetic is
+ * exact, saturated into y's type (U64 at 0 and 2^64 - 1, as U8 at 0 and
+ * 255), DIV toward zero and 0 for a division by 0, and act is NONE.
  */
 struct npu_attr_binary {
 	__le32 kind;		/* enum npu_binary_kind */

@@ -324,6 +324,8 @@ int oplib_check_op(const struct npu_op_desc *desc, size_t size,
 	int err = desc_decode(desc, size, op);
 
 	if (!err)
+		err = oplib_u64_check(op);
+	if (!err)
 		err = op->family->check(op);
 	if (!err)
 		err = tensors_place(op, op->family, devmem_size, within);

@@ -7,13 +7,14 @@
  * view of y's shape with stride 0 on its broadcast axes.  POW is a loop:
  * oneDNN's pow takes its exponent as a constant, not a tensor.  So is
  * arithmetic on integers, which oneDNN does in float: here it is exact, in
- * int64, a result outside y's type saturated; DIV truncates toward zero
+ * 128 bits (oplib_wide.c: U64 and the product of two 64-bit integers fit),
+ * a result outside y's type saturated; DIV truncates toward zero
  * and gives 0 for a division by 0.  oneDNN has no double, so arithmetic
  * with an F64 tensor is a loop computing in double.
  *
  * The comparisons write 1 or 0 in y's data type.  oneDNN compares
  * float32 and bfloat16 sources; the others compare exactly in a loop,
- * integers as int64, since oneDNN would compare them as float32, which
+ * integers in 128 bits, since oneDNN would compare them as float32, which
  * cannot tell 2^24 from 2^24 + 1.  Swapped sources swap the comparison.
  */
 #include <math.h>
@@ -119,33 +120,33 @@ static bool pow_loop(const struct oplib_op *op,
 }
 
 /* An overflowed result saturated toward the side it overflowed to. */
-static int64_t saturated(bool overflow, int64_t v, bool negative)
+static oplib_wide saturated(bool overflow, oplib_wide v, bool negative)
 {
 	if (!overflow)
 		return v;
-	return negative ? INT64_MIN : INT64_MAX;
+	return negative ? OPLIB_WIDE_MIN : OPLIB_WIDE_MAX;
 }
 
 /* a to the b, saturated; a negative b leaves the integer part of 1 / a^-b. */
-static int64_t int_pow(int64_t a, int64_t b)
+static oplib_wide int_pow(oplib_wide a, oplib_wide b)
 {
-	int64_t r = 1;
+	oplib_wide r = 1;
 	bool negative = a < 0 && (b & 1);
 
 	if (b < 0)
 		return a == 1 ? 1 : a == -1 ? (negative ? -1 : 1) : 0;
 	for (; b; b >>= 1) {
 		if ((b & 1) && __builtin_mul_overflow(r, a, &r))
-			return negative ? INT64_MIN : INT64_MAX;
+			return negative ? OPLIB_WIDE_MIN : OPLIB_WIDE_MAX;
 		if (b > 1 && __builtin_mul_overflow(a, a, &a))
-			return negative ? INT64_MIN : INT64_MAX;
+			return negative ? OPLIB_WIDE_MIN : OPLIB_WIDE_MAX;
 	}
 	return r;
 }
 
-static int64_t binary_int(uint32_t kind, int64_t a, int64_t b)
+static oplib_wide binary_int(uint32_t kind, oplib_wide a, oplib_wide b)
 {
-	int64_t r = 0;
+	oplib_wide r = 0;
 	bool over;
 
 	switch (kind) {
@@ -161,7 +162,7 @@ static int64_t binary_int(uint32_t kind, int64_t a, int64_t b)
 	case NPU_BINARY_DIV:
 		if (!b)
 			return 0;
-		return a == INT64_MIN && b == -1 ? INT64_MAX : a / b;
+		return a == OPLIB_WIDE_MIN && b == -1 ? OPLIB_WIDE_MAX : a / b;
 	case NPU_BINARY_POW:
 		return int_pow(a, b);
 	case NPU_BINARY_MIN:
@@ -177,10 +178,10 @@ static void int_element(const struct oplib_op *op, const struct oplib_step *step
 			const uint8_t *pa, const uint8_t *pb, uint8_t *py)
 {
 	(void)step;
-	oplib_store_int(py, oplib_out(op)->dtype,
-			binary_int(oplib_u32(op->attrs->binary.kind),
-				   oplib_load_int(pa, op->t[0].dtype),
-				   oplib_load_int(pb, op->t[1].dtype)));
+	oplib_store_wide(py, oplib_out(op)->dtype,
+			 binary_int(oplib_u32(op->attrs->binary.kind),
+				    oplib_load_wide(pa, op->t[0].dtype),
+				    oplib_load_wide(pb, op->t[1].dtype)));
 }
 
 static bool int_loop(const struct oplib_op *op, const struct oplib_step *step,
@@ -241,7 +242,7 @@ static bool compare_holds(uint32_t kind, const uint8_t *pa, const uint8_t *pb,
 		lt = a < b;
 		gt = a > b;
 	} else {
-		int64_t a = oplib_load_int(pa, dtype), b = oplib_load_int(pb, dtype);
+		oplib_wide a = oplib_load_wide(pa, dtype), b = oplib_load_wide(pb, dtype);
 
 		lt = a < b;
 		gt = a > b;

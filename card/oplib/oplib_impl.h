@@ -370,9 +370,20 @@ void oplib_store_f64(uint8_t *p, unsigned int dtype, double v);
 /* Whether any of the operator's tensors is F64: its loops compute in double. */
 bool oplib_op_has_f64(const struct oplib_op *op);
 int64_t oplib_f64_to_int(double d);
+uint64_t oplib_f64_to_u64(double d);
 int64_t oplib_offset(const struct oplib_tensor *t, const int64_t *idx);
 bool oplib_index_next(int64_t *idx, const int64_t *dims, unsigned int ndims);
 void oplib_zero_padding(const struct oplib_tensor *t, uint8_t *base);
+
+/* oplib_wide.c: integers past int64, exact */
+__extension__ typedef __int128 oplib_wide;
+#define OPLIB_WIDE_MAX	((oplib_wide)((~(unsigned __int128)0) >> 1))
+#define OPLIB_WIDE_MIN	(-OPLIB_WIDE_MAX - 1)
+oplib_wide oplib_load_wide(const uint8_t *p, unsigned int dtype);
+void oplib_store_wide(uint8_t *p, unsigned int dtype, oplib_wide v);
+oplib_wide oplib_f64_to_wide(double d);
+/* NPU_ERR_OPERATOR for a U64 tensor in an operator that lacks the type */
+int oplib_u64_check(const struct oplib_op *op);
 
 /* oplib.c: checks several families share */
 bool oplib_broadcasts(const struct oplib_tensor *t);

@@ -144,10 +144,10 @@ static int cast_check(const struct oplib_op *op)
 }
 
 /*
- * One element: integers through int64, exactly; floats through double,
- * which holds every value of the float types; a float into an integer
- * toward zero and saturated, as C, numpy and PyTorch convert.  BOOL is
- * whether the value is not 0.
+ * One element: integers exactly, U64 too; floats through double, which
+ * holds every value of the float types; a float into an integer toward
+ * zero and saturated, as C, numpy and PyTorch convert.  BOOL is whether
+ * the value is not 0.
  */
 static void cast_elem(const uint8_t *from, unsigned int from_dtype,
 		      uint8_t *to, unsigned int to_dtype)
@@ -155,14 +155,14 @@ static void cast_elem(const uint8_t *from, unsigned int from_dtype,
 	double v;
 
 	if (oplib_dtype_is_int(from_dtype)) {
-		oplib_store_int(to, to_dtype, oplib_load_int(from, from_dtype));
+		oplib_store_wide(to, to_dtype, oplib_load_wide(from, from_dtype));
 		return;
 	}
 	v = oplib_load_f64(from, from_dtype);
 	if (to_dtype == NPU_DTYPE_BOOL)
 		oplib_store_int(to, to_dtype, v != 0);
 	else if (oplib_dtype_is_int(to_dtype))
-		oplib_store_int(to, to_dtype, oplib_f64_to_int(v));
+		oplib_store_wide(to, to_dtype, oplib_f64_to_wide(v));
 	else
 		oplib_store_f64(to, to_dtype, v);
 }

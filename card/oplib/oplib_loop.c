@@ -40,7 +40,8 @@ bool oplib_dtype_is_int(unsigned int dtype)
 {
 	return dtype == NPU_DTYPE_S32 || dtype == NPU_DTYPE_S8 ||
 	       dtype == NPU_DTYPE_U8 || dtype == NPU_DTYPE_S64 ||
-	       dtype == NPU_DTYPE_S16 || dtype == NPU_DTYPE_BOOL;
+	       dtype == NPU_DTYPE_S16 || dtype == NPU_DTYPE_BOOL ||
+	       dtype == NPU_DTYPE_U64;
 }
 
 /* The element's bits as they are stored, of any type. */
@@ -50,6 +51,7 @@ union oplib_elem {
 	uint16_t h;
 	_Float16 f16;
 	int64_t s64;
+	uint64_t u64;
 	int32_t s32;
 	int16_t s16;
 	int8_t s8;
@@ -64,7 +66,11 @@ static union oplib_elem elem_get(const uint8_t *p, unsigned int dtype)
 	return v;
 }
 
-/* An integer type's value (BOOL: 0 or 1); 0 for the float types. */
+/*
+ * An integer type's value (BOOL: 0 or 1); 0 for the float types.  A U64
+ * past INT64_MAX saturates: what must be exact for it uses
+ * oplib_load_wide().
+ */
 int64_t oplib_load_int(const uint8_t *p, unsigned int dtype)
 {
 	union oplib_elem v = elem_get(p, dtype);
@@ -72,6 +78,8 @@ int64_t oplib_load_int(const uint8_t *p, unsigned int dtype)
 	switch (dtype) {
 	case NPU_DTYPE_S64:
 		return v.s64;
+	case NPU_DTYPE_U64:
+		return v.u64 > INT64_MAX ? INT64_MAX : (int64_t)v.u64;
 	case NPU_DTYPE_S32:
 		return v.s32;
 	case NPU_DTYPE_S16:
@@ -100,14 +108,19 @@ double oplib_load_f64(const uint8_t *p, unsigned int dtype)
 		return oplib_bf16_to_f32(v.h);
 	case NPU_DTYPE_F16:
 		return v.f16;
+	case NPU_DTYPE_U64:
+		return (double)v.u64;
 	}
 	return (double)oplib_load_int(p, dtype);
 }
 
+/* The 64-bit integers rounded once, straight into float. */
 float oplib_load(const uint8_t *p, unsigned int dtype)
 {
 	if (dtype == NPU_DTYPE_S64)
 		return (float)oplib_load_int(p, dtype);
+	if (dtype == NPU_DTYPE_U64)
+		return (float)elem_get(p, dtype).u64;
 	return (float)oplib_load_f64(p, dtype);
 }
 
@@ -136,6 +149,9 @@ void oplib_store_int(uint8_t *p, unsigned int dtype, int64_t i)
 		break;
 	case NPU_DTYPE_S64:
 		v.s64 = i;
+		break;
+	case NPU_DTYPE_U64:
+		v.u64 = i < 0 ? 0 : (uint64_t)i;
 		break;
 	case NPU_DTYPE_S32:
 		v.s32 = clamp_int(i, INT32_MIN, INT32_MAX);
@@ -173,6 +189,14 @@ int64_t oplib_f64_to_int(double d)
 	return (int64_t)d;
 }
 
+/* The same into uint64: 2^64 is the first double past its range. */
+uint64_t oplib_f64_to_u64(double d)
+{
+	if (isnan(d) || d <= 0)
+		return 0;
+	return d >= 0x1p64 ? UINT64_MAX : (uint64_t)d;
+}
+
 void oplib_store(uint8_t *p, unsigned int dtype, float f)
 {
 	union oplib_elem v;
@@ -206,6 +230,9 @@ void oplib_store(uint8_t *p, unsigned int dtype, float f)
 	case NPU_DTYPE_S64:
 		v.s64 = isnan(f) ? 0 : oplib_f64_to_int(nearbyintf(f));
 		break;
+	case NPU_DTYPE_U64:
+		v.u64 = oplib_f64_to_u64(nearbyintf(f));
+		break;
 	case NPU_DTYPE_BOOL:
 		/* NaN is not 0 */
 		v.u8 = f != 0;
@@ -238,6 +265,9 @@ void oplib_store_f64(uint8_t *p, unsigned int dtype, double d)
 	case NPU_DTYPE_BOOL:
 		/* NaN is not 0 */
 		v.u8 = d != 0;
+		break;
+	case NPU_DTYPE_U64:
+		v.u64 = oplib_f64_to_u64(nearbyint(d));
 		break;
 	default:
 		oplib_store_int(p, dtype, isnan(d) ? 0 : oplib_f64_to_int(nearbyint(d)));

@@ -95,8 +95,8 @@ int oplib_md_strided(dnnl_memory_desc_t *md, unsigned int ndims,
 /*
  * For operators that only move elements: a type oneDNN has not is moved
  * as its bytes, a type oneDNN has of the same size (BOOL as u8), or as
- * two of one of half the size on an innermost axis of their own (S64 and
- * F64 as s32 pairs, S16 as u8 pairs).  Such a view is good for reorders and
+ * two of one of half the size on an innermost axis of their own (S64, U64
+ * and F64 as s32 pairs, S16 as u8 pairs).  Such a view is good for reorders and
  * concatenations, never for arithmetic.
  */
 int oplib_md_copy(dnnl_memory_desc_t *md, unsigned int ndims,
@@ -112,6 +112,7 @@ int oplib_md_copy(dnnl_memory_desc_t *md, unsigned int ndims,
 	case NPU_DTYPE_BOOL:
 		return md_strided(md, ndims, dims, strides, dnnl_u8);
 	case NPU_DTYPE_S64:
+	case NPU_DTYPE_U64:
 	case NPU_DTYPE_F64:
 		half = dnnl_s32;
 		break;

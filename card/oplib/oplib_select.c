@@ -89,7 +89,7 @@ static bool fill_loop(const struct oplib_op *op, const struct oplib_step *step,
 		else if (y->dtype == NPU_DTYPE_BOOL)
 			oplib_store_int(p, y->dtype, v != 0);
 		else if (oplib_dtype_is_int(y->dtype))
-			oplib_store_int(p, y->dtype, oplib_f64_to_int(v));
+			oplib_store_wide(p, y->dtype, oplib_f64_to_wide(v));
 		else
 			oplib_store_f64(p, y->dtype, v);
 		i++;

@@ -254,13 +254,21 @@ struct init_all_arg {
 	HcclResult err;
 };
 
+/* The device reference it takes is the communicator's, or dropped on failure. */
 static void *init_one(void *p)
 {
 	struct init_all_arg *a = p;
 	aclError e = aclrtSetDevice(a->device);
 
-	a->err = e ? hccl_acl_fail("HcclCommInitAll", e, "aclrtSetDevice") :
-		     init_root_info("HcclCommInitAll", a->ndev, a->root, a->rank, NULL, &a->comm);
+	if (e) {
+		a->err = hccl_acl_fail("HcclCommInitAll", e, "aclrtSetDevice");
+		return NULL;
+	}
+	a->err = init_root_info("HcclCommInitAll", a->ndev, a->root, a->rank, NULL, &a->comm);
+	if (a->err)
+		aclrtResetDevice(a->device);
+	else
+		((struct hccl_comm *)a->comm)->sets_device = true;
 	return NULL;
 }
 
@@ -370,6 +378,8 @@ HCCL_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
 	HcclResult err = HCCL_SUCCESS;
 	struct hccl_comm *c = hccl_comm_get(__func__, comm, &err);
 	aclrtContext prev = NULL;
+	bool sets_device;
+	int32_t device;
 
 	if (!c || !comm_remove(c))
 		return c ? HCCL_FAIL(HCCL_E_PARA, "%p is being destroyed by another thread", comm) :
@@ -378,9 +388,13 @@ HCCL_EXPORT HcclResult HcclCommDestroy(HcclComm comm)
 	aclrtSetCurrentContext(c->ctx);
 	/* waits for the work queued, then for the peers to be done with ours */
 	hccl_monitor_stop(c);
+	device = c->device;
+	sets_device = c->sets_device;
 	comm_free(c);
 	if (prev)
 		aclrtSetCurrentContext(prev);
+	if (sets_device)
+		aclrtResetDevice(device);
 	return HCCL_SUCCESS;
 }
 

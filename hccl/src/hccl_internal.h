@@ -53,6 +53,7 @@ struct hccl_comm {
 	_Atomic int async_err;		/* HcclResult */
 	struct hccl_monitor *monitor;
 	struct hccl_ucx *ucx;		/* links to other hosts (link_remote.c) */
+	bool sets_device;		/* CommInitAll's: Destroy resets its device */
 };
 
 /* ---- errors (error.c) ------------------------------------------------- */

@@ -37,7 +37,7 @@ NNOP_EXPORT int nnop_card_dtype(int acl_dtype)
 {
 	const struct npu_dtype_info *d = info_of(acl_dtype);
 
-	return d && d->card != NPU_DT_NONE ? d->card : -1;
+	return d && npu_dtype_card_for_compilers(d->card) != NPU_DT_NONE ? d->card : -1;
 }
 
 NNOP_EXPORT bool nnop_dtype_is_float(int acl_dtype)

@@ -149,6 +149,25 @@ TEST_F(bi, reduce_types)
 	EXPECT_EQ(0x4400, gh[1]);	/* 4 */
 }
 
+/* uint64 past int64's top, exact, and saturated at 2^64 - 1 rather than wrapped. */
+TEST_F(bi, reduce_uint64)
+{
+	const uint64_t x[3] = { UINT64_MAX - 2, 1ULL << 63, (1ULL << 53) + 1 };
+	const uint64_t y[3] = { 5, (1ULL << 63) - 1, 2 };
+	uint64_t got[3];
+
+	ASSERT_EQ(ACL_SUCCESS, put(self->a, x, sizeof(x)));
+	ASSERT_EQ(ACL_SUCCESS, put(self->b, y, sizeof(y)));
+	ASSERT_EQ(ACL_SUCCESS, aclrtReduceAsync(self->a, self->b, sizeof(x),
+						ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_UINT64,
+						self->s, NULL));
+	ASSERT_EQ(ACL_SUCCESS, aclrtSynchronizeStream(self->s));
+	ASSERT_EQ(ACL_SUCCESS, get(got, self->a, sizeof(got)));
+	EXPECT_EQ(UINT64_MAX, got[0]);
+	EXPECT_EQ(UINT64_MAX, got[1]);
+	EXPECT_EQ((1ULL << 53) + 3, got[2]);
+}
+
 TEST_F(bi, reduce_errors)
 {
 	float host[4] = { 0 };

@@ -138,11 +138,17 @@ static void store(uint8_t *p, unsigned int dtype, double v)
 	uint16_t h;
 	_Float16 f16;
 	int64_t s64;
+	uint64_t u64;
 	int16_t s16;
 
 	switch (dtype) {
 	case NPU_DTYPE_F64:
 		memcpy(p, &v, 8);
+		break;
+	case NPU_DTYPE_U64:
+		/* the largest double below 2^64 */
+		u64 = v >= 0x1p64 ? UINT64_MAX : (uint64_t)to_int(v, 0, 0x1.fffffffffffffp63);
+		memcpy(p, &u64, 8);
 		break;
 	case NPU_DTYPE_F32:
 		memcpy(p, &f, 4);
@@ -195,10 +201,14 @@ static double load(const uint8_t *p, unsigned int dtype)
 	int32_t s32;
 	int16_t s16;
 	int64_t s64;
+	uint64_t u64;
 	double d;
 	float f;
 
 	switch (dtype) {
+	case NPU_DTYPE_U64:
+		memcpy(&u64, p, 8);
+		return u64;
 	case NPU_DTYPE_F64:
 		memcpy(&d, p, 8);
 		return d;
@@ -2706,6 +2716,8 @@ static void int_range(unsigned int dtype, int64_t *lo, int64_t *hi)
 	case NPU_DTYPE_S16: *lo = INT16_MIN; *hi = INT16_MAX; break;
 	case NPU_DTYPE_S8: *lo = INT8_MIN; *hi = INT8_MAX; break;
 	case NPU_DTYPE_U8: *lo = 0; *hi = UINT8_MAX; break;
+	/* what int64 holds of it: test_u64's tests go past */
+	case NPU_DTYPE_U64: *lo = 0; *hi = INT64_MAX; break;
 	default: *lo = 0; *hi = 1; break;
 	}
 }
@@ -2733,6 +2745,8 @@ static void cast_ref(uint8_t *cell, unsigned int from, unsigned int to, double v
 		store(cell, to, v);
 	else if (isnan(v))
 		store_int(cell, to, 0);
+	else if (to == NPU_DTYPE_U64 && v > 0)
+		store(cell, to, trunc(v));
 	else if (!dtype_is_int(from) && fabs(v) >= 0x1p63)
 		store_int(cell, to, v < 0 ? INT64_MIN : INT64_MAX);
 	else
@@ -3075,6 +3089,8 @@ static void fill_any(FIXTURE_DATA(oplib) *self, struct tt *t)
 
 		if (t->dtype == NPU_DTYPE_S64)
 			v = v * 0x1p32 + round(rnd_uniform(self, 0, 1000));
+		else if (t->dtype == NPU_DTYPE_U64)
+			v = fabs(v) * 0x1p32 + round(rnd_uniform(self, 0, 1000));
 		else if (t->dtype == NPU_DTYPE_U8)
 			v = fabs(v);
 		else if (t->dtype == NPU_DTYPE_BOOL)
@@ -3488,6 +3504,190 @@ TEST_F(oplib, binary_integers)
 				TH_LOG("%s: %lld, %lld", STEP, (long long)a, (long long)b);
 		}
 	}
+}
+
+/* U64 and S64 elements, as 128-bit integers. */
+static __int128 load_wide(const uint8_t *p, unsigned int dtype)
+{
+	uint64_t u64;
+
+	if (dtype != NPU_DTYPE_U64)
+		return load_int(p, dtype);
+	memcpy(&u64, p, 8);
+	return u64;
+}
+
+static void store_wide(uint8_t *p, unsigned int dtype, __int128 v)
+{
+	uint64_t u64;
+
+	if (dtype != NPU_DTYPE_U64) {
+		store_int(p, dtype, v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX :
+				    (int64_t)v);
+		return;
+	}
+	u64 = v < 0 ? 0 : v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+	memcpy(p, &u64, 8);
+}
+
+/* binary_int_ref() with U64's products, which may pass __int128's range. */
+static __int128 binary_wide_ref(unsigned int kind, __int128 a, __int128 b)
+{
+	__int128 r;
+
+	if (kind == NPU_BINARY_MUL && __builtin_mul_overflow(a, b, &r))
+		return (a < 0) != (b < 0) ? -((__int128)1 << 64) : (__int128)1 << 64;
+	return binary_int_ref(kind, a, b);
+}
+
+/*
+ * U64 arithmetic past int64 (the card saturates it as it does U8, at 0 and
+ * at the type's top), with an S64 operand and into S64 too; comparisons
+ * that a double could not make.
+ */
+TEST_F(oplib, binary_u64)
+{
+	static const uint64_t av[8] = {
+		UINT64_MAX, UINT64_MAX - 1, 1ULL << 63, (1ULL << 63) - 1,
+		1ULL << 32, (1ULL << 53) + 1, 3, 0,
+	};
+	static const uint64_t bv[8] = {
+		1, UINT64_MAX, 1ULL << 63, 1ULL << 63, (1ULL << 32) - 1, (1ULL << 53) + 2, 5, 0,
+	};
+	static const int64_t sv[8] = { -1, INT64_MIN, INT64_MAX, 2, -3, 7, -5, 1 };
+	static const unsigned int types[][3] = {
+		{ NPU_DTYPE_U64, NPU_DTYPE_U64, NPU_DTYPE_U64 },
+		{ NPU_DTYPE_U64, NPU_DTYPE_S64, NPU_DTYPE_U64 },
+		{ NPU_DTYPE_U64, NPU_DTYPE_S64, NPU_DTYPE_S64 },
+		{ NPU_DTYPE_U64, NPU_DTYPE_U64, NPU_DTYPE_U8 },
+	};
+	static const int64_t n = 8;
+	unsigned int t, kind, e;
+
+	for (t = 0; t < ARRAY_SIZE(types); t++)
+	for (kind = 0; kind <= NPU_BINARY_GE; kind++) {
+		const unsigned int *dt = types[t];
+		bool compares = kind >= NPU_BINARY_EQ;
+		struct tt *in[2], *y;
+		struct desc o;
+
+		/* comparisons take one type in a and b */
+		if (compares && dt[0] != dt[1])
+			continue;
+		snprintf(self->step_buf, sizeof(self->step_buf), "types %u %u %u, kind %u",
+			 dt[0], dt[1], dt[2], kind);
+		self->step = self->step_buf;
+		arena_reset(self);
+		in[0] = T(self, dt[0], 1, &n);
+		in[1] = T(self, dt[1], 1, &n);
+		y = T(self, dt[2], 1, &n);
+		for (e = 0; e < n; e++) {
+			store_wide(self->mem + in[0]->addr + e * 8, dt[0], av[e]);
+			store_wide(self->mem + in[1]->addr + e * 8, dt[1],
+				   dt[1] == NPU_DTYPE_U64 ? (__int128)bv[e] : (__int128)sv[e]);
+		}
+		desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+		D(&o)->attrs.binary.kind = htole32(kind);
+		RUN_OK(&o);
+		for (e = 0; e < n; e++) {
+			__int128 a = load_wide(self->mem + in[0]->addr + e * 8, dt[0]);
+			__int128 b = load_wide(self->mem + in[1]->addr + e * 8, dt[1]);
+			uint8_t want[8] = { 0 };
+			size_t ys = dtype_size(dt[2]);
+			bool holds = kind == NPU_BINARY_EQ ? a == b : kind == NPU_BINARY_NE ? a != b :
+				     kind == NPU_BINARY_LT ? a < b : kind == NPU_BINARY_LE ? a <= b :
+				     kind == NPU_BINARY_GT ? a > b : a >= b;
+
+			store_wide(want, dt[2], compares ? holds : binary_wide_ref(kind, a, b));
+			ASSERT_EQ(0, memcmp(want, self->mem + y->addr + e * ys, ys))
+				TH_LOG("%s: element %u", STEP, e);
+		}
+	}
+}
+
+/* U64 through CAST: exact between the integers, saturated, and to and from double. */
+TEST_F(oplib, cast_u64_exact)
+{
+	static const uint64_t big[] = {
+		UINT64_MAX, 1ULL << 63, (1ULL << 63) - 1, (1ULL << 53) + 1, 256, 255, 1, 0,
+	};
+	static const int64_t sv[] = { -1, INT64_MIN, INT64_MAX, 5 };
+	static const double dv[] = { 1e20, -3.5, 0x1p63 + 2048, 0x1p64, 7.9, NAN };
+	static const uint64_t dwant[] = {
+		UINT64_MAX, 0, (1ULL << 63) + 2048, UINT64_MAX, 7, 0,
+	};
+	static const unsigned int to[] = {
+		NPU_DTYPE_U64, NPU_DTYPE_S64, NPU_DTYPE_S32, NPU_DTYPE_U8, NPU_DTYPE_BOOL,
+		NPU_DTYPE_F64,
+	};
+	const int64_t nb = ARRAY_SIZE(big), ns = ARRAY_SIZE(sv), nd = ARRAY_SIZE(dv);
+	struct tt *x, *y;
+	struct desc o;
+	unsigned int i, e;
+
+	for (i = 0; i < ARRAY_SIZE(to); i++) {
+		size_t ys = dtype_size(to[i]);
+
+		arena_reset(self);
+		x = T(self, NPU_DTYPE_U64, 1, &nb);
+		y = T(self, to[i], 1, &nb);
+		memcpy(self->mem + x->addr, big, sizeof(big));
+		desc_init(&o, NPU_OPERATOR_CAST, &x, 1, y);
+		RUN_OK(&o);
+		for (e = 0; e < nb; e++) {
+			uint8_t want[8] = { 0 };
+			double d = (double)big[e];
+
+			if (to[i] == NPU_DTYPE_F64)
+				memcpy(want, &d, 8);
+			else
+				store_wide(want, to[i], to[i] == NPU_DTYPE_BOOL ? big[e] != 0 :
+							(__int128)big[e]);
+			EXPECT_EQ(0, memcmp(want, self->mem + y->addr + e * ys, ys))
+				TH_LOG("to %u: element %u", to[i], e);
+		}
+	}
+	arena_reset(self);
+	x = T(self, NPU_DTYPE_S64, 1, &ns);
+	y = T(self, NPU_DTYPE_U64, 1, &ns);
+	memcpy(self->mem + x->addr, sv, sizeof(sv));
+	desc_init(&o, NPU_OPERATOR_CAST, &x, 1, y);
+	RUN_OK(&o);
+	for (e = 0; e < ns; e++)
+		EXPECT_EQ(sv[e] < 0 ? 0 : (uint64_t)sv[e],
+			  load_wide(self->mem + y->addr + e * 8, NPU_DTYPE_U64));
+	arena_reset(self);
+	x = T(self, NPU_DTYPE_F64, 1, &nd);
+	y = T(self, NPU_DTYPE_U64, 1, &nd);
+	memcpy(self->mem + x->addr, dv, sizeof(dv));
+	desc_init(&o, NPU_OPERATOR_CAST, &x, 1, y);
+	RUN_OK(&o);
+	for (e = 0; e < nd; e++)
+		EXPECT_EQ(dwant[e], load_wide(self->mem + y->addr + e * 8, NPU_DTYPE_U64))
+			TH_LOG("from %g", dv[e]);
+}
+
+/* What would compute a U64 through int64 or float refuses it rather than round it. */
+TEST_F(oplib, u64_only_where_exact)
+{
+	static const int64_t n = 4;
+	struct tt *in[2], *y;
+	struct desc o;
+
+	in[0] = T(self, NPU_DTYPE_U64, 1, &n);
+	in[1] = T(self, NPU_DTYPE_F32, 1, &n);
+	y = T(self, NPU_DTYPE_U64, 1, &n);
+	desc_init(&o, NPU_OPERATOR_UNARY, in, 1, y);
+	D(&o)->attrs.unary.fn = act(NPU_UNARY_EXP, 0, 0);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	D(&o)->attrs.unary.fn = act(NPU_UNARY_ABS, 0, 0);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	/* arithmetic with a float */
+	desc_init(&o, NPU_OPERATOR_BINARY, in, 2, y);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	desc_init(&o, NPU_OPERATOR_CUMSUM, in, 1, y);
+	EXPECT_EQ(NPU_ERR_OPERATOR, run(self, &o));
+	EXPECT_EQ(0, self->stray);
 }
 
 /* ABS and NEG of integers, saturated; a function of floats is refused. */

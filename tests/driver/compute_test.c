@@ -900,6 +900,11 @@ static float random_in(struct _test_data_result *self, float lo, float hi)
 	return lo + (hi - lo) * (float)(self->seed >> 8) / (float)(1u << 24);
 }
 
+static bool unsigned_dtype(uint16_t dtype)
+{
+	return dtype == NPU_DTYPE_U8 || dtype == NPU_DTYPE_U64;
+}
+
 /* Values every data type holds exactly: eighths, or integers. */
 static float random_value(struct _test_data_result *self, uint16_t dtype)
 {
@@ -914,6 +919,8 @@ static float random_value(struct _test_data_result *self, uint16_t dtype)
 		return floorf(random_in(self, -128, 128));
 	case NPU_DTYPE_U8:
 		return floorf(random_in(self, 0, 256));
+	case NPU_DTYPE_U64:
+		return floorf(random_in(self, 0, 1000));
 	case NPU_DTYPE_F32:
 		return random_in(self, -2, 2);
 	default:
@@ -1008,6 +1015,7 @@ static void pack(const struct ref_tensor *t, uint8_t *out)
 			memcpy(out + 4 * i, &s, 4);
 			break;
 		case NPU_DTYPE_S64:
+		case NPU_DTYPE_U64:
 			memcpy(out + 8 * i, &s64, 8);
 			break;
 		case NPU_DTYPE_S16:
@@ -1026,6 +1034,7 @@ static float unpack_one(uint16_t dtype, const uint8_t *in, uint64_t i)
 	_Float16 h;
 	int32_t s;
 	int64_t s64;
+	uint64_t u64;
 	int16_t s16;
 	double d;
 	float f;
@@ -1034,6 +1043,9 @@ static float unpack_one(uint16_t dtype, const uint8_t *in, uint64_t i)
 	case NPU_DTYPE_F64:
 		memcpy(&d, in + 8 * i, 8);
 		return (float)d;
+	case NPU_DTYPE_U64:
+		memcpy(&u64, in + 8 * i, 8);
+		return (float)u64;
 	case NPU_DTYPE_F32:
 		memcpy(&f, in + 4 * i, 4);
 		return f;
@@ -1787,8 +1799,8 @@ TEST_F(result, cast_between_types)
 			/* Values both types hold exactly: small integers. */
 			x = tensor(self, from, NPU_FORMAT_STRIDED, 2, DIMS(7, 9), NULL);
 			for (i = 0; i < x->elems; i++)
-				x->val[i] = floorf(random_in(self, from == NPU_DTYPE_U8 ||
-								to == NPU_DTYPE_U8 ? 0 : -100,
+				x->val[i] = floorf(random_in(self, unsigned_dtype(from) ||
+								unsigned_dtype(to) ? 0 : -100,
 							  100));
 			tensor(self, to, NPU_FORMAT_STRIDED, 2, DIMS(7, 9), NULL);
 			d = build(self, NPU_OPERATOR_CAST);

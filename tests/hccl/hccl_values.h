@@ -49,9 +49,25 @@ static inline int type_reduces(HcclDataType t)
 	case HCCL_DATA_TYPE_INT8: case HCCL_DATA_TYPE_INT16: case HCCL_DATA_TYPE_INT32:
 	case HCCL_DATA_TYPE_INT64: case HCCL_DATA_TYPE_UINT8: case HCCL_DATA_TYPE_FP16:
 	case HCCL_DATA_TYPE_FP32: case HCCL_DATA_TYPE_FP64: case HCCL_DATA_TYPE_BFP16:
+	case HCCL_DATA_TYPE_UINT64:
 		return 1;
 	default:
 		return 0;
+	}
+}
+
+/* How the refusal of a type the card does not reduce names it. */
+static inline const char *unreduced_type_name(HcclDataType t)
+{
+	switch (t) {
+	case HCCL_DATA_TYPE_UINT16: return "uint16";
+	case HCCL_DATA_TYPE_UINT32: return "uint32";
+	case HCCL_DATA_TYPE_INT128: return "int128";
+	case HCCL_DATA_TYPE_HIF8: return "hifloat8";
+	case HCCL_DATA_TYPE_FP8E4M3: return "float8_e4m3";
+	case HCCL_DATA_TYPE_FP8E5M2: return "float8_e5m2";
+	case HCCL_DATA_TYPE_FP8E8M0: return "float8_e8m0";
+	default: return "?";
 	}
 }
 
