@@ -199,9 +199,10 @@ static const struct drm_driver npu_drm_driver = {
 	 * 1.1: DRM_NPU_OP_COMPUTE; 1.2: direct streams; 1.3: their operators;
 	 * 1.4: programs, CLOCK_WRITE, shared buffers, COMPUTE_NS;
 	 * 1.5: card reset (DRM_NPU_ERR_RESET, RESET_COUNT, CTX_LOST);
-	 * 1.6: address spaces (VM_BIND, BO_USERPTR, PRIME, page faults)
+	 * 1.6: address spaces (VM_BIND, BO_USERPTR, PRIME, page faults);
+	 * 1.7: NPU_DTYPE_U64 passed to the card when it offers it
 	 */
-	.minor = 6,
+	.minor = 7,
 };
 
 static int npu_map_bars(struct npu_device *ndev)
