@@ -20,6 +20,7 @@
 #include <hccl/hccl.h>
 #include <hccl/hccl_comm.h>
 #include "rank_net.h"
+#include "rank_tap.h"
 #include "../hccl/hccl_values.h"
 
 #define MAX_RANKS 16
@@ -32,22 +33,6 @@ struct ctx {
 	uint32_t rank, n;
 };
 
-static int tests_run, tests_failed;
-
-static void check(int ok, const char *what)
-{
-	tests_run++;
-	if (!ok)
-		tests_failed++;
-	printf("%s %d - %s\n", ok ? "ok" : "not ok", tests_run, what);
-	fflush(stdout);
-}
-
-static void die(const char *what)
-{
-	printf("Bail out! %s\n", what);
-	exit(1);
-}
 
 static uint32_t env_number(const char *name, uint32_t otherwise)
 {

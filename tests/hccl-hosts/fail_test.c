@@ -33,6 +33,7 @@
 #include <hccl/hccl.h>
 #include <hccl/hccl_comm.h>
 #include "rank_net.h"
+#include "rank_tap.h"
 
 #define MAX_RANKS 16
 #define COUNT 4099
@@ -47,23 +48,6 @@ struct ctx {
 	aclrtStream s;
 };
 
-static int tests_run, tests_failed;
-
-static void check(int ok, const char *what)
-{
-	tests_run++;
-	if (!ok)
-		tests_failed++;
-	printf("%s %d - %s\n", ok ? "ok" : "not ok", tests_run, what);
-	fflush(stdout);
-}
-
-static void die(const char *what)
-{
-	printf("Bail out! %s\n", what);
-	fflush(stdout);
-	exit(1);
-}
 
 /* Seconds since the first call: what the log says of each step, not a check. */
 static double seconds(void)

@@ -6,7 +6,7 @@ UCX_LIBS	:= $(shell pkg-config --libs ucx 2>/dev/null || echo -lucp -lucs)
 UCX_LINK_TEST	:= $(BUILD)/tests/hccl-hosts/ucx_link_test
 HCCL_COLL_TEST	:= $(BUILD)/tests/hccl-hosts/coll_test
 HCCL_FAIL_TEST	:= $(BUILD)/tests/hccl-hosts/fail_test
-HCCL_HOSTS_HDRS	:= tests/hccl-hosts/rank_net.h hccl/src/link.h hccl/src/link_ucx.h \
+HCCL_HOSTS_HDRS	:= tests/hccl-hosts/rank_net.h tests/hccl-hosts/rank_tap.h hccl/src/link.h hccl/src/link_ucx.h \
 		   hccl/include/hccl/hccl_types.h tests/hccl/hccl_values.h
 
 tests: $(UCX_LINK_TEST) $(HCCL_COLL_TEST) $(HCCL_FAIL_TEST)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "../../hccl/src/link_ucx.h"
 #include "rank_net.h"
+#include "rank_tap.h"
 
 #define MAX_RANKS 16
 #define MAX_BLOB 4096
@@ -25,22 +26,6 @@
 static const uint64_t sizes[] = { 1, 4096, 65537, SLOT_SIZE };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
-static int tests_run, tests_failed;
-
-static void check(int ok, const char *what)
-{
-	tests_run++;
-	if (!ok)
-		tests_failed++;
-	printf("%s %d - %s\n", ok ? "ok" : "not ok", tests_run, what);
-	fflush(stdout);
-}
-
-static void die(const char *what)
-{
-	printf("Bail out! %s\n", what);
-	exit(1);
-}
 
 /* The byte i of message k sent by rank r. */
 static uint8_t pattern(uint32_t r, uint32_t k, uint64_t i)
