@@ -2340,36 +2340,47 @@ static double resize_ref(const struct resize_case *k, const struct tt *x,
 	       (v10 * (1 - ww) + v11 * ww) * wh;
 }
 
+/* @o: case @k's RESIZE of @x into @y; returns what @y must then hold. */
+static double *resize_case_desc(struct desc *o, const struct resize_case *k,
+				struct tt *x, struct tt *y)
+{
+	struct npu_attr_resize *a;
+	int64_t idx[5];
+	double *want;
+	unsigned int d;
+	uint64_t e;
+
+	desc_init(o, NPU_OPERATOR_RESIZE, &x, 1, y);
+	a = &D(o)->attrs.resize;
+	a->mode = htole32(k->mode);
+	a->coord = htole32(k->coord);
+	a->nearest = htole32(k->nearest);
+	for (d = 0; d < k->rank; d++)
+		a->scales[d] = F(k->scales[d]);
+	want = want_alloc(y);
+	for (e = 0; e < y->n; e++) {
+		unravel(e, k->y, k->rank, idx);
+		want[e] = resize_ref(k, x, idx);
+	}
+	return want;
+}
+
 TEST_F(oplib, resize)
 {
-	unsigned int i, d;
+	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(resize_cases); i++) {
 		const struct resize_case *k = &resize_cases[i];
-		struct npu_attr_resize *a;
 		struct tt *x, *y;
-		int64_t idx[5];
 		struct desc o;
 		double *want;
-		uint64_t e;
 
 		arena_reset(self);
 		self->step = k->what;
 		x = T(self, 0, k->rank, k->x);
 		y = T(self, 0, k->rank, k->y);
 		tt_fill(self, x, -1, 1);
-		desc_init(&o, NPU_OPERATOR_RESIZE, &x, 1, y);
-		a = &D(&o)->attrs.resize;
-		a->mode = htole32(k->mode);
-		a->coord = htole32(k->coord);
-		a->nearest = htole32(k->nearest);
-		for (d = 0; d < k->rank; d++)
-			a->scales[d] = F(k->scales[d]);
-		want = want_alloc(y);
-		for (e = 0; e < y->n; e++) {
-			unravel(e, k->y, k->rank, idx);
-			want[e] = resize_ref(k, x, idx);
-		}
+		want = resize_case_desc(&o, k, x, y);
 		RUN_OK(&o);
 		EXPECT_CLOSE(y, want, 1e-5, 1e-5);
 		free(want);
@@ -2394,16 +2405,13 @@ TEST_F(oplib, resize_nearest_lines)
 		{ { "s8 lines wider than the table", 2, { 2, 40000 }, { 2, 70000 }, { 1, 1.75f }, 0, NPU_RESIZE_HALF_PIXEL, NPU_RESIZE_ROUND_PREFER_CEIL }, NPU_DTYPE_S8 },
 		{ { "s64 from a gapped input, down and up", 2, { 3, 5 }, { 5, 3 }, { 1.6667f, 0.6f }, 0, NPU_RESIZE_ALIGN_CORNERS, NPU_RESIZE_CEIL }, NPU_DTYPE_S64, { 10, 2 } },
 	};
-	unsigned int i, d;
+	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct resize_case *k = &cases[i].k;
-		struct npu_attr_resize *a;
 		struct tt *x, *y;
-		int64_t idx[5];
 		struct desc o;
 		double *want;
-		uint64_t e;
 
 		arena_reset(self);
 		self->step = k->what;
@@ -2412,18 +2420,7 @@ TEST_F(oplib, resize_nearest_lines)
 		y = tt_alloc(self, cases[i].dtype, NPU_FORMAT_STRIDED, k->rank, k->y,
 			     cases[i].y_strides[0] ? cases[i].y_strides : NULL);
 		tt_fill(self, x, -100, 100);
-		desc_init(&o, NPU_OPERATOR_RESIZE, &x, 1, y);
-		a = &D(&o)->attrs.resize;
-		a->mode = htole32(k->mode);
-		a->coord = htole32(k->coord);
-		a->nearest = htole32(k->nearest);
-		for (d = 0; d < k->rank; d++)
-			a->scales[d] = F(k->scales[d]);
-		want = want_alloc(y);
-		for (e = 0; e < y->n; e++) {
-			unravel(e, k->y, k->rank, idx);
-			want[e] = resize_ref(k, x, idx);
-		}
+		want = resize_case_desc(&o, k, x, y);
 		RUN_OK(&o);
 		/* a copy of its source: exact in every type */
 		EXPECT_EXACT(y, want);
